@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * usertp/trace-event.h - the types that TRACE_EVENT() definitions compile into, and the
+ * library calls their generated code makes.
+ *
+ * A program never fills these structures by hand: <trace/define_trace.h> generates them from
+ * a trace header.  They are part of the ABI between compiled programs and libusertp; each
+ * starts with its size and only ever grows at the end.
+ *
+ * Record layout (the kernel's): an 8-byte common header, then the TP_STRUCT__entry fields at
+ * their natural alignment, then the payloads of dynamic fields in declaration order.  A
+ * dynamic field is a u32 "location" word: (length << 16) | offset, where the offset counts
+ * from the start of the record (__data_loc) or from the end of the word itself (__rel_loc).
+ */
+#ifndef USERTP_TRACE_EVENT_H
+#define USERTP_TRACE_EVENT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <usertp/compiler.h>
+#include <usertp/tracepoint.h>
+
+#ifdef __cplusplus
+/* Signedness of a field type, enums included; works inside extern "C" blocks. */
+extern "C++" {
+#include <type_traits>
+template <typename T, bool = std::is_enum<T>::value> struct usertp__signedness {
+	static constexpr bool value = std::is_signed<T>::value;
+};
+template <typename T> struct usertp__signedness<T, true> {
+	static constexpr bool value = std::is_signed<typename std::underlying_type<T>::type>::value;
+};
+}
+#define usertp__is_signed_type(type) (usertp__signedness<type>::value)
+#else
+#define usertp__is_signed_type(type) (((type)(-1)) < (type)1)
+#endif
+
+USERTP__C_BEGIN
+
+/* The common header of every record (the kernel's struct trace_entry). */
+struct usertp_trace_entry {
+	unsigned short type;	    /* event id */
+	unsigned char flags;	    /* kernel irq/preempt flags; always 0 in user space */
+	unsigned char preempt_count;
+	int pid;		    /* thread id of the writer */
+};
+
+enum usertp_field_kind {
+	USERTP_FIELD_SCALAR,	/* __field, __field_struct */
+	USERTP_FIELD_ARRAY,	/* __array: "type[len]" */
+	USERTP_FIELD_DATA_LOC,	/* __dynamic_array, __string, __vstring, __bitmask */
+	USERTP_FIELD_REL_LOC,	/* the __rel_ forms */
+};
+
+/* One field of an event class, as its format file shows it. */
+struct usertp_event_field {
+	const char *type; /* as written; "char[16]" for arrays, "__data_loc char[]" for dynamic */
+	const char *name;
+	unsigned short offset;
+	unsigned short size;
+	unsigned char is_signed;
+	unsigned char kind; /* enum usertp_field_kind */
+	unsigned char is_string; /* dynamic field holding a NUL-terminated string */
+};
+
+/* Text buffer for printing records (the kernel's trace_seq). */
+struct usertp_seq {
+	char *buffer;
+	unsigned int size;
+	unsigned int len;
+	int full;
+};
+
+struct usertp_event_class;
+typedef void (*usertp_event_print_func)(struct usertp_seq *s, struct usertp_seq *p,
+					const void *record);
+
+/* What DECLARE_EVENT_CLASS() generates. */
+struct usertp_event_class {
+	uint32_t struct_size;
+	const char *system;
+	const struct usertp_event_field *(*fields)(unsigned int *nr);
+	unsigned int fixed_size; /* sizeof the record struct: header and fixed fields */
+	usertp_probe_func probe; /* records an event; its data is a struct usertp_event_file */
+	const char *print_fmt;	 /* the format file's "print fmt:" text */
+	usertp_event_print_func print;
+};
+
+/* What DEFINE_EVENT() (and TRACE_EVENT()) generates: one event, one tracepoint. */
+struct usertp_event {
+	uint32_t struct_size;
+	const char *name;
+	struct usertp_event_class *event_class;
+	struct usertp_tracepoint *tp;
+	const char *print_fmt;		/* DEFINE_EVENT_PRINT's own, else NULL */
+	usertp_event_print_func print;	/* DEFINE_EVENT_PRINT's own, else NULL */
+	void *runtime;			/* owned by libusertp */
+};
+
+/* TRACE_DEFINE_ENUM() / TRACE_DEFINE_SIZEOF(): a name to replace by its value in print fmt. */
+struct usertp_eval_map {
+	const char *system;
+	const char *eval_string;
+	unsigned long eval_value;
+};
+
+/*
+ * Recording.  An event is enabled by registering its class probe on its tracepoint with a
+ * struct usertp_event_file (one per consumer) as data.  The probe reserves space for the
+ * record, fills it (common header by the library, fields by TP_fast_assign) and commits it.
+ */
+struct usertp_event_file;
+struct usertp_reservation {
+	void *entry;
+	unsigned int size;
+	void *priv[2];
+};
+
+USERTP_EXPORT void *usertp_event_reserve(struct usertp_event_file *file,
+					 struct usertp_reservation *res, size_t size);
+USERTP_EXPORT void usertp_event_commit(struct usertp_event_file *file,
+				       struct usertp_reservation *res);
+
+/* Print helpers behind __print_flags() and friends; each returns its text inside p. */
+struct usertp_print_flag {
+	unsigned long mask;
+	const char *name;
+};
+USERTP_EXPORT void usertp_seq_printf(struct usertp_seq *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+USERTP_EXPORT const char *usertp_print_flags_seq(struct usertp_seq *p, const char *delim,
+						 unsigned long flags,
+						 const struct usertp_print_flag *flag_array);
+USERTP_EXPORT const char *usertp_print_symbols_seq(struct usertp_seq *p, unsigned long val,
+						   const struct usertp_print_flag *symbol_array);
+USERTP_EXPORT const char *usertp_print_hex_seq(struct usertp_seq *p, const void *buf, int len,
+					       int concatenate);
+USERTP_EXPORT const char *usertp_print_array_seq(struct usertp_seq *p, const void *buf,
+						 int count, size_t el_size);
+USERTP_EXPORT const char *usertp_print_bitmask_seq(struct usertp_seq *p, const void *bitmask,
+						   unsigned int size);
+
+/*
+ * Strings stored by __string, __string_len and __vstring are cut to USERTP_STRING_MAX bytes
+ * (NUL included), so that one long argument cannot make an event too big to record.
+ */
+#define USERTP_STRING_MAX 1024
+USERTP_EXPORT unsigned int usertp_str_size(const char *src);
+USERTP_EXPORT unsigned int usertp_str_len_size(const char *src, size_t len);
+USERTP_EXPORT void usertp_str_copy(char *dst, int size, const char *src);
+USERTP_EXPORT void usertp_bitmask_copy(void *dst, int size, const void *src, size_t src_size);
+
+/* __vstring helpers: length of the formatted text (with its NUL), and the formatting. */
+USERTP_EXPORT unsigned int usertp_vstr_len(const char *fmt, va_list *va);
+USERTP_EXPORT void usertp_vstr_assign(char *dst, unsigned int size, const char *fmt, va_list *va);
+
+USERTP__C_END
+
+#endif /* USERTP_TRACE_EVENT_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * usertp/usertp.h - the runtime API of libusertp: the events a program knows, their format
+ * texts, printing their records, and in-process listeners that receive every record of the
+ * events they select.
+ *
+ * Events are found without any call by the user: the executable's and every loaded shared
+ * library's events are known from the start, and those of a library opened with dlopen()
+ * appear then and are gone after its dlclose().  An event handle stays valid until the object
+ * that defines it is unloaded.
+ *
+ * Int-returning calls return 0 (or a length) on success and a negative errno on failure.
+ */
+#ifndef USERTP_USERTP_H
+#define USERTP_USERTP_H
+
+#include <stddef.h>
+
+#include <usertp/compiler.h>
+#include <usertp/trace-event.h>
+#include <usertp/tracepoint.h>
+
+USERTP__C_BEGIN
+
+/* Largest record an event can have (bytes, common header included): one ring-buffer page. */
+#define USERTP_RECORD_MAX 4072
+
+/**
+ * usertp_event_find() - look an event up by system and name.
+ * Return: the event, or NULL (errno is not set).
+ */
+USERTP_EXPORT const struct usertp_event *usertp_event_find(const char *system, const char *name);
+
+/**
+ * usertp_event_foreach() - call @fn for every known event, in registration order, until it
+ * returns non-zero.  @fn may use the rest of the API.
+ * Return: the last value @fn returned, or 0.
+ */
+USERTP_EXPORT int usertp_event_foreach(int (*fn)(const struct usertp_event *ev, void *arg),
+				       void *arg);
+
+USERTP_EXPORT const char *usertp_event_system(const struct usertp_event *ev);
+USERTP_EXPORT const char *usertp_event_name(const struct usertp_event *ev);
+/* The event's id: the common_type of its records and the ID: line of its format. */
+USERTP_EXPORT int usertp_event_id(const struct usertp_event *ev);
+
+/**
+ * usertp_event_format() - the event's format text, as tracefs shows it in events/SYS/EV/format.
+ * Writes at most @size bytes (always NUL-terminated when @size > 0), like snprintf().
+ * Return: the full length of the text, or a negative errno.
+ */
+USERTP_EXPORT int usertp_event_format(const struct usertp_event *ev, char *buf, size_t size);
+
+/**
+ * usertp_event_print() - format a record with the event's compiled TP_printk.
+ * The record is checked first (size, location words, string terminators): a record that
+ * does not hold together gives -EINVAL and nothing is read outside it.
+ * Return: the full length of the text (truncated to @size like snprintf()), or a negative
+ * errno.
+ */
+USERTP_EXPORT int usertp_event_print(const struct usertp_event *ev, const void *record,
+				     size_t record_size, char *buf, size_t size);
+
+/*
+ * Listeners: receive each record of the selected events in the thread that wrote it, right
+ * after it was written.  @events is a list of set_event specs separated by commas or white
+ * space ("sys:event", "sys:*", "*:event", "name", "!spec" to take events out again).  The
+ * specs also apply to events of libraries loaded later.  The record is only valid during the
+ * call.
+ */
+struct usertp_listener;
+typedef void (*usertp_record_func)(const struct usertp_event *ev, const void *record,
+				   unsigned int size, void *arg);
+
+/**
+ * usertp_listener_create() - start listening.
+ * Return: 0 with *@out set; -EINVAL for a malformed spec (nothing is enabled then);
+ * -ENOMEM.
+ */
+USERTP_EXPORT int usertp_listener_create(const char *events, usertp_record_func fn, void *arg,
+					 struct usertp_listener **out);
+
+/**
+ * usertp_listener_destroy() - stop listening.  When it returns, @fn is not running and will
+ * not run again.  Must not be called from inside @fn.  Accepts NULL.
+ */
+USERTP_EXPORT void usertp_listener_destroy(struct usertp_listener *listener);
+
+/* Records the listener could not take (too big for USERTP_RECORD_MAX, or out of memory). */
+USERTP_EXPORT unsigned long usertp_listener_lost(const struct usertp_listener *listener);
+
+USERTP__C_END
+
+#endif /* USERTP_USERTP_H */

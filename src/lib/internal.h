@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - private to libusertp: the shared state of the registry, tracepoints, jump
+ * labels and event files.
+ *
+ * One mutex, usertp__lock, serialises every change: probe registration, site patching,
+ * objects coming and going, event files.  The hot path (a probe running) takes no lock; it
+ * is protected by RCU (liburcu-bp).
+ */
+#ifndef USERTP_INTERNAL_H
+#define USERTP_INTERNAL_H
+
+#define USERTP__BUILDING_LIBRARY 1
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <usertp/trace-event.h>
+#include <usertp/tracepoint.h>
+#include <usertp/usertp.h>
+
+#define USERTP_HIDDEN __attribute__((visibility("hidden")))
+
+extern pthread_mutex_t usertp__lock USERTP_HIDDEN;
+
+/* One-time set-up of the library (RCU, fork handlers); safe to call from anywhere. */
+USERTP_HIDDEN void usertp__init(void);
+
+/* Set once exit() has started: objects then stay registered (other threads may still run). */
+extern bool usertp__exiting USERTP_HIDDEN;
+
+/* tracepoint.c */
+USERTP_HIDDEN int usertp__probe_register_locked(struct usertp_tracepoint *tp,
+						usertp_probe_func probe, void *data, int prio);
+USERTP_HIDDEN int usertp__probe_unregister_locked(struct usertp_tracepoint *tp,
+						  usertp_probe_func probe, void *data);
+/* Drop every probe of a tracepoint whose object goes away. */
+USERTP_HIDDEN void usertp__probes_clear_locked(struct usertp_tracepoint *tp);
+/* Free @ptr once no RCU reader can hold it any more. */
+USERTP_HIDDEN void usertp__defer_free_locked(void *ptr);
+/* Wait for a grace period and free the probe arrays retired before it.  Call unlocked. */
+USERTP_HIDDEN void usertp__synchronize(void);
+
+/* jump-label.c: make every call site of @tp agree with tp->enabled. */
+USERTP_HIDDEN void usertp__jump_sync_tracepoint_locked(struct usertp_tracepoint *tp);
+/* Make the call sites of one object agree with their tracepoints. */
+USERTP_HIDDEN void usertp__jump_sync_object_locked(struct usertp__object *obj);
+
+/* registry.c: the registered objects. */
+USERTP_HIDDEN unsigned int usertp__objects_count_locked(void);
+USERTP_HIDDEN struct usertp__object *usertp__object_at_locked(unsigned int i);
+
+/*
+ * The library's view of one event name.  Several objects may define the same event
+ * (an "instance" each); with the same format they are one event, with one id, and enabling
+ * it enables every instance.  An instance whose format differs is left out (and never
+ * enabled).
+ */
+struct usertp__event_node {
+	struct usertp__event_node *next;
+	const struct usertp_event **instances; /* [0] is the one that describes the event */
+	unsigned int nr_instances;
+	int id;
+	char *print_fmt; /* the class's or DEFINE_EVENT_PRINT's, with enum names replaced */
+	const struct usertp_event_field *fields;
+	unsigned int nr_fields;
+	struct usertp_event_file *files; /* consumers that enabled it */
+};
+
+/* How an event file records: the consumer's reserve and commit. */
+struct usertp__sink_ops {
+	void *(*reserve)(struct usertp_event_file *file, struct usertp_reservation *res,
+			 size_t size);
+	void (*commit)(struct usertp_event_file *file, struct usertp_reservation *res);
+};
+
+/* One consumer's enablement of one event (the kernel's trace_event_file). */
+struct usertp_event_file {
+	struct usertp_event_file *next_in_node; /* node->files */
+	struct usertp_event_file *next_in_owner;
+	struct usertp__event_node *node;
+	const struct usertp__sink_ops *ops;
+	void *owner;
+	const struct usertp_event *event; /* node->instances[0], for the hot path */
+	int id;				  /* node->id, for the hot path */
+};
+
+USERTP_HIDDEN struct usertp__event_node *usertp__events_first_locked(void);
+USERTP_HIDDEN int usertp__event_file_enable_locked(struct usertp_event_file *file);
+USERTP_HIDDEN void usertp__event_file_disable_locked(struct usertp_event_file *file);
+
+/* Called by the registry for every event that appears, so that listeners pick it up. */
+USERTP_HIDDEN void usertp__listeners_event_added_locked(struct usertp__event_node *node);
+/* Called when an event goes: its files are disabled and freed by their owners. */
+USERTP_HIDDEN void usertp__listeners_event_removed_locked(struct usertp__event_node *node);
+
+/* set_event matching: does @spec (no leading '!') select the event? -EINVAL if malformed. */
+USERTP_HIDDEN int usertp__spec_check(const char *spec);
+USERTP_HIDDEN bool usertp__spec_match(const char *spec, const char *system, const char *name);
+
+/* format.c */
+USERTP_HIDDEN int usertp__format_write(const struct usertp__event_node *node, char *buf,
+				       size_t size);
+USERTP_HIDDEN char *usertp__print_fmt_eval(const char *fmt, const char *system);
+
+/* print.c */
+USERTP_HIDDEN void usertp__seq_init(struct usertp_seq *s, char *buf, unsigned int size);
+
+/* The writer's thread id, cached per thread (reset in a forked child). */
+USERTP_HIDDEN int usertp__gettid(void);
+USERTP_HIDDEN void usertp__tid_reset(void);
+
+#endif /* USERTP_INTERNAL_H */

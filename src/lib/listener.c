@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * listener.c - in-process consumers of records, and the set_event spec language.
+ *
+ * A listener owns one event file per event its specs select.  Its records are written into
+ * a per-thread scratch area (allocated on a thread's first record, freed when the thread
+ * exits; up to four nested records, for a listener whose callback hits a tracepoint) and
+ * handed to the callback at commit.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define SPEC_MAX 127 /* the kernel's limit for one set_event token */
+#define NEST_MAX 4
+
+struct usertp_listener {
+	struct usertp_listener *next;
+	char **specs; /* as given, a leading '!' meaning "take out" */
+	unsigned int nr_specs;
+	usertp_record_func fn;
+	void *arg;
+	struct usertp_event_file *files; /* next_in_owner */
+	unsigned long lost;
+};
+
+static struct usertp_listener *listeners;
+
+struct scratch {
+	unsigned int depth;
+	unsigned char buf[NEST_MAX][USERTP_RECORD_MAX] __attribute__((aligned(8)));
+};
+static __thread struct scratch *thread_scratch __attribute__((tls_model("initial-exec")));
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p)
+{
+	free(p);
+}
+
+static void scratch_key_create(void)
+{
+	pthread_key_create(&scratch_key, scratch_free);
+}
+
+static struct scratch *scratch_get(void)
+{
+	struct scratch *s = thread_scratch;
+
+	if (usertp_likely(s))
+		return s;
+	pthread_once(&scratch_once, scratch_key_create);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	pthread_setspecific(scratch_key, s);
+	thread_scratch = s;
+	return s;
+}
+
+static void *listener_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
+			      size_t size)
+{
+	struct usertp_listener *l = file->owner;
+	struct usertp_trace_entry *ent;
+	struct scratch *s;
+
+	if (size > USERTP_RECORD_MAX || !(s = scratch_get()) || s->depth >= NEST_MAX) {
+		__atomic_fetch_add(&l->lost, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	ent = (struct usertp_trace_entry *)s->buf[s->depth++];
+	ent->type = (unsigned short)file->id;
+	ent->flags = 0;
+	ent->preempt_count = 0;
+	ent->pid = usertp__gettid();
+	res->entry = ent;
+	res->size = (unsigned int)size;
+	return ent;
+}
+
+static void listener_commit(struct usertp_event_file *file, struct usertp_reservation *res)
+{
+	struct usertp_listener *l = file->owner;
+	const struct usertp_event *ev = __atomic_load_n(&file->event, __ATOMIC_ACQUIRE);
+
+	l->fn(ev, res->entry, res->size, l->arg);
+	thread_scratch->depth--;
+}
+
+static const struct usertp__sink_ops listener_ops = {
+	listener_reserve,
+	listener_commit,
+};
+
+void *usertp_event_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
+			   size_t size)
+{
+	return file->ops->reserve(file, res, size);
+}
+
+void usertp_event_commit(struct usertp_event_file *file, struct usertp_reservation *res)
+{
+	file->ops->commit(file, res);
+}
+
+int usertp__spec_check(const char *spec)
+{
+	size_t len = strlen(spec);
+	const char *colon = strchr(spec, ':');
+
+	if (!len || len > SPEC_MAX || !strcmp(spec, "*") || spec[0] == '!')
+		return -EINVAL;
+	if (colon && strchr(colon + 1, ':'))
+		return -EINVAL;
+	/* A star is a whole side of the colon or nothing: there is no globbing. */
+	for (const char *p = spec; *p; p++) {
+		if (isspace((unsigned char)*p))
+			return -EINVAL;
+		if (*p != '*')
+			continue;
+		if (!colon || !((p == spec && p + 1 == colon) || (p == colon + 1 && !p[1])))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static bool side_matches(const char *pattern, size_t len, const char *value)
+{
+	if (!len || (len == 1 && pattern[0] == '*'))
+		return true;
+	return strlen(value) == len && !memcmp(pattern, value, len);
+}
+
+bool usertp__spec_match(const char *spec, const char *system, const char *name)
+{
+	const char *colon = strchr(spec, ':');
+
+	if (!colon)
+		return !strcmp(spec, system) || !strcmp(spec, name);
+	return side_matches(spec, (size_t)(colon - spec), system) &&
+	       side_matches(colon + 1, strlen(colon + 1), name);
+}
+
+static bool listener_selects(const struct usertp_listener *l, const struct usertp_event *ev)
+{
+	bool on = false;
+	unsigned int i;
+
+	for (i = 0; i < l->nr_specs; i++) {
+		const char *spec = l->specs[i];
+		bool negate = spec[0] == '!';
+
+		if (usertp__spec_match(spec + negate, ev->event_class->system, ev->name))
+			on = !negate;
+	}
+	return on;
+}
+
+static void listener_attach_locked(struct usertp_listener *l, struct usertp__event_node *node)
+{
+	struct usertp_event_file *file;
+
+	if (!listener_selects(l, node->instances[0]))
+		return;
+	file = calloc(1, sizeof(*file));
+	if (!file)
+		return;
+	file->node = node;
+	file->ops = &listener_ops;
+	file->owner = l;
+	if (usertp__event_file_enable_locked(file)) {
+		free(file);
+		return;
+	}
+	file->next_in_node = node->files;
+	node->files = file;
+	file->next_in_owner = l->files;
+	l->files = file;
+}
+
+/* Take @file off its event and its owner; it is freed after a grace period. */
+static void file_release_locked(struct usertp_event_file *file)
+{
+	struct usertp_event_file **pp;
+	struct usertp_listener *l = file->owner;
+
+	usertp__event_file_disable_locked(file);
+	for (pp = &file->node->files; *pp; pp = &(*pp)->next_in_node) {
+		if (*pp == file) {
+			*pp = file->next_in_node;
+			break;
+		}
+	}
+	for (pp = &l->files; *pp; pp = &(*pp)->next_in_owner) {
+		if (*pp == file) {
+			*pp = file->next_in_owner;
+			break;
+		}
+	}
+	usertp__defer_free_locked(file);
+}
+
+void usertp__listeners_event_added_locked(struct usertp__event_node *node)
+{
+	struct usertp_listener *l;
+
+	for (l = listeners; l; l = l->next)
+		listener_attach_locked(l, node);
+}
+
+void usertp__listeners_event_removed_locked(struct usertp__event_node *node)
+{
+	while (node->files)
+		file_release_locked(node->files);
+}
+
+static void specs_free(char **specs, unsigned int n)
+{
+	while (n--)
+		free(specs[n]);
+	free(specs);
+}
+
+/* Split @events at commas and white space and check every spec. */
+static int specs_parse(const char *events, char ***out, unsigned int *nr)
+{
+	char **specs = NULL;
+	unsigned int n = 0;
+	const char *p = events;
+
+	while (*p) {
+		const char *start;
+		size_t len;
+		char **more;
+		char *spec;
+
+		while (*p == ',' || isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		for (start = p; *p && *p != ',' && !isspace((unsigned char)*p); p++)
+			;
+		len = (size_t)(p - start);
+		more = realloc(specs, (n + 1) * sizeof(*specs));
+		spec = strndup(start, len);
+		if (!more || !spec) {
+			free(spec);
+			specs_free(more ? more : specs, n);
+			return -ENOMEM;
+		}
+		specs = more;
+		specs[n++] = spec;
+		if (usertp__spec_check(spec + (spec[0] == '!'))) {
+			specs_free(specs, n);
+			return -EINVAL;
+		}
+	}
+	*out = specs;
+	*nr = n;
+	return 0;
+}
+
+int usertp_listener_create(const char *events, usertp_record_func fn, void *arg,
+			   struct usertp_listener **out)
+{
+	struct usertp_listener *l;
+	struct usertp__event_node *node;
+	int ret;
+
+	if (!events || !fn || !out)
+		return -EINVAL;
+	usertp__init();
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	ret = specs_parse(events, &l->specs, &l->nr_specs);
+	if (ret) {
+		free(l);
+		return ret;
+	}
+	l->fn = fn;
+	l->arg = arg;
+	pthread_mutex_lock(&usertp__lock);
+	l->next = listeners;
+	listeners = l;
+	for (node = usertp__events_first_locked(); node; node = node->next)
+		listener_attach_locked(l, node);
+	pthread_mutex_unlock(&usertp__lock);
+	*out = l;
+	return 0;
+}
+
+void usertp_listener_destroy(struct usertp_listener *l)
+{
+	struct usertp_listener **pp;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&usertp__lock);
+	for (pp = &listeners; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	}
+	while (l->files)
+		file_release_locked(l->files);
+	pthread_mutex_unlock(&usertp__lock);
+	/* After this no thread is inside l->fn, and the files are freed. */
+	usertp__synchronize();
+	specs_free(l->specs, l->nr_specs);
+	free(l);
+}
+
+unsigned long usertp_listener_lost(const struct usertp_listener *l)
+{
+	return l ? __atomic_load_n(&l->lost, __ATOMIC_RELAXED) : 0;
+}

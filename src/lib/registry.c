@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry.c - what the program is made of: its objects (the executable and each shared
+ * library), their tracepoints and call sites, and the events they define.
+ *
+ * Objects arrive through the constructor that usertp/tracepoint.h puts in every translation
+ * unit, and leave through the matching destructor at dlclose().  When one leaves, its events
+ * are disabled, the probes of its tracepoints are dropped and, before the destructor
+ * returns, a grace period makes sure no thread still runs code or reads data of it.
+ *
+ * Duplicate events (the same system:name defined by two objects) do not abort anything:
+ * with identical formats they are one event with one id, and enabling it enables both
+ * definitions; a definition with a different format is ignored and stays off.  If the first
+ * definition is unloaded, the next one takes over.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static struct usertp__object **objects;
+static unsigned int nr_objects, objects_cap;
+
+/* How many objects list a tracepoint (interposition can make several list the same one). */
+struct tp_ref {
+	struct usertp_tracepoint *tp;
+	unsigned int refs;
+};
+static struct tp_ref *tp_refs;
+static unsigned int nr_tp_refs, tp_refs_cap;
+
+static struct usertp__event_node *events_head;
+
+/* Event ids in use: common_type is 16 bits; 0 is never used. */
+static unsigned char id_used[65536 / 8];
+
+unsigned int usertp__objects_count_locked(void)
+{
+	return nr_objects;
+}
+
+struct usertp__object *usertp__object_at_locked(unsigned int i)
+{
+	return objects[i];
+}
+
+struct usertp__event_node *usertp__events_first_locked(void)
+{
+	return events_head;
+}
+
+static bool grow(void **array, unsigned int *cap, unsigned int need, size_t elem)
+{
+	void *bigger;
+	unsigned int n;
+
+	if (need <= *cap)
+		return true;
+	n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	bigger = realloc(*array, n * elem);
+	if (!bigger)
+		return false;
+	*array = bigger;
+	*cap = n;
+	return true;
+}
+
+static int id_alloc(void)
+{
+	int id;
+
+	for (id = 1; id < 65536; id++) {
+		if (!(id_used[id / 8] & (1u << (id % 8)))) {
+			id_used[id / 8] |= (unsigned char)(1u << (id % 8));
+			return id;
+		}
+	}
+	return -ENOSPC;
+}
+
+static void id_free(int id)
+{
+	id_used[id / 8] &= (unsigned char)~(1u << (id % 8));
+}
+
+static void tp_ref_get(struct usertp_tracepoint *tp)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_tp_refs; i++) {
+		if (tp_refs[i].tp == tp) {
+			tp_refs[i].refs++;
+			return;
+		}
+	}
+	if (!grow((void **)&tp_refs, &tp_refs_cap, nr_tp_refs + 1, sizeof(*tp_refs)))
+		return; /* only the clean-up at unload is lost */
+	tp_refs[nr_tp_refs++] = (struct tp_ref){ tp, 1 };
+}
+
+/* Return true when the last object listing @tp let go of it. */
+static bool tp_ref_put(struct usertp_tracepoint *tp)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_tp_refs; i++) {
+		if (tp_refs[i].tp != tp)
+			continue;
+		if (--tp_refs[i].refs)
+			return false;
+		tp_refs[i] = tp_refs[--nr_tp_refs];
+		return true;
+	}
+	return false;
+}
+
+static const char *event_print_fmt(const struct usertp_event *ev)
+{
+	return ev->print_fmt ? ev->print_fmt : ev->event_class->print_fmt;
+}
+
+static bool same_format(const struct usertp_event *a, const struct usertp_event *b)
+{
+	const struct usertp_event_field *fa, *fb;
+	unsigned int na, nb, i;
+
+	if (strcmp(event_print_fmt(a), event_print_fmt(b)))
+		return false;
+	fa = a->event_class->fields(&na);
+	fb = b->event_class->fields(&nb);
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++) {
+		if (strcmp(fa[i].type, fb[i].type) || strcmp(fa[i].name, fb[i].name) ||
+		    fa[i].offset != fb[i].offset || fa[i].size != fb[i].size ||
+		    fa[i].is_signed != fb[i].is_signed || fa[i].kind != fb[i].kind)
+			return false;
+	}
+	return true;
+}
+
+static struct usertp__event_node *node_find(const char *system, const char *name)
+{
+	struct usertp__event_node *node;
+
+	for (node = events_head; node; node = node->next) {
+		const struct usertp_event *ev = node->instances[0];
+
+		if (!strcmp(ev->name, name) && !strcmp(ev->event_class->system, system))
+			return node;
+	}
+	return NULL;
+}
+
+/* The probes an event file needs: one per distinct tracepoint among the instances. */
+static bool tp_seen_before(const struct usertp__event_node *node, unsigned int i)
+{
+	unsigned int j;
+
+	for (j = 0; j < i; j++)
+		if (node->instances[j]->tp == node->instances[i]->tp)
+			return true;
+	return false;
+}
+
+void usertp__event_file_disable_locked(struct usertp_event_file *file)
+{
+	struct usertp__event_node *node = file->node;
+	unsigned int i;
+
+	for (i = 0; i < node->nr_instances; i++) {
+		const struct usertp_event *ev = node->instances[i];
+
+		if (!tp_seen_before(node, i))
+			usertp__probe_unregister_locked(ev->tp, ev->event_class->probe, file);
+	}
+}
+
+int usertp__event_file_enable_locked(struct usertp_event_file *file)
+{
+	struct usertp__event_node *node = file->node;
+	unsigned int i;
+	int ret;
+
+	file->id = node->id;
+	__atomic_store_n(&file->event, node->instances[0], __ATOMIC_RELEASE);
+	for (i = 0; i < node->nr_instances; i++) {
+		const struct usertp_event *ev = node->instances[i];
+
+		if (tp_seen_before(node, i))
+			continue;
+		ret = usertp__probe_register_locked(ev->tp, ev->event_class->probe, file,
+						    TRACEPOINT_DEFAULT_PRIO);
+		if (ret && ret != -EEXIST) {
+			while (i--) {
+				ev = node->instances[i];
+				if (!tp_seen_before(node, i))
+					usertp__probe_unregister_locked(
+						ev->tp, ev->event_class->probe, file);
+			}
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void debug_note(const char *what, const struct usertp_event *ev)
+{
+	if (getenv("USERTP_DEBUG"))
+		fprintf(stderr, "usertp: %s %s:%s\n", what, ev->event_class->system, ev->name);
+}
+
+static bool event_valid(const struct usertp_event *ev)
+{
+	return ev && ev->struct_size >= sizeof(struct usertp_event) && ev->name && ev->tp &&
+	       ev->event_class &&
+	       ev->event_class->struct_size >= sizeof(struct usertp_event_class) &&
+	       ev->event_class->system && ev->event_class->fields && ev->event_class->probe &&
+	       ev->event_class->print;
+}
+
+/* Re-register the probes of every file of @node around a change of its instances. */
+static void files_detach(struct usertp__event_node *node)
+{
+	struct usertp_event_file *f;
+
+	for (f = node->files; f; f = f->next_in_node)
+		usertp__event_file_disable_locked(f);
+}
+
+static void files_attach(struct usertp__event_node *node)
+{
+	struct usertp_event_file *f;
+
+	for (f = node->files; f; f = f->next_in_node)
+		usertp__event_file_enable_locked(f);
+}
+
+static void event_add(struct usertp_event *ev)
+{
+	struct usertp__event_node *node, **tail;
+	const struct usertp_event **inst;
+
+	if (!event_valid(ev))
+		return;
+	node = node_find(ev->event_class->system, ev->name);
+	if (node) {
+		if (!same_format(node->instances[0], ev)) {
+			debug_note("ignoring a second, different definition of", ev);
+			return;
+		}
+		inst = realloc(node->instances, (node->nr_instances + 1) * sizeof(*inst));
+		if (!inst)
+			return;
+		files_detach(node);
+		node->instances = inst;
+		inst[node->nr_instances++] = ev;
+		__atomic_store_n(&ev->runtime, node, __ATOMIC_RELEASE);
+		files_attach(node);
+		debug_note("one more definition of", ev);
+		return;
+	}
+
+	node = calloc(1, sizeof(*node));
+	if (!node)
+		return;
+	node->instances = malloc(sizeof(*node->instances));
+	node->print_fmt = usertp__print_fmt_eval(event_print_fmt(ev), ev->event_class->system);
+	node->id = id_alloc();
+	if (!node->instances || !node->print_fmt || node->id < 0) {
+		if (node->id > 0)
+			id_free(node->id);
+		free(node->instances);
+		free(node->print_fmt);
+		free(node);
+		return;
+	}
+	node->instances[0] = ev;
+	node->nr_instances = 1;
+	node->fields = ev->event_class->fields(&node->nr_fields);
+	for (tail = &events_head; *tail; tail = &(*tail)->next)
+		;
+	*tail = node;
+	__atomic_store_n(&ev->runtime, node, __ATOMIC_RELEASE);
+	usertp__listeners_event_added_locked(node);
+}
+
+static void event_remove(struct usertp_event *ev)
+{
+	struct usertp__event_node *node = ev->runtime, **pp;
+	unsigned int i;
+
+	if (!node)
+		return;
+	__atomic_store_n(&ev->runtime, NULL, __ATOMIC_RELEASE);
+	if (node->nr_instances > 1) {
+		files_detach(node);
+		for (i = 0; i < node->nr_instances; i++)
+			if (node->instances[i] == ev)
+				break;
+		memmove(&node->instances[i], &node->instances[i + 1],
+			(node->nr_instances - i - 1) * sizeof(*node->instances));
+		node->nr_instances--;
+		/* The description may have lived in the object going away. */
+		node->fields = node->instances[0]->event_class->fields(&node->nr_fields);
+		files_attach(node);
+		return;
+	}
+	usertp__listeners_event_removed_locked(node);
+	for (pp = &events_head; *pp; pp = &(*pp)->next) {
+		if (*pp == node) {
+			*pp = node->next;
+			break;
+		}
+	}
+	id_free(node->id);
+	free(node->instances);
+	free(node->print_fmt);
+	usertp__defer_free_locked(node);
+}
+
+void usertp__object_register(struct usertp__object *obj)
+{
+	struct usertp_tracepoint **tp;
+	struct usertp_event **ev;
+
+	usertp__init();
+	pthread_mutex_lock(&usertp__lock);
+	if (obj->registered || obj->struct_size < sizeof(struct usertp__object) ||
+	    !grow((void **)&objects, &objects_cap, nr_objects + 1, sizeof(*objects)))
+		goto out;
+	objects[nr_objects++] = obj;
+	obj->registered = 1;
+	if (obj->tracepoints)
+		for (tp = obj->tracepoints; tp < obj->tracepoints_end; tp++)
+			if (*tp)
+				tp_ref_get(*tp);
+	/* Sites of this object follow their tracepoints, which may be on already. */
+	usertp__jump_sync_object_locked(obj);
+	if (obj->events)
+		for (ev = obj->events; ev < obj->events_end; ev++)
+			event_add(*ev);
+out:
+	pthread_mutex_unlock(&usertp__lock);
+}
+
+void usertp__object_unregister(struct usertp__object *obj)
+{
+	struct usertp_tracepoint **tp;
+	struct usertp_event **ev;
+	unsigned int i;
+
+	if (__atomic_load_n(&usertp__exiting, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&usertp__lock);
+	if (!obj->registered) {
+		pthread_mutex_unlock(&usertp__lock);
+		return;
+	}
+	if (obj->events)
+		for (ev = obj->events; ev < obj->events_end; ev++)
+			if (*ev)
+				event_remove(*ev);
+	for (i = 0; i < nr_objects; i++) {
+		if (objects[i] == obj) {
+			memmove(&objects[i], &objects[i + 1], (nr_objects - i - 1) * sizeof(*objects));
+			nr_objects--;
+			break;
+		}
+	}
+	if (obj->tracepoints)
+		for (tp = obj->tracepoints; tp < obj->tracepoints_end; tp++)
+			if (*tp && tp_ref_put(*tp))
+				usertp__probes_clear_locked(*tp);
+	obj->registered = 0;
+	pthread_mutex_unlock(&usertp__lock);
+	/* Nothing of the object may be in use once its destructor returns. */
+	usertp__synchronize();
+}
+
+const struct usertp_event *usertp_event_find(const char *system, const char *name)
+{
+	const struct usertp__event_node *node;
+	const struct usertp_event *ev = NULL;
+
+	if (!system || !name)
+		return NULL;
+	usertp__init();
+	pthread_mutex_lock(&usertp__lock);
+	node = node_find(system, name);
+	if (node)
+		ev = node->instances[0];
+	pthread_mutex_unlock(&usertp__lock);
+	return ev;
+}
+
+int usertp_event_foreach(int (*fn)(const struct usertp_event *ev, void *arg), void *arg)
+{
+	const struct usertp__event_node *node;
+	const struct usertp_event **list = NULL;
+	unsigned int n = 0, i;
+	int ret = 0;
+
+	usertp__init();
+	/* Call fn on a snapshot, without the lock, so that it may use the rest of the API. */
+	pthread_mutex_lock(&usertp__lock);
+	for (node = events_head; node; node = node->next)
+		n++;
+	list = n ? malloc(n * sizeof(*list)) : NULL;
+	if (n && !list) {
+		pthread_mutex_unlock(&usertp__lock);
+		return -ENOMEM;
+	}
+	for (node = events_head, i = 0; node; node = node->next)
+		list[i++] = node->instances[0];
+	pthread_mutex_unlock(&usertp__lock);
+	for (i = 0; i < n && !ret; i++)
+		ret = fn(list[i], arg);
+	free(list);
+	return ret;
+}
+
+const char *usertp_event_system(const struct usertp_event *ev)
+{
+	return ev ? ev->event_class->system : NULL;
+}
+
+const char *usertp_event_name(const struct usertp_event *ev)
+{
+	return ev ? ev->name : NULL;
+}
+
+int usertp_event_id(const struct usertp_event *ev)
+{
+	const struct usertp__event_node *node;
+
+	if (!ev)
+		return -EINVAL;
+	node = __atomic_load_n(&ev->runtime, __ATOMIC_ACQUIRE);
+	return node ? node->id : -ENOENT;
+}
+
+int usertp_event_format(const struct usertp_event *ev, char *buf, size_t size)
+{
+	const struct usertp__event_node *node;
+	int ret;
+
+	if (!ev || (!buf && size))
+		return -EINVAL;
+	pthread_mutex_lock(&usertp__lock);
+	node = ev->runtime;
+	ret = node ? usertp__format_write(node, buf, size) : -ENOENT;
+	pthread_mutex_unlock(&usertp__lock);
+	return ret;
+}

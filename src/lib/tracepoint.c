@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracepoint.c - attaching probes to tracepoints, with the kernel's semantics.
+ *
+ * A tracepoint's probes are an array ending with func == NULL, published with
+ * rcu_assign_pointer() and read inside an RCU read-side section by the iterator that
+ * DEFINE_TRACE() generates.  A change builds a new array, publishes it, and retires the old
+ * one; retired arrays are freed after a grace period, by tracepoint_synchronize_unregister()
+ * or once enough of them have piled up.  Registration never waits for readers, so it may be
+ * called from any thread except from inside a probe (as in the kernel, where it may sleep).
+ *
+ * RCU is liburcu's bulletproof flavour: threads register themselves on their first read-side
+ * section and are forgotten when they exit, so the program does nothing for it.
+ */
+#define _GNU_SOURCE
+#define _LGPL_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <urcu-bp.h>
+
+#include "internal.h"
+
+pthread_mutex_t usertp__lock = PTHREAD_MUTEX_INITIALIZER;
+bool usertp__exiting;
+
+/* Memory unpublished but perhaps still read (probe arrays, event files); freed after the
+ * next grace period. */
+struct retired {
+	struct retired *next;
+	void *ptr;
+};
+static struct retired *retired_list;
+static unsigned int retired_count;
+#define RETIRED_MAX 64
+
+static __thread int cached_tid __attribute__((tls_model("initial-exec")));
+
+int usertp__gettid(void)
+{
+	if (usertp_unlikely(!cached_tid))
+		cached_tid = (int)syscall(SYS_gettid);
+	return cached_tid;
+}
+
+void usertp__tid_reset(void)
+{
+	cached_tid = 0;
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&usertp__lock);
+	urcu_bp_before_fork();
+}
+
+static void fork_parent(void)
+{
+	urcu_bp_after_fork_parent();
+	pthread_mutex_unlock(&usertp__lock);
+}
+
+static void fork_child(void)
+{
+	urcu_bp_after_fork_child();
+	usertp__tid_reset();
+	pthread_mutex_unlock(&usertp__lock);
+}
+
+static void mark_exiting(void)
+{
+	__atomic_store_n(&usertp__exiting, true, __ATOMIC_RELAXED);
+}
+
+static void init_once(void)
+{
+	/*
+	 * The fork handlers keep the registry lock and liburcu consistent in a child forked
+	 * while another thread was changing them.  atexit() runs before the destructors of
+	 * shared objects, so by then objects know not to tear down what other threads may
+	 * still be using.
+	 */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(mark_exiting);
+}
+
+void usertp__init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, init_once);
+}
+
+struct usertp_probe *usertp__probes_begin(struct usertp_tracepoint *tp)
+{
+	urcu_bp_read_lock();
+	return rcu_dereference(tp->probes);
+}
+
+void usertp__probes_end(void)
+{
+	urcu_bp_read_unlock();
+}
+
+static unsigned int probes_count(const struct usertp_probe *probes)
+{
+	unsigned int n = 0;
+
+	if (probes)
+		while (probes[n].func)
+			n++;
+	return n;
+}
+
+void usertp__defer_free_locked(void *ptr)
+{
+	struct retired *r;
+
+	if (!ptr)
+		return;
+	r = malloc(sizeof(*r));
+	if (!r) {
+		/* Cannot queue it: wait for readers here instead (we hold the lock, not RCU). */
+		urcu_bp_synchronize_rcu();
+		free(ptr);
+		return;
+	}
+	r->ptr = ptr;
+	r->next = retired_list;
+	retired_list = r;
+	retired_count++;
+}
+
+/* Free retired arrays after a grace period.  Called with the lock held. */
+static void reclaim_locked(void)
+{
+	struct retired *list = retired_list, *next;
+
+	retired_list = NULL;
+	retired_count = 0;
+	if (!list)
+		return;
+	urcu_bp_synchronize_rcu();
+	for (; list; list = next) {
+		next = list->next;
+		free(list->ptr);
+		free(list);
+	}
+}
+
+/* Publish @probes (NULL when empty) and move the key and call sites along. */
+static void publish(struct usertp_tracepoint *tp, struct usertp_probe *probes)
+{
+	struct usertp_probe *old = tp->probes;
+	bool was_on = old != NULL, on = probes != NULL;
+
+	if (on && !was_on) {
+		/* Probes first, then the sites that reach them. */
+		rcu_assign_pointer(tp->probes, probes);
+		__atomic_store_n(&tp->enabled, 1, __ATOMIC_RELEASE);
+		usertp__jump_sync_tracepoint_locked(tp);
+	} else if (!on && was_on) {
+		__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELEASE);
+		usertp__jump_sync_tracepoint_locked(tp);
+		rcu_assign_pointer(tp->probes, NULL);
+		if (tp->unregfunc)
+			tp->unregfunc();
+	} else {
+		rcu_assign_pointer(tp->probes, probes);
+	}
+	usertp__defer_free_locked(old);
+	if (retired_count > RETIRED_MAX)
+		reclaim_locked();
+}
+
+int usertp__probe_register_locked(struct usertp_tracepoint *tp, usertp_probe_func probe,
+				  void *data, int prio)
+{
+	const struct usertp_probe *old = tp->probes;
+	unsigned int n = probes_count(old), i, pos = n;
+	struct usertp_probe *probes;
+	int ret;
+
+	if (!probe)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (old[i].func == probe && old[i].data == data)
+			return -EEXIST;
+		/* Higher priority first; equal priorities keep registration order. */
+		if (pos == n && old[i].prio < prio)
+			pos = i;
+	}
+	probes = malloc((n + 2) * sizeof(*probes));
+	if (!probes)
+		return -ENOMEM;
+	if (!old && tp->regfunc) {
+		ret = tp->regfunc();
+		if (ret) {
+			free(probes);
+			return ret < 0 ? ret : -EINVAL;
+		}
+	}
+	if (pos)
+		memcpy(probes, old, pos * sizeof(*probes));
+	probes[pos] = (struct usertp_probe){ probe, data, prio };
+	if (n > pos)
+		memcpy(probes + pos + 1, old + pos, (n - pos) * sizeof(*probes));
+	probes[n + 1] = (struct usertp_probe){ NULL, NULL, 0 };
+	publish(tp, probes);
+	return 0;
+}
+
+int usertp__probe_unregister_locked(struct usertp_tracepoint *tp, usertp_probe_func probe,
+				    void *data)
+{
+	const struct usertp_probe *old = tp->probes;
+	unsigned int n = probes_count(old), i, j;
+	struct usertp_probe *probes = NULL;
+
+	for (i = 0; i < n; i++)
+		if (old[i].func == probe && old[i].data == data)
+			break;
+	if (i == n)
+		return -ENOENT;
+	if (n > 1) {
+		probes = malloc(n * sizeof(*probes));
+		if (!probes)
+			return -ENOMEM;
+		for (i = 0, j = 0; i < n; i++)
+			if (!(old[i].func == probe && old[i].data == data))
+				probes[j++] = old[i];
+		probes[j] = (struct usertp_probe){ NULL, NULL, 0 };
+	}
+	publish(tp, probes);
+	return 0;
+}
+
+void usertp__probes_clear_locked(struct usertp_tracepoint *tp)
+{
+	if (tp->probes)
+		publish(tp, NULL);
+}
+
+int usertp_tracepoint_probe_register_prio(struct usertp_tracepoint *tp, usertp_probe_func probe,
+					  void *data, int prio)
+{
+	int ret;
+
+	if (!tp)
+		return -EINVAL;
+	usertp__init();
+	pthread_mutex_lock(&usertp__lock);
+	ret = usertp__probe_register_locked(tp, probe, data, prio);
+	pthread_mutex_unlock(&usertp__lock);
+	return ret;
+}
+
+int usertp_tracepoint_probe_register(struct usertp_tracepoint *tp, usertp_probe_func probe,
+				     void *data)
+{
+	return usertp_tracepoint_probe_register_prio(tp, probe, data, TRACEPOINT_DEFAULT_PRIO);
+}
+
+int usertp_tracepoint_probe_unregister(struct usertp_tracepoint *tp, usertp_probe_func probe,
+				       void *data)
+{
+	int ret;
+
+	if (!tp)
+		return -EINVAL;
+	usertp__init();
+	pthread_mutex_lock(&usertp__lock);
+	ret = usertp__probe_unregister_locked(tp, probe, data);
+	pthread_mutex_unlock(&usertp__lock);
+	return ret;
+}
+
+void usertp__synchronize(void)
+{
+	struct retired *list, *next;
+
+	pthread_mutex_lock(&usertp__lock);
+	list = retired_list;
+	retired_list = NULL;
+	retired_count = 0;
+	pthread_mutex_unlock(&usertp__lock);
+
+	/* Even with nothing to free: the caller wants every probe it removed to be done. */
+	urcu_bp_synchronize_rcu();
+	for (; list; list = next) {
+		next = list->next;
+		free(list->ptr);
+		free(list);
+	}
+}
+
+void usertp_tracepoint_synchronize_unregister(void)
+{
+	usertp__init();
+	usertp__synchronize();
+}
