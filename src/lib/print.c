@@ -270,12 +270,21 @@ int usertp_event_print(const struct usertp_event *ev, const void *record, size_t
 	char scratch[8192];
 	struct usertp_seq s, p;
 	usertp_event_print_func print;
+	uint64_t aligned[USERTP_RECORD_MAX / 8 + 1];
 	char one;
 
 	if (!ev || !record || (!buf && size))
 		return -EINVAL;
 	if (!record_valid(ev->event_class, record, record_size))
 		return -EINVAL;
+	/*
+	 * Ring-buffer records are only 4-byte aligned; the compiled printer reads fields through
+	 * the record struct, so give it an aligned copy.
+	 */
+	if (((uintptr_t)record & 7) && record_size <= sizeof(aligned)) {
+		memcpy(aligned, record, record_size);
+		record = aligned;
+	}
 	print = ev->print ? ev->print : ev->event_class->print;
 	if (!size) {
 		buf = &one;

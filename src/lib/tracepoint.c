@@ -2,8 +2,8 @@
 /*
  * tracepoint.c - attaching probes to tracepoints, with the kernel's semantics.
  *
- * A tracepoint's probes are an array ending with func == NULL, published with
- * rcu_assign_pointer() and read inside an RCU read-side section by the iterator that
+ * A tracepoint's probes are an array ending with func == NULL, published with a release
+ * store (rcu_assign_pointer()) and read with an acquire load inside an RCU read-side section by the iterator that
  * DEFINE_TRACE() generates.  A change builds a new array, publishes it, and retires the old
  * one; retired arrays are freed after a grace period, by tracepoint_synchronize_unregister()
  * or once enough of them have piled up.  Registration never waits for readers, so it may be
@@ -23,6 +23,21 @@
 #include <urcu-bp.h>
 
 #include "internal.h"
+
+/*
+ * ThreadSanitizer cannot see liburcu's grace periods (liburcu is not instrumented), so under
+ * TSan every read-side section end "releases" one token that a completed grace period
+ * "acquires": exactly the ordering synchronize_rcu() guarantees.
+ */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+static char grace_token;
+#define tsan_reader_done() __tsan_release(&grace_token)
+#define tsan_grace_done() __tsan_acquire(&grace_token)
+#else
+#define tsan_reader_done() do { } while (0)
+#define tsan_grace_done() do { } while (0)
+#endif
 
 pthread_mutex_t usertp__lock = PTHREAD_MUTEX_INITIALIZER;
 bool usertp__exiting;
@@ -94,16 +109,25 @@ void usertp__init(void)
 	pthread_once(&once, init_once);
 }
 
+static void grace_period(void)
+{
+	urcu_bp_synchronize_rcu();
+	tsan_grace_done();
+}
+
 struct usertp_probe *usertp__probes_begin(struct usertp_tracepoint *tp)
 {
 	urcu_bp_read_lock();
-	return rcu_dereference(tp->probes);
+	/* Pairs with the release store in publish(). */
+	return __atomic_load_n(&tp->probes, __ATOMIC_ACQUIRE);
 }
 
 void usertp__probes_end(void)
 {
+	tsan_reader_done();
 	urcu_bp_read_unlock();
 }
+
 
 static unsigned int probes_count(const struct usertp_probe *probes)
 {
@@ -124,7 +148,7 @@ void usertp__defer_free_locked(void *ptr)
 	r = malloc(sizeof(*r));
 	if (!r) {
 		/* Cannot queue it: wait for readers here instead (we hold the lock, not RCU). */
-		urcu_bp_synchronize_rcu();
+		grace_period();
 		free(ptr);
 		return;
 	}
@@ -143,7 +167,7 @@ static void reclaim_locked(void)
 	retired_count = 0;
 	if (!list)
 		return;
-	urcu_bp_synchronize_rcu();
+	grace_period();
 	for (; list; list = next) {
 		next = list->next;
 		free(list->ptr);
@@ -159,17 +183,17 @@ static void publish(struct usertp_tracepoint *tp, struct usertp_probe *probes)
 
 	if (on && !was_on) {
 		/* Probes first, then the sites that reach them. */
-		rcu_assign_pointer(tp->probes, probes);
+		__atomic_store_n(&tp->probes, probes, __ATOMIC_RELEASE);
 		__atomic_store_n(&tp->enabled, 1, __ATOMIC_RELEASE);
 		usertp__jump_sync_tracepoint_locked(tp);
 	} else if (!on && was_on) {
 		__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELEASE);
 		usertp__jump_sync_tracepoint_locked(tp);
-		rcu_assign_pointer(tp->probes, NULL);
+		__atomic_store_n(&tp->probes, NULL, __ATOMIC_RELEASE);
 		if (tp->unregfunc)
 			tp->unregfunc();
 	} else {
-		rcu_assign_pointer(tp->probes, probes);
+		__atomic_store_n(&tp->probes, probes, __ATOMIC_RELEASE);
 	}
 	usertp__defer_free_locked(old);
 	if (retired_count > RETIRED_MAX)
@@ -289,7 +313,7 @@ void usertp__synchronize(void)
 	pthread_mutex_unlock(&usertp__lock);
 
 	/* Even with nothing to free: the caller wants every probe it removed to be done. */
-	urcu_bp_synchronize_rcu();
+	grace_period();
 	for (; list; list = next) {
 		next = list->next;
 		free(list->ptr);

@@ -40,7 +40,7 @@ void test_fn_unreg(void)
 struct captured {
 	const struct usertp_event *ev;
 	unsigned int size;
-	unsigned char data[USERTP_RECORD_MAX];
+	unsigned char data[USERTP_RECORD_MAX] __attribute__((aligned(8)));
 };
 
 static struct captured recs[64];
