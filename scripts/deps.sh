@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Make sure the Debian packages usertp builds and tests with are installed.  As root, missing
+# ones are installed with apt-get; otherwise the missing ones are listed and the script fails.
+#   deps.sh build	the library and examples
+#   deps.sh test	also what the test suite uses (trace-cmd, valgrind, clang's sanitizer runtime)
+set -eu
+packages="cmake ninja-build gcc g++ pkg-config liburcu-dev libtraceevent-dev"
+if [ "${1:-build}" = test ]; then
+	packages="$packages trace-cmd valgrind binutils"
+fi
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "usertp: missing Debian packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+echo "usertp: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null 2>&1 || true
+apt-get install -y -qq $missing >/dev/null
