@@ -15,7 +15,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <link.h>
 #include <linux/membarrier.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,32 +41,6 @@ static void sync_all_cores(void)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
 
-struct find_prot {
-	uintptr_t addr;
-	int prot;
-};
-
-/* Protection of the PT_LOAD segment holding an address, to restore after the write. */
-static int find_prot_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct find_prot *fp = arg;
-	int i;
-
-	(void)size;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || fp->addr < start || fp->addr >= start + ph->p_memsz)
-			continue;
-		fp->prot = (ph->p_flags & PF_R ? PROT_READ : 0) |
-			   (ph->p_flags & PF_W ? PROT_WRITE : 0) |
-			   (ph->p_flags & PF_X ? PROT_EXEC : 0);
-		return 1;
-	}
-	return 0;
-}
-
 static int patch_site(uintptr_t code, const unsigned char *from, const unsigned char *to)
 {
 	long page_size = sysconf(_SC_PAGESIZE);
@@ -75,7 +48,6 @@ static int patch_site(uintptr_t code, const unsigned char *from, const unsigned 
 	uintptr_t window = (code & 63) <= 56 ? code : code + 5 - 8;
 	unsigned int shift = (unsigned int)(code - window);
 	uintptr_t page = window & ~(uintptr_t)(page_size - 1);
-	struct find_prot fp = { code, PROT_READ | PROT_EXEC };
 	uint64_t expected, desired, old;
 	unsigned char bytes[8];
 
@@ -89,7 +61,6 @@ static int patch_site(uintptr_t code, const unsigned char *from, const unsigned 
 	memcpy(bytes + shift, to, 5);
 	memcpy(&desired, bytes, 8);
 
-	dl_iterate_phdr(find_prot_cb, &fp);
 	if (mprotect((void *)page, (size_t)page_size, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;
 	/* A locked cmpxchg: atomic for a window inside one cache line even when unaligned. */
@@ -97,7 +68,12 @@ static int patch_site(uintptr_t code, const unsigned char *from, const unsigned 
 			     : "+a"(expected), "+m"(*(volatile uint64_t *)window)
 			     : "r"(desired)
 			     : "memory", "cc");
-	mprotect((void *)page, (size_t)page_size, fp.prot);
+	/*
+	 * Code pages are read+execute.  (Looking the segment's flags up with dl_iterate_phdr()
+	 * would take the loader's lock while we hold ours, the opposite order of a dlopen()
+	 * whose constructors register objects.)
+	 */
+	mprotect((void *)page, (size_t)page_size, PROT_READ | PROT_EXEC);
 	return expected == old ? 0 : -EAGAIN;
 }
 
