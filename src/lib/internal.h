@@ -41,10 +41,13 @@ USERTP_HIDDEN void usertp__defer_free_locked(void *ptr);
 /* Wait for a grace period and free the probe arrays retired before it.  Call unlocked. */
 USERTP_HIDDEN void usertp__synchronize(void);
 
-/* jump-label.c: make every call site of @tp agree with tp->enabled. */
-USERTP_HIDDEN void usertp__jump_sync_tracepoint_locked(struct usertp_tracepoint *tp);
+/*
+ * jump-label.c: make every call site of @tp agree with tp->enabled.  Return 0, or the first
+ * error (-EACCES and the like when code pages may not be written).
+ */
+USERTP_HIDDEN int usertp__jump_sync_tracepoint_locked(struct usertp_tracepoint *tp);
 /* Make the call sites of one object agree with their tracepoints. */
-USERTP_HIDDEN void usertp__jump_sync_object_locked(struct usertp__object *obj);
+USERTP_HIDDEN int usertp__jump_sync_object_locked(struct usertp__object *obj);
 
 /* registry.c: the registered objects. */
 USERTP_HIDDEN unsigned int usertp__objects_count_locked(void);

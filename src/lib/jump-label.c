@@ -93,51 +93,64 @@ static int set_site(const struct usertp__jump_entry *e, bool on)
 	return on ? patch_site(e->code, site_nop, jmp) : patch_site(e->code, jmp, site_nop);
 }
 
-static bool sync_entries(struct usertp__object *obj, const struct usertp_tracepoint *only)
+/* Set the sites of @obj (only those of @only, unless NULL); count changes, keep first error. */
+static int sync_entries(struct usertp__object *obj, const struct usertp_tracepoint *only,
+			bool *changed)
 {
 	struct usertp__jump_entry *e;
-	bool changed = false;
+	int ret = 0, err;
 
 	if (!obj->jumps)
-		return false;
+		return 0;
 	for (e = obj->jumps; e < obj->jumps_end; e++) {
-		if (only && e->tp != only)
+		if ((only && e->tp != only) || !e->code || !e->tp)
 			continue;
-		if (!e->code)
-			continue;
-		set_site(e, __atomic_load_n(&e->tp->enabled, __ATOMIC_RELAXED) != 0);
-		changed = true;
+		err = set_site(e, __atomic_load_n(&e->tp->enabled, __ATOMIC_RELAXED) != 0);
+		if (err && !ret)
+			ret = err;
+		*changed = true;
 	}
-	return changed;
+	return ret;
 }
 
-void usertp__jump_sync_tracepoint_locked(struct usertp_tracepoint *tp)
+int usertp__jump_sync_tracepoint_locked(struct usertp_tracepoint *tp)
 {
 	unsigned int i, n = usertp__objects_count_locked();
 	bool changed = false;
+	int ret = 0, err;
 
-	for (i = 0; i < n; i++)
-		changed |= sync_entries(usertp__object_at_locked(i), tp);
+	for (i = 0; i < n; i++) {
+		err = sync_entries(usertp__object_at_locked(i), tp, &changed);
+		if (err && !ret)
+			ret = err;
+	}
 	if (changed)
 		sync_all_cores();
+	return ret;
 }
 
-void usertp__jump_sync_object_locked(struct usertp__object *obj)
+int usertp__jump_sync_object_locked(struct usertp__object *obj)
 {
-	if (sync_entries(obj, NULL))
+	bool changed = false;
+	int ret = sync_entries(obj, NULL, &changed);
+
+	if (changed)
 		sync_all_cores();
+	return ret;
 }
 
 #else /* !USERTP_HAVE_JUMP_LABEL: sites read tp->enabled, nothing to patch */
 
-void usertp__jump_sync_tracepoint_locked(struct usertp_tracepoint *tp)
+int usertp__jump_sync_tracepoint_locked(struct usertp_tracepoint *tp)
 {
 	(void)tp;
+	return 0;
 }
 
-void usertp__jump_sync_object_locked(struct usertp__object *obj)
+int usertp__jump_sync_object_locked(struct usertp__object *obj)
 {
 	(void)obj;
+	return 0;
 }
 
 #endif

@@ -175,17 +175,30 @@ static void reclaim_locked(void)
 	}
 }
 
-/* Publish @probes (NULL when empty) and move the key and call sites along. */
-static void publish(struct usertp_tracepoint *tp, struct usertp_probe *probes)
+/*
+ * Publish @probes (NULL when empty) and move the key and call sites along.  Turning a
+ * tracepoint on can fail when its call sites cannot be rewritten (code pages that may not be
+ * made writable): everything is then put back as it was and the error returned, rather than
+ * leaving a tracepoint that claims to be on while its sites never reach the probes.
+ */
+static int publish(struct usertp_tracepoint *tp, struct usertp_probe *probes)
 {
 	struct usertp_probe *old = tp->probes;
 	bool was_on = old != NULL, on = probes != NULL;
+	int ret;
 
 	if (on && !was_on) {
 		/* Probes first, then the sites that reach them. */
 		__atomic_store_n(&tp->probes, probes, __ATOMIC_RELEASE);
 		__atomic_store_n(&tp->enabled, 1, __ATOMIC_RELEASE);
-		usertp__jump_sync_tracepoint_locked(tp);
+		ret = usertp__jump_sync_tracepoint_locked(tp);
+		if (ret) {
+			__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELEASE);
+			usertp__jump_sync_tracepoint_locked(tp);
+			__atomic_store_n(&tp->probes, NULL, __ATOMIC_RELEASE);
+			usertp__defer_free_locked(probes);
+			return ret;
+		}
 	} else if (!on && was_on) {
 		__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELEASE);
 		usertp__jump_sync_tracepoint_locked(tp);
@@ -198,6 +211,7 @@ static void publish(struct usertp_tracepoint *tp, struct usertp_probe *probes)
 	usertp__defer_free_locked(old);
 	if (retired_count > RETIRED_MAX)
 		reclaim_locked();
+	return 0;
 }
 
 int usertp__probe_register_locked(struct usertp_tracepoint *tp, usertp_probe_func probe,
@@ -233,8 +247,10 @@ int usertp__probe_register_locked(struct usertp_tracepoint *tp, usertp_probe_fun
 	if (n > pos)
 		memcpy(probes + pos + 1, old + pos, (n - pos) * sizeof(*probes));
 	probes[n + 1] = (struct usertp_probe){ NULL, NULL, 0 };
-	publish(tp, probes);
-	return 0;
+	ret = publish(tp, probes);
+	if (ret && !old && tp->unregfunc)
+		tp->unregfunc(); /* undo the regfunc above */
+	return ret;
 }
 
 int usertp__probe_unregister_locked(struct usertp_tracepoint *tp, usertp_probe_func probe,
