@@ -45,27 +45,22 @@
 #define __print_dynamic_array(array, el_size)                                                      \
 	__print_array(__get_dynamic_array(array), __get_dynamic_array_len(array) / (el_size), el_size)
 
-#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)                             \
-	static void trace_raw_output_##call(struct usertp_seq *s, struct usertp_seq *p,             \
+/* The printer <func> of records laid out as struct trace_event_raw_<raw>. */
+#define USERTP__OUTPUT_FUNC(func, raw, print)                                                      \
+	static void trace_raw_output_##func(struct usertp_seq *s, struct usertp_seq *p,             \
 					    const void *record)                                    \
 	{                                                                                          \
-		struct trace_event_raw_##call *field =                                             \
-			(struct trace_event_raw_##call *)(uintptr_t)record;                        \
+		struct trace_event_raw_##raw *field =                                              \
+			(struct trace_event_raw_##raw *)(uintptr_t)record;                         \
 		(void)p;                                                                           \
 		(void)field;                                                                       \
 		usertp_seq_printf(s, print);                                                       \
 	}
 
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)                             \
+	USERTP__OUTPUT_FUNC(call, call, PARAMS(print))
 #define DEFINE_EVENT(template, name, proto, args)
 #define DEFINE_EVENT_PRINT(template, call, proto, args, print)                                     \
-	static void trace_raw_output_##call(struct usertp_seq *s, struct usertp_seq *p,             \
-					    const void *record)                                    \
-	{                                                                                          \
-		struct trace_event_raw_##template *field =                                         \
-			(struct trace_event_raw_##template *)(uintptr_t)record;                    \
-		(void)p;                                                                           \
-		(void)field;                                                                       \
-		usertp_seq_printf(s, print);                                                       \
-	}
+	USERTP__OUTPUT_FUNC(call, template, PARAMS(print))
 #define TRACE_DEFINE_ENUM(a)
 #define TRACE_DEFINE_SIZEOF(a)
