@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: MIT
+// consumer.c compiled as C++.
+#include "consumer.c"
