@@ -153,9 +153,10 @@ static void __attribute__((destructor, used)) usertp__object_dtor(void)
  *
  * x86-64: a 5-byte nop, and an entry in __usertp_jump_table naming the site, the "on" label
  * and the tracepoint.  The runtime turns the nop into "jmp on-label" with one atomic store;
- * .bundle_align_mode 6 keeps the 5 bytes inside one 64-byte cache line so that the store
- * never tears an instruction another thread is executing.  The tracepoint is named in the
- * assembly by its symbol, because "i" constraints cannot take addresses in PIC code.
+ * ".p2align 6,,4" keeps the 5 bytes inside one 64-byte cache line (it pads, with nops, only
+ * when the site would start in the last 4 bytes of a line), so that the store never tears an
+ * instruction another thread is executing.  The tracepoint is named in the assembly by its
+ * symbol, because "i" constraints cannot take addresses in PIC code.
  *
  * Elsewhere (or with USERTP_NO_JUMP_LABEL): a relaxed load of tp->enabled.
  */
@@ -164,11 +165,8 @@ static void __attribute__((destructor, used)) usertp__object_dtor(void)
 #define USERTP__DEFINE_SITE_TEST(name)                                                             \
 	static inline __attribute__((always_inline)) bool usertp__tp_on_##name(void)              \
 	{                                                                                          \
-		__asm__ goto(".bundle_align_mode 6\n\t"                                            \
-			     ".bundle_lock\n\t"                                                    \
+		__asm__ goto(".p2align 6, , 4\n\t"                                                 \
 			     "1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"                           \
-			     ".bundle_unlock\n\t"                                                  \
-			     ".bundle_align_mode 0\n\t"                                            \
 			     ".pushsection __usertp_jump_table, \"aw\"\n\t"                        \
 			     ".balign 8\n\t"                                                       \
 			     ".quad 1b, %l[l_on], __tracepoint_" #name "\n\t"                      \
@@ -194,6 +192,13 @@ static void __attribute__((destructor, used)) usertp__object_dtor(void)
 #ifndef PARAMS
 #define PARAMS(...) __VA_ARGS__
 #endif
+
+/* The tracepoint and its iterator have C linkage, so C and C++ files can share them. */
+#ifdef __cplusplus
+#define USERTP__EXTERN_C extern "C"
+#else
+#define USERTP__EXTERN_C extern
+#endif
 #define TP_PROTO(...) __VA_ARGS__
 #define TP_ARGS(...) __VA_ARGS__
 #define TP_CONDITION(...) __VA_ARGS__
@@ -217,8 +222,8 @@ static void __attribute__((destructor, used)) usertp__object_dtor(void)
 	} while (0)
 
 #define __DECLARE_TRACE(name, proto, args, cond, data_proto)                                        \
-	extern struct usertp_tracepoint __tracepoint_##name;                                       \
-	void __traceiter_##name(data_proto);                                                       \
+	USERTP__EXTERN_C struct usertp_tracepoint __tracepoint_##name;                             \
+	USERTP__EXTERN_C void __traceiter_##name(data_proto);                                      \
 	USERTP__DEFINE_SITE_TEST(name)                                                             \
 	static inline void usertp__trace_on_##name(proto)                                          \
 	{                                                                                          \
@@ -260,6 +265,8 @@ static void __attribute__((destructor, used)) usertp__object_dtor(void)
  * iterator.  Probes are called through their real prototype, data first.
  */
 #define DEFINE_TRACE_FN(name, reg, unreg, proto, args)                                              \
+	USERTP__EXTERN_C struct usertp_tracepoint __tracepoint_##name;                             \
+	USERTP__EXTERN_C void __traceiter_##name(void *__data, proto);                             \
 	struct usertp_tracepoint __tracepoint_##name __attribute__((used)) = {                     \
 		sizeof(struct usertp_tracepoint), 0, #name, NULL, reg, unreg,                      \
 	};                                                                                         \

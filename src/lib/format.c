@@ -129,13 +129,13 @@ static const struct {
 };
 
 /*
- * "sizeof(short)" at @s (n bytes of identifier already seen)?  Return the length of the whole
- * expression and its value; libtraceevent only knows a few type names, numbers it always
- * reads.
+ * "sizeof(type)" at @s?  Return the length of the whole expression and its value, when a
+ * TRACE_DEFINE_SIZEOF() or the table of basic types knows the type (libtraceevent only knows
+ * a few type names; numbers it always reads).
  */
-static size_t sizeof_expr(const char *s, unsigned long *value)
+static size_t sizeof_expr(const char *system, const char *s, unsigned long *value)
 {
-	char type[64];
+	char type[64], text[80];
 	size_t len = 0, i;
 	const char *p = s + 6;
 
@@ -153,6 +153,10 @@ static size_t sizeof_expr(const char *s, unsigned long *value)
 	while (len && type[len - 1] == ' ')
 		len--;
 	type[len] = '\0';
+	/* TRACE_DEFINE_SIZEOF() of the event's system first, then the basic types. */
+	snprintf(text, sizeof(text), "sizeof(%s)", type);
+	if (eval_lookup(system, text, strlen(text), value))
+		return (size_t)(p + 1 - s);
 	for (i = 0; i < sizeof(basic_types) / sizeof(basic_types[0]); i++) {
 		if (!strcmp(type, basic_types[i].type)) {
 			*value = basic_types[i].size;
@@ -192,7 +196,7 @@ char *usertp__print_fmt_eval(const char *fmt, const char *system)
 		} else if ((isalpha((unsigned char)*s) || *s == '_') &&
 			   (s == fmt || !is_ident((unsigned char)s[-1]))) {
 			unsigned long value;
-			size_t whole = sizeof_expr(s, &value);
+			size_t whole = sizeof_expr(system, s, &value);
 			bool member = (s - fmt >= 2 && s[-1] == '>' && s[-2] == '-') ||
 				      (s > fmt && s[-1] == '.');
 

@@ -4,7 +4,7 @@
  *
  * A site is 5 bytes: the nop 0f 1f 44 00 00 while off, "jmp rel32" (e9 xx xx xx xx) to the
  * probe-calling path while on.  The compiler put the site inside one 64-byte cache line
- * (.bundle_align_mode 6), so one 8-byte locked compare-and-exchange on a window in that line
+ * (".p2align 6,,4" before it), so one 8-byte locked compare-and-exchange on a window in that line
  * replaces the whole instruction at once: a thread executing the site sees the old or the
  * new instruction, never a mix.  The code page is made writable only around the store.
  * Afterwards membarrier(SYNC_CORE), when the kernel offers it, makes every thread serialise

@@ -34,6 +34,11 @@ static unsigned int nr_tp_refs, tp_refs_cap;
 
 static struct usertp__event_node *events_head;
 
+/* Definitions left out because an event of that name has another format; they get their
+ * turn when that event goes away. */
+static struct usertp_event **ignored;
+static unsigned int nr_ignored, ignored_cap;
+
 /* Event ids in use: common_type is 16 bits; 0 is never used. */
 static unsigned char id_used[65536 / 8];
 
@@ -252,12 +257,17 @@ static void event_add(struct usertp_event *ev)
 	if (node) {
 		if (!same_format(node->instances[0], ev)) {
 			debug_note("ignoring a second, different definition of", ev);
+			if (grow((void **)&ignored, &ignored_cap, nr_ignored + 1, sizeof(*ignored)))
+				ignored[nr_ignored++] = ev;
 			return;
 		}
-		inst = realloc(node->instances, (node->nr_instances + 1) * sizeof(*inst));
-		if (!inst)
-			return;
+		/* The files' probes follow the instances: take them off before the array moves. */
 		files_detach(node);
+		inst = realloc(node->instances, (node->nr_instances + 1) * sizeof(*inst));
+		if (!inst) {
+			files_attach(node);
+			return;
+		}
 		node->instances = inst;
 		inst[node->nr_instances++] = ev;
 		__atomic_store_n(&ev->runtime, node, __ATOMIC_RELEASE);
@@ -290,13 +300,47 @@ static void event_add(struct usertp_event *ev)
 	usertp__listeners_event_added_locked(node);
 }
 
+/* Forget an ignored definition; true if @ev was one. */
+static bool ignored_drop(const struct usertp_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_ignored; i++) {
+		if (ignored[i] == ev) {
+			ignored[i] = ignored[--nr_ignored];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The event @system:@name is gone: the first ignored definition of that name takes over. */
+static void ignored_promote(const char *system, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_ignored; i++) {
+		struct usertp_event *ev = ignored[i];
+
+		if (strcmp(ev->name, name) || strcmp(ev->event_class->system, system))
+			continue;
+		ignored[i] = ignored[--nr_ignored];
+		debug_note("now using the other definition of", ev);
+		event_add(ev); /* same-format ones left in the list join it from here */
+		i = (unsigned int)-1;
+	}
+}
+
 static void event_remove(struct usertp_event *ev)
 {
 	struct usertp__event_node *node = ev->runtime, **pp;
+	char system[128], name[128];
 	unsigned int i;
 
-	if (!node)
+	if (!node) {
+		ignored_drop(ev);
 		return;
+	}
 	__atomic_store_n(&ev->runtime, NULL, __ATOMIC_RELEASE);
 	if (node->nr_instances > 1) {
 		files_detach(node);
@@ -311,6 +355,8 @@ static void event_remove(struct usertp_event *ev)
 		files_attach(node);
 		return;
 	}
+	snprintf(system, sizeof(system), "%s", ev->event_class->system);
+	snprintf(name, sizeof(name), "%s", ev->name);
 	usertp__listeners_event_removed_locked(node);
 	for (pp = &events_head; *pp; pp = &(*pp)->next) {
 		if (*pp == node) {
@@ -322,6 +368,7 @@ static void event_remove(struct usertp_event *ev)
 	free(node->instances);
 	free(node->print_fmt);
 	usertp__defer_free_locked(node);
+	ignored_promote(system, name);
 }
 
 void usertp__object_register(struct usertp__object *obj)

@@ -79,17 +79,9 @@ done
 PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export PKG_CONFIG_PATH
 pc_prefix=$(pkg-config --variable=prefix usertp) || fail "pkg-config does not find usertp"
-if [ "$pc_prefix" != "$prefix" ]; then
-	# usertp.pc is configured with prefix=${CMAKE_INSTALL_PREFIX}, so it names the prefix
-	# the build was configured for, not the one cmake --install --prefix put it in.  Go on
-	# with a copy that has the right prefix, to test the rest of it.
-	known_bug "$pc has prefix=$pc_prefix, not $prefix where it was installed"
-	mkdir -p "$work/pkgconfig-fixed"
-	sed "s|^prefix=.*|prefix=$prefix|" "$pc" >"$work/pkgconfig-fixed/usertp.pc"
-	PKG_CONFIG_PATH=$work/pkgconfig-fixed:$PKG_CONFIG_PATH
-	echo "           going on with $work/pkgconfig-fixed/usertp.pc"
-	[ "$(pkg-config --variable=prefix usertp)" = "$prefix" ] || fail "cannot work around it"
-fi
+# usertp.pc names its prefix relative to itself, so it follows the tree wherever installed.
+[ "$(cd "$pc_prefix" && pwd -P)" = "$(cd "$prefix" && pwd -P)" ] ||
+	fail "$pc has prefix=$pc_prefix, not $prefix where it was installed"
 pkgconfig=pkg-config
 includedir=$($pkgconfig --variable=includedir usertp)
 for h in usertp/usertp.h usertp/tracepoint.h usertp/trace-event.h usertp/compiler.h; do

@@ -520,11 +520,59 @@ static void test_shared_tracepoint(void)
 	usertp_listener_destroy(l);
 }
 
+static void count_record(const struct usertp_event *ev, const void *record, unsigned int size,
+			 void *arg)
+{
+	char text[128];
+
+	if (usertp_event_print(ev, record, size, text, sizeof(text)) > 0 &&
+	    !strcmp(usertp_event_name(ev), "dup_ev") && !strcmp(text, "value=77"))
+		(*(int *)arg)++;
+}
+
+/*
+ * The different-format definition waits: once every same-format definition is unloaded, it
+ * becomes the event (with its own format) and is recorded; then it goes too.
+ */
+static void test_other_format_takes_over(void)
+{
+	void *ha = load(DUP_A_PATH, RTLD_NOW | RTLD_LOCAL);
+	void *halt = load(DUP_ALT_PATH, RTLD_NOW | RTLD_LOCAL);
+	struct usertp_listener *l = NULL;
+	const struct usertp_event *ev;
+	dup_fire_fn fire;
+	char text[4096];
+	int seen = 0;
+
+	ev = usertp_event_find("dupsys", "dup_ev");
+	CHECK(ev != NULL);
+	if (ev)
+		check_format_is_first(ev);
+	CHECK_INT(usertp_listener_create("dupsys:dup_ev", count_record, &seen, &l), ==, 0);
+	unload(ha);
+	ev = usertp_event_find("dupsys", "dup_ev");
+	CHECK(ev != NULL);
+	if (ev) {
+		usertp_event_format(ev, text, sizeof(text));
+		CHECK(strstr(text, "\tfield:long value;") != NULL);
+	}
+	/* The listener's spec applies to the definition that took over. */
+	fire = halt ? (dup_fire_fn)dlsym(halt, DUP_FIRE) : NULL;
+	CHECK(fire != NULL);
+	if (fire)
+		fire(77);
+	CHECK_INT(seen, ==, 1);
+	usertp_listener_destroy(l);
+	unload(halt);
+	CHECK(usertp_event_find("dupsys", "dup_ev") == NULL);
+}
+
 int main(int argc, char **argv)
 {
 	listener_first = argc > 1 && !strcmp(argv[1], "listener-first");
 	test_local_definitions();
 	test_shared_tracepoint();
+	test_other_format_takes_over();
 	CHECK_INT(recs_overflow, ==, 0);
 	return harness_done();
 }

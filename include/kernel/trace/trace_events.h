@@ -57,8 +57,6 @@
 
 #pragma GCC diagnostic pop
 
-#ifdef USERTP__UNDEF_TRACE_SYSTEM_VAR
+/* As in the kernel: TRACE_SYSTEM_VAR belongs to this header only. */
 #undef TRACE_SYSTEM_VAR
-#undef USERTP__UNDEF_TRACE_SYSTEM_VAR
-#endif
 #undef USERTP__SYSTEM_STRING

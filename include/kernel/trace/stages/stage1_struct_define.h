@@ -35,13 +35,14 @@
 #define DEFINE_EVENT(template, name, proto, args)
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)
 
-#define USERTP__DEFINE_EVAL(a, value)                                                              \
+#define USERTP__DEFINE_EVAL(a, text, value)                                                        \
 	static struct usertp_eval_map USERTP_PASTE(USERTP_PASTE(__usertp_eval_, TRACE_SYSTEM_VAR), \
-						   _##a) = { USERTP__SYSTEM_STRING, #a,            \
+						   _##a) = { USERTP__SYSTEM_STRING, text,          \
 							     (unsigned long)(value) };             \
 	static struct usertp_eval_map *USERTP_PASTE(                                               \
 		USERTP_PASTE(__usertp_eval_ptr_, TRACE_SYSTEM_VAR), _##a)                          \
 		__attribute__((used, section("__usertp_eval_maps"))) =                             \
 			&USERTP_PASTE(USERTP_PASTE(__usertp_eval_, TRACE_SYSTEM_VAR), _##a);
-#define TRACE_DEFINE_ENUM(a) USERTP__DEFINE_EVAL(a, a)
-#define TRACE_DEFINE_SIZEOF(a) USERTP__DEFINE_EVAL(a, sizeof(a))
+/* As in the kernel, TRACE_DEFINE_SIZEOF(t) replaces the text "sizeof(t)" by the size. */
+#define TRACE_DEFINE_ENUM(a) USERTP__DEFINE_EVAL(a, #a, a)
+#define TRACE_DEFINE_SIZEOF(a) USERTP__DEFINE_EVAL(a, "sizeof(" #a ")", sizeof(a))
