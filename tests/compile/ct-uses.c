@@ -122,7 +122,7 @@ static void ct_test_events_exist(void)
 					   "t_helpers",	    "t_rel",	     "t_rel_len",
 					   "t_class_plain", "t_class_print", "t_class_cond",
 					   "t_class_fn",    "t_cond",	     "t_fn",
-					   "t_plain_text" };
+					   "t_plain_text", "t_sizes" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
@@ -133,7 +133,7 @@ static void ct_test_events_exist(void)
 		ct_check_event("usertp-test", all[i]);
 	CHECK_INT(ct_events_of("ctest_sched"), ==, 5);
 	CHECK_INT(ct_events_of("ctest-outside"), ==, 3);
-	CHECK_INT(ct_events_of("usertp-test"), ==, 13);
+	CHECK_INT(ct_events_of("usertp-test"), ==, 14);
 
 	/* TRACE_SYSTEM_VAR names identifiers, not the system. */
 	CHECK(usertp_event_find("ctest_outside", "ctest_outside_paint") == NULL);

@@ -95,6 +95,7 @@ static void fire_all(void)
 	trace_t_cond(2);
 	trace_t_fn(10);
 	trace_t_plain_text(11);
+	trace_t_sizes(12);
 }
 
 static struct tep_handle *tep_new(void)
@@ -144,7 +145,7 @@ static void test_print_matches_libtraceevent(void)
 	int i, n_events = 0;
 
 	usertp_event_foreach(count_events, &n_events);
-	CHECK_INT(n_events, ==, 13);
+	CHECK_INT(n_events, ==, 14);
 	usertp_event_foreach(parse_one, tep);
 
 	nr_recs = 0;
@@ -152,7 +153,7 @@ static void test_print_matches_libtraceevent(void)
 	fire_all();
 	usertp_listener_destroy(l);
 	/* Everything but the two calls whose condition is false. */
-	CHECK_INT(nr_recs, ==, 16);
+	CHECK_INT(nr_recs, ==, 17);
 
 	for (i = 0; i < nr_recs; i++) {
 		const struct usertp_trace_entry *ent = (const struct usertp_trace_entry *)recs[i].data;
@@ -242,6 +243,8 @@ static void test_record_contents(void)
 	CHECK(find_rec("t_cond", 1) == NULL);
 	print_rec("t_plain_text", 0, text, sizeof(text));
 	CHECK_STR(text, "no arguments at all");
+	print_rec("t_sizes", 0, text, sizeof(text));
+	CHECK_STR(text, "x=12 pair=8 ushort=2");
 }
 
 /* The format text: kernel layout, offsets from the compiler's own struct. */
@@ -295,6 +298,11 @@ static void test_format_text(void)
 	usertp_event_format(ev, text, sizeof(text));
 	CHECK(strstr(text, "\nprint fmt: \"no arguments at all\"\n") != NULL);
 
+	ev = usertp_event_find("usertp-test", "t_sizes");
+	usertp_event_format(ev, text, sizeof(text));
+	CHECK(strstr(text, "print fmt: \"x=%d pair=%d ushort=%d\", REC->x, (int)8, (int)2\n") != NULL);
+
+	ev = usertp_event_find("usertp-test", "t_plain_text");
 	/* snprintf-like: the length does not depend on the buffer. */
 	CHECK_INT(usertp_event_format(ev, line, 10), ==, usertp_event_format(ev, text, sizeof(text)));
 	CHECK_INT(strlen(line), ==, 9);
