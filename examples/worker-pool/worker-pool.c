@@ -52,7 +52,7 @@ static unsigned long nr_queued, nr_started, nr_done, nr_slow;
 
 /* What the jobs read, filled at start-up. */
 static unsigned char job_input[16 * 1024];
-static volatile unsigned int checksum_sink;
+static unsigned int checksum_sink; /* keeps the work from being optimised away */
 
 static const char *const kind_names[] = { "resize", "compress", "checksum" };
 
@@ -114,7 +114,7 @@ static void *worker(void *arg)
 		if (nr_chunks > 6)
 			flags |= JOB_FLAG_LARGE;
 
-		checksum_sink = process_result;
+		__atomic_store_n(&checksum_sink, process_result, __ATOMIC_RELAXED);
 		trace_job_done(job.id, name, now_ns() - start, flags, chunk_us, nr_chunks);
 		__atomic_fetch_add(&nr_done, 1, __ATOMIC_RELAXED);
 		if (now_ns() - start > 200000)
