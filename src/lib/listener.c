@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * listener.c - in-process consumers of records, and the set_event spec language.
+ * listener.c - in-process consumers of records.
  *
  * A listener owns one event file per event its specs select.  Its records are written into
  * a per-thread scratch area (allocated on a thread's first record, freed when the thread
@@ -15,7 +15,6 @@
 
 #include "internal.h"
 
-#define SPEC_MAX 127 /* the kernel's limit for one set_event token */
 #define NEST_MAX 4
 
 struct usertp_listener {
@@ -97,55 +96,6 @@ static const struct usertp__sink_ops listener_ops = {
 	listener_reserve,
 	listener_commit,
 };
-
-void *usertp_event_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
-			   size_t size)
-{
-	return file->ops->reserve(file, res, size);
-}
-
-void usertp_event_commit(struct usertp_event_file *file, struct usertp_reservation *res)
-{
-	file->ops->commit(file, res);
-}
-
-int usertp__spec_check(const char *spec)
-{
-	size_t len = strlen(spec);
-	const char *colon = strchr(spec, ':');
-
-	if (!len || len > SPEC_MAX || !strcmp(spec, "*") || spec[0] == '!')
-		return -EINVAL;
-	if (colon && strchr(colon + 1, ':'))
-		return -EINVAL;
-	/* A star is a whole side of the colon or nothing: there is no globbing. */
-	for (const char *p = spec; *p; p++) {
-		if (isspace((unsigned char)*p))
-			return -EINVAL;
-		if (*p != '*')
-			continue;
-		if (!colon || !((p == spec && p + 1 == colon) || (p == colon + 1 && !p[1])))
-			return -EINVAL;
-	}
-	return 0;
-}
-
-static bool side_matches(const char *pattern, size_t len, const char *value)
-{
-	if (!len || (len == 1 && pattern[0] == '*'))
-		return true;
-	return strlen(value) == len && !memcmp(pattern, value, len);
-}
-
-bool usertp__spec_match(const char *spec, const char *system, const char *name)
-{
-	const char *colon = strchr(spec, ':');
-
-	if (!colon)
-		return !strcmp(spec, system) || !strcmp(spec, name);
-	return side_matches(spec, (size_t)(colon - spec), system) &&
-	       side_matches(colon + 1, strlen(colon + 1), name);
-}
 
 static bool listener_selects(const struct usertp_listener *l, const struct usertp_event *ev)
 {

@@ -214,6 +214,18 @@ int usertp__event_file_enable_locked(struct usertp_event_file *file)
 	return 0;
 }
 
+/* The calls generated probes make: each event file records through its consumer. */
+void *usertp_event_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
+			   size_t size)
+{
+	return file->ops->reserve(file, res, size);
+}
+
+void usertp_event_commit(struct usertp_event_file *file, struct usertp_reservation *res)
+{
+	file->ops->commit(file, res);
+}
+
 static void debug_note(const char *what, const struct usertp_event *ev)
 {
 	if (getenv("USERTP_DEBUG"))
