@@ -116,7 +116,7 @@ struct usertp_event_file;
 struct usertp_reservation {
 	void *entry;
 	unsigned int size;
-	void *priv[2];
+	void *priv[4]; /* the consumer's */
 };
 
 USERTP_EXPORT void *usertp_event_reserve(struct usertp_event_file *file,

@@ -28,6 +28,8 @@ USERTP_HIDDEN void usertp__init(void);
 
 /* Set once exit() has started: objects then stay registered (other threads may still run). */
 extern bool usertp__exiting USERTP_HIDDEN;
+/* Set by the recorder: objects registered afterwards are never unloaded (see registry.c). */
+extern bool usertp__keep_objects USERTP_HIDDEN;
 
 /* tracepoint.c */
 USERTP_HIDDEN int usertp__probe_register_locked(struct usertp_tracepoint *tp,
@@ -92,6 +94,20 @@ USERTP_HIDDEN struct usertp__event_node *usertp__events_first_locked(void);
 USERTP_HIDDEN int usertp__event_file_enable_locked(struct usertp_event_file *file);
 USERTP_HIDDEN void usertp__event_file_disable_locked(struct usertp_event_file *file);
 
+/* A listener with its own sink (the recorder's ring buffers); fn may be NULL. */
+USERTP_HIDDEN int usertp__listener_create_ops(const char *events,
+					      const struct usertp__sink_ops *ops,
+					      usertp_record_func fn, void *arg,
+					      struct usertp_listener **out);
+/* Call @fn for each event file of @l (no lock taken: for the recorder's output). */
+USERTP_HIDDEN void usertp__listener_files(const struct usertp_listener *l,
+					  void (*fn)(const struct usertp_event_file *file, void *arg),
+					  void *arg);
+
+/* The thread names the recorder saw, for its output. */
+USERTP_HIDDEN void usertp__comm_note(int tid);
+USERTP_HIDDEN const char *usertp__comm_find(int tid, char *buf, size_t size);
+
 /* Called by the registry for every event that appears, so that listeners pick it up. */
 USERTP_HIDDEN void usertp__listeners_event_added_locked(struct usertp__event_node *node);
 /* Called when an event goes: its files are disabled and freed by their owners. */
@@ -108,6 +124,10 @@ USERTP_HIDDEN char *usertp__print_fmt_eval(const char *fmt, const char *system);
 
 /* print.c */
 USERTP_HIDDEN void usertp__seq_init(struct usertp_seq *s, char *buf, unsigned int size);
+/* usertp_event_print() into a buffer that is big enough or cut: no allocation. */
+USERTP_HIDDEN int usertp__event_print_buf(const struct usertp_event *ev, const void *record,
+					  size_t record_size, char *buf, size_t size,
+					  bool *truncated);
 
 /* The writer's thread id, cached per thread (reset in a forked child). */
 USERTP_HIDDEN int usertp__gettid(void);

@@ -2,6 +2,9 @@
 /*
  * listener.c - in-process consumers of records.
  *
+ * A listener is a set of event specs and a sink: the public listeners hand each record to a
+ * callback; the recorder (recorder.c) is a listener whose sink is the ring buffers.
+ *
  * A listener owns one event file per event its specs select.  Its records are written into
  * a per-thread scratch area (allocated on a thread's first record, freed when the thread
  * exits; up to four nested records, for a listener whose callback hits a tracepoint) and
@@ -21,6 +24,7 @@ struct usertp_listener {
 	struct usertp_listener *next;
 	char **specs; /* as given, a leading '!' meaning "take out" */
 	unsigned int nr_specs;
+	const struct usertp__sink_ops *ops; /* where its records go */
 	usertp_record_func fn;
 	void *arg;
 	struct usertp_event_file *files; /* next_in_owner */
@@ -122,7 +126,7 @@ static void listener_attach_locked(struct usertp_listener *l, struct usertp__eve
 	if (!file)
 		return;
 	file->node = node;
-	file->ops = &listener_ops;
+	file->ops = l->ops;
 	file->owner = l;
 	if (usertp__event_file_enable_locked(file)) {
 		free(file);
@@ -219,11 +223,19 @@ static int specs_parse(const char *events, char ***out, unsigned int *nr)
 int usertp_listener_create(const char *events, usertp_record_func fn, void *arg,
 			   struct usertp_listener **out)
 {
+	if (!fn)
+		return -EINVAL;
+	return usertp__listener_create_ops(events, &listener_ops, fn, arg, out);
+}
+
+int usertp__listener_create_ops(const char *events, const struct usertp__sink_ops *ops,
+				usertp_record_func fn, void *arg, struct usertp_listener **out)
+{
 	struct usertp_listener *l;
 	struct usertp__event_node *node;
 	int ret;
 
-	if (!events || !fn || !out)
+	if (!events || !ops || !out)
 		return -EINVAL;
 	usertp__init();
 	l = calloc(1, sizeof(*l));
@@ -234,6 +246,7 @@ int usertp_listener_create(const char *events, usertp_record_func fn, void *arg,
 		free(l);
 		return ret;
 	}
+	l->ops = ops;
 	l->fn = fn;
 	l->arg = arg;
 	pthread_mutex_lock(&usertp__lock);
@@ -271,4 +284,13 @@ void usertp_listener_destroy(struct usertp_listener *l)
 unsigned long usertp_listener_lost(const struct usertp_listener *l)
 {
 	return l ? __atomic_load_n(&l->lost, __ATOMIC_RELAXED) : 0;
+}
+
+void usertp__listener_files(const struct usertp_listener *l,
+			    void (*fn)(const struct usertp_event_file *file, void *arg), void *arg)
+{
+	const struct usertp_event_file *f;
+
+	for (f = __atomic_load_n(&l->files, __ATOMIC_ACQUIRE); f; f = f->next_in_owner)
+		fn(f, arg);
 }

@@ -264,50 +264,53 @@ static bool record_valid(const struct usertp_event_class *class, const unsigned 
 	return true;
 }
 
-int usertp_event_print(const struct usertp_event *ev, const void *record, size_t record_size,
-		       char *buf, size_t size)
+int usertp__event_print_buf(const struct usertp_event *ev, const void *record, size_t record_size,
+			    char *buf, size_t size, bool *truncated)
 {
 	char scratch[8192];
 	struct usertp_seq s, p;
 	usertp_event_print_func print;
 	uint64_t aligned[USERTP_RECORD_MAX / 8 + 1];
-	char one;
 
-	if (!ev || !record || (!buf && size))
+	if (!ev || !record || !buf || !size)
 		return -EINVAL;
 	if (!record_valid(ev->event_class, record, record_size))
 		return -EINVAL;
 	/*
-	 * Ring-buffer records are only 4-byte aligned; the compiled printer reads fields through
-	 * the record struct, so give it an aligned copy.
+	 * Ring-buffer records are only 4-byte aligned in the kernel's format; the compiled
+	 * printer reads fields through the record struct, so give it an aligned copy.
 	 */
 	if (((uintptr_t)record & 7) && record_size <= sizeof(aligned)) {
 		memcpy(aligned, record, record_size);
 		record = aligned;
 	}
 	print = ev->print ? ev->print : ev->event_class->print;
-	if (!size) {
-		buf = &one;
-		size = 1;
-	}
 	usertp__seq_init(&s, buf, size > 0xffffffffu ? 0xffffffffu : (unsigned int)size);
 	usertp__seq_init(&p, scratch, sizeof(scratch));
 	print(&s, &p, record);
-	if (!s.full)
-		return (int)s.len;
-	/* Truncated: measure the whole text in a big enough buffer. */
-	{
-		const unsigned int big_size = 1u << 16;
-		char *big = malloc(big_size);
-		int len;
+	*truncated = s.full;
+	return (int)s.len;
+}
 
-		if (!big)
-			return -ENOMEM;
-		usertp__seq_init(&s, big, big_size);
-		usertp__seq_init(&p, scratch, sizeof(scratch));
-		print(&s, &p, record);
-		len = (int)s.len;
-		free(big);
+int usertp_event_print(const struct usertp_event *ev, const void *record, size_t record_size,
+		       char *buf, size_t size)
+{
+	const unsigned int big_size = 1u << 16;
+	bool truncated;
+	char one, *big;
+	int len;
+
+	if (!buf && size)
+		return -EINVAL;
+	len = usertp__event_print_buf(ev, record, record_size, size ? buf : &one, size ? size : 1,
+				      &truncated);
+	if (len < 0 || !truncated)
 		return len;
-	}
+	/* Truncated: measure the whole text in a big enough buffer. */
+	big = malloc(big_size);
+	if (!big)
+		return -ENOMEM;
+	len = usertp__event_print_buf(ev, record, record_size, big, big_size, &truncated);
+	free(big);
+	return len;
 }

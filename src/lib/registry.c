@@ -14,12 +14,20 @@
  * definition is unloaded, the next one takes over.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "internal.h"
+
+bool usertp__keep_objects;
+
+/* usertp__object.registered: */
+#define OBJ_REGISTERED 1
+#define OBJ_PERMANENT 2 /* never unloaded: its destructor only runs at exit */
 
 static struct usertp__object **objects;
 static unsigned int nr_objects, objects_cap;
@@ -383,18 +391,50 @@ static void event_remove(struct usertp_event *ev)
 	ignored_promote(system, name);
 }
 
+/*
+ * Is @obj part of an object that cannot be unloaded?  The executable cannot; nor can a
+ * library once we made it RTLD_NODELETE, which the recorder asks for so that its records can
+ * still be printed at exit.  The destructor of such an object runs only at exit, and must
+ * then leave everything in place: glibc runs destructors before some atexit handlers (those
+ * registered before main() started), among them the recorder's.
+ */
+static bool object_permanent(const struct usertp__object *obj)
+{
+	Dl_info self, main_program;
+	void *handle;
+
+	if (!dladdr(obj, &self) || !self.dli_fname)
+		return true; /* static program */
+	if (dladdr((void *)getauxval(AT_PHDR), &main_program) &&
+	    main_program.dli_fbase == self.dli_fbase)
+		return true;
+	if (!__atomic_load_n(&usertp__keep_objects, __ATOMIC_RELAXED))
+		return false;
+	handle = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+	if (!handle)
+		return false;
+	dlclose(handle); /* drops the reference we just took; NODELETE stays */
+	return true;
+}
+
 void usertp__object_register(struct usertp__object *obj)
 {
+	int state;
+
 	struct usertp_tracepoint **tp;
 	struct usertp_event **ev;
 
 	usertp__init();
+	if (obj->registered || obj->struct_size < sizeof(struct usertp__object))
+		return;
+	/* Outside our lock: it may take the loader's lock. */
+	state = object_permanent(obj) ? OBJ_PERMANENT : OBJ_REGISTERED;
 	pthread_mutex_lock(&usertp__lock);
-	if (obj->registered || obj->struct_size < sizeof(struct usertp__object) ||
+	if (obj->registered ||
 	    !grow((void **)&objects, &objects_cap, nr_objects + 1, sizeof(*objects)))
 		goto out;
 	objects[nr_objects++] = obj;
-	obj->registered = 1;
+	obj->registered = state;
 	if (obj->tracepoints)
 		for (tp = obj->tracepoints; tp < obj->tracepoints_end; tp++)
 			if (*tp)
@@ -414,7 +454,7 @@ void usertp__object_unregister(struct usertp__object *obj)
 	struct usertp_event **ev;
 	unsigned int i;
 
-	if (__atomic_load_n(&usertp__exiting, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&usertp__exiting, __ATOMIC_RELAXED) || obj->registered == OBJ_PERMANENT)
 		return;
 	pthread_mutex_lock(&usertp__lock);
 	if (!obj->registered) {

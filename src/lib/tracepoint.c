@@ -56,8 +56,10 @@ static __thread int cached_tid __attribute__((tls_model("initial-exec")));
 
 int usertp__gettid(void)
 {
-	if (usertp_unlikely(!cached_tid))
+	if (usertp_unlikely(!cached_tid)) {
 		cached_tid = (int)syscall(SYS_gettid);
+		usertp__comm_note(cached_tid);
+	}
 	return cached_tid;
 }
 

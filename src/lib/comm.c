@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * comm.c - the names of the threads that wrote events, for the "comm-pid" column.
+ *
+ * A thread's name is noted when it writes its first event (the slow path that also caches its
+ * id), in a fixed table appended to without locks.  At output time a thread still alive is
+ * named from /proc (its name now, as the kernel looks names up when the trace is read), one
+ * that has gone from the table, and one never seen is "<...>", as in the kernel.  Everything
+ * here is async-signal-safe.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define COMM_LEN 16
+#define COMM_MAX 8192
+
+static struct {
+	int tid;
+	char comm[COMM_LEN];
+} comms[COMM_MAX];
+static unsigned int nr_comms;
+
+void usertp__comm_note(int tid)
+{
+	unsigned int i = __atomic_fetch_add(&nr_comms, 1, __ATOMIC_RELAXED);
+	char name[COMM_LEN] = "";
+
+	if (i >= COMM_MAX)
+		return;
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	memcpy(comms[i].comm, name, COMM_LEN);
+	comms[i].comm[COMM_LEN - 1] = '\0';
+	__atomic_store_n(&comms[i].tid, tid, __ATOMIC_RELEASE);
+}
+
+const char *usertp__comm_find(int tid, char *buf, size_t size)
+{
+	unsigned int n = __atomic_load_n(&nr_comms, __ATOMIC_ACQUIRE), i;
+	char path[64];
+	ssize_t len;
+	int fd;
+
+	if (size < COMM_LEN)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		len = read(fd, buf, size - 1);
+		close(fd);
+		if (len > 0) {
+			buf[len] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+			return buf;
+		}
+	}
+	if (n > COMM_MAX)
+		n = COMM_MAX;
+	for (i = n; i-- > 0;) {
+		if (__atomic_load_n(&comms[i].tid, __ATOMIC_ACQUIRE) == tid) {
+			memcpy(buf, comms[i].comm, COMM_LEN);
+			return buf;
+		}
+	}
+	return NULL;
+}

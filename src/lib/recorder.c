@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.c - the embedded recorder: a program traces itself when USERTP_EVENTS is set.
+ *
+ *	USERTP_EVENTS	event specs, as for set_event ("jobs:*,sched:job_done,!jobs:noisy")
+ *	USERTP_OUTPUT	where to write at exit; "*.txt": the kernel's trace text (default trace.txt)
+ *	USERTP_BUFFER_KB per-CPU buffer in KiB (default 1408, the kernel's; rounded up to pages)
+ *	USERTP_OVERWRITE 1: the oldest events go when full (default, as the kernel); 0: the newest
+ *	USERTP_CLOCK	"mono" (CLOCK_MONOTONIC ns, default) or "x86-tsc" (raw TSC ticks, cheaper)
+ *
+ * Recording starts in libusertp's constructor, before main(), and covers events of libraries
+ * loaded later.  The output is written once: at exit() from any thread or a return from main
+ * (an atexit handler, which runs after the program's own), or on a fatal signal whose handler
+ * was the default (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT):
+ * the output is written with no malloc, then the signal's default action proceeds.  On
+ * SIGKILL everything recorded is lost: the buffers die with the process.
+ *
+ * While recording, objects with events are kept loaded (dlclose() does not unmap them, as with
+ * RTLD_NODELETE): their records are printed at exit with their compiled TP_printk.
+ *
+ * A child forked without exec gets fresh buffers and writes its own output, named with its
+ * pid ("trace.4243.txt").  A bad setting is reported in one line on stderr and the program
+ * runs untraced.  Without USERTP_EVENTS nothing here runs: no memory, no thread, no file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "ring-buffer.h"
+#include "trace-text.h"
+
+#define DEFAULT_BUFFER_KB 1408
+#define DEFAULT_OUTPUT "trace.txt"
+
+USERTP_STATIC_ASSERT(sizeof(struct usertp_rb_event) <= sizeof(((struct usertp_reservation *)0)->priv),
+		     "a ring-buffer reservation fits in usertp_reservation.priv");
+
+static struct {
+	bool active;
+	int written; /* the output is written once */
+	struct usertp_rb rb;
+	struct usertp_listener *listener;
+	char output[PATH_MAX];
+	char base_output[PATH_MAX]; /* as configured, before a fork renames it */
+} rec;
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+				     SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+
+static void *rec_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
+			 size_t size)
+{
+	struct usertp_rb_event *ev = (struct usertp_rb_event *)res->priv;
+	struct usertp_trace_entry *ent;
+
+	if (usertp_unlikely(!__atomic_load_n(&rec.active, __ATOMIC_RELAXED)))
+		return NULL;
+	ent = usertp_rb_reserve(&rec.rb, usertp_rb_this_cpu(&rec.rb), (uint32_t)size, ev);
+	if (usertp_unlikely(!ent))
+		return NULL;
+	ent->type = (unsigned short)file->id;
+	ent->flags = 0;
+	ent->preempt_count = 0;
+	ent->pid = usertp__gettid();
+	res->entry = ent;
+	res->size = (unsigned int)size;
+	return ent;
+}
+
+static void rec_commit(struct usertp_event_file *file, struct usertp_reservation *res)
+{
+	(void)file;
+	usertp_rb_commit((struct usertp_rb_event *)res->priv);
+}
+
+static const struct usertp__sink_ops recorder_ops = { rec_reserve, rec_commit };
+
+struct lookup {
+	unsigned int id;
+	const struct usertp_event *ev;
+};
+
+static void lookup_file(const struct usertp_event_file *file, void *arg)
+{
+	struct lookup *l = arg;
+
+	if ((unsigned int)file->id == l->id)
+		l->ev = __atomic_load_n(&file->event, __ATOMIC_ACQUIRE);
+}
+
+static const struct usertp_event *lookup_event(unsigned int id, void *arg)
+{
+	struct lookup l = { id, NULL };
+
+	(void)arg;
+	usertp__listener_files(rec.listener, lookup_file, &l);
+	return l.ev;
+}
+
+/* Write what the buffers hold; async-signal-safe (no malloc, no stdio). */
+static void write_output(void)
+{
+	struct usertp__text_source src = { lookup_event, NULL, 0,
+					   usertp_rb_clock_id == USERTP_RB_CLOCK_TSC };
+	struct usertp_rb_snapshot snap;
+	int fd, ret;
+
+	if (__atomic_exchange_n(&rec.written, 1, __ATOMIC_ACQ_REL))
+		return;
+	__atomic_store_n(&rec.active, false, __ATOMIC_RELAXED);
+	src.nr_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	ret = usertp_rb_snapshot(rec.rb.region, rec.rb.size, &snap);
+	if (ret)
+		return;
+	fd = open(rec.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		ret = usertp__trace_text_write(fd, &snap, &src);
+		if (close(fd) && !ret)
+			ret = -errno;
+	} else {
+		ret = -errno;
+	}
+	if (ret) {
+		static const char msg[] = "usertp: cannot write the trace output\n";
+
+		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	}
+	usertp_rb_snapshot_free(&snap);
+}
+
+static void at_exit(void)
+{
+	write_output();
+}
+
+static void on_fatal_signal(int sig)
+{
+	int saved = errno;
+
+	write_output();
+	errno = saved;
+	/* SA_RESETHAND put the default action back: let it happen. */
+	raise(sig);
+}
+
+static void install_signal_handlers(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction old, sa;
+
+		if (sigaction(fatal_signals[i], NULL, &old) || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue; /* the program handles it: leave it alone */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
+/* "trace.txt" for the process that started recording; "trace.<pid>.txt" for forked children. */
+static void name_output(pid_t child)
+{
+	const char *dot = strrchr(rec.base_output, '.');
+	size_t stem = (size_t)(dot - rec.base_output);
+
+	if (!child) {
+		snprintf(rec.output, sizeof(rec.output), "%s", rec.base_output);
+		return;
+	}
+	snprintf(rec.output, sizeof(rec.output), "%.*s.%d%s", (int)stem, rec.base_output,
+		 (int)child, dot);
+}
+
+/* In a child forked without exec: its own buffers, its own output. */
+static void after_fork_child(void)
+{
+	struct usertp_rb old = rec.rb;
+
+	__atomic_store_n(&rec.active, false, __ATOMIC_RELAXED);
+	if (usertp_rb_create(&rec.rb, old.nr_cpus, (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
+			     old.overwrite)) {
+		rec.rb = old; /* keep the parent's mapping out of reach: stay off */
+		return;
+	}
+	usertp_rb_destroy(&old);
+	name_output(getpid());
+	rec.written = 0;
+	__atomic_store_n(&rec.active, true, __ATOMIC_RELAXED);
+}
+
+static bool bad(const char *var, const char *value, const char *why)
+{
+	fprintf(stderr, "usertp: %s=%s: %s; running untraced\n", var, value, why);
+	return false;
+}
+
+static bool parse_unsigned(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return !errno && !*end && *out && *out <= max;
+}
+
+static bool read_settings(const char *events, unsigned long *kb, bool *overwrite)
+{
+	const char *output = getenv("USERTP_OUTPUT"), *v;
+	size_t len;
+
+	if (!*events)
+		return bad("USERTP_EVENTS", events, "no event given");
+	if (!output)
+		output = DEFAULT_OUTPUT;
+	len = strlen(output);
+	if (len < 5 || strcmp(output + len - 4, ".txt"))
+		return bad("USERTP_OUTPUT", output, "only text output (a name ending in .txt) is "
+						    "supported yet");
+	if (output[0] != '/') {
+		char cwd[PATH_MAX];
+
+		/* Absolute now, so that a chdir() of the program does not move the output. */
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    snprintf(rec.base_output, sizeof(rec.base_output), "%s/%s", cwd, output) >=
+			    (int)sizeof(rec.base_output))
+			return bad("USERTP_OUTPUT", output, "path too long");
+	} else if (snprintf(rec.base_output, sizeof(rec.base_output), "%s", output) >=
+		   (int)sizeof(rec.base_output)) {
+		return bad("USERTP_OUTPUT", output, "path too long");
+	}
+	*kb = DEFAULT_BUFFER_KB;
+	v = getenv("USERTP_BUFFER_KB");
+	if (v && !parse_unsigned(v, 1ul << 22, kb))
+		return bad("USERTP_BUFFER_KB", v, "not a number of KiB from 1 to 4194304");
+	*overwrite = true;
+	v = getenv("USERTP_OVERWRITE");
+	if (v && strcmp(v, "0") && strcmp(v, "1"))
+		return bad("USERTP_OVERWRITE", v, "not 0 or 1");
+	if (v)
+		*overwrite = !strcmp(v, "1");
+	v = getenv("USERTP_CLOCK");
+	if (v && !strcmp(v, "x86-tsc")) {
+#if defined(__x86_64__)
+		usertp_rb_clock_id = USERTP_RB_CLOCK_TSC;
+#else
+		return bad("USERTP_CLOCK", v, "x86-tsc needs an x86-64 machine");
+#endif
+	} else if (v && strcmp(v, "mono")) {
+		return bad("USERTP_CLOCK", v, "not \"mono\" or \"x86-tsc\"");
+	}
+	return true;
+}
+
+static void __attribute__((constructor)) recorder_init(void)
+{
+	const char *events = getenv("USERTP_EVENTS");
+	unsigned long kb;
+	bool overwrite;
+	int ret;
+
+	if (!events)
+		return;
+	if (!read_settings(events, &kb, &overwrite))
+		return;
+	usertp__init();
+	ret = usertp_rb_create(&rec.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
+	if (ret) {
+		fprintf(stderr, "usertp: cannot allocate trace buffers: %s; running untraced\n",
+			strerror(-ret));
+		return;
+	}
+	name_output(0);
+	/* Objects registered from now on stay loaded: their records are printed at exit. */
+	__atomic_store_n(&usertp__keep_objects, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec.active, true, __ATOMIC_RELAXED);
+	ret = usertp__listener_create_ops(events, &recorder_ops, NULL, NULL, &rec.listener);
+	if (ret) {
+		__atomic_store_n(&rec.active, false, __ATOMIC_RELAXED);
+		usertp_rb_destroy(&rec.rb);
+		bad("USERTP_EVENTS", events,
+		    ret == -EINVAL ? "not a list of sys:event, sys:*, *:event or event specs"
+				   : "out of memory");
+		return;
+	}
+	atexit(at_exit);
+	install_signal_handlers();
+	pthread_atfork(NULL, NULL, after_fork_child);
+}

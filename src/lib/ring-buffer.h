@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring-buffer.h - private to libusertp: per-CPU ring buffers in the kernel's page format.
+ *
+ * One region of shared memory (a memfd, so that another process can map it) holds a header,
+ * then per CPU a control block and its pages:
+ *
+ *	region:  struct usertp_rb_region | cpu 0 area | cpu 1 area | ...
+ *	cpu area: struct usertp_rb_cpu | commit[nr_pages] | lost_before[nr_pages] | pad | pages
+ *	page:    u64 timestamp | u64 commit | data[4080]          (the kernel's sub-buffer)
+ *
+ * Everything is found by offsets from the region start, never by pointers, and a reader
+ * checks every offset and length it reads: the region may have been written by another
+ * process, a dead one, or a hostile one.
+ *
+ * Writing (lock-free, no syscall, no allocation):
+ *   - the CPU comes from the rseq area glibc registers (a thread may be preempted or migrate
+ *     while writing: several writers can then share one CPU's buffer, which is correct, only
+ *     rarer and slower);
+ *   - a 16-byte compare-and-exchange moves {pos, last_ts} together: pos is the logical byte
+ *     position (page_no * 4096 + offset), last_ts the time of the event before.  Taking the
+ *     time inside that loop keeps timestamps in buffer order: never backwards on a CPU;
+ *   - every event is 8-byte aligned, written as a "type_len 0" entry (u32 header, u32 length,
+ *     payload), first as padding (so readers skip it), and committed by one 8-byte store of
+ *     its final header;
+ *   - commit[slot] counts, cumulatively over all uses of that page slot, the bytes committed
+ *     (low 32 bits) and the events (high 32 bits).  A page is complete when its slot's byte
+ *     count reaches (use + 1) * 4080: the writer that leaves a page adds its unused tail.  A
+ *     slot is reused only once its previous page is complete, so a writer that is slow (or
+ *     dead) can never have its bytes overwritten by another.
+ *
+ * Modes: overwrite (the oldest page goes), or producer/consumer (new events are dropped while
+ * the consumer has not freed a page).  Lost events are counted per CPU: dropped ones in
+ * `dropped`, overwritten ones as written minus what is still in the buffer.
+ */
+#ifndef USERTP_RING_BUFFER_H
+#define USERTP_RING_BUFFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <usertp/compiler.h>
+
+#define USERTP_RB_MAGIC 0x42525455u /* "UTRB" */
+#define USERTP_RB_VERSION 1
+#define USERTP_RB_PAGE 4096u
+#define USERTP_RB_PAGE_HEADER 16u
+#define USERTP_RB_PAGE_DATA (USERTP_RB_PAGE - USERTP_RB_PAGE_HEADER)
+#define USERTP_RB_OVERWRITE 0x1u
+
+/* Kernel entry types (trace-dat.md 1.2). */
+#define USERTP_RB_TYPE_PADDING 29
+#define USERTP_RB_TYPE_TIME_EXTEND 30
+#define USERTP_RB_TYPE_TIME_STAMP 31
+#define USERTP_RB_DELTA_BITS 27
+
+struct usertp_rb_region {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t page_size;
+	uint32_t nr_cpus;
+	uint32_t nr_pages; /* per CPU */
+	uint32_t flags;
+	uint64_t size;	   /* of the whole region */
+	uint64_t cpu_offset[]; /* nr_cpus entries: where each struct usertp_rb_cpu is */
+};
+
+struct usertp_rb_cpu {
+	uint64_t pos;	   /* next reservation; with last_ts, changed by one 16-byte CAS */
+	uint64_t last_ts;
+	uint64_t read_page; /* producer/consumer: pages below it are consumed */
+	uint64_t dropped;   /* events not recorded (full, could not overwrite, too big) */
+	uint64_t lost_pending; /* dropped since the last page was opened */
+	uint64_t pages_offset; /* from the region start */
+	uint64_t pad[2];
+	uint64_t commit[];  /* nr_pages entries, then lost_before[nr_pages] */
+} __attribute__((aligned(64)));
+
+/* The writer's process-local view: pointers computed once from the region. */
+struct usertp_rb {
+	struct usertp_rb_region *region;
+	size_t size;
+	int fd; /* the memfd, for other processes */
+	unsigned int nr_cpus, nr_pages;
+	bool overwrite;
+	struct usertp_rb_cpu **cpus;
+	unsigned char **pages; /* per CPU, the first page */
+};
+
+/* Where a reserved event is, until it is committed (fits in usertp_reservation.priv). */
+struct usertp_rb_event {
+	uint64_t *slot_commit;
+	unsigned char *entry; /* the entry header */
+	uint64_t word;	      /* its final header word and array[0] */
+	uint64_t add;	      /* added to *slot_commit: one event and the bytes it used */
+};
+
+/* Clocks: CLOCK_MONOTONIC nanoseconds (the kernel's "mono"), or the raw TSC ("x86-tsc"). */
+enum usertp_rb_clock { USERTP_RB_CLOCK_MONO, USERTP_RB_CLOCK_TSC };
+
+/**
+ * usertp_rb_create() - allocate buffers of @kb KiB of data per CPU (rounded up to whole
+ * pages, as the kernel does) for @nr_cpus CPUs.
+ * Return: 0 or a negative errno.
+ */
+int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite);
+void usertp_rb_destroy(struct usertp_rb *rb);
+
+/* The CPU the calling thread runs on (may be stale by the time it is used: that is fine). */
+unsigned int usertp_rb_this_cpu(const struct usertp_rb *rb);
+uint64_t usertp_rb_clock(void);
+extern enum usertp_rb_clock usertp_rb_clock_id;
+
+/**
+ * usertp_rb_reserve() - reserve @size bytes of payload on @cpu.
+ * Return: where to write the payload (8-byte aligned), or NULL when the event is dropped
+ * (counted).  The event must then be committed with usertp_rb_commit().
+ */
+void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, uint32_t size,
+			struct usertp_rb_event *ev);
+void usertp_rb_commit(struct usertp_rb_event *ev);
+
+/* Largest payload one event can have. */
+#define USERTP_RB_MAX_PAYLOAD (USERTP_RB_PAGE_DATA - 8u)
+
+/*
+ * Reading, from a possibly hostile or half-written region.  A snapshot copies each CPU's
+ * readable pages (complete ones, and the committed prefix of the others) and gives their
+ * events in order.
+ */
+struct usertp_rb_page_copy {
+	uint64_t page_no;
+	uint32_t used;	       /* data bytes to parse */
+	uint64_t lost_before;  /* events lost just before this page */
+	unsigned char data[USERTP_RB_PAGE];
+};
+
+struct usertp_rb_cpu_snapshot {
+	struct usertp_rb_page_copy *pages;
+	unsigned int nr_pages;
+	uint64_t written;      /* events ever committed on this CPU */
+	uint64_t dropped;      /* events dropped (not written) */
+	uint64_t entries;      /* events in the snapshot */
+	uint64_t overrun;      /* written events no longer in the buffer */
+};
+
+struct usertp_rb_snapshot {
+	unsigned int nr_cpus;
+	struct usertp_rb_cpu_snapshot *cpus;
+};
+
+/**
+ * usertp_rb_snapshot() - copy what can be read of the region at @base, of @size bytes.
+ * Return: 0, -EINVAL when the region does not hold together (nothing is read outside it),
+ * -ENOMEM.
+ */
+int usertp_rb_snapshot(const void *base, size_t size, struct usertp_rb_snapshot *snap);
+void usertp_rb_snapshot_free(struct usertp_rb_snapshot *snap);
+
+/* Zeroed memory from mmap() (async-signal-safe), and its release. */
+void *usertp_rb_alloc(size_t size);
+void usertp_rb_free(void *ptr);
+
+/* One event of a page; ts is absolute. */
+struct usertp_rb_entry {
+	uint64_t ts;
+	const unsigned char *data;
+	uint32_t size;
+};
+
+/* Walk the entries of one copied page: call with *off = 0 and *ts = 0 to start. */
+struct usertp_rb_iter {
+	const struct usertp_rb_page_copy *page;
+	uint32_t off;
+	uint64_t ts;
+	bool started;
+};
+void usertp_rb_iter_init(struct usertp_rb_iter *it, const struct usertp_rb_page_copy *page);
+/* Return: 1 with *entry filled, 0 at the end of the page, -EINVAL at a malformed entry. */
+int usertp_rb_iter_next(struct usertp_rb_iter *it, struct usertp_rb_entry *entry);
+
+#endif /* USERTP_RING_BUFFER_H */

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace-text.c - a ring-buffer snapshot as the kernel's "trace" file: its header, then one line
+ * per event, the CPUs merged in timestamp order:
+ *
+ *	"%16s-%-7d [%03d] ..... %5lu.%06lu: %s: %s\n"   comm, pid, cpu, flags, time, name, text
+ *
+ * Lost events are shown where they happened, as trace_pipe shows them: "CPU:N [LOST M EVENTS]"
+ * before the first event of a CPU whose oldest events were overwritten, before a page that
+ * follows dropped events, and at the end for events dropped after the last one.
+ *
+ * No malloc and no stdio: this also runs in fatal-signal handlers.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "trace-text.h"
+
+struct out {
+	int fd;
+	int error;
+	size_t len;
+	char buf[16384];
+};
+
+static void out_flush(struct out *o)
+{
+	size_t done = 0;
+
+	while (done < o->len && !o->error) {
+		ssize_t n = write(o->fd, o->buf + done, o->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->error = n < 0 ? errno : EIO;
+		else
+			done += (size_t)n;
+	}
+	o->len = 0;
+}
+
+static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sizeof(o->buf) - o->len < 8192)
+		out_flush(o);
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n : sizeof(o->buf) - o->len - 1;
+}
+
+static void write_header(struct out *o, const struct usertp_rb_snapshot *snap, int nr_online)
+{
+	uint64_t entries = 0, written = 0;
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_cpus; i++) {
+		entries += snap->cpus[i].entries;
+		written += snap->cpus[i].entries + snap->cpus[i].overrun;
+	}
+	out_printf(o, "# tracer: nop\n"
+		      "#\n"
+		      "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n"
+		      "#\n"
+		      "#                                _-----=> irqs-off/BH-disabled\n"
+		      "#                               / _----=> need-resched\n"
+		      "#                              | / _---=> hardirq/softirq\n"
+		      "#                              || / _--=> preempt-depth\n"
+		      "#                              ||| / _-=> migrate-disable\n"
+		      "#                              |||| /     delay\n"
+		      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		      "#              | |         |   |||||     |         |\n",
+		   (unsigned long long)entries, (unsigned long long)written, nr_online);
+}
+
+/* Where one CPU's merge stands. */
+struct cursor {
+	const struct usertp_rb_cpu_snapshot *cpu;
+	unsigned int page;
+	struct usertp_rb_iter it;
+	struct usertp_rb_entry entry;
+	bool have;	  /* entry is the CPU's next event */
+	bool page_start;  /* entry is the first of its page */
+	uint64_t lost_shown;
+};
+
+static void cursor_advance(struct cursor *c)
+{
+	c->have = false;
+	c->page_start = false;
+	while (c->page < c->cpu->nr_pages) {
+		if (!c->it.page) {
+			usertp_rb_iter_init(&c->it, &c->cpu->pages[c->page]);
+			c->page_start = true;
+		}
+		if (usertp_rb_iter_next(&c->it, &c->entry) == 1) {
+			c->have = true;
+			return;
+		}
+		c->page++;
+		c->it.page = NULL;
+	}
+}
+
+static void write_event(struct out *o, const struct usertp_rb_entry *e, unsigned int cpu,
+			const struct usertp__text_source *src)
+{
+	const struct usertp_trace_entry *ent = (const void *)e->data;
+	const struct usertp_event *ev = NULL;
+	char comm_buf[32], text[4096];
+	const char *comm = "<...>", *name = "UNKNOWN";
+	bool truncated;
+	int pid = 0;
+
+	if (e->size >= sizeof(*ent)) {
+		pid = ent->pid;
+		ev = src->lookup(ent->type, src->arg);
+		if (pid == 0)
+			comm = "<idle>";
+		else if (usertp__comm_find(pid, comm_buf, sizeof(comm_buf)))
+			comm = comm_buf;
+	}
+	if (ev) {
+		name = usertp_event_name(ev);
+		if (usertp__event_print_buf(ev, e->data, e->size, text, sizeof(text), &truncated) < 0)
+			snprintf(text, sizeof(text), "[BAD RECORD]");
+	} else {
+		snprintf(text, sizeof(text), "[UNKNOWN EVENT type=%u]",
+			 e->size >= sizeof(*ent) ? ent->type : 0u);
+	}
+	out_printf(o, "%16s-%-7d [%03u] ..... ", comm, pid, cpu);
+	if (src->raw_clock)
+		out_printf(o, "%12llu: ", (unsigned long long)e->ts);
+	else
+		out_printf(o, "%5llu.%06llu: ", (unsigned long long)(e->ts / 1000000000ull),
+			   (unsigned long long)(e->ts % 1000000000ull / 1000));
+	out_printf(o, "%s: %s\n", name, text);
+}
+
+int usertp__trace_text_write(int fd, const struct usertp_rb_snapshot *snap,
+			     const struct usertp__text_source *src)
+{
+	static __thread struct out o; /* 16 KiB: not on the stack of a signal handler */
+	struct cursor cursors[64];
+	unsigned int i, n = snap->nr_cpus < 64 ? snap->nr_cpus : 64;
+
+	o.fd = fd;
+	o.error = 0;
+	o.len = 0;
+	write_header(&o, snap, src->nr_online);
+	for (i = 0; i < n; i++) {
+		memset(&cursors[i], 0, sizeof(cursors[i]));
+		cursors[i].cpu = &snap->cpus[i];
+		cursor_advance(&cursors[i]);
+		/* Overwritten events were the oldest: before everything else of this CPU. */
+		if (cursors[i].cpu->overrun && cursors[i].have)
+			out_printf(&o, "CPU:%u [LOST %llu EVENTS]\n", i,
+				   (unsigned long long)cursors[i].cpu->overrun);
+	}
+	for (;;) {
+		struct cursor *best = NULL;
+		const struct usertp_rb_page_copy *page;
+
+		for (i = 0; i < n; i++)
+			if (cursors[i].have && (!best || cursors[i].entry.ts < best->entry.ts))
+				best = &cursors[i];
+		if (!best)
+			break;
+		page = &best->cpu->pages[best->page];
+		if (best->page_start && page->lost_before) {
+			out_printf(&o, "CPU:%u [LOST %llu EVENTS]\n", (unsigned int)(best - cursors),
+				   (unsigned long long)page->lost_before);
+			best->lost_shown += page->lost_before;
+		}
+		write_event(&o, &best->entry, (unsigned int)(best - cursors), src);
+		cursor_advance(best);
+	}
+	/* Dropped after the last event each CPU kept. */
+	for (i = 0; i < n; i++) {
+		const struct usertp_rb_cpu_snapshot *c = cursors[i].cpu;
+		uint64_t before = cursors[i].lost_shown;
+
+		if (c->dropped > before)
+			out_printf(&o, "CPU:%u [LOST %llu EVENTS]\n", i,
+				   (unsigned long long)(c->dropped - before));
+	}
+	out_flush(&o);
+	return o.error ? -o.error : 0;
+}
