@@ -107,22 +107,206 @@ enum usertp_rb_clock { USERTP_RB_CLOCK_MONO, USERTP_RB_CLOCK_TSC };
 int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite);
 void usertp_rb_destroy(struct usertp_rb *rb);
 
-/* The CPU the calling thread runs on (may be stale by the time it is used: that is fine). */
-unsigned int usertp_rb_this_cpu(const struct usertp_rb *rb);
-uint64_t usertp_rb_clock(void);
 extern enum usertp_rb_clock usertp_rb_clock_id;
-
-/**
- * usertp_rb_reserve() - reserve @size bytes of payload on @cpu.
- * Return: where to write the payload (8-byte aligned), or NULL when the event is dropped
- * (counted).  The event must then be committed with usertp_rb_commit().
- */
-void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, uint32_t size,
-			struct usertp_rb_event *ev);
-void usertp_rb_commit(struct usertp_rb_event *ev);
 
 /* Largest payload one event can have. */
 #define USERTP_RB_MAX_PAYLOAD (USERTP_RB_PAGE_DATA - 8u)
+
+/*
+ * The writer's fast path, inline so that recording an event is one function call (the
+ * generated probe's) plus what it must do.
+ *
+ * usertp_rb_this_cpu(): the CPU the calling thread runs on (may be stale by the time it is
+ * used: that is fine).  usertp_rb_reserve(): reserve @size bytes of payload on @cpu; returns
+ * where to write the payload (8-byte aligned), or NULL when the event is dropped (counted);
+ * the event is then committed with usertp_rb_commit().
+ */
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+/* glibc (2.35 and later) registers an rseq area per thread; its cpu_id is the current CPU. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+static inline unsigned int usertp_rb_this_cpu(const struct usertp_rb *rb)
+{
+	int cpu = -1;
+
+	if (&__rseq_size && __rseq_size >= 8)
+		cpu = (int)__atomic_load_n((const uint32_t *)((const char *)__builtin_thread_pointer() +
+							      __rseq_offset + 4),
+					   __ATOMIC_RELAXED);
+	if (usertp_unlikely(cpu < 0))
+		cpu = sched_getcpu();
+	if (usertp_unlikely(cpu < 0))
+		cpu = 0;
+	return (unsigned int)cpu < rb->nr_cpus ? (unsigned int)cpu : (unsigned int)cpu % rb->nr_cpus;
+}
+
+static inline uint64_t usertp_rb_clock(void)
+{
+	struct timespec ts;
+
+#if defined(__x86_64__)
+	if (usertp_rb_clock_id == USERTP_RB_CLOCK_TSC)
+		return __rdtsc();
+#endif
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+typedef unsigned __int128 __attribute__((may_alias)) usertp_rb_u128;
+
+/* Move {pos, last_ts} from {pos0, ts0} to {pos1, ts1} at once. */
+static inline bool usertp_rb_cas_pos(struct usertp_rb_cpu *c, uint64_t pos0, uint64_t ts0, uint64_t pos1,
+			   uint64_t ts1)
+{
+#if defined(__x86_64__)
+	bool ok;
+
+	__asm__ __volatile__("lock cmpxchg16b %1"
+			     : "=@ccz"(ok), "+m"(*(volatile usertp_rb_u128 *)&c->pos),
+			       "+a"(pos0), "+d"(ts0)
+			     : "b"(pos1), "c"(ts1)
+			     : "memory");
+	return ok;
+#else
+	unsigned __int128 old = ((unsigned __int128)ts0 << 64) | pos0;
+	unsigned __int128 new = ((unsigned __int128)ts1 << 64) | pos1;
+
+	return __sync_bool_compare_and_swap((usertp_rb_u128 *)&c->pos, old, new);
+#endif
+}
+
+static inline uint32_t usertp_rb_entry_word(uint32_t type_len, uint64_t delta)
+{
+	return type_len | (uint32_t)(delta << 5);
+}
+
+static inline void usertp_rb_drop(struct usertp_rb_cpu *c, bool pending)
+{
+	__atomic_fetch_add(&c->dropped, 1, __ATOMIC_RELAXED);
+	if (pending)
+		__atomic_fetch_add(&c->lost_pending, 1, __ATOMIC_RELAXED);
+}
+
+static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, uint32_t size,
+				      struct usertp_rb_event *ev)
+{
+	struct usertp_rb_cpu *c = rb->cpus[cpu];
+	uint64_t *lost_before = c->commit + rb->nr_pages;
+	uint32_t payload = (size + 7) & ~7u, total = 8 + payload;
+	uint64_t pos, last, ts, delta, new_pos, page, new_page;
+	uint32_t off, ext;
+	unsigned char *entry;
+	bool open;
+
+	if (usertp_unlikely(payload > USERTP_RB_MAX_PAYLOAD)) {
+		usertp_rb_drop(c, true);
+		return NULL;
+	}
+	for (;;) {
+		pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
+		last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
+		ts = usertp_rb_clock();
+		if (usertp_unlikely(ts < last))
+			ts = last; /* never backwards on one CPU */
+		page = pos / USERTP_RB_PAGE;
+		off = (uint32_t)(pos % USERTP_RB_PAGE);
+		delta = ts - last;
+		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
+		open = off == 0 || off + ext + total > USERTP_RB_PAGE;
+		if (usertp_likely(!open)) {
+			new_pos = pos + ext + total;
+		} else {
+			uint64_t slot_page;
+
+			new_page = off == 0 ? page : page + 1;
+			/* The slot's previous page must be complete (and, without overwrite,
+			 * consumed) before it is reused. */
+			if (new_page >= rb->nr_pages) {
+				slot_page = new_page - rb->nr_pages;
+				if ((uint32_t)__atomic_load_n(&c->commit[new_page % rb->nr_pages],
+							      __ATOMIC_ACQUIRE) !=
+				    (uint32_t)((slot_page / rb->nr_pages + 1) * USERTP_RB_PAGE_DATA)) {
+					usertp_rb_drop(c, true);
+					return NULL;
+				}
+				if (!rb->overwrite &&
+				    __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= slot_page) {
+					usertp_rb_drop(c, true);
+					return NULL;
+				}
+			}
+			ext = 0;
+			delta = 0;
+			new_pos = new_page * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER + total;
+		}
+		if (usertp_rb_cas_pos(c, pos, last, new_pos, ts))
+			break;
+	}
+
+	if (usertp_unlikely(open)) {
+		unsigned char *page_start = rb->pages[cpu] + (new_page % rb->nr_pages) * USERTP_RB_PAGE;
+		uint64_t zero = 0;
+
+		memcpy(page_start, &ts, 8);
+		memcpy(page_start + 8, &zero, 8);
+		__atomic_store_n(&lost_before[new_page % rb->nr_pages],
+				 __atomic_exchange_n(&c->lost_pending, 0, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+		if (off) {
+			/* Seal the page left behind: its size, and its unused tail as committed. */
+			unsigned char *old = rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE;
+			uint64_t used = off - USERTP_RB_PAGE_HEADER;
+
+			memcpy(old + 8, &used, 8);
+			__atomic_fetch_add(&c->commit[page % rb->nr_pages],
+					   (uint64_t)(USERTP_RB_PAGE_DATA - used), __ATOMIC_RELEASE);
+		}
+		page = new_page;
+		off = USERTP_RB_PAGE_HEADER;
+	}
+
+	entry = rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE + off;
+	if (ext) {
+		uint32_t words[2] = { usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
+						 delta & ((1u << USERTP_RB_DELTA_BITS) - 1)),
+				      (uint32_t)(delta >> USERTP_RB_DELTA_BITS) };
+
+		memcpy(entry, words, 8);
+		entry += 8;
+		delta = 0;
+	}
+	/*
+	 * Until committed the entry is padding (time_delta non-zero: a zero one would read as
+	 * the end of the page), so a reader of a page whose writer died skips it.
+	 */
+	{
+		uint32_t words[2] = { usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, delta ? delta : 1),
+				      total - 4 };
+
+		memcpy(entry, words, 8);
+	}
+	ev->slot_commit = &c->commit[page % rb->nr_pages];
+	ev->entry = entry;
+	ev->word = ((uint64_t)(payload + 4) << 32) | usertp_rb_entry_word(0, delta);
+	ev->add = (1ull << 32) + ext + total;
+	return entry + 8;
+}
+
+static inline void usertp_rb_commit(struct usertp_rb_event *ev)
+{
+	/* The payload before the header that makes it an event... */
+	__atomic_store_n((uint64_t *)ev->entry, ev->word, __ATOMIC_RELEASE);
+	/* ...and the event before the count that completes the page. */
+	__atomic_fetch_add(ev->slot_commit, ev->add, __ATOMIC_RELEASE);
+}
+
 
 /*
  * Reading, from a possibly hostile or half-written region.  A snapshot copies each CPU's

@@ -117,19 +117,69 @@ static void grace_period(void)
 	tsan_grace_done();
 }
 
+/*
+ * liburcu-bp's read-side lock and unlock, with the thread's reader record cached in our own
+ * initial-exec TLS: liburcu's per-thread pointer lives in another shared object, and each
+ * access to it from here would cost a __tls_get_addr() call (four per event).  The record,
+ * its counter protocol and the grace periods are liburcu's; only the lookup is cached.  The
+ * record of a thread stays the same for its life (and in a forked child), and is checked to be
+ * still this thread's.
+ */
+static __thread struct urcu_bp_reader *reader_cache __attribute__((tls_model("initial-exec")));
+
+/* pthread_self() without a call: on glibc/x86-64 a thread's pthread_t is its thread pointer. */
+static inline pthread_t self_thread(void)
+{
+#if defined(__GLIBC__) && defined(__x86_64__)
+	return (pthread_t)__builtin_thread_pointer();
+#else
+	return pthread_self();
+#endif
+}
+
+static inline struct urcu_bp_reader *this_reader(void)
+{
+	struct urcu_bp_reader *r = reader_cache;
+
+	/* The tid check catches a thread that traces after liburcu forgot it, in a late
+	 * thread-exit destructor: liburcu then registers it again. */
+	if (usertp_unlikely(!r || !pthread_equal(r->tid, self_thread()))) {
+		if (!URCU_TLS(urcu_bp_reader))
+			urcu_bp_register();
+		r = reader_cache = URCU_TLS(urcu_bp_reader);
+	}
+	return r;
+}
+
 struct usertp_probe *usertp__probes_begin(struct usertp_tracepoint *tp)
 {
-	urcu_bp_read_lock();
+	struct urcu_bp_reader *r = this_reader();
+	unsigned long tmp;
+
+	/* _urcu_bp_read_lock() */
+	cmm_barrier();
+	tmp = r->ctr;
+	if (usertp_likely(!(tmp & URCU_BP_GP_CTR_NEST_MASK))) {
+		_CMM_STORE_SHARED(r->ctr, _CMM_LOAD_SHARED(urcu_bp_gp.ctr));
+		urcu_bp_smp_mb_slave();
+	} else {
+		_CMM_STORE_SHARED(r->ctr, tmp + URCU_BP_GP_COUNT);
+	}
 	/* Pairs with the release store in publish(). */
 	return __atomic_load_n(&tp->probes, __ATOMIC_ACQUIRE);
 }
 
 void usertp__probes_end(void)
 {
-	tsan_reader_done();
-	urcu_bp_read_unlock();
-}
+	struct urcu_bp_reader *r = reader_cache;
+	unsigned long tmp = r->ctr;
 
+	tsan_reader_done();
+	/* _urcu_bp_read_unlock() */
+	urcu_bp_smp_mb_slave();
+	_CMM_STORE_SHARED(r->ctr, tmp - URCU_BP_GP_COUNT);
+	cmm_barrier();
+}
 
 static unsigned int probes_count(const struct usertp_probe *probes)
 {
