@@ -185,15 +185,15 @@ unsigned int usertp_str_len_size(const char *src, size_t len)
 /* Copy at most size-1 bytes, stopping at a NUL, and zero the rest of the space. */
 void usertp_str_copy(char *dst, int size, const char *src)
 {
-	int i = 0;
+	size_t n;
 
 	if (size <= 0)
 		return;
 	if (!src)
 		src = "(null)";
-	for (; i < size - 1 && src[i]; i++)
-		dst[i] = src[i];
-	memset(dst + i, 0, (size_t)(size - i));
+	n = strnlen(src, (size_t)size - 1);
+	memcpy(dst, src, n);
+	memset(dst + n, 0, (size_t)size - n);
 }
 
 void usertp_bitmask_copy(void *dst, int size, const void *src, size_t src_size)
