@@ -69,3 +69,31 @@ const char *usertp__comm_find(int tid, char *buf, size_t size)
 	}
 	return NULL;
 }
+
+size_t usertp__comm_lines(char *buf, size_t size)
+{
+	unsigned int n = __atomic_load_n(&nr_comms, __ATOMIC_ACQUIRE), i, j;
+	size_t len = 0;
+
+	if (n > COMM_MAX)
+		n = COMM_MAX;
+	for (i = 0; i < n; i++) {
+		int tid = __atomic_load_n(&comms[i].tid, __ATOMIC_ACQUIRE);
+		char name[32];
+		const char *comm;
+		int k;
+
+		if (!tid)
+			continue;
+		for (j = i + 1; j < n && comms[j].tid != tid; j++)
+			;
+		if (j < n)
+			continue; /* noted again later: use that one */
+		comm = usertp__comm_find(tid, name, sizeof(name));
+		k = snprintf(buf + len, size - len, "%d %s\n", tid, comm ? comm : "<...>");
+		if (k < 0 || (size_t)k >= size - len)
+			break;
+		len += (size_t)k;
+	}
+	return len;
+}

@@ -67,6 +67,7 @@ struct usertp__event_node {
 	unsigned int nr_instances;
 	int id;
 	char *print_fmt; /* the class's or DEFINE_EVENT_PRINT's, with enum names replaced */
+	char *format;	 /* the whole format text, kept for writers that may not allocate */
 	const struct usertp_event_field *fields;
 	unsigned int nr_fields;
 	struct usertp_event_file *files; /* consumers that enabled it */
@@ -107,6 +108,8 @@ USERTP_HIDDEN void usertp__listener_files(const struct usertp_listener *l,
 /* The thread names the recorder saw, for its output. */
 USERTP_HIDDEN void usertp__comm_note(int tid);
 USERTP_HIDDEN const char *usertp__comm_find(int tid, char *buf, size_t size);
+/* All noted threads as saved_cmdlines text ("pid comm" lines); returns the length. */
+USERTP_HIDDEN size_t usertp__comm_lines(char *buf, size_t size);
 
 /* Called by the registry for every event that appears, so that listeners pick it up. */
 USERTP_HIDDEN void usertp__listeners_event_added_locked(struct usertp__event_node *node);

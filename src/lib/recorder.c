@@ -3,7 +3,8 @@
  * recorder.c - the embedded recorder: a program traces itself when USERTP_EVENTS is set.
  *
  *	USERTP_EVENTS	event specs, as for set_event ("jobs:*,sched:job_done,!jobs:noisy")
- *	USERTP_OUTPUT	where to write at exit; "*.txt": the kernel's trace text (default trace.txt)
+ *	USERTP_OUTPUT	where to write at exit: "*.txt" the kernel's trace text (default trace.txt),
+ *			"*.dat" a trace.dat file for trace-cmd and KernelShark
  *	USERTP_BUFFER_KB per-CPU buffer in KiB (default 1408, the kernel's; rounded up to pages)
  *	USERTP_OVERWRITE 1: the oldest events go when full (default, as the kernel); 0: the newest
  *	USERTP_CLOCK	"mono" (CLOCK_MONOTONIC ns, default) or "x86-tsc" (raw TSC ticks, cheaper)
@@ -35,6 +36,7 @@
 
 #include "internal.h"
 #include "ring-buffer.h"
+#include "trace-dat.h"
 #include "trace-text.h"
 
 #define DEFAULT_BUFFER_KB 1408
@@ -48,6 +50,7 @@ static struct {
 	int written; /* the output is written once */
 	struct usertp_rb rb;
 	struct usertp_listener *listener;
+	bool dat; /* trace.dat rather than text */
 	char output[PATH_MAX];
 	char base_output[PATH_MAX]; /* as configured, before a fork renames it */
 } rec;
@@ -105,6 +108,52 @@ static const struct usertp_event *lookup_event(unsigned int id, void *arg)
 	return l.ev;
 }
 
+struct dat_events {
+	struct usertp__dat_event *events;
+	unsigned int nr, max;
+};
+
+static void collect_event(const struct usertp_event_file *file, void *arg)
+{
+	struct dat_events *d = arg;
+	const struct usertp__event_node *node = file->node;
+
+	if (d->nr < d->max && node->format)
+		d->events[d->nr++] = (struct usertp__dat_event){
+			node->instances[0]->event_class->system, node->format };
+}
+
+static void count_file(const struct usertp_event_file *file, void *arg)
+{
+	(void)file;
+	(*(unsigned int *)arg)++;
+}
+
+static int write_dat(int fd, const struct usertp_rb_snapshot *snap)
+{
+	const size_t cmdlines_size = 1 << 20;
+	struct usertp__dat_source src = { NULL, 0, NULL, 0,
+					  usertp_rb_clock_id == USERTP_RB_CLOCK_TSC };
+	struct dat_events d = { NULL, 0, 0 };
+	char *cmdlines;
+	int ret = -ENOMEM;
+
+	usertp__listener_files(rec.listener, count_file, &d.max);
+	d.events = usertp_rb_alloc((d.max + 1) * sizeof(*d.events));
+	cmdlines = usertp_rb_alloc(cmdlines_size);
+	if (d.events && cmdlines) {
+		usertp__listener_files(rec.listener, collect_event, &d);
+		src.events = d.events;
+		src.nr_events = d.nr;
+		src.cmdlines = cmdlines;
+		src.cmdlines_len = usertp__comm_lines(cmdlines, cmdlines_size);
+		ret = usertp__trace_dat_write(fd, snap, &src);
+	}
+	usertp_rb_free(d.events);
+	usertp_rb_free(cmdlines);
+	return ret;
+}
+
 /* Write what the buffers hold; async-signal-safe (no malloc, no stdio). */
 static void write_output(void)
 {
@@ -122,7 +171,7 @@ static void write_output(void)
 		return;
 	fd = open(rec.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		ret = usertp__trace_text_write(fd, &snap, &src);
+		ret = rec.dat ? write_dat(fd, &snap) : usertp__trace_text_write(fd, &snap, &src);
 		if (close(fd) && !ret)
 			ret = -errno;
 	} else {
@@ -227,9 +276,10 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 	if (!output)
 		output = DEFAULT_OUTPUT;
 	len = strlen(output);
-	if (len < 5 || strcmp(output + len - 4, ".txt"))
-		return bad("USERTP_OUTPUT", output, "only text output (a name ending in .txt) is "
-						    "supported yet");
+	if (len < 5 || (strcmp(output + len - 4, ".txt") && strcmp(output + len - 4, ".dat")))
+		return bad("USERTP_OUTPUT", output, "not a file name ending in .txt (trace text) or "
+						    ".dat (trace.dat)");
+	rec.dat = !strcmp(output + len - 4, ".dat");
 	if (output[0] != '/') {
 		char cwd[PATH_MAX];
 

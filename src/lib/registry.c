@@ -266,6 +266,17 @@ static void files_attach(struct usertp__event_node *node)
 		usertp__event_file_enable_locked(f);
 }
 
+/* The format text in a string of its own (NULL when out of memory). */
+static char *format_dup(const struct usertp__event_node *node)
+{
+	int len = usertp__format_write(node, NULL, 0);
+	char *text = len > 0 ? malloc((size_t)len + 1) : NULL;
+
+	if (text)
+		usertp__format_write(node, text, (size_t)len + 1);
+	return text;
+}
+
 static void event_add(struct usertp_event *ev)
 {
 	struct usertp__event_node *node, **tail;
@@ -313,6 +324,7 @@ static void event_add(struct usertp_event *ev)
 	node->instances[0] = ev;
 	node->nr_instances = 1;
 	node->fields = ev->event_class->fields(&node->nr_fields);
+	node->format = format_dup(node);
 	for (tail = &events_head; *tail; tail = &(*tail)->next)
 		;
 	*tail = node;
@@ -387,6 +399,7 @@ static void event_remove(struct usertp_event *ev)
 	id_free(node->id);
 	free(node->instances);
 	free(node->print_fmt);
+	usertp__defer_free_locked(node->format);
 	usertp__defer_free_locked(node);
 	ignored_promote(system, name);
 }

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace-dat.c - a ring-buffer snapshot as a trace.dat file, version 6, which trace-cmd,
+ * KernelShark and libtracecmd read (../shared/reference/trace-dat.md section 1 and 2):
+ *
+ *	magic, "tracing", "6", endianness, long size, page size
+ *	header_page and header_event texts
+ *	ftrace formats (none), then per system the format texts of the recorded events
+ *	kallsyms and printk formats (none), saved cmdlines ("pid comm" lines)
+ *	CPU count, options (trace clock), "flyrecord", per CPU (offset, size), the clock text
+ *	padding to a page, then per CPU its pages, exactly in the ring buffer's format
+ *
+ * Pages that follow lost events carry the kernel's flags in their commit word (bit 31: events
+ * were lost before this page; bit 30: their count is stored after the data), so that readers
+ * print "[N EVENTS DROPPED]" where it happened.
+ *
+ * Like trace-text.c: no malloc, no stdio, usable from a fatal-signal handler.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "trace-dat.h"
+
+#define COMMIT_LOST_EVENTS (1ull << 31)
+#define COMMIT_LOST_COUNT (1ull << 30)
+
+struct dat_out {
+	int fd;		/* -1: only count */
+	int error;
+	uint64_t pos;	/* bytes produced so far */
+	size_t len;
+	unsigned char buf[65536];
+};
+
+static void dat_flush(struct dat_out *o)
+{
+	size_t done = 0;
+
+	while (o->fd >= 0 && done < o->len && !o->error) {
+		ssize_t n = write(o->fd, o->buf + done, o->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->error = n < 0 ? errno : EIO;
+		else
+			done += (size_t)n;
+	}
+	o->len = 0;
+}
+
+static void put(struct dat_out *o, const void *data, size_t size)
+{
+	const unsigned char *p = data;
+
+	o->pos += size;
+	while (size) {
+		size_t n = sizeof(o->buf) - o->len < size ? sizeof(o->buf) - o->len : size;
+
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		p += n;
+		size -= n;
+		if (o->len == sizeof(o->buf))
+			dat_flush(o);
+	}
+}
+
+static void put_u16(struct dat_out *o, uint16_t v) { put(o, &v, 2); }
+static void put_u32(struct dat_out *o, uint32_t v) { put(o, &v, 4); }
+static void put_u64(struct dat_out *o, uint64_t v) { put(o, &v, 8); }
+static void put_str(struct dat_out *o, const char *s) { put(o, s, strlen(s) + 1); }
+
+static void put_zeros(struct dat_out *o, uint64_t n)
+{
+	static const unsigned char zeros[256];
+
+	while (n) {
+		size_t k = n < sizeof(zeros) ? (size_t)n : sizeof(zeros);
+
+		put(o, zeros, k);
+		n -= k;
+	}
+}
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char header_event[] = "# compressed entry header\n"
+				   "\ttype_len    :    5 bits\n"
+				   "\ttime_delta  :   27 bits\n"
+				   "\tarray       :   32 bits\n"
+				   "\n"
+				   "\tpadding     : type == 29\n"
+				   "\ttime_extend : type == 30\n"
+				   "\ttime_stamp : type == 31\n"
+				   "\tdata max type_len  == 28\n";
+
+/* Everything before the CPU data; the same bytes in the counting and the writing pass. */
+static void put_metadata(struct dat_out *o, const struct usertp_rb_snapshot *snap,
+			 const struct usertp__dat_source *src, const uint64_t *cpu_offset,
+			 const uint64_t *cpu_size)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g',
+					       '6', 0, 0 /* little endian */, 8 /* long */ };
+	unsigned int i, j, nr_systems = 0;
+	char clock[96];
+
+	put(o, magic, sizeof(magic));
+	put_u32(o, USERTP_RB_PAGE);
+	put(o, "header_page", 12);
+	put_u64(o, sizeof(header_page) - 1);
+	put(o, header_page, sizeof(header_page) - 1);
+	put(o, "header_event", 13);
+	put_u64(o, sizeof(header_event) - 1);
+	put(o, header_event, sizeof(header_event) - 1);
+	put_u32(o, 0); /* ftrace formats */
+
+	/* Event systems, each once, in the order first seen. */
+	for (i = 0; i < src->nr_events; i++) {
+		for (j = 0; j < i && strcmp(src->events[j].system, src->events[i].system); j++)
+			;
+		nr_systems += j == i;
+	}
+	put_u32(o, nr_systems);
+	for (i = 0; i < src->nr_events; i++) {
+		unsigned int count = 0;
+
+		for (j = 0; j < i && strcmp(src->events[j].system, src->events[i].system); j++)
+			;
+		if (j < i)
+			continue;
+		for (j = i; j < src->nr_events; j++)
+			count += !strcmp(src->events[j].system, src->events[i].system);
+		put_str(o, src->events[i].system);
+		put_u32(o, count);
+		for (j = i; j < src->nr_events; j++) {
+			if (strcmp(src->events[j].system, src->events[i].system))
+				continue;
+			put_u64(o, strlen(src->events[j].format));
+			put(o, src->events[j].format, strlen(src->events[j].format));
+		}
+	}
+	put_u32(o, 0); /* kallsyms */
+	put_u32(o, 0); /* printk formats */
+	put_u64(o, src->cmdlines_len);
+	put(o, src->cmdlines, src->cmdlines_len);
+
+	put_u32(o, snap->nr_cpus);
+	put(o, "options  ", 10);
+	put_u16(o, 4); /* TRACECLOCK: the clock text follows the CPU table */
+	put_u32(o, 0);
+	put_u16(o, 0);
+	put(o, "flyrecord", 10);
+	for (i = 0; i < snap->nr_cpus; i++) {
+		put_u64(o, cpu_offset[i]);
+		put_u64(o, cpu_size[i]);
+	}
+	snprintf(clock, sizeof(clock), "local global counter uptime perf %s %s\n",
+		 src->raw_clock ? "mono [x86-tsc]" : "[mono] x86-tsc", "mono_raw boot");
+	put_u64(o, strlen(clock));
+	put(o, clock, strlen(clock));
+}
+
+/* One page as a reader expects it: size and loss flags in the commit word. */
+static void put_page(struct dat_out *o, const struct usertp_rb_page_copy *page, uint64_t lost)
+{
+	unsigned char data[USERTP_RB_PAGE];
+	uint64_t commit = page->used;
+
+	memcpy(data, page->data, USERTP_RB_PAGE);
+	memset(data + USERTP_RB_PAGE_HEADER + page->used, 0, USERTP_RB_PAGE_DATA - page->used);
+	if (lost) {
+		commit |= COMMIT_LOST_EVENTS;
+		if (page->used + 8 <= USERTP_RB_PAGE_DATA) {
+			commit |= COMMIT_LOST_COUNT;
+			memcpy(data + USERTP_RB_PAGE_HEADER + page->used, &lost, 8);
+		}
+	}
+	memcpy(data + 8, &commit, 8);
+	put(o, data, sizeof(data));
+}
+
+int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
+			    const struct usertp__dat_source *src)
+{
+	static __thread struct dat_out o; /* 64 KiB: not on a signal handler's stack */
+	uint64_t cpu_offset[64] = { 0 }, cpu_size[64] = { 0 }, start;
+	unsigned int i, p, nr = snap->nr_cpus;
+
+	if (nr > 64)
+		return -E2BIG;
+	/* Pass 1: how long the metadata is, hence where the pages go. */
+	memset(&o, 0, offsetof(struct dat_out, buf));
+	o.fd = -1;
+	put_metadata(&o, snap, src, cpu_offset, cpu_size);
+	start = (o.pos + USERTP_RB_PAGE - 1) / USERTP_RB_PAGE * USERTP_RB_PAGE;
+	for (i = 0; i < nr; i++) {
+		if (!snap->cpus[i].nr_pages)
+			continue;
+		cpu_offset[i] = start;
+		cpu_size[i] = (uint64_t)snap->cpus[i].nr_pages * USERTP_RB_PAGE;
+		start += cpu_size[i];
+	}
+	/* Pass 2: write. */
+	memset(&o, 0, offsetof(struct dat_out, buf));
+	o.fd = fd;
+	put_metadata(&o, snap, src, cpu_offset, cpu_size);
+	put_zeros(&o, (USERTP_RB_PAGE - o.pos % USERTP_RB_PAGE) % USERTP_RB_PAGE);
+	for (i = 0; i < nr; i++) {
+		const struct usertp_rb_cpu_snapshot *c = &snap->cpus[i];
+
+		for (p = 0; p < c->nr_pages; p++) {
+			/* Overwritten events were before the oldest page kept. */
+			uint64_t lost = c->pages[p].lost_before + (p == 0 ? c->overrun : 0);
+
+			put_page(&o, &c->pages[p], lost);
+		}
+	}
+	dat_flush(&o);
+	return o.error ? -o.error : 0;
+}
