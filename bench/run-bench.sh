@@ -3,32 +3,44 @@
 #
 # run-bench.sh - run bench-tracepoint natively and under callgrind and print one table:
 #
-#	what | ns/call | instructions/call
+#	what | ns/event | instructions/event
+#
+# then the notes of the native run (two threads against one, how often the recorder's buffer
+# wrapped).
 #
 # usage: bench/run-bench.sh [-s|--smoke] [BUILD_DIR | path/to/bench-tracepoint]
 #
 # Builds nothing: BUILD_DIR (default: build-bench next to this directory) must already hold
 # bench/bench-tracepoint.  -s runs the short smoke variant of both runs.
 #
-# ns/call: the median of several timed rounds of a native run (see bench-tracepoint.c).
+# ns/event: the median of several timed rounds of a native run (see bench-tracepoint.c).  The
+# native run is one `bench-tracepoint --tsv`: it starts itself again for each recorder case,
+# with the case's environment (USERTP_EVENTS, ...) and a temporary USERTP_OUTPUT that it checks
+# (every event fired was recorded) and deletes.
 #
-# instructions/call: the benchmark runs under
+# instructions/event: each case of `bench-tracepoint --list` runs in a process of its own under
 #	valgrind --tool=callgrind --smc-check=all
-# (--smc-check=all because the library rewrites call sites at run time: valgrind must notice
-# that code it already translated changed).  For each case the program itself zeroes
+# with the environment --list gives for it (the recorder is configured when the process
+# starts).  --smc-check=all because the library rewrites call sites at run time: valgrind must
+# notice that code it already translated changed.  For each case the program itself zeroes
 # callgrind's counters with a client request, runs N1 calls, dumps the counters
-# (CALLGRIND_DUMP_STATS_AT "usertp-bench CASE N1"), and does the same for N2 = 2 * N1, after a
-# warm-up dumped separately (and ignored here) that takes every one-off cost.  This script
+# (CALLGRIND_DUMP_STATS_AT "usertp-bench CASE EVENTS"), and does the same for N2 = 2 * N1, after
+# a warm-up dumped separately (and ignored here) that takes every one-off cost.  This script
 # reads the "totals:" line of each dump and prints
-#	(Ir(N2) - Ir(N1)) / (N2 - N1)
+#	(Ir(N2) - Ir(N1)) / (EVENTS(N2) - EVENTS(N1))
+# (EVENTS counts the calls of all threads: for the two-thread cases, instructions per event.)
 # Taking the difference of two in-process runs makes the figure exact and robust: the fixed
 # costs (calling the loop, the client requests) cancel, nothing depends on function names
 # or inlining (as a callgrind_annotate per function would: the iterator is inlined into the
 # call site, and the listener's path spans the program, libusertp, libc and ld.so), and the
-# start-up and exit of the process (dynamic loading, constructors) are never counted.  The
-# benchmark also checks that every case reached what it should: without --smc-check=all
-# valgrind goes on running the stale nop, the probe sees no call and the run fails rather
-# than report the disabled cost as the enabled one.
+# start-up and exit of the process (dynamic loading, constructors, the recorder writing its
+# output) are never counted.  The benchmark also checks that every case reached what it should:
+# without --smc-check=all valgrind goes on running the stale nop, the probe sees no call and the
+# run fails rather than report the disabled cost as the enabled one; the recorder's output is
+# checked here with `bench-tracepoint --case ID --check-output FILE --fired N`.
+# Valgrind differs from the native run in two places the recorder uses: it hides the vDSO
+# (clock_gettime() is a system call there: a few instructions counted instead of the vDSO's
+# code, so the clock row says n/a) and it has no rseq (the CPU comes from sched_getcpu()).
 # Without valgrind (or a benchmark built without <valgrind/callgrind.h>) the column says n/a.
 set -eu
 
@@ -67,46 +79,76 @@ trap 'exit 130' INT TERM
 status=0
 
 echo "native run: $bench $smoke --tsv" >&2
-"$bench" $smoke --tsv >"$tmp/native.tsv"
+if ! "$bench" $smoke --tsv >"$tmp/native.tsv"; then
+	echo "run-bench.sh: the native run failed" >&2
+	status=1
+fi
 
-# One line per case: id <TAB> instructions/call (or n/a).
+# One line per case: id <TAB> instructions/event (or n/a).
+: >"$tmp/instr.tsv"
 if command -v valgrind >/dev/null 2>&1; then
-	echo "callgrind run: valgrind --tool=callgrind --smc-check=all $bench $smoke --callgrind" >&2
-	if valgrind --tool=callgrind --smc-check=all --callgrind-out-file="$tmp/cg.out" \
-		"$bench" $smoke --callgrind >"$tmp/cg.cases" 2>"$tmp/cg.log"; then
+	echo "callgrind runs: [case environment] valgrind --tool=callgrind --smc-check=all" \
+		"$bench $smoke --case ID --callgrind" >&2
+	"$bench" --list >"$tmp/cases"
+	while IFS="$(printf '\t')" read -r id vars; do
+		out=$tmp/rec-$id.txt
+		# Only the case's settings: the program refuses to run with any other.
+		# shellcheck disable=SC2086 # $vars is a list of VAR=value words
+		if ! env -u USERTP_EVENTS -u USERTP_CLOCK -u USERTP_BUFFER_KB -u USERTP_OVERWRITE \
+			-u USERTP_OUTPUT $vars ${vars:+USERTP_OUTPUT=$out} \
+			valgrind --tool=callgrind --smc-check=all \
+			--callgrind-out-file="$tmp/cg-$id.out" \
+			"$bench" $smoke --case "$id" --callgrind </dev/null >"$tmp/cg-$id.tsv" \
+			2>"$tmp/cg-$id.log"; then
+			echo "run-bench.sh: the callgrind run of $id failed:" >&2
+			tail -n 20 "$tmp/cg-$id.log" >&2
+			status=1
+			continue
+		fi
+		if [ -n "$vars" ]; then
+			fired=$(awk -F '\t' '$1 == "#fired" { print $2 }' "$tmp/cg-$id.tsv")
+			if ! "$bench" --case "$id" --check-output "$out" --fired "${fired:-0}" \
+				</dev/null >/dev/null; then
+				echo "run-bench.sh: the recorder's output of the callgrind run of $id" \
+					"is wrong" >&2
+				status=1
+				continue
+			fi
+			rm -f "$out"
+		fi
 		# Each dump: "desc: Trigger: Client Request: usertp-bench CASE N" and "totals: IR".
-		for f in "$tmp"/cg.out.*; do
+		for f in "$tmp/cg-$id.out".*; do
+			[ -e "$f" ] || continue
 			awk '/^desc: Trigger: Client Request: usertp-bench / { c = $6; n = $7 }
 			     /^totals:/ { t = $2 }
 			     END { if (c != "") print c, n, t }' "$f"
 		done >"$tmp/dumps"
-		# The dumps come in name order (cg.out.1, cg.out.10, cg.out.2, ...): pair each
-		# case's two dumps by the N they name, not by position.
+		# Pair the case's two dumps by the N they name, not by file order.
 		awk '{ c = $1
 		       if (!(c in lo) || $2 + 0 < lo[c]) { lo[c] = $2; ilo[c] = $3 }
 		       if (!(c in hi) || $2 + 0 > hi[c]) { hi[c] = $2; ihi[c] = $3 } }
 		     END { for (c in hi) if (hi[c] > lo[c])
 			printf "%s\t%.2f\n", c, (ihi[c] - ilo[c]) / (hi[c] - lo[c]) }' \
-			"$tmp/dumps" >"$tmp/instr.tsv"
-	else
-		echo "run-bench.sh: the callgrind run failed:" >&2
-		tail -n 20 "$tmp/cg.log" >&2
-		: >"$tmp/instr.tsv"
-		status=1
-	fi
+			"$tmp/dumps" >>"$tmp/instr.tsv"
+	done <"$tmp/cases"
 else
 	echo "run-bench.sh: valgrind not found, no instruction counts" >&2
-	: >"$tmp/instr.tsv"
 fi
 
-# The table, in the order of the native run.
+# The table, in the order of the native run, then its notes.
 awk -F '\t' '
 	FILENAME == ARGV[1] { ins[$1] = $2; next }
+	$1 == "#note" { note[++m] = $2; next }
+	/^#/ { next }
 	{ what[++n] = $2; ns[n] = $4; id[n] = $1 }
 	END {
-		printf "%-28s | %8s | %17s\n", "what", "ns/call", "instructions/call"
-		printf "%-28s-+-%8s-+-%17s\n", "----------------------------", "--------", "-----------------"
+		printf "%-44s | %8s | %18s\n", "what", "ns/event", "instructions/event"
+		printf "%-44s-+-%8s-+-%18s\n", "--------------------------------------------", \
+			"--------", "------------------"
 		for (i = 1; i <= n; i++)
-			printf "%-28s | %8.2f | %17s\n", what[i], ns[i], (id[i] in ins) ? ins[id[i]] : "n/a"
+			printf "%-44s | %8.2f | %18s\n", what[i], ns[i], \
+				(id[i] in ins) ? ins[id[i]] : (id[i] ~ /\.aggregate$/ ? "-" : "n/a")
+		for (i = 1; i <= m; i++)
+			printf "%s\n", note[i]
 	}' "$tmp/instr.tsv" "$tmp/native.tsv"
 exit $status
