@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-rb-edge.c - edge cases of the ring buffer, one per run:
+ *
+ *	exact-fit	events that fill pages exactly, in both modes: every event still in the
+ *			buffer is in the snapshot
+ *	slip		producer/consumer mode: once an event was dropped for lack of room, a
+ *			smaller one must not be recorded after it (the kernel pads the page out)
+ *	size-wrap	sizes near UINT32_MAX are refused like any other too big one
+ *	commit-carry	the per-slot byte count passes 2^32 (4 GiB through one slot): the event
+ *			count next to it must not change
+ *	hostile-pos	a producer/consumer region whose position is far beyond its read page:
+ *			the snapshot must see that it does not hold together
+ *	hostile-wrap	the same, so far that the size of the page array the reader allocates
+ *			wraps around 2^64 (in a child process: it must not crash)
+ *	nested		another write (a signal handler's, a preempting thread's) comes between
+ *			the writer's reading of the position and its compare-and-exchange: the
+ *			writer retries, even when the other write opened the page it was about to
+ *			open (it must not take that page's slot for a busy one and drop)
+ *	dead-reserved	the writer died after usertp_rb_reserve() or during usertp_rb_commit()
+ *	dead-cas	the writer died right after the compare-and-exchange that reserved its
+ *			event, before writing anything: nothing stale may be read as an event
+ *	dead-open	... of an event that opened a page, before sealing the page before it
+ *
+ * The dead-* cases build the exact state a writer killed at that point leaves: they save the
+ * bytes the reservation is going to write, reserve, and put those bytes back (test-rb-kill
+ * kills real writers, but can only hit such narrow windows by chance).  That state follows
+ * the current protocol, where the compare-and-exchange comes first: a protocol that prepares
+ * a page before making it reachable needs die_after_cas() to follow it.
+ */
+#define _GNU_SOURCE
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rb-test.h"
+
+#define TAG 0x6564u
+
+/* Check that the CPU 0 snapshot holds exactly seqs first .. first + n - 1, intact. */
+static void expect_seqs(const struct usertp_rb *rb, uint64_t first, uint64_t n)
+{
+	struct usertp_rb_snapshot snap;
+	struct rbt_walk w;
+	unsigned int bad = 0;
+	size_t k;
+
+	CHECK_INT(usertp_rb_snapshot(rb->region, rb->size, &snap), ==, 0);
+	rbt_walk_cpu(&snap.cpus[0], &w);
+	CHECK_INT(w.einval, ==, 0);
+	CHECK_INT(w.bad_ret + w.out_of_page, ==, 0);
+	CHECK_INT(w.n, ==, n);
+	CHECK_INT(snap.cpus[0].entries, ==, w.n);
+	for (k = 0; k < w.n; k++) {
+		uint32_t tag;
+		uint64_t seq;
+		bool ok = payload_check(w.e[k].data, w.e[k].size, &tag, &seq);
+
+		if (!ok || tag != TAG || seq != first + k || (k && w.e[k].ts < w.e[k - 1].ts)) {
+			if (bad++ < 5)
+				fprintf(stderr, "entry %zu (page %llu): %s, seq %llu, expected %llu\n", k,
+					(unsigned long long)snap.cpus[0].pages[w.e[k].page].page_no,
+					ok ? "intact" : "corrupt", (unsigned long long)seq,
+					(unsigned long long)(first + k));
+		}
+	}
+	CHECK_INT(bad, ==, 0);
+	free(w.e);
+	usertp_rb_snapshot_free(&snap);
+}
+
+static void exact_fit(void)
+{
+	int overwrite;
+
+	for (overwrite = 0; overwrite <= 1; overwrite++) {
+		struct usertp_rb rb;
+		uint64_t seq;
+
+		printf("overwrite=%d\n", overwrite);
+		CHECK_INT(usertp_rb_create(&rb, 1, 8, overwrite), ==, 0);
+		CHECK_INT(rb.nr_pages, ==, 3);
+		/* 400 + 8 bytes: 10 events fill a page exactly; 30 fill the buffer. */
+		for (seq = 0; seq < 30; seq++)
+			CHECK(rbt_write(&rb, 0, 400, TAG, seq, NULL, NULL));
+		expect_seqs(&rb, 0, 30);
+		if (overwrite) {
+			CHECK(rbt_write(&rb, 0, 400, TAG, 30, NULL, NULL));
+			expect_seqs(&rb, 10, 21);
+		} else {
+			CHECK(!rbt_write(&rb, 0, 400, TAG, 30, NULL, NULL));
+			expect_seqs(&rb, 0, 30);
+		}
+		usertp_rb_destroy(&rb);
+	}
+}
+
+static void slip(void)
+{
+	struct usertp_rb rb;
+	uint64_t seq;
+
+	CHECK_INT(usertp_rb_create(&rb, 1, 8, false), ==, 0);
+	/* 100 + 8 + 4 bytes: 36 per page, 48 bytes left at the end of each. */
+	for (seq = 0; seq < 108; seq++)
+		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
+	CHECK(!rbt_write(&rb, 0, 100, TAG, 108, NULL, NULL)); /* full */
+	CHECK(!rbt_write(&rb, 0, 24, TAG, 109, NULL, NULL));  /* would fit in the 48 bytes */
+	CHECK_INT(rb.cpus[0]->dropped, ==, 2);
+	expect_seqs(&rb, 0, 108);
+	usertp_rb_destroy(&rb);
+}
+
+static void size_wrap(void)
+{
+	static const uint32_t sizes[] = { UINT32_MAX, UINT32_MAX - 6, UINT32_MAX - 7 };
+	struct usertp_rb_event ev;
+	struct usertp_rb rb;
+	unsigned int i;
+
+	CHECK_INT(usertp_rb_create(&rb, 1, 64, false), ==, 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		void *p = usertp_rb_reserve(&rb, 0, sizes[i], &ev);
+
+		if (p) {
+			fprintf(stderr, "size %#x: reserved (%#llx)\n", sizes[i],
+				(unsigned long long)ev.word);
+			usertp_rb_commit(&ev);
+		}
+		CHECK(!p);
+	}
+	CHECK_INT(rb.cpus[0]->dropped, ==, 3);
+	expect_seqs(&rb, 0, 0);
+	usertp_rb_destroy(&rb);
+}
+
+static void commit_carry(void)
+{
+	/* Pages of one max-size event: 2^32 / 4080 + 1 uses of each of the 2 slots. */
+	const uint64_t n = 2 * ((1ull << 32) / USERTP_RB_PAGE_DATA + 1) + 10;
+	struct usertp_rb_snapshot snap;
+	struct usertp_rb_event ev;
+	struct usertp_rb rb;
+	uint64_t i, fail = 0;
+
+	CHECK_INT(usertp_rb_create(&rb, 1, 1, true), ==, 0);
+	CHECK_INT(rb.nr_pages, ==, 2);
+	for (i = 0; i < n; i++) {
+		unsigned char *p = usertp_rb_reserve(&rb, 0, USERTP_RB_MAX_PAYLOAD, &ev);
+
+		if (!p) {
+			fail++;
+			continue;
+		}
+		memcpy(p, &i, 8);
+		usertp_rb_commit(&ev);
+	}
+	CHECK_INT(fail, ==, 0);
+	CHECK_INT(usertp_rb_snapshot(rb.region, rb.size, &snap), ==, 0);
+	CHECK_INT(snap.cpus[0].written, ==, n);
+	CHECK_INT(snap.cpus[0].entries + snap.cpus[0].overrun, ==, n);
+	usertp_rb_snapshot_free(&snap);
+	usertp_rb_destroy(&rb);
+}
+
+static void hostile_pos(void)
+{
+	struct usertp_rb_snapshot snap;
+	struct usertp_rb rb;
+	uint64_t seq;
+	int ret;
+
+	CHECK_INT(usertp_rb_create(&rb, 1, 8, false), ==, 0);
+	for (seq = 0; seq < 20; seq++)
+		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
+	/* A writer never gets more than nr_pages pages past read_page (0 here). */
+	rb.cpus[0]->pos = (1ull << 40) * USERTP_RB_PAGE + 100;
+	ret = usertp_rb_snapshot(rb.region, rb.size, &snap);
+	if (ret == 0) {
+		CHECK_INT(snap.cpus[0].nr_pages, <=, rb.nr_pages);
+		usertp_rb_snapshot_free(&snap);
+	} else {
+		CHECK_INT(ret, ==, -EINVAL);
+	}
+	usertp_rb_destroy(&rb);
+}
+
+/* Write @n events of @size with seqs from *seq; all must be recorded. */
+static void write_n(struct usertp_rb *rb, uint64_t n, uint32_t size, uint64_t *seq)
+{
+	uint64_t i, fail = 0;
+
+	for (i = 0; i < n; i++)
+		fail += !rbt_write(rb, 0, size, TAG, (*seq)++, NULL, NULL);
+	CHECK_INT(fail, ==, 0);
+}
+
+/* The seq of the first entry of the CPU 0 snapshot, and how many there are. */
+static uint64_t snapshot_range(const struct usertp_rb *rb, uint64_t *n)
+{
+	struct usertp_rb_snapshot snap;
+	struct rbt_walk w;
+	uint64_t seq = 0;
+	uint32_t tag;
+
+	CHECK_INT(usertp_rb_snapshot(rb->region, rb->size, &snap), ==, 0);
+	rbt_walk_cpu(&snap.cpus[0], &w);
+	if (w.n)
+		CHECK(payload_check(w.e[0].data, w.e[0].size, &tag, &seq));
+	*n = w.n;
+	free(w.e);
+	usertp_rb_snapshot_free(&snap);
+	return seq;
+}
+
+/*
+ * The writer reads the clock between reading the position and its compare-and-exchange:
+ * this clock_gettime() (the test's own, which the inline writer calls) runs a nested write
+ * there when armed.
+ */
+static struct usertp_rb *nest_rb;
+static uint32_t nest_size;
+static uint64_t nest_seq;
+static int nest_armed;
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	if (nest_armed) {
+		nest_armed = 0;
+		CHECK(rbt_write(nest_rb, 0, nest_size, TAG, nest_seq, NULL, NULL));
+	}
+	return (int)syscall(SYS_clock_gettime, id, ts);
+}
+
+static void nested(void)
+{
+	static const uint32_t sizes[] = { 100, 2100 };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct usertp_rb rb;
+		uint64_t seq = 0, first, n;
+
+		printf("size %u\n", sizes[i]);
+		CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+		/* 100: the nested event goes on the same page; 2100: one event per page, the
+		 * nested one opens the page the outer one was about to open. */
+		write_n(&rb, 5, sizes[i], &seq);
+		nest_rb = &rb;
+		nest_size = sizes[i];
+		nest_seq = seq++;
+		nest_armed = 1;
+		CHECK(rbt_write(&rb, 0, sizes[i], TAG, seq++, NULL, NULL));
+		CHECK_INT(nest_armed, ==, 0);
+		CHECK_INT(rb.cpus[0]->dropped, ==, 0);
+		/* The nested event first, then the outer one. */
+		first = snapshot_range(&rb, &n);
+		CHECK_INT(first + n, ==, seq);
+		expect_seqs(&rb, first, n);
+		usertp_rb_destroy(&rb);
+	}
+}
+
+static void hostile_wrap(void)
+{
+	/* sizeof(struct usertp_rb_page_copy) * pages wraps to a few KiB: ceil(2^64 / size). */
+	const uint64_t pages = (uint64_t)((((unsigned __int128)1 << 64) + sizeof(struct usertp_rb_page_copy) - 1) /
+					  sizeof(struct usertp_rb_page_copy));
+	struct usertp_rb rb;
+	uint64_t seq;
+	pid_t pid;
+	int status;
+
+	CHECK_INT(usertp_rb_create(&rb, 1, 8, false), ==, 0);
+	for (seq = 0; seq < 20; seq++)
+		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
+	rb.cpus[0]->pos = (pages - 1) * USERTP_RB_PAGE + 100; /* read_page is 0 */
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct usertp_rb_snapshot snap;
+		int ret = usertp_rb_snapshot(rb.region, rb.size, &snap);
+
+		_exit(ret == -EINVAL || ret == -ENOMEM || (!ret && snap.cpus[0].nr_pages <= rb.nr_pages)
+			      ? 0 : 1);
+	}
+	CHECK(pid > 0);
+	CHECK_INT(waitpid(pid, &status, 0), ==, pid);
+	if (!WIFEXITED(status))
+		fprintf(stderr, "the snapshot died of signal %d\n", WTERMSIG(status));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	usertp_rb_destroy(&rb);
+}
+
+/* --- dead writers ------------------------------------------------------------------------ */
+
+static void dead_reserved(void)
+{
+	int overwrite;
+
+	for (overwrite = 0; overwrite <= 1; overwrite++) {
+		struct usertp_rb_event ev;
+		struct usertp_rb rb;
+		uint64_t seq = 0;
+		unsigned char *p;
+
+		CHECK_INT(usertp_rb_create(&rb, 1, 64, overwrite), ==, 0);
+		write_n(&rb, 100, 100, &seq);
+		/* Died between reserve and commit: the event is padding. */
+		p = usertp_rb_reserve(&rb, 0, 100, &ev);
+		CHECK(p != NULL);
+		payload_fill(p, 100, TAG, seq);
+		expect_seqs(&rb, 0, seq);
+		/* Died between the two stores of commit: the event is there. */
+		__atomic_store_n((uint64_t *)ev.entry, ev.word, __ATOMIC_RELEASE);
+		expect_seqs(&rb, 0, seq + 1);
+		usertp_rb_destroy(&rb);
+	}
+}
+
+/*
+ * Reserve one event of @size, then put back every byte of CPU 0's area but pos and last_ts:
+ * the state of a writer killed right after its compare-and-exchange.
+ */
+static void die_after_cas(struct usertp_rb *rb, uint32_t size)
+{
+	unsigned char *area = (unsigned char *)rb->cpus[0];
+	size_t len = rb->pages[0] + (size_t)rb->nr_pages * USERTP_RB_PAGE - area;
+	unsigned char *saved = malloc(len);
+	struct usertp_rb_event ev;
+	uint64_t pos, last_ts;
+
+	if (!saved)
+		exit(2);
+	memcpy(saved, area, len);
+	CHECK(usertp_rb_reserve(rb, 0, size, &ev) != NULL);
+	pos = rb->cpus[0]->pos;
+	last_ts = rb->cpus[0]->last_ts;
+	memcpy(area, saved, len);
+	rb->cpus[0]->pos = pos;
+	rb->cpus[0]->last_ts = last_ts;
+	free(saved);
+}
+
+static void dead_cas(void)
+{
+	int wrapped;
+
+	for (wrapped = 0; wrapped <= 1; wrapped++) {
+		struct usertp_rb rb;
+		uint64_t seq = 0, first, n;
+
+		printf("wrapped=%d\n", wrapped);
+		CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+		/* Several times around or not; then 100-byte events (112 bytes each, 36 per
+		 * page) up to the 6th of a page: the next one goes on the same page, where
+		 * the bytes, after wrapping, are those of an older event of the same size. */
+		write_n(&rb, wrapped ? 36 * 10 + 6 : 6, 100, &seq);
+		first = snapshot_range(&rb, &n);
+		CHECK_INT(first + n, ==, seq);
+		die_after_cas(&rb, 100);
+		expect_seqs(&rb, first, n);
+		usertp_rb_destroy(&rb);
+	}
+}
+
+static void dead_open(void)
+{
+	struct usertp_rb rb;
+	uint64_t seq = 0, first;
+
+	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	/* 6 pages of 24-byte events (32 bytes each, 127 per page), then 3 of 100-byte ones
+	 * (112 bytes each, 36 per page, which leave 48 bytes at the end: in them, bytes of the
+	 * 24-byte events still). */
+	write_n(&rb, 127 * 6, 24, &seq);
+	first = seq;
+	write_n(&rb, 36 * 3, 100, &seq);
+	/* The next event opens a page (slot 0); the page before it (slot 2) is full. */
+	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_PAGE_HEADER + 36 * 112);
+	die_after_cas(&rb, 100);
+	/* Pages: the 2 last ones of 100-byte events, and the new one (empty: its event was
+	 * never written). */
+	expect_seqs(&rb, first + 36, 72);
+	usertp_rb_destroy(&rb);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} cases[] = {
+		{ "exact-fit", exact_fit },	  { "slip", slip },
+		{ "size-wrap", size_wrap },	  { "commit-carry", commit_carry },
+		{ "hostile-pos", hostile_pos },	  { "hostile-wrap", hostile_wrap },
+		{ "nested", nested },
+		{ "dead-reserved", dead_reserved },
+		{ "dead-cas", dead_cas },	  { "dead-open", dead_open },
+	};
+	unsigned int i;
+
+	for (i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!strcmp(argv[1], cases[i].name)) {
+			cases[i].fn();
+			return harness_done();
+		}
+	fprintf(stderr, "usage: %s CASE (see the source)\n", argv[0]);
+	return 2;
+}
