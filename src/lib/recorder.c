@@ -66,7 +66,7 @@ static void *rec_reserve(struct usertp_event_file *file, struct usertp_reservati
 
 	if (usertp_unlikely(!__atomic_load_n(&rec.active, __ATOMIC_RELAXED)))
 		return NULL;
-	ent = usertp_rb_reserve(&rec.rb, usertp_rb_this_cpu(&rec.rb), (uint32_t)size, ev);
+	ent = usertp_rb_reserve(&rec.rb, usertp_rb_this_cpu(&rec.rb), size, ev);
 	if (usertp_unlikely(!ent))
 		return NULL;
 	ent->type = (unsigned short)file->id;

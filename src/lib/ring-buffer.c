@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,9 +48,10 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 	area = cpu_area_header(nr_pages) + (size_t)nr_pages * USERTP_RB_PAGE;
 	size = header + (size_t)nr_cpus * area;
 
+	/* Populated now: no page fault on the writers' path later. */
 	fd = memfd_create("usertp-buffers", MFD_CLOEXEC);
 	if (fd >= 0 && ftruncate(fd, (off_t)size) == 0)
-		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	else
 		base = MAP_FAILED;
 	if (base == MAP_FAILED) {
@@ -57,7 +59,8 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
-		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		base = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		if (base == MAP_FAILED)
 			return -ENOMEM;
 	}
@@ -105,6 +108,108 @@ void usertp_rb_destroy(struct usertp_rb *rb)
 	free(rb->pages);
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
+}
+
+int usertp_rb_getcpu(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : cpu;
+}
+
+/*
+ * Another writer is opening a page of this CPU: it runs on another CPU now (spin a little),
+ * or it was preempted on this one (yield, so that it can finish), or we are a signal handler
+ * that interrupted it (it cannot finish before we return: give up).  A rare, bounded wait.
+ * Return: true when the position moved on (try again), false to give up and drop.
+ */
+bool usertp_rb_wait_opened(struct usertp_rb_cpu *c, uint64_t pos)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1000 + 2000; i++) {
+		if (__atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) != pos)
+			return true;
+		if (i < 1000) {
+#if defined(__x86_64__)
+			__builtin_ia32_pause();
+#endif
+		} else {
+			sched_yield();
+		}
+	}
+	return false;
+}
+
+/* Has the page last held by @slot's (page @p) been written completely? */
+static bool slot_complete(const struct usertp_rb_cpu *c, unsigned int nr, uint64_t p)
+{
+	return (uint32_t)__atomic_load_n(&c->commit[p % nr], __ATOMIC_ACQUIRE) ==
+	       (uint32_t)((p / nr + 1) * USERTP_RB_PAGE_DATA);
+}
+
+/*
+ * The writer's slow path: the event does not fit on the current page (or there is none).
+ * Open the next page, in two steps so that nobody writes into it before it is ready:
+ *
+ *	1. {pos, ts} -> {next page, OPENING}: writers arriving now drop their event;
+ *	2. zero the page (zeros read as the kernel's end-of-page entry, so nothing stale from
+ *	   the slot's previous page is ever taken for an event), write its header, hand it the
+ *	   events lost meanwhile, seal the page left behind (its size, and its unused tail
+ *	   counted as committed);
+ *	3. {next page, OPENING} -> {after our event, ts}.
+ *
+ * When the next slot is not available (its page incomplete, or not consumed without
+ * overwrite) the event is dropped, and the current page is closed (FULL) so that a smaller
+ * event cannot slip in after it: what is kept stays a prefix, as in the kernel.
+ *
+ * Return: where the event goes (offset 16 of the new page, *page set), NULL when dropped,
+ * USERTP_RB_RETRY when another writer moved first.
+ */
+void *usertp_rb_open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
+			  uint64_t ts, uint32_t total, uint64_t *page_out)
+{
+	struct usertp_rb_cpu *c = rb->cpus[cpu];
+	unsigned int nr = rb->nr_pages;
+	uint64_t page = pos / USERTP_RB_PAGE, new_page, *lost_before = c->commit + nr;
+	uint32_t off = (uint32_t)(pos % USERTP_RB_PAGE);
+	unsigned char *start;
+
+	new_page = off == 0 ? page : page + 1;
+	if (new_page >= nr &&
+	    (!slot_complete(c, nr, new_page - nr) ||
+	     (!rb->overwrite && __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= new_page - nr))) {
+		if (__atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) != pos)
+			return USERTP_RB_RETRY; /* someone moved on: look again */
+		usertp_rb_drop(c);
+		if (off >= USERTP_RB_PAGE_HEADER && off < USERTP_RB_OFF_FULL &&
+		    usertp_rb_cas_pos(c, pos, last, page * USERTP_RB_PAGE + USERTP_RB_OFF_FULL, last))
+			__atomic_fetch_add(&c->commit[page % nr], (uint64_t)(USERTP_RB_OFF_FULL - off),
+					   __ATOMIC_RELEASE);
+		return NULL;
+	}
+	if (!usertp_rb_cas_pos(c, pos, last, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts))
+		return USERTP_RB_RETRY;
+
+	start = rb->pages[cpu] + (new_page % nr) * USERTP_RB_PAGE;
+	memset(start + USERTP_RB_PAGE_HEADER, 0, USERTP_RB_PAGE_DATA);
+	memcpy(start, &ts, 8);
+	memset(start + 8, 0, 8);
+	__atomic_store_n(&lost_before[new_page % nr],
+			 __atomic_exchange_n(&c->lost_pending, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	if (off >= USERTP_RB_PAGE_HEADER) {
+		unsigned char *old = rb->pages[cpu] + (page % nr) * USERTP_RB_PAGE;
+		uint64_t used = usertp_rb_used(off);
+
+		memcpy(old + 8, &used, 8);
+		__atomic_fetch_add(&c->commit[page % nr], (uint64_t)(USERTP_RB_PAGE_DATA - used),
+				   __ATOMIC_RELEASE);
+	}
+	/* Only the opener changes an OPENING position: this cannot fail. */
+	usertp_rb_cas_pos(c, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts,
+			  usertp_rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total), ts);
+	*page_out = new_page;
+	return start + USERTP_RB_PAGE_HEADER;
 }
 
 /* --- reading ------------------------------------------------------------------------------ */
@@ -231,82 +336,109 @@ void usertp_rb_snapshot_free(struct usertp_rb_snapshot *snap)
 	memset(snap, 0, sizeof(*snap));
 }
 
-/* Count the events of a copied page (stopping at anything malformed). */
-static uint64_t page_events(const struct usertp_rb_page_copy *page)
+/*
+ * Count the events of a copied page, and cut its used size to the end of its last well-formed
+ * entry: a page closed early, or being written, or whose writer died, ends in zeros (the
+ * kernel's end-of-page entry) or in something that does not parse.
+ */
+static uint64_t page_settle(struct usertp_rb_page_copy *page)
 {
 	struct usertp_rb_iter it;
 	struct usertp_rb_entry e;
 	uint64_t n = 0;
+	uint32_t end = 0;
+	int ret;
 
 	usertp_rb_iter_init(&it, page);
-	while (usertp_rb_iter_next(&it, &e) == 1)
+	while ((ret = usertp_rb_iter_next(&it, &e)) == 1) {
 		n++;
+		end = it.off;
+	}
+	if (ret == 0 && it.off <= page->used)
+		end = it.off; /* padding at the end is fine */
+	page->used = end;
 	return n;
 }
 
-static int snapshot_cpu(const unsigned char *base, size_t size,
-			const struct usertp_rb_region *region, unsigned int cpu,
-			struct usertp_rb_cpu_snapshot *out)
+/*
+ * Events ever committed in one slot.  Its counter holds bytes (low 32 bits) and events (high)
+ * in one word, so every 4 GiB the byte count carries into the event count.  The bytes are
+ * known from the page the slot holds: k complete uses of 4080 bytes and part of one more.
+ */
+static uint64_t slot_events(uint64_t word, uint64_t latest_page, unsigned int nr)
 {
-	unsigned int nr = region->nr_pages, i;
-	uint64_t off = region->cpu_offset[cpu], pos, head, first, p;
+	uint64_t base = latest_page / nr * USERTP_RB_PAGE_DATA;
+	uint64_t bytes = base + (uint32_t)((uint32_t)word - (uint32_t)base);
+
+	return (word - bytes) >> 32;
+}
+
+static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, unsigned int nr,
+			bool overwrite, struct usertp_rb_cpu_snapshot *out)
+{
+	uint64_t pos, head, first, p, s;
 	const struct usertp_rb_cpu *c;
 	const uint64_t *commit, *lost_before;
 	const unsigned char *pages;
+	uint64_t pages_offset;
+	uint32_t head_off;
 
 	if (off % 64 || off > size || size - off < cpu_area_header(nr))
 		return -EINVAL;
 	c = (const struct usertp_rb_cpu *)(base + off);
 	commit = c->commit;
 	lost_before = c->commit + nr;
-	if (c->pages_offset % USERTP_RB_PAGE || c->pages_offset > size ||
-	    (size - c->pages_offset) / USERTP_RB_PAGE < nr)
+	pages_offset = __atomic_load_n(&c->pages_offset, __ATOMIC_RELAXED);
+	if (pages_offset % USERTP_RB_PAGE || pages_offset > size ||
+	    (size - pages_offset) / USERTP_RB_PAGE < nr)
 		return -EINVAL;
-	pages = base + c->pages_offset;
+	pages = base + pages_offset;
 
-	for (i = 0; i < nr; i++)
-		out->written += __atomic_load_n(&commit[i], __ATOMIC_ACQUIRE) >> 32;
 	out->dropped = __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
 	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 	if (!pos)
 		return 0;
 	head = pos / USERTP_RB_PAGE;
-	first = region->flags & USERTP_RB_OVERWRITE ? (head + 1 >= nr ? head + 1 - nr : 0)
-						    : __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
-	if (first > head)
-		first = head;
-	out->pages = usertp_rb_alloc((head - first + 1) * sizeof(*out->pages));
+	head_off = (uint32_t)(pos % USERTP_RB_PAGE);
+	for (s = 0; s < nr && s <= head; s++)
+		out->written += slot_events(__atomic_load_n(&commit[s], __ATOMIC_ACQUIRE),
+					    head - (head - s) % nr, nr);
+	first = overwrite ? 0 : __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
+	/* At most nr pages exist, whatever the region claims. */
+	if (first > head || head - first >= nr)
+		first = head + 1 - (head + 1 < nr ? head + 1 : nr);
+	out->pages = usertp_rb_alloc((size_t)(head - first + 1) * sizeof(*out->pages));
 	if (!out->pages)
 		return -ENOMEM;
 	for (p = first; p <= head; p++) {
 		struct usertp_rb_page_copy *copy = &out->pages[out->nr_pages];
 		unsigned int slot = (unsigned int)(p % nr);
-		uint64_t expected = (p / nr + 1) * USERTP_RB_PAGE_DATA, now;
-		uint32_t bytes;
+		uint64_t now;
 
 		memcpy(copy->data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
+		/* The copy before the checks below (a seqlock read). */
+#if defined(__SANITIZE_THREAD__)
+		__atomic_load_n(&c->pos, __ATOMIC_SEQ_CST);
+#else
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		bytes = (uint32_t)__atomic_load_n(&commit[slot], __ATOMIC_ACQUIRE);
+#endif
 		now = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) / USERTP_RB_PAGE;
 		if (now >= p + nr)
 			continue; /* reused while we copied: it counts as overwritten */
 		if (p < head) {
-			uint64_t used = get64(copy->data + 8);
+			uint64_t used = 0;
 
-			/* Complete pages say their size; an unfinished one (a writer died or is
-			 * still writing) is read as far as its entries hold together. */
-			if ((uint32_t)(expected - bytes) > USERTP_RB_PAGE_DATA)
-				continue; /* already reused */
-			copy->used = used && used <= USERTP_RB_PAGE_DATA ? (uint32_t)used
-									  : USERTP_RB_PAGE_DATA;
+			memcpy(&used, copy->data + 8, 8);
+			/* A complete page says its size; any other is read as far as it holds. */
+			copy->used = slot_complete(c, nr, p) && used <= USERTP_RB_PAGE_DATA
+					     ? (uint32_t)used
+					     : USERTP_RB_PAGE_DATA;
 		} else {
-			copy->used = (uint32_t)(pos % USERTP_RB_PAGE) - USERTP_RB_PAGE_HEADER;
-			if (copy->used > USERTP_RB_PAGE_DATA)
-				copy->used = 0;
+			copy->used = usertp_rb_used(head_off); /* 0: being opened */
 		}
 		copy->page_no = p;
 		copy->lost_before = __atomic_load_n(&lost_before[slot], __ATOMIC_RELAXED);
-		out->entries += page_events(copy);
+		out->entries += page_settle(copy);
 		out->nr_pages++;
 	}
 	out->overrun = out->written > out->entries ? out->written - out->entries : 0;
@@ -317,22 +449,28 @@ int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snaps
 {
 	const unsigned char *base = base_ptr;
 	const struct usertp_rb_region *region = base_ptr;
-	unsigned int i;
+	unsigned int i, nr_cpus, nr_pages;
+	bool overwrite;
 	int ret;
 
 	memset(snap, 0, sizeof(*snap));
-	if (size < sizeof(*region) || region->magic != USERTP_RB_MAGIC ||
-	    region->version != USERTP_RB_VERSION || region->page_size != USERTP_RB_PAGE ||
-	    !region->nr_cpus || region->nr_cpus > 4096 || region->nr_pages < 2 ||
-	    region->nr_pages > (1u << 24) ||
-	    (size - sizeof(*region)) / sizeof(uint64_t) < region->nr_cpus)
+	if (size < sizeof(*region))
 		return -EINVAL;
-	snap->cpus = usertp_rb_alloc(region->nr_cpus * sizeof(*snap->cpus));
+	/* Each field read once: another process may change them under us. */
+	nr_cpus = __atomic_load_n(&region->nr_cpus, __ATOMIC_RELAXED);
+	nr_pages = __atomic_load_n(&region->nr_pages, __ATOMIC_RELAXED);
+	overwrite = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_OVERWRITE;
+	if (region->magic != USERTP_RB_MAGIC || region->version != USERTP_RB_VERSION ||
+	    region->page_size != USERTP_RB_PAGE || !nr_cpus || nr_cpus > 4096 || nr_pages < 2 ||
+	    nr_pages > (1u << 24) || (size - sizeof(*region)) / sizeof(uint64_t) < nr_cpus)
+		return -EINVAL;
+	snap->cpus = usertp_rb_alloc(nr_cpus * sizeof(*snap->cpus));
 	if (!snap->cpus)
 		return -ENOMEM;
-	snap->nr_cpus = region->nr_cpus;
-	for (i = 0; i < region->nr_cpus; i++) {
-		ret = snapshot_cpu(base, size, region, i, &snap->cpus[i]);
+	snap->nr_cpus = nr_cpus;
+	for (i = 0; i < nr_cpus; i++) {
+		ret = snapshot_cpu(base, size, region->cpu_offset[i], nr_pages, overwrite,
+				   &snap->cpus[i]);
 		if (ret) {
 			usertp_rb_snapshot_free(snap);
 			return ret;

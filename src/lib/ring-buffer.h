@@ -121,7 +121,6 @@ extern enum usertp_rb_clock usertp_rb_clock_id;
  * where to write the payload (8-byte aligned), or NULL when the event is dropped (counted);
  * the event is then committed with usertp_rb_commit().
  */
-#include <sched.h>
 #include <string.h>
 #include <time.h>
 #if defined(__x86_64__)
@@ -132,6 +131,41 @@ extern enum usertp_rb_clock usertp_rb_clock_id;
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 
+/* Slow paths of the writer, out of line (ring-buffer.c). */
+int usertp_rb_getcpu(void);
+bool usertp_rb_wait_opened(struct usertp_rb_cpu *c, uint64_t pos);
+void *usertp_rb_open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
+			  uint64_t ts, uint32_t total, uint64_t *page);
+#define USERTP_RB_RETRY ((void *)1)
+
+/*
+ * Offsets within a page that are not a place to write:
+ *   0	no page opened yet (pos is 0);
+ *   1	a writer is opening the page (zeroing it): others wait a little (a few tens of
+ *	microseconds, never in the kernel), then drop their event;
+ *   FULL	the page was closed early, the next page being unavailable: nothing fits;
+ *   EXACT	the last event ended exactly at the end of the page (pos cannot say "offset
+ *	4096", which would be the next page's start).
+ */
+#define USERTP_RB_OFF_OPENING 1u
+#define USERTP_RB_OFF_FULL (USERTP_RB_PAGE - 8u)
+#define USERTP_RB_OFF_EXACT (USERTP_RB_PAGE - 1u)
+
+/* The position after an event that ends at @end bytes into page @page. */
+static inline uint64_t usertp_rb_pos_after(uint64_t page, uint32_t end)
+{
+	return page * USERTP_RB_PAGE + (end == USERTP_RB_PAGE ? USERTP_RB_OFF_EXACT : end);
+}
+
+/* Bytes of entries on a page whose position offset is @off (a page being written). */
+static inline uint32_t usertp_rb_used(uint32_t off)
+{
+	if (off == USERTP_RB_OFF_EXACT)
+		return USERTP_RB_PAGE_DATA;
+	return off >= USERTP_RB_PAGE_HEADER && off <= USERTP_RB_PAGE ? off - USERTP_RB_PAGE_HEADER
+								    : 0;
+}
+
 static inline unsigned int usertp_rb_this_cpu(const struct usertp_rb *rb)
 {
 	int cpu = -1;
@@ -141,9 +175,7 @@ static inline unsigned int usertp_rb_this_cpu(const struct usertp_rb *rb)
 							      __rseq_offset + 4),
 					   __ATOMIC_RELAXED);
 	if (usertp_unlikely(cpu < 0))
-		cpu = sched_getcpu();
-	if (usertp_unlikely(cpu < 0))
-		cpu = 0;
+		cpu = usertp_rb_getcpu();
 	return (unsigned int)cpu < rb->nr_cpus ? (unsigned int)cpu : (unsigned int)cpu % rb->nr_cpus;
 }
 
@@ -161,16 +193,19 @@ static inline uint64_t usertp_rb_clock(void)
 
 typedef unsigned __int128 __attribute__((may_alias)) usertp_rb_u128;
 
-/* Move {pos, last_ts} from {pos0, ts0} to {pos1, ts1} at once. */
-static inline bool usertp_rb_cas_pos(struct usertp_rb_cpu *c, uint64_t pos0, uint64_t ts0, uint64_t pos1,
-			   uint64_t ts1)
+/*
+ * Move {pos, last_ts} from {pos0, ts0} to {pos1, ts1} at once.  ThreadSanitizer does not see
+ * inline assembly, so its builds use the (equivalent, -mcx16) builtin it instruments.
+ */
+static inline bool usertp_rb_cas_pos(struct usertp_rb_cpu *c, uint64_t pos0, uint64_t ts0,
+				     uint64_t pos1, uint64_t ts1)
 {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 	bool ok;
 
 	__asm__ __volatile__("lock cmpxchg16b %1"
-			     : "=@ccz"(ok), "+m"(*(volatile usertp_rb_u128 *)&c->pos),
-			       "+a"(pos0), "+d"(ts0)
+			     : "=@ccz"(ok), "+m"(*(volatile usertp_rb_u128 *)&c->pos), "+a"(pos0),
+			       "+d"(ts0)
 			     : "b"(pos1), "c"(ts1)
 			     : "memory");
 	return ok;
@@ -187,95 +222,62 @@ static inline uint32_t usertp_rb_entry_word(uint32_t type_len, uint64_t delta)
 	return type_len | (uint32_t)(delta << 5);
 }
 
-static inline void usertp_rb_drop(struct usertp_rb_cpu *c, bool pending)
+static inline void usertp_rb_drop(struct usertp_rb_cpu *c)
 {
 	__atomic_fetch_add(&c->dropped, 1, __ATOMIC_RELAXED);
-	if (pending)
-		__atomic_fetch_add(&c->lost_pending, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->lost_pending, 1, __ATOMIC_RELAXED);
 }
 
-static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, uint32_t size,
+static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
 				      struct usertp_rb_event *ev)
 {
 	struct usertp_rb_cpu *c = rb->cpus[cpu];
-	uint64_t *lost_before = c->commit + rb->nr_pages;
-	uint32_t payload = (size + 7) & ~7u, total = 8 + payload;
-	uint64_t pos, last, ts, delta, new_pos, page, new_page;
-	uint32_t off, ext;
+	uint32_t payload, total, off, ext;
+	uint64_t pos, last, ts, delta, page;
 	unsigned char *entry;
-	bool open;
 
-	if (usertp_unlikely(payload > USERTP_RB_MAX_PAYLOAD)) {
-		usertp_rb_drop(c, true);
+	if (usertp_unlikely(size > USERTP_RB_MAX_PAYLOAD)) {
+		usertp_rb_drop(c);
 		return NULL;
 	}
+	payload = ((uint32_t)size + 7) & ~7u;
+	total = 8 + payload;
 	for (;;) {
 		pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 		last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
 		ts = usertp_rb_clock();
 		if (usertp_unlikely(ts < last))
 			ts = last; /* never backwards on one CPU */
-		page = pos / USERTP_RB_PAGE;
 		off = (uint32_t)(pos % USERTP_RB_PAGE);
 		delta = ts - last;
 		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
-		open = off == 0 || off + ext + total > USERTP_RB_PAGE;
-		if (usertp_likely(!open)) {
-			new_pos = pos + ext + total;
-		} else {
-			uint64_t slot_page;
-
-			new_page = off == 0 ? page : page + 1;
-			/* The slot's previous page must be complete (and, without overwrite,
-			 * consumed) before it is reused. */
-			if (new_page >= rb->nr_pages) {
-				slot_page = new_page - rb->nr_pages;
-				if ((uint32_t)__atomic_load_n(&c->commit[new_page % rb->nr_pages],
-							      __ATOMIC_ACQUIRE) !=
-				    (uint32_t)((slot_page / rb->nr_pages + 1) * USERTP_RB_PAGE_DATA)) {
-					usertp_rb_drop(c, true);
-					return NULL;
-				}
-				if (!rb->overwrite &&
-				    __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= slot_page) {
-					usertp_rb_drop(c, true);
-					return NULL;
-				}
+		if (usertp_unlikely(off < USERTP_RB_PAGE_HEADER ||
+				    off + ext + total > USERTP_RB_PAGE)) {
+			if (off == USERTP_RB_OFF_OPENING) {
+				if (usertp_rb_wait_opened(c, pos))
+					continue;
+				usertp_rb_drop(c);
+				return NULL;
 			}
+			entry = usertp_rb_open_page(rb, cpu, pos, last, ts, total, &page);
+			if (entry == USERTP_RB_RETRY)
+				continue;
+			if (!entry)
+				return NULL;
 			ext = 0;
 			delta = 0;
-			new_pos = new_page * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER + total;
-		}
-		if (usertp_rb_cas_pos(c, pos, last, new_pos, ts))
 			break;
-	}
-
-	if (usertp_unlikely(open)) {
-		unsigned char *page_start = rb->pages[cpu] + (new_page % rb->nr_pages) * USERTP_RB_PAGE;
-		uint64_t zero = 0;
-
-		memcpy(page_start, &ts, 8);
-		memcpy(page_start + 8, &zero, 8);
-		__atomic_store_n(&lost_before[new_page % rb->nr_pages],
-				 __atomic_exchange_n(&c->lost_pending, 0, __ATOMIC_RELAXED),
-				 __ATOMIC_RELAXED);
-		if (off) {
-			/* Seal the page left behind: its size, and its unused tail as committed. */
-			unsigned char *old = rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE;
-			uint64_t used = off - USERTP_RB_PAGE_HEADER;
-
-			memcpy(old + 8, &used, 8);
-			__atomic_fetch_add(&c->commit[page % rb->nr_pages],
-					   (uint64_t)(USERTP_RB_PAGE_DATA - used), __ATOMIC_RELEASE);
 		}
-		page = new_page;
-		off = USERTP_RB_PAGE_HEADER;
+		page = pos / USERTP_RB_PAGE;
+		if (usertp_rb_cas_pos(c, pos, last, usertp_rb_pos_after(page, off + ext + total), ts)) {
+			entry = rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE + off;
+			break;
+		}
 	}
 
-	entry = rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE + off;
 	if (ext) {
 		uint32_t words[2] = { usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
-						 delta & ((1u << USERTP_RB_DELTA_BITS) - 1)),
+							   delta & ((1u << USERTP_RB_DELTA_BITS) - 1)),
 				      (uint32_t)(delta >> USERTP_RB_DELTA_BITS) };
 
 		memcpy(entry, words, 8);
@@ -306,7 +308,6 @@ static inline void usertp_rb_commit(struct usertp_rb_event *ev)
 	/* ...and the event before the count that completes the page. */
 	__atomic_fetch_add(ev->slot_commit, ev->add, __ATOMIC_RELEASE);
 }
-
 
 /*
  * Reading, from a possibly hostile or half-written region.  A snapshot copies each CPU's

@@ -25,8 +25,8 @@
  * The dead-* cases build the exact state a writer killed at that point leaves: they save the
  * bytes the reservation is going to write, reserve, and put those bytes back (test-rb-kill
  * kills real writers, but can only hit such narrow windows by chance).  That state follows
- * the current protocol, where the compare-and-exchange comes first: a protocol that prepares
- * a page before making it reachable needs die_after_cas() to follow it.
+ * the current protocol: the compare-and-exchange that reserves an event comes first; one that
+ * opens a page only claims it (OPENING), and the page is prepared before anyone can write.
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>
@@ -377,9 +377,12 @@ static void dead_open(void)
 	write_n(&rb, 127 * 6, 24, &seq);
 	first = seq;
 	write_n(&rb, 36 * 3, 100, &seq);
-	/* The next event opens a page (slot 0); the page before it (slot 2) is full. */
+	/* The next event opens a page (slot 0); the page before it (slot 2) is full.  A writer
+	 * opening a page first moves the position to OPENING, then prepares the page and seals
+	 * the one before: it dies right after that first step, nothing else written. */
 	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_PAGE_HEADER + 36 * 112);
-	die_after_cas(&rb, 100);
+	rb.cpus[0]->pos = (rb.cpus[0]->pos / USERTP_RB_PAGE + 1) * USERTP_RB_PAGE +
+			  USERTP_RB_OFF_OPENING;
 	/* Pages: the 2 last ones of 100-byte events, and the new one (empty: its event was
 	 * never written). */
 	expect_seqs(&rb, first + 36, 72);
