@@ -23,6 +23,9 @@
  *   - every event is 8-byte aligned, written as a "type_len 0" entry (u32 header, u32 length,
  *     payload), first as padding (so readers skip it), and committed by one 8-byte store of
  *     its final header;
+ *   - a page is opened in steps (usertp_rb_open_page()): claimed, zeroed (zeros read as the
+ *     kernel's end-of-page entry, so bytes of the slot's earlier use are never taken for
+ *     events), given its header, the page before it sealed, and only then made writable;
  *   - commit[slot] counts, cumulatively over all uses of that page slot, the bytes committed
  *     (low 32 bits) and the events (high 32 bits).  A page is complete when its slot's byte
  *     count reaches (use + 1) * 4080: the writer that leaves a page adds its unused tail.  A
