@@ -32,7 +32,8 @@
  * uses it to start each case under callgrind).
  *
  * Native mode times each case with clock_gettime(CLOCK_MONOTONIC) around N iterations
- * (N calibrated to a round length), several rounds, and prints the median ns/call.  The two
+ * (N calibrated to a round length), several rounds, and prints the median ns/call and the
+ * minimum (the best round: on a shared machine, the one least disturbed).  The two
  * thread cases run two worker threads started together by a barrier, each pinned to a CPU of
  * its own when the process may use two (--no-pin: left to the scheduler, which may put both
  * on one CPU, and then they share its buffer); each round of two threads follows a round of
@@ -419,10 +420,17 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* The median and the minimum of @v (sorted in place). */
 static double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
 	return v[n / 2];
+}
+
+static double minimum(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return v[0];
 }
 
 /* Iterations for one round of about @round_ns. */
@@ -462,12 +470,14 @@ static double span_end(int threads)
 	return t;
 }
 
-static void print_row(int tsv, const char *id, const char *what, uint64_t n, double ns)
+/* One result: the median and the minimum over the rounds of ns per event. */
+static void print_row(int tsv, const char *id, const char *what, uint64_t n, double ns,
+		      double min)
 {
 	if (tsv)
-		printf("%s\t%s\t%llu\t%.3f\n", id, what, (unsigned long long)n, ns);
+		printf("%s\t%s\t%llu\t%.3f\t%.3f\n", id, what, (unsigned long long)n, ns, min);
 	else
-		printf("%-44s %12llu %10.3f\n", what, (unsigned long long)n, ns);
+		printf("%-44s %12llu %10.3f %10.3f\n", what, (unsigned long long)n, ns, min);
 	fflush(stdout);
 }
 
@@ -482,7 +492,7 @@ static void native_case(const struct bench_case *c, int rounds, double round_ns,
 			int tsv)
 {
 	double one[MAX_ROUNDS], per[MAX_ROUNDS], agg[MAX_ROUNDS], ratio[MAX_ROUNDS];
-	char id[64], what[128], note[320], pins[64] = "not pinned";
+	char id[64], what[128], note[400], pins[64] = "not pinned";
 	int r, i, apart = 0;
 	uint64_t n;
 
@@ -507,20 +517,22 @@ static void native_case(const struct bench_case *c, int rounds, double round_ns,
 			 team.pinned[1]);
 	case_teardown(c);
 	if (c->threads == 1) {
-		print_row(tsv, c->id, c->what, n, median(one, rounds));
+		print_row(tsv, c->id, c->what, n, median(one, rounds), minimum(one, rounds));
 		return;
 	}
 	snprintf(what, sizeof(what), "%s: per thread", c->what);
-	print_row(tsv, c->id, what, n, median(per, rounds));
+	print_row(tsv, c->id, what, n, median(per, rounds), minimum(per, rounds));
 	snprintf(id, sizeof(id), "%s.aggregate", c->id);
 	snprintf(what, sizeof(what), "%s: aggregate", c->what);
-	print_row(tsv, id, what, n, median(agg, rounds));
+	print_row(tsv, id, what, n, median(agg, rounds), minimum(agg, rounds));
 	snprintf(note, sizeof(note),
-		 "%s: aggregate events/s = %.2f x one thread's (%.1f vs %.1f Mevents/s; one "
-		 "thread alone %.3f ns/event in the same process; threads %s, ended on different "
-		 "CPUs in %d of %d rounds)",
-		 c->id, median(ratio, rounds), 1e3 / median(agg, rounds), 1e3 / median(one, rounds),
-		 median(one, rounds), pins, apart, rounds);
+		 "%s: aggregate events/s = %.2f x one thread's (median of the rounds' ratios; of "
+		 "the best rounds %.2f: %.1f vs %.1f Mevents/s; one thread alone %.2f ns/event, "
+		 "best %.2f, in the same process; threads %s, ended on different CPUs in %d of %d "
+		 "rounds)",
+		 c->id, median(ratio, rounds), minimum(one, rounds) / minimum(agg, rounds),
+		 1e3 / minimum(agg, rounds), 1e3 / minimum(one, rounds), median(one, rounds),
+		 minimum(one, rounds), pins, apart, rounds);
 	print_note(tsv, note);
 }
 
@@ -584,20 +596,21 @@ static void check_output(const struct bench_case *c, const char *path, uint64_t 
 	print_note(tsv, note);
 }
 
-/* Split a TSV row "id<TAB>what<TAB>n<TAB>ns" in place. */
-static int parse_row(char *line, char **id, char **what, uint64_t *n, double *ns)
+/* Split a TSV row "id<TAB>what<TAB>n<TAB>ns<TAB>min" in place. */
+static int parse_row(char *line, char **id, char **what, uint64_t *n, double *ns, double *min)
 {
-	char *f[4], *save = NULL;
+	char *f[5], *save = NULL;
 	int i;
 
 	line[strcspn(line, "\n")] = 0;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (!(f[i] = strtok_r(i ? NULL : line, "\t", &save)))
 			return -1;
 	*id = f[0];
 	*what = f[1];
 	*n = strtoull(f[2], NULL, 10);
 	*ns = strtod(f[3], NULL);
+	*min = strtod(f[4], NULL);
 	return 0;
 }
 
@@ -675,15 +688,15 @@ static void run_child(const struct bench_case *c, const char *self, const char *
 		unsigned long long v;
 		char *id, *what;
 		uint64_t n;
-		double ns;
+		double ns, min;
 
 		if (sscanf(line, "#fired\t%llu", &v) == 1) {
 			child_fired = v;
 		} else if (!strncmp(line, "#note\t", 6)) {
 			line[strcspn(line, "\n")] = 0;
 			print_note(tsv, line + 6);
-		} else if (!parse_row(line, &id, &what, &n, &ns)) {
-			print_row(tsv, id, what, n, ns);
+		} else if (!parse_row(line, &id, &what, &n, &ns, &min)) {
+			print_row(tsv, id, what, n, ns, min);
 			rows++;
 		}
 	}
@@ -872,11 +885,12 @@ int main(int argc, char **argv)
 		return failures ? 1 : 0;
 	}
 
-	if (!rounds)
-		rounds = smoke ? 3 : 11;
-	/* smoke: about a second in all (10 cases x 3 rounds x 5 ms, plus calibration, the
+	/* Many short rounds: on a shared machine some of them run undisturbed (the minimum).
+	 * smoke: about a second in all (10 cases x 3 rounds x 5 ms, plus calibration, the
 	 * recorder's warm-up and processes) */
-	round_ns = smoke ? 5e6 : 100e6;
+	if (!rounds)
+		rounds = smoke ? 3 : 21;
+	round_ns = smoke ? 5e6 : 50e6;
 	if (!n && callgrind)
 		n = smoke ? 10000 : 100000;
 
@@ -924,7 +938,7 @@ int main(int argc, char **argv)
 		if (!tsv) {
 			printf("usertp tracepoint benchmark: median of %d rounds%s\n", rounds,
 			       n ? "" : ", iterations calibrated per case");
-			printf("%-44s %12s %10s\n", "what", "iterations", "ns/call");
+			printf("%-44s %12s %10s %10s\n", "what", "iterations", "ns/call", "best");
 		}
 		for (i = 0; i < NR_CASES; i++) {
 			if (cases[i].kind == K_RECORDER) {

@@ -3,7 +3,7 @@
 #
 # run-bench.sh - run bench-tracepoint natively and under callgrind and print one table:
 #
-#	what | ns/event | instructions/event
+#	what | ns/event | best | instructions/event
 #
 # then the notes of the native run (two threads against one, how often the recorder's buffer
 # wrapped).
@@ -13,7 +13,8 @@
 # Builds nothing: BUILD_DIR (default: build-bench next to this directory) must already hold
 # bench/bench-tracepoint.  -s runs the short smoke variant of both runs.
 #
-# ns/event: the median of several timed rounds of a native run (see bench-tracepoint.c).  The
+# ns/event: the median of several timed rounds of a native run (see bench-tracepoint.c); best:
+# the fastest round (on a shared machine, the least disturbed one).  The
 # native run is one `bench-tracepoint --tsv`: it starts itself again for each recorder case,
 # with the case's environment (USERTP_EVENTS, ...) and a temporary USERTP_OUTPUT that it checks
 # (every event fired was recorded) and deletes.
@@ -140,13 +141,13 @@ awk -F '\t' '
 	FILENAME == ARGV[1] { ins[$1] = $2; next }
 	$1 == "#note" { note[++m] = $2; next }
 	/^#/ { next }
-	{ what[++n] = $2; ns[n] = $4; id[n] = $1 }
+	{ what[++n] = $2; ns[n] = $4; best[n] = $5; id[n] = $1 }
 	END {
-		printf "%-44s | %8s | %18s\n", "what", "ns/event", "instructions/event"
-		printf "%-44s-+-%8s-+-%18s\n", "--------------------------------------------", \
-			"--------", "------------------"
+		printf "%-44s | %8s | %8s | %18s\n", "what", "ns/event", "best", "instructions/event"
+		printf "%-44s-+-%8s-+-%8s-+-%18s\n", "--------------------------------------------", \
+			"--------", "--------", "------------------"
 		for (i = 1; i <= n; i++)
-			printf "%-44s | %8.2f | %18s\n", what[i], ns[i], \
+			printf "%-44s | %8.2f | %8.2f | %18s\n", what[i], ns[i], best[i], \
 				(id[i] in ins) ? ins[id[i]] : (id[i] ~ /\.aggregate$/ ? "-" : "n/a")
 		for (i = 1; i <= m; i++)
 			printf "%s\n", note[i]
