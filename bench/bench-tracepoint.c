@@ -40,7 +40,9 @@
  * one of them alone, in the same process and on the same buffers.  They print the per-thread
  * cost (each thread's time / its events), the aggregate (the wall time from the first start
  * to the last end / the events of both) and the ratio of the aggregate rate of events to the
- * one-thread rate (the median of the per-round ratios).
+ * one-thread rate (the median of the per-round ratios), also by the threads' CPU time
+ * (CLOCK_THREAD_CPUTIME_ID), which leaves out the time other processes of a shared machine
+ * took from them: 2 x (one thread's CPU ns/event) / (the two threads' mean CPU ns/event).
  *
  * --callgrind mode (run it under valgrind --tool=callgrind --smc-check=all, as run-bench.sh
  * does) counts instructions with callgrind's client requests: per case, it zeroes the
@@ -212,6 +214,15 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* CPU time of the calling thread: not counting the time other processes took from it. */
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 /* --- two threads ------------------------------------------------------------------------ */
 
 #define MAX_THREADS 2
@@ -224,7 +235,8 @@ static struct {
 	int active;		/* threads that run in this round */
 	int stop;
 	uint64_t n;
-	double t0[MAX_THREADS], t1[MAX_THREADS];
+	double t0[MAX_THREADS], t1[MAX_THREADS]; /* CLOCK_MONOTONIC */
+	double cpu_ns[MAX_THREADS];		  /* the thread's CPU time for its calls */
 	int cpu[MAX_THREADS];	/* where each ended its round */
 	int pinned[MAX_THREADS]; /* the CPU each is pinned to, or -1 */
 } team;
@@ -241,9 +253,12 @@ static void *worker(void *arg)
 		if (team.stop)
 			return NULL;
 		if (idx < team.active) {
+			double c0 = thread_cpu_ns();
+
 			team.t0[idx] = now_ns();
 			run_site(team.n);
 			team.t1[idx] = now_ns();
+			team.cpu_ns[idx] = thread_cpu_ns() - c0;
 			team.cpu[idx] = sched_getcpu();
 			__atomic_fetch_add(&fired, team.n, __ATOMIC_RELAXED);
 		}
@@ -492,7 +507,8 @@ static void native_case(const struct bench_case *c, int rounds, double round_ns,
 			int tsv)
 {
 	double one[MAX_ROUNDS], per[MAX_ROUNDS], agg[MAX_ROUNDS], ratio[MAX_ROUNDS];
-	char id[64], what[128], note[400], pins[64] = "not pinned";
+	double cpu_ratio[MAX_ROUNDS], cpu_one = 0, cpu_per;
+	char id[64], what[128], note[480], pins[80];
 	int r, i, apart = 0;
 	uint64_t n;
 
@@ -504,17 +520,25 @@ static void native_case(const struct bench_case *c, int rounds, double round_ns,
 		one[r] = time_run(c, n) / (double)n;
 		if (c->threads == 1)
 			continue;
+		cpu_one = team.cpu_ns[0] / (double)n;
 		case_run(c, c->threads, n);
-		per[r] = agg[r] = 0;
-		for (i = 0; i < c->threads; i++)
+		per[r] = agg[r] = cpu_per = 0;
+		for (i = 0; i < c->threads; i++) {
 			per[r] += (team.t1[i] - team.t0[i]) / (double)n / c->threads;
+			cpu_per += team.cpu_ns[i] / (double)n / c->threads;
+		}
 		agg[r] = (span_end(c->threads) - span_start(c->threads)) / ((double)n * c->threads);
 		ratio[r] = one[r] / agg[r];
+		/* What the threads would do together if nothing else took their CPUs. */
+		cpu_ratio[r] = c->threads * cpu_one / cpu_per;
 		apart += team.cpu[0] != team.cpu[1];
 	}
 	if (c->threads > 1 && team.pinned[0] >= 0 && team.pinned[1] >= 0)
-		snprintf(pins, sizeof(pins), "pinned to CPUs %d and %d", team.pinned[0],
+		snprintf(pins, sizeof(pins), "threads pinned to CPUs %d and %d", team.pinned[0],
 			 team.pinned[1]);
+	else
+		snprintf(pins, sizeof(pins), "threads not pinned, on different CPUs at the end of "
+			 "%d of %d rounds", apart, rounds);
 	case_teardown(c);
 	if (c->threads == 1) {
 		print_row(tsv, c->id, c->what, n, median(one, rounds), minimum(one, rounds));
@@ -526,13 +550,13 @@ static void native_case(const struct bench_case *c, int rounds, double round_ns,
 	snprintf(what, sizeof(what), "%s: aggregate", c->what);
 	print_row(tsv, id, what, n, median(agg, rounds), minimum(agg, rounds));
 	snprintf(note, sizeof(note),
-		 "%s: aggregate events/s = %.2f x one thread's (median of the rounds' ratios; of "
-		 "the best rounds %.2f: %.1f vs %.1f Mevents/s; one thread alone %.2f ns/event, "
-		 "best %.2f, in the same process; threads %s, ended on different CPUs in %d of %d "
-		 "rounds)",
-		 c->id, median(ratio, rounds), minimum(one, rounds) / minimum(agg, rounds),
-		 1e3 / minimum(agg, rounds), 1e3 / minimum(one, rounds), median(one, rounds),
-		 minimum(one, rounds), pins, apart, rounds);
+		 "%s: aggregate events/s = %.2f x one thread's (wall clock, median of %d paired "
+		 "rounds; best rounds: %.2f, %.1f vs %.1f Mevents/s); by the threads' CPU time "
+		 "(leaving out what other processes took): %.2f; one thread alone in the same "
+		 "process %.2f ns/event, best %.2f; %s",
+		 c->id, median(ratio, rounds), rounds, minimum(one, rounds) / minimum(agg, rounds),
+		 1e3 / minimum(agg, rounds), 1e3 / minimum(one, rounds), median(cpu_ratio, rounds),
+		 median(one, rounds), minimum(one, rounds), pins);
 	print_note(tsv, note);
 }
 
