@@ -89,7 +89,7 @@ static void *worker(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	for (;;) {
 		unsigned int chunk_us[MAX_CHUNKS], flags = 0, process_result;
-		unsigned long start;
+		unsigned long start, took;
 		struct job job;
 		int nr_chunks;
 
@@ -115,12 +115,13 @@ static void *worker(void *arg)
 			flags |= JOB_FLAG_LARGE;
 
 		__atomic_store_n(&checksum_sink, process_result, __ATOMIC_RELAXED);
-		trace_job_done(job.id, name, now_ns() - start, flags, chunk_us, nr_chunks);
+		took = now_ns() - start;
+		trace_job_done(job.id, name, took, flags, chunk_us, nr_chunks);
 		__atomic_fetch_add(&nr_done, 1, __ATOMIC_RELAXED);
-		if (now_ns() - start > 200000)
+		if (took > 200000)
 			__atomic_fetch_add(&nr_slow, 1, __ATOMIC_RELAXED);
 		/* Recorded only when its TP_CONDITION holds (the job took over 200 us). */
-		trace_job_slow(job.id, now_ns() - start);
+		trace_job_slow(job.id, took);
 	}
 }
 

@@ -28,6 +28,8 @@ USERTP_HIDDEN void usertp__init(void);
 
 /* Set once exit() has started: objects then stay registered (other threads may still run). */
 extern bool usertp__exiting USERTP_HIDDEN;
+/* The embedded recorder's set-up (a constructor; named so that a static link keeps it). */
+USERTP_HIDDEN void usertp__recorder_init(void);
 /* Set by the recorder: objects registered afterwards are never unloaded (see registry.c). */
 extern bool usertp__keep_objects USERTP_HIDDEN;
 

@@ -166,6 +166,8 @@ static void write_output(void)
 		return;
 	__atomic_store_n(&rec.active, false, __ATOMIC_RELAXED);
 	src.nr_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	/* A thread preempted in the middle of an event hides what follows it on its page. */
+	usertp_rb_quiesce(&rec.rb, 20);
 	ret = usertp_rb_snapshot(rec.rb.region, rec.rb.size, &snap);
 	if (ret)
 		return;
@@ -315,7 +317,7 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 	return true;
 }
 
-static void __attribute__((constructor)) recorder_init(void)
+void __attribute__((constructor)) usertp__recorder_init(void)
 {
 	const char *events = getenv("USERTP_EVENTS");
 	unsigned long kb;
@@ -340,6 +342,7 @@ static void __attribute__((constructor)) recorder_init(void)
 	ret = usertp__listener_create_ops(events, &recorder_ops, NULL, NULL, &rec.listener);
 	if (ret) {
 		__atomic_store_n(&rec.active, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&usertp__keep_objects, false, __ATOMIC_RELAXED);
 		usertp_rb_destroy(&rec.rb);
 		bad("USERTP_EVENTS", events,
 		    ret == -EINVAL ? "not a list of sys:event, sys:*, *:event or event specs"

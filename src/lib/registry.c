@@ -25,6 +25,12 @@
 
 bool usertp__keep_objects;
 
+/*
+ * Every program that uses tracepoints links this file; this reference makes a static link
+ * keep the recorder too, whose constructor nothing else calls.
+ */
+static void (*const keep_recorder)(void) __attribute__((used)) = usertp__recorder_init;
+
 /* usertp__object.registered: */
 #define OBJ_REGISTERED 1
 #define OBJ_PERMANENT 2 /* never unloaded: its destructor only runs at exit */

@@ -43,6 +43,8 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 	nr_pages = (unsigned int)((kb * 1024 + USERTP_RB_PAGE_DATA - 1) / USERTP_RB_PAGE_DATA);
 	if (nr_pages < 2)
 		nr_pages = 2;
+	if (nr_pages > (1u << 24))
+		return -EINVAL;
 	header = round_up(sizeof(struct usertp_rb_region) + nr_cpus * sizeof(uint64_t),
 			  USERTP_RB_PAGE);
 	area = cpu_area_header(nr_pages) + (size_t)nr_pages * USERTP_RB_PAGE;
@@ -66,9 +68,11 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 	}
 	rb->cpus = calloc(nr_cpus, sizeof(*rb->cpus));
 	rb->pages = calloc(nr_cpus, sizeof(*rb->pages));
-	if (!rb->cpus || !rb->pages) {
+	rb->cur_slot = calloc(nr_cpus, sizeof(*rb->cur_slot));
+	if (!rb->cpus || !rb->pages || !rb->cur_slot) {
 		free(rb->cpus);
 		free(rb->pages);
+		free(rb->cur_slot);
 		munmap(base, size);
 		if (fd >= 0)
 			close(fd);
@@ -106,6 +110,7 @@ void usertp_rb_destroy(struct usertp_rb *rb)
 		close(rb->fd);
 	free(rb->cpus);
 	free(rb->pages);
+	free(rb->cur_slot);
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
 }
@@ -206,6 +211,7 @@ void *usertp_rb_open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, 
 				   __ATOMIC_RELEASE);
 	}
 	/* Only the opener changes an OPENING position: this cannot fail. */
+	__atomic_store_n(&rb->cur_slot[cpu], new_page << 24 | new_page % nr, __ATOMIC_RELAXED);
 	usertp_rb_cas_pos(c, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts,
 			  usertp_rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total), ts);
 	*page_out = new_page;
@@ -213,6 +219,31 @@ void *usertp_rb_open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, 
 }
 
 /* --- reading ------------------------------------------------------------------------------ */
+
+void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms)
+{
+	struct timespec tick = { 0, 100000 }; /* 0.1 ms */
+	unsigned int cpu, waited = 0;
+
+	for (cpu = 0; cpu < rb->nr_cpus; cpu++) {
+		const struct usertp_rb_cpu *c = rb->cpus[cpu];
+
+		while (waited < ms * 10) {
+			uint64_t pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE), page;
+			uint32_t off = (uint32_t)(pos % USERTP_RB_PAGE);
+
+			page = pos / USERTP_RB_PAGE;
+			if (!pos || (off >= USERTP_RB_PAGE_HEADER &&
+				     (uint32_t)__atomic_load_n(&c->commit[page % rb->nr_pages],
+							       __ATOMIC_ACQUIRE) ==
+					     (uint32_t)(page / rb->nr_pages * USERTP_RB_PAGE_DATA +
+							usertp_rb_used(off))))
+				break; /* everything reserved on the newest page is committed */
+			nanosleep(&tick, NULL);
+			waited++;
+		}
+	}
+}
 
 /*
  * Snapshots take their memory from mmap(), not malloc(): the recorder writes its output from
@@ -425,17 +456,12 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 		now = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) / USERTP_RB_PAGE;
 		if (now >= p + nr)
 			continue; /* reused while we copied: it counts as overwritten */
-		if (p < head) {
-			uint64_t used = 0;
-
-			memcpy(&used, copy->data + 8, 8);
-			/* A complete page says its size; any other is read as far as it holds. */
-			copy->used = slot_complete(c, nr, p) && used <= USERTP_RB_PAGE_DATA
-					     ? (uint32_t)used
-					     : USERTP_RB_PAGE_DATA;
-		} else {
-			copy->used = usertp_rb_used(head_off); /* 0: being opened */
-		}
+		/*
+		 * Pages are zeroed when opened, so a page is read up to its first zero entry:
+		 * its sealed size is not needed (and a page filled exactly is complete before
+		 * anyone seals it).
+		 */
+		copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp_rb_used(head_off);
 		copy->page_no = p;
 		copy->lost_before = __atomic_load_n(&lost_before[slot], __ATOMIC_RELAXED);
 		out->entries += page_settle(copy);

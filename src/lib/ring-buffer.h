@@ -89,6 +89,8 @@ struct usertp_rb {
 	bool overwrite;
 	struct usertp_rb_cpu **cpus;
 	unsigned char **pages; /* per CPU, the first page */
+	uint64_t *cur_slot;    /* per CPU, (page << 24) | page % nr_pages of the newest page,
+				* so that writers do not divide (a slow instruction) */
 };
 
 /* Where a reserved event is, until it is committed (fits in usertp_reservation.priv). */
@@ -196,21 +198,32 @@ static inline uint64_t usertp_rb_clock(void)
 
 typedef unsigned __int128 __attribute__((may_alias)) usertp_rb_u128;
 
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#endif
+
 /*
  * Move {pos, last_ts} from {pos0, ts0} to {pos1, ts1} at once.  ThreadSanitizer does not see
- * inline assembly, so its builds use the (equivalent, -mcx16) builtin it instruments.
+ * inline assembly: its builds say what the instruction does (acquire and release on pos).
+ * (Its own 16-byte atomics take a global lock, which a fork() can leave held in the child.)
  */
 static inline bool usertp_rb_cas_pos(struct usertp_rb_cpu *c, uint64_t pos0, uint64_t ts0,
 				     uint64_t pos1, uint64_t ts1)
 {
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__)
 	bool ok;
 
+#if defined(__SANITIZE_THREAD__)
+	__tsan_release(&c->pos);
+#endif
 	__asm__ __volatile__("lock cmpxchg16b %1"
 			     : "=@ccz"(ok), "+m"(*(volatile usertp_rb_u128 *)&c->pos), "+a"(pos0),
 			       "+d"(ts0)
 			     : "b"(pos1), "c"(ts1)
 			     : "memory");
+#if defined(__SANITIZE_THREAD__)
+	__tsan_acquire(&c->pos);
+#endif
 	return ok;
 #else
 	unsigned __int128 old = ((unsigned __int128)ts0 << 64) | pos0;
@@ -231,10 +244,19 @@ static inline void usertp_rb_drop(struct usertp_rb_cpu *c)
 	__atomic_fetch_add(&c->lost_pending, 1, __ATOMIC_RELAXED);
 }
 
+/* The slot of @page: remembered for the newest page, computed for any other. */
+static inline uint64_t usertp_rb_slot(const struct usertp_rb *rb, unsigned int cpu, uint64_t page)
+{
+	uint64_t cs = __atomic_load_n(&rb->cur_slot[cpu], __ATOMIC_RELAXED);
+
+	return usertp_likely(cs >> 24 == page) ? cs & 0xffffff : page % rb->nr_pages;
+}
+
 static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
 				      struct usertp_rb_event *ev)
 {
 	struct usertp_rb_cpu *c = rb->cpus[cpu];
+	uint64_t slot;
 	uint32_t payload, total, off, ext;
 	uint64_t pos, last, ts, delta, page;
 	unsigned char *entry;
@@ -267,13 +289,15 @@ static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, si
 				continue;
 			if (!entry)
 				return NULL;
+			slot = page % rb->nr_pages;
 			ext = 0;
 			delta = 0;
 			break;
 		}
 		page = pos / USERTP_RB_PAGE;
 		if (usertp_rb_cas_pos(c, pos, last, usertp_rb_pos_after(page, off + ext + total), ts)) {
-			entry = rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE + off;
+			slot = usertp_rb_slot(rb, cpu, page);
+			entry = rb->pages[cpu] + slot * USERTP_RB_PAGE + off;
 			break;
 		}
 	}
@@ -297,7 +321,7 @@ static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, si
 
 		memcpy(entry, words, 8);
 	}
-	ev->slot_commit = &c->commit[page % rb->nr_pages];
+	ev->slot_commit = &c->commit[slot];
 	ev->entry = entry;
 	ev->word = ((uint64_t)(payload + 4) << 32) | usertp_rb_entry_word(0, delta);
 	ev->add = (1ull << 32) + ext + total;
@@ -345,6 +369,9 @@ struct usertp_rb_snapshot {
  */
 int usertp_rb_snapshot(const void *base, size_t size, struct usertp_rb_snapshot *snap);
 void usertp_rb_snapshot_free(struct usertp_rb_snapshot *snap);
+
+/* Wait up to @ms milliseconds for events being written to be committed (async-signal-safe). */
+void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms);
 
 /* Zeroed memory from mmap() (async-signal-safe), and its release. */
 void *usertp_rb_alloc(size_t size);

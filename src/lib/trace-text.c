@@ -112,23 +112,38 @@ static void cursor_advance(struct cursor *c)
 	}
 }
 
+/* Thread names found for this output, so that /proc is read once per thread, not per line. */
+struct comm_cache {
+	int tid[256];
+	char comm[256][32];
+};
+
+static const char *comm_lookup(struct comm_cache *cache, int tid)
+{
+	unsigned int i = (unsigned int)tid % 256;
+
+	if (cache->tid[i] != tid) {
+		if (!usertp__comm_find(tid, cache->comm[i], sizeof(cache->comm[i])))
+			strcpy(cache->comm[i], "<...>");
+		cache->tid[i] = tid;
+	}
+	return cache->comm[i];
+}
+
 static void write_event(struct out *o, const struct usertp_rb_entry *e, unsigned int cpu,
-			const struct usertp__text_source *src)
+			const struct usertp__text_source *src, struct comm_cache *cache)
 {
 	const struct usertp_trace_entry *ent = (const void *)e->data;
 	const struct usertp_event *ev = NULL;
-	char comm_buf[32], text[4096];
 	const char *comm = "<...>", *name = "UNKNOWN";
+	char text[4096];
 	bool truncated;
 	int pid = 0;
 
 	if (e->size >= sizeof(*ent)) {
 		pid = ent->pid;
 		ev = src->lookup(ent->type, src->arg);
-		if (pid == 0)
-			comm = "<idle>";
-		else if (usertp__comm_find(pid, comm_buf, sizeof(comm_buf)))
-			comm = comm_buf;
+		comm = pid == 0 ? "<idle>" : comm_lookup(cache, pid);
 	}
 	if (ev) {
 		name = usertp_event_name(ev);
@@ -151,12 +166,14 @@ int usertp__trace_text_write(int fd, const struct usertp_rb_snapshot *snap,
 			     const struct usertp__text_source *src)
 {
 	static __thread struct out o; /* 16 KiB: not on the stack of a signal handler */
+	static __thread struct comm_cache cache;
 	struct cursor cursors[64];
 	unsigned int i, n = snap->nr_cpus < 64 ? snap->nr_cpus : 64;
 
 	o.fd = fd;
 	o.error = 0;
 	o.len = 0;
+	memset(cache.tid, 0, sizeof(cache.tid)); /* tid 0 is <idle>, never looked up */
 	write_header(&o, snap, src->nr_online);
 	for (i = 0; i < n; i++) {
 		memset(&cursors[i], 0, sizeof(cursors[i]));
@@ -182,7 +199,7 @@ int usertp__trace_text_write(int fd, const struct usertp_rb_snapshot *snap,
 				   (unsigned long long)page->lost_before);
 			best->lost_shown += page->lost_before;
 		}
-		write_event(&o, &best->entry, (unsigned int)(best - cursors), src);
+		write_event(&o, &best->entry, (unsigned int)(best - cursors), src, &cache);
 		cursor_advance(best);
 	}
 	/* Dropped after the last event each CPU kept. */
