@@ -153,6 +153,13 @@ USERTP_EXPORT unsigned int usertp_str_len_size(const char *src, size_t len);
 USERTP_EXPORT void usertp_str_copy(char *dst, int size, const char *src);
 USERTP_EXPORT void usertp_bitmask_copy(void *dst, int size, const void *src, size_t src_size);
 
+/*
+ * __assign_str(dst) with the source __string() measured: copy exactly what was measured (as
+ * the kernel does) and terminate it.  The two-argument form names a source that was not
+ * measured, and goes through usertp_str_copy().
+ */
+USERTP_EXPORT void usertp_str_assign(char *dst, int size, const char *src);
+
 /* __vstring helpers: length of the formatted text (with its NUL), and the formatting. */
 USERTP_EXPORT unsigned int usertp_vstr_len(const char *fmt, va_list *va);
 USERTP_EXPORT void usertp_vstr_assign(char *dst, unsigned int size, const char *fmt, va_list *va);

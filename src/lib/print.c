@@ -196,6 +196,16 @@ void usertp_str_copy(char *dst, int size, const char *src)
 	memset(dst + n, 0, (size_t)size - n);
 }
 
+void usertp_str_assign(char *dst, int size, const char *src)
+{
+	if (size <= 0)
+		return;
+	if (!src)
+		src = "(null)";
+	memcpy(dst, src, (size_t)size - 1);
+	dst[size - 1] = '\0';
+}
+
 void usertp_bitmask_copy(void *dst, int size, const void *src, size_t src_size)
 {
 	size_t n = size > 0 ? (size_t)size : 0;
