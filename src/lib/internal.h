@@ -136,6 +136,24 @@ USERTP_HIDDEN int usertp__event_print_buf(const struct usertp_event *ev, const v
 
 /* The writer's thread id, cached per thread (reset in a forked child). */
 USERTP_HIDDEN int usertp__gettid(void);
+
+/* Fill the common header of a record @file reserved and note the reservation in @res. */
+static inline void *usertp__entry_start(const struct usertp_event_file *file,
+					struct usertp_reservation *res, void *entry, size_t size)
+{
+	struct usertp_trace_entry *ent = entry;
+
+	ent->type = (unsigned short)file->id;
+	ent->flags = 0;
+	ent->preempt_count = 0;
+	ent->pid = usertp__gettid();
+	res->entry = ent;
+	res->size = (unsigned int)size;
+	return ent;
+}
+
+/* write(2) all of @buf, through EINTR and short writes; 0 or an errno (async-signal-safe). */
+USERTP_HIDDEN int usertp__write_all(int fd, const void *buf, size_t len);
 USERTP_HIDDEN void usertp__tid_reset(void);
 
 #endif /* USERTP_INTERNAL_H */

@@ -70,21 +70,13 @@ static void *listener_reserve(struct usertp_event_file *file, struct usertp_rese
 			      size_t size)
 {
 	struct usertp_listener *l = file->owner;
-	struct usertp_trace_entry *ent;
 	struct scratch *s;
 
 	if (size > USERTP_RECORD_MAX || !(s = scratch_get()) || s->depth >= NEST_MAX) {
 		__atomic_fetch_add(&l->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	ent = (struct usertp_trace_entry *)s->buf[s->depth++];
-	ent->type = (unsigned short)file->id;
-	ent->flags = 0;
-	ent->preempt_count = 0;
-	ent->pid = usertp__gettid();
-	res->entry = ent;
-	res->size = (unsigned int)size;
-	return ent;
+	return usertp__entry_start(file, res, s->buf[s->depth++], size);
 }
 
 static void listener_commit(struct usertp_event_file *file, struct usertp_reservation *res)

@@ -62,20 +62,14 @@ static void *rec_reserve(struct usertp_event_file *file, struct usertp_reservati
 			 size_t size)
 {
 	struct usertp_rb_event *ev = (struct usertp_rb_event *)res->priv;
-	struct usertp_trace_entry *ent;
+	void *ent;
 
 	if (usertp_unlikely(!__atomic_load_n(&rec.active, __ATOMIC_RELAXED)))
 		return NULL;
 	ent = usertp_rb_reserve(&rec.rb, usertp_rb_this_cpu(&rec.rb), size, ev);
 	if (usertp_unlikely(!ent))
 		return NULL;
-	ent->type = (unsigned short)file->id;
-	ent->flags = 0;
-	ent->preempt_count = 0;
-	ent->pid = usertp__gettid();
-	res->entry = ent;
-	res->size = (unsigned int)size;
-	return ent;
+	return usertp__entry_start(file, res, ent, size);
 }
 
 static void rec_commit(struct usertp_event_file *file, struct usertp_reservation *res)

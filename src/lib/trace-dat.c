@@ -39,18 +39,8 @@ struct dat_out {
 
 static void dat_flush(struct dat_out *o)
 {
-	size_t done = 0;
-
-	while (o->fd >= 0 && done < o->len && !o->error) {
-		ssize_t n = write(o->fd, o->buf + done, o->len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			o->error = n < 0 ? errno : EIO;
-		else
-			done += (size_t)n;
-	}
+	if (o->fd >= 0 && !o->error)
+		o->error = usertp__write_all(o->fd, o->buf, o->len);
 	o->len = 0;
 }
 

@@ -27,20 +27,27 @@ struct out {
 	char buf[16384];
 };
 
-static void out_flush(struct out *o)
+int usertp__write_all(int fd, const void *buf, size_t len)
 {
-	size_t done = 0;
+	const char *p = buf;
 
-	while (done < o->len && !o->error) {
-		ssize_t n = write(o->fd, o->buf + done, o->len - done);
+	while (len) {
+		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			o->error = n < 0 ? errno : EIO;
-		else
-			done += (size_t)n;
+			return n < 0 ? errno : EIO;
+		p += n;
+		len -= (size_t)n;
 	}
+	return 0;
+}
+
+static void out_flush(struct out *o)
+{
+	if (!o->error)
+		o->error = usertp__write_all(o->fd, o->buf, o->len);
 	o->len = 0;
 }
 
