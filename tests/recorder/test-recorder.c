@@ -1368,16 +1368,30 @@ static void check_no_output(void)
 	free(outdir);
 }
 
-static void test_exit_return(void)
+/*
+ * Run rec-prog (or @prog) in @mode for 1000 events; it must exit 0 quietly, having written
+ * its events with the one @extra from its atexit handler, or (@extra NULL) nothing at all.
+ */
+static void run_quiet(const char *prog, const char *mode, const char *extra)
 {
 	struct run r;
 
-	prog_run(&r, "return", "1000");
+	prog_run(&r, mode, "1000");
+	if (prog)
+		r.argv[0] = prog;
 	run(&r);
 	CHECK(exited(&r, 0));
 	CHECK_STR(r.err, "");
-	check_k_events(&r, "what=atexit");
+	if (extra)
+		check_k_events(&r, extra);
+	else
+		check_no_output();
 	run_free(&r);
+}
+
+static void test_exit_return(void)
+{
+	run_quiet(NULL, "return", "what=atexit");
 }
 
 /* exit() from a thread while three others fire rec_spin without end. */
@@ -1435,14 +1449,7 @@ out:
  * exit(), a return from main and the fatal signals). */
 static void test_underscore_exit(void)
 {
-	struct run r;
-
-	prog_run(&r, "_exit", "1000");
-	run(&r);
-	CHECK(exited(&r, 0));
-	CHECK_STR(r.err, "");
-	check_no_output();
-	run_free(&r);
+	run_quiet(NULL, "_exit", NULL);
 }
 
 /* A fatal signal the program raises itself: it still dies of it, with its events written. */
@@ -1720,15 +1727,7 @@ static void test_dlclose(enum untraced_case which)
 /* rec-prog linked with libusertp.a: the recorder is there as well. */
 static void test_static(void)
 {
-	struct run r;
-
-	prog_run(&r, "return", "1000");
-	r.argv[0] = rec_prog_static;
-	run(&r);
-	CHECK(exited(&r, 0));
-	CHECK_STR(r.err, "");
-	check_k_events(&r, "what=atexit");
-	run_free(&r);
+	run_quiet(rec_prog_static, "return", "what=atexit");
 }
 
 /* --- main --------------------------------------------------------------------------------- */
