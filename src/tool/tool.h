@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool.h - private to the usertp command: its subcommands and what they share.
+ */
+#ifndef USERTP_TOOL_H
+#define USERTP_TOOL_H
+
+/* Each subcommand gets argv from its own name on; returns the process exit status. */
+int usertp_cmd_list(int argc, char **argv);
+int usertp_cmd_record(int argc, char **argv);
+int usertp_cmd_report(int argc, char **argv);
+
+/* "usertp <cmd>: <message>" on stderr (printf-style). */
+void usertp_tool_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* USERTP_TOOL_H */
