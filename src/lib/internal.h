@@ -19,6 +19,8 @@
 #include <usertp/tracepoint.h>
 #include <usertp/usertp.h>
 
+#include "ring-buffer.h"
+
 #define USERTP_HIDDEN __attribute__((visibility("hidden")))
 
 extern pthread_mutex_t usertp__lock USERTP_HIDDEN;
@@ -89,6 +91,7 @@ struct usertp_event_file {
 	struct usertp__event_node *node;
 	const struct usertp__sink_ops *ops;
 	void *owner;
+	void *sink; /* what ops record into: the listener's arg (a struct usertp__rb_sink...) */
 	const struct usertp_event *event; /* node->instances[0], for the hot path */
 	int id;				  /* node->id, for the hot path */
 };
@@ -102,6 +105,17 @@ USERTP_HIDDEN int usertp__listener_create_ops(const char *events,
 					      const struct usertp__sink_ops *ops,
 					      usertp_record_func fn, void *arg,
 					      struct usertp_listener **out);
+/*
+ * A consumer that records into ring buffers: the embedded recorder, and each session of a
+ * recorder outside the process.  Its listener's files record with usertp__rb_sink_ops.
+ */
+struct usertp__rb_sink {
+	bool active; /* false: events are not recorded (the buffers are being written out) */
+	struct usertp_rb rb;
+	struct usertp_listener *listener;
+};
+extern const struct usertp__sink_ops usertp__rb_sink_ops USERTP_HIDDEN;
+
 /* Call @fn for each event file of @l (no lock taken: for the recorder's output). */
 USERTP_HIDDEN void usertp__listener_files(const struct usertp_listener *l,
 					  void (*fn)(const struct usertp_event_file *file, void *arg),

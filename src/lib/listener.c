@@ -120,6 +120,7 @@ static void listener_attach_locked(struct usertp_listener *l, struct usertp__eve
 	file->node = node;
 	file->ops = l->ops;
 	file->owner = l;
+	file->sink = l->arg;
 	if (usertp__event_file_enable_locked(file)) {
 		free(file);
 		return;

@@ -42,14 +42,9 @@
 #define DEFAULT_BUFFER_KB 1408
 #define DEFAULT_OUTPUT "trace.txt"
 
-USERTP_STATIC_ASSERT(sizeof(struct usertp_rb_event) <= sizeof(((struct usertp_reservation *)0)->priv),
-		     "a ring-buffer reservation fits in usertp_reservation.priv");
-
 static struct {
-	bool active;
+	struct usertp__rb_sink sink;
 	int written; /* the output is written once */
-	struct usertp_rb rb;
-	struct usertp_listener *listener;
 	bool dat; /* trace.dat rather than text */
 	char output[PATH_MAX];
 	char base_output[PATH_MAX]; /* as configured, before a fork renames it */
@@ -57,28 +52,6 @@ static struct {
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
 				     SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-
-static void *rec_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
-			 size_t size)
-{
-	struct usertp_rb_event *ev = (struct usertp_rb_event *)res->priv;
-	void *ent;
-
-	if (usertp_unlikely(!__atomic_load_n(&rec.active, __ATOMIC_RELAXED)))
-		return NULL;
-	ent = usertp_rb_reserve(&rec.rb, usertp_rb_this_cpu(&rec.rb), size, ev);
-	if (usertp_unlikely(!ent))
-		return NULL;
-	return usertp__entry_start(file, res, ent, size);
-}
-
-static void rec_commit(struct usertp_event_file *file, struct usertp_reservation *res)
-{
-	(void)file;
-	usertp_rb_commit((struct usertp_rb_event *)res->priv);
-}
-
-static const struct usertp__sink_ops recorder_ops = { rec_reserve, rec_commit };
 
 struct lookup {
 	unsigned int id;
@@ -98,7 +71,7 @@ static const struct usertp_event *lookup_event(unsigned int id, void *arg)
 	struct lookup l = { id, NULL };
 
 	(void)arg;
-	usertp__listener_files(rec.listener, lookup_file, &l);
+	usertp__listener_files(rec.sink.listener, lookup_file, &l);
 	return l.ev;
 }
 
@@ -132,11 +105,11 @@ static int write_dat(int fd, const struct usertp_rb_snapshot *snap)
 	char *cmdlines;
 	int ret = -ENOMEM;
 
-	usertp__listener_files(rec.listener, count_file, &d.max);
+	usertp__listener_files(rec.sink.listener, count_file, &d.max);
 	d.events = usertp_rb_alloc((d.max + 1) * sizeof(*d.events));
 	cmdlines = usertp_rb_alloc(cmdlines_size);
 	if (d.events && cmdlines) {
-		usertp__listener_files(rec.listener, collect_event, &d);
+		usertp__listener_files(rec.sink.listener, collect_event, &d);
 		src.events = d.events;
 		src.nr_events = d.nr;
 		src.cmdlines = cmdlines;
@@ -158,11 +131,11 @@ static void write_output(void)
 
 	if (__atomic_exchange_n(&rec.written, 1, __ATOMIC_ACQ_REL))
 		return;
-	__atomic_store_n(&rec.active, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
 	src.nr_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	/* A thread preempted in the middle of an event hides what follows it on its page. */
-	usertp_rb_quiesce(&rec.rb, 20);
-	ret = usertp_rb_snapshot(rec.rb.region, rec.rb.size, &snap);
+	usertp_rb_quiesce(&rec.sink.rb, 20);
+	ret = usertp_rb_snapshot(rec.sink.rb.region, rec.sink.rb.size, &snap);
 	if (ret)
 		return;
 	fd = open(rec.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -231,18 +204,18 @@ static void name_output(pid_t child)
 /* In a child forked without exec: its own buffers, its own output. */
 static void after_fork_child(void)
 {
-	struct usertp_rb old = rec.rb;
+	struct usertp_rb old = rec.sink.rb;
 
-	__atomic_store_n(&rec.active, false, __ATOMIC_RELAXED);
-	if (usertp_rb_create(&rec.rb, old.nr_cpus, (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
+	__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
+	if (usertp_rb_create(&rec.sink.rb, old.nr_cpus, (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
 			     old.overwrite)) {
-		rec.rb = old; /* keep the parent's mapping out of reach: stay off */
+		rec.sink.rb = old; /* keep the parent's mapping out of reach: stay off */
 		return;
 	}
 	usertp_rb_destroy(&old);
 	name_output(getpid());
 	rec.written = 0;
-	__atomic_store_n(&rec.active, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec.sink.active, true, __ATOMIC_RELAXED);
 }
 
 static bool bad(const char *var, const char *value, const char *why)
@@ -323,7 +296,7 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 	if (!read_settings(events, &kb, &overwrite))
 		return;
 	usertp__init();
-	ret = usertp_rb_create(&rec.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
+	ret = usertp_rb_create(&rec.sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
 	if (ret) {
 		fprintf(stderr, "usertp: cannot allocate trace buffers: %s; running untraced\n",
 			strerror(-ret));
@@ -332,12 +305,13 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 	name_output(0);
 	/* Objects registered from now on stay loaded: their records are printed at exit. */
 	__atomic_store_n(&usertp__keep_objects, true, __ATOMIC_RELAXED);
-	__atomic_store_n(&rec.active, true, __ATOMIC_RELAXED);
-	ret = usertp__listener_create_ops(events, &recorder_ops, NULL, NULL, &rec.listener);
+	__atomic_store_n(&rec.sink.active, true, __ATOMIC_RELAXED);
+	ret = usertp__listener_create_ops(events, &usertp__rb_sink_ops, NULL, &rec.sink,
+					  &rec.sink.listener);
 	if (ret) {
-		__atomic_store_n(&rec.active, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
 		__atomic_store_n(&usertp__keep_objects, false, __ATOMIC_RELAXED);
-		usertp_rb_destroy(&rec.rb);
+		usertp_rb_destroy(&rec.sink.rb);
 		bad("USERTP_EVENTS", events,
 		    ret == -EINVAL ? "not a list of sys:event, sys:*, *:event or event specs"
 				   : "out of memory");
