@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace-dat.c - a ring-buffer snapshot as a trace.dat file, version 6, which trace-cmd,
- * KernelShark and libtracecmd read (../shared/reference/trace-dat.md section 1 and 2):
+ * trace-dat.c - trace.dat files, version 6, which trace-cmd, KernelShark and libtracecmd read
+ * (../shared/reference/trace-dat.md section 1 and 2):
  *
  *	magic, "tracing", "6", endianness, long size, page size
  *	header_page and header_event texts
@@ -14,7 +14,10 @@
  * were lost before this page; bit 30: their count is stored after the data), so that readers
  * print "[N EVENTS DROPPED]" where it happened.
  *
- * Like trace-text.c: no malloc, no stdio, usable from a fatal-signal handler.
+ * Two writers use these pieces: usertp__trace_dat_write() here, for the embedded recorder (one
+ * process's snapshot), and the usertp command's merge of several processes (src/tool/dat-merge.c),
+ * which compiles this file too.  Like trace-text.c: no malloc, no stdio, usable from a
+ * fatal-signal handler.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,28 +26,36 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "trace-dat.h"
 
 #define COMMIT_LOST_EVENTS (1ull << 31)
 #define COMMIT_LOST_COUNT (1ull << 30)
 
-struct dat_out {
-	int fd;		/* -1: only count */
-	int error;
-	uint64_t pos;	/* bytes produced so far */
-	size_t len;
-	unsigned char buf[65536];
-};
-
-static void dat_flush(struct dat_out *o)
+void usertp__dat_out_init(struct usertp__dat_out *o, int fd)
 {
-	if (o->fd >= 0 && !o->error)
-		o->error = usertp__write_all(o->fd, o->buf, o->len);
+	memset(o, 0, offsetof(struct usertp__dat_out, buf));
+	o->fd = fd;
+}
+
+/* Counts what reached the file, so that a writer can tell which pages are whole after ENOSPC. */
+void usertp__dat_flush(struct usertp__dat_out *o)
+{
+	size_t done = 0;
+
+	while (o->fd >= 0 && !o->error && done < o->len) {
+		ssize_t n = write(o->fd, o->buf + done, o->len - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			o->written += (uint64_t)n;
+		} else if (n == 0 || errno != EINTR) {
+			o->error = n ? errno : EIO;
+		}
+	}
 	o->len = 0;
 }
 
-static void put(struct dat_out *o, const void *data, size_t size)
+void usertp__dat_put(struct usertp__dat_out *o, const void *data, size_t size)
 {
 	const unsigned char *p = data;
 
@@ -57,16 +68,21 @@ static void put(struct dat_out *o, const void *data, size_t size)
 		p += n;
 		size -= n;
 		if (o->len == sizeof(o->buf))
-			dat_flush(o);
+			usertp__dat_flush(o);
 	}
 }
 
-static void put_u16(struct dat_out *o, uint16_t v) { put(o, &v, 2); }
-static void put_u32(struct dat_out *o, uint32_t v) { put(o, &v, 4); }
-static void put_u64(struct dat_out *o, uint64_t v) { put(o, &v, 8); }
-static void put_str(struct dat_out *o, const char *s) { put(o, s, strlen(s) + 1); }
+static void put(struct usertp__dat_out *o, const void *data, size_t size)
+{
+	usertp__dat_put(o, data, size);
+}
 
-static void put_zeros(struct dat_out *o, uint64_t n)
+static void put_u16(struct usertp__dat_out *o, uint16_t v) { put(o, &v, 2); }
+static void put_u32(struct usertp__dat_out *o, uint32_t v) { put(o, &v, 4); }
+static void put_u64(struct usertp__dat_out *o, uint64_t v) { put(o, &v, 8); }
+static void put_str(struct usertp__dat_out *o, const char *s) { put(o, s, strlen(s) + 1); }
+
+static void put_zeros(struct usertp__dat_out *o, uint64_t n)
 {
 	static const unsigned char zeros[256];
 
@@ -94,14 +110,15 @@ static const char header_event[] = "# compressed entry header\n"
 				   "\ttime_stamp : type == 31\n"
 				   "\tdata max type_len  == 28\n";
 
-/* Everything before the CPU data; the same bytes in the counting and the writing pass. */
-static void put_metadata(struct dat_out *o, const struct usertp_rb_snapshot *snap,
-			 const struct usertp__dat_source *src, const uint64_t *cpu_offset,
-			 const uint64_t *cpu_size)
+/* The same bytes whether counting or writing (the recorder counts first). */
+uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__dat_source *src,
+				unsigned int nr_cpus, const uint64_t *cpu_offset,
+				const uint64_t *cpu_size)
 {
 	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g',
 					       '6', 0, 0 /* little endian */, 8 /* long */ };
 	unsigned int i, j, nr_systems = 0;
+	uint64_t table;
 	char clock[96];
 
 	put(o, magic, sizeof(magic));
@@ -144,35 +161,43 @@ static void put_metadata(struct dat_out *o, const struct usertp_rb_snapshot *sna
 	put_u64(o, src->cmdlines_len);
 	put(o, src->cmdlines, src->cmdlines_len);
 
-	put_u32(o, snap->nr_cpus);
+	put_u32(o, nr_cpus);
 	put(o, "options  ", 10);
 	put_u16(o, 4); /* TRACECLOCK: the clock text follows the CPU table */
 	put_u32(o, 0);
 	put_u16(o, 0);
 	put(o, "flyrecord", 10);
-	for (i = 0; i < snap->nr_cpus; i++) {
-		put_u64(o, cpu_offset[i]);
-		put_u64(o, cpu_size[i]);
+	table = o->pos;
+	for (i = 0; i < nr_cpus; i++) {
+		put_u64(o, cpu_offset ? cpu_offset[i] : 0);
+		put_u64(o, cpu_size ? cpu_size[i] : 0);
 	}
 	snprintf(clock, sizeof(clock), "local global counter uptime perf %s %s\n",
 		 src->raw_clock ? "mono [x86-tsc]" : "[mono] x86-tsc", "mono_raw boot");
 	put_u64(o, strlen(clock));
 	put(o, clock, strlen(clock));
+	return table;
 }
 
-/* One page as a reader expects it: size and loss flags in the commit word. */
-static void put_page(struct dat_out *o, const struct usertp_rb_page_copy *page, uint64_t lost)
+void usertp__dat_put_page_padding(struct usertp__dat_out *o)
+{
+	put_zeros(o, (USERTP_RB_PAGE - o->pos % USERTP_RB_PAGE) % USERTP_RB_PAGE);
+}
+
+/* As a reader expects it: size and loss flags in the commit word. */
+void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, uint32_t used,
+			  uint64_t lost)
 {
 	unsigned char data[USERTP_RB_PAGE];
-	uint64_t commit = page->used;
+	uint64_t commit = used;
 
-	memcpy(data, page->data, USERTP_RB_PAGE);
-	memset(data + USERTP_RB_PAGE_HEADER + page->used, 0, USERTP_RB_PAGE_DATA - page->used);
+	memcpy(data, page, USERTP_RB_PAGE);
+	memset(data + USERTP_RB_PAGE_HEADER + used, 0, USERTP_RB_PAGE_DATA - used);
 	if (lost) {
 		commit |= COMMIT_LOST_EVENTS;
-		if (page->used + 8 <= USERTP_RB_PAGE_DATA) {
+		if (lost != USERTP__DAT_LOST_UNKNOWN && used + 8 <= USERTP_RB_PAGE_DATA) {
 			commit |= COMMIT_LOST_COUNT;
-			memcpy(data + USERTP_RB_PAGE_HEADER + page->used, &lost, 8);
+			memcpy(data + USERTP_RB_PAGE_HEADER + used, &lost, 8);
 		}
 	}
 	memcpy(data + 8, &commit, 8);
@@ -182,16 +207,15 @@ static void put_page(struct dat_out *o, const struct usertp_rb_page_copy *page, 
 int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
 			    const struct usertp__dat_source *src)
 {
-	static __thread struct dat_out o; /* 64 KiB: not on a signal handler's stack */
+	static __thread struct usertp__dat_out o; /* 64 KiB: not on a signal handler's stack */
 	uint64_t cpu_offset[64] = { 0 }, cpu_size[64] = { 0 }, start;
 	unsigned int i, p, nr = snap->nr_cpus;
 
 	if (nr > 64)
 		return -E2BIG;
 	/* Pass 1: how long the metadata is, hence where the pages go. */
-	memset(&o, 0, offsetof(struct dat_out, buf));
-	o.fd = -1;
-	put_metadata(&o, snap, src, cpu_offset, cpu_size);
+	usertp__dat_out_init(&o, -1);
+	usertp__dat_put_header(&o, src, nr, cpu_offset, cpu_size);
 	start = (o.pos + USERTP_RB_PAGE - 1) / USERTP_RB_PAGE * USERTP_RB_PAGE;
 	for (i = 0; i < nr; i++) {
 		if (!snap->cpus[i].nr_pages)
@@ -201,10 +225,9 @@ int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
 		start += cpu_size[i];
 	}
 	/* Pass 2: write. */
-	memset(&o, 0, offsetof(struct dat_out, buf));
-	o.fd = fd;
-	put_metadata(&o, snap, src, cpu_offset, cpu_size);
-	put_zeros(&o, (USERTP_RB_PAGE - o.pos % USERTP_RB_PAGE) % USERTP_RB_PAGE);
+	usertp__dat_out_init(&o, fd);
+	usertp__dat_put_header(&o, src, nr, cpu_offset, cpu_size);
+	usertp__dat_put_page_padding(&o);
 	for (i = 0; i < nr; i++) {
 		const struct usertp_rb_cpu_snapshot *c = &snap->cpus[i];
 
@@ -212,9 +235,9 @@ int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
 			/* Overwritten events were before the oldest page kept. */
 			uint64_t lost = c->pages[p].lost_before + (p == 0 ? c->overrun : 0);
 
-			put_page(&o, &c->pages[p], lost);
+			usertp__dat_put_page(&o, c->pages[p].data, c->pages[p].used, lost);
 		}
 	}
-	dat_flush(&o);
+	usertp__dat_flush(&o);
 	return o.error ? -o.error : 0;
 }

@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* trace-dat.h - private to libusertp: writing a snapshot as a trace.dat (version 6) file. */
+/*
+ * trace-dat.h - writing trace.dat (version 6) files: the one home of the format, compiled into
+ * libusertp (the embedded recorder writes one process's snapshot) and into the usertp command
+ * (src/tool/dat-merge.c merges the recordings of several processes).
+ *
+ * Everything here is malloc-free and async-signal-safe: the recorder writes from a fatal-signal
+ * handler.
+ */
 #ifndef USERTP_TRACE_DAT_H
 #define USERTP_TRACE_DAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ring-buffer.h"
 
@@ -26,5 +34,47 @@ struct usertp__dat_source {
 /* Return: 0, or a negative errno of the first failed write. */
 int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
 			    const struct usertp__dat_source *src);
+
+/*
+ * The pieces, for writers that produce their pages as they go.  Output is buffered; after a
+ * failed write nothing more is written, and `written` tells how much of the file is there.
+ */
+struct usertp__dat_out {
+	int fd;		  /* -1: only count */
+	int error;	  /* errno of the first failed write, or 0 */
+	uint64_t pos;	  /* bytes produced so far */
+	uint64_t written; /* of which the file has received */
+	size_t len;
+	unsigned char buf[65536];
+};
+
+/* Start (or restart) producing into @fd, at file offset 0. */
+void usertp__dat_out_init(struct usertp__dat_out *o, int fd);
+void usertp__dat_put(struct usertp__dat_out *o, const void *data, size_t size);
+void usertp__dat_flush(struct usertp__dat_out *o);
+
+/*
+ * Everything before the CPU data, page padding excluded: @cpu_offset and @cpu_size give the
+ * table of @nr_cpus entries (NULL: zeros, to be rewritten in place later).
+ * Return: the file offset of the CPU table (16 bytes per CPU: u64 offset, u64 size).
+ */
+uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__dat_source *src,
+				unsigned int nr_cpus, const uint64_t *cpu_offset,
+				const uint64_t *cpu_size);
+
+/* Zeros up to the next page boundary: where the CPU data starts. */
+void usertp__dat_put_page_padding(struct usertp__dat_out *o);
+
+/* Lost events whose number is not known: the page is flagged without a count. */
+#define USERTP__DAT_LOST_UNKNOWN UINT64_MAX
+
+/*
+ * One page, from the USERTP_RB_PAGE bytes at @page (its timestamp and @used bytes of entries;
+ * its commit word and what follows the entries are replaced): the commit word says @used and,
+ * when @lost, that events were lost before the page, with their count after the entries when it
+ * is known and fits.
+ */
+void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, uint32_t used,
+			  uint64_t lost);
 
 #endif
