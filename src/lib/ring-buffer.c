@@ -404,6 +404,22 @@ static uint64_t slot_events(uint64_t word, uint64_t latest_page, unsigned int nr
 	return (word - bytes) >> 32;
 }
 
+/* The control block of a CPU at @off, if it and its pages lie within the region. */
+static const struct usertp_rb_cpu *cpu_area(const unsigned char *base, size_t size, uint64_t off,
+					    unsigned int nr, uint64_t *pages_offset)
+{
+	const struct usertp_rb_cpu *c;
+
+	if (off % 64 || off > size || size - off < cpu_area_header(nr))
+		return NULL;
+	c = (const struct usertp_rb_cpu *)(base + off);
+	*pages_offset = __atomic_load_n(&c->pages_offset, __ATOMIC_RELAXED);
+	if (*pages_offset % USERTP_RB_PAGE || *pages_offset > size ||
+	    (size - *pages_offset) / USERTP_RB_PAGE < nr)
+		return NULL;
+	return c;
+}
+
 static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, unsigned int nr,
 			bool overwrite, struct usertp_rb_cpu_snapshot *out)
 {
@@ -414,15 +430,11 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 	uint64_t pages_offset;
 	uint32_t head_off;
 
-	if (off % 64 || off > size || size - off < cpu_area_header(nr))
+	c = cpu_area(base, size, off, nr, &pages_offset);
+	if (!c)
 		return -EINVAL;
-	c = (const struct usertp_rb_cpu *)(base + off);
 	commit = c->commit;
 	lost_before = c->commit + nr;
-	pages_offset = __atomic_load_n(&c->pages_offset, __ATOMIC_RELAXED);
-	if (pages_offset % USERTP_RB_PAGE || pages_offset > size ||
-	    (size - pages_offset) / USERTP_RB_PAGE < nr)
-		return -EINVAL;
 	pages = base + pages_offset;
 
 	out->dropped = __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
@@ -471,6 +483,21 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 	return 0;
 }
 
+/* Does the region's header hold together?  Each field is read once: it may change under us. */
+static bool region_check(const struct usertp_rb_region *region, size_t size, unsigned int *nr_cpus,
+			 unsigned int *nr_pages, bool *overwrite)
+{
+	if (size < sizeof(*region))
+		return false;
+	*nr_cpus = __atomic_load_n(&region->nr_cpus, __ATOMIC_RELAXED);
+	*nr_pages = __atomic_load_n(&region->nr_pages, __ATOMIC_RELAXED);
+	*overwrite = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_OVERWRITE;
+	return region->magic == USERTP_RB_MAGIC && region->version == USERTP_RB_VERSION &&
+	       region->page_size == USERTP_RB_PAGE && *nr_cpus && *nr_cpus <= 4096 &&
+	       *nr_pages >= 2 && *nr_pages <= (1u << 24) &&
+	       (size - sizeof(*region)) / sizeof(uint64_t) >= *nr_cpus;
+}
+
 int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snapshot *snap)
 {
 	const unsigned char *base = base_ptr;
@@ -480,15 +507,7 @@ int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snaps
 	int ret;
 
 	memset(snap, 0, sizeof(*snap));
-	if (size < sizeof(*region))
-		return -EINVAL;
-	/* Each field read once: another process may change them under us. */
-	nr_cpus = __atomic_load_n(&region->nr_cpus, __ATOMIC_RELAXED);
-	nr_pages = __atomic_load_n(&region->nr_pages, __ATOMIC_RELAXED);
-	overwrite = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_OVERWRITE;
-	if (region->magic != USERTP_RB_MAGIC || region->version != USERTP_RB_VERSION ||
-	    region->page_size != USERTP_RB_PAGE || !nr_cpus || nr_cpus > 4096 || nr_pages < 2 ||
-	    nr_pages > (1u << 24) || (size - sizeof(*region)) / sizeof(uint64_t) < nr_cpus)
+	if (!region_check(region, size, &nr_cpus, &nr_pages, &overwrite))
 		return -EINVAL;
 	snap->cpus = usertp_rb_alloc(nr_cpus * sizeof(*snap->cpus));
 	if (!snap->cpus)
@@ -501,6 +520,69 @@ int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snaps
 			usertp_rb_snapshot_free(snap);
 			return ret;
 		}
+	}
+	return 0;
+}
+
+/* --- consuming, from another process ------------------------------------------------------- */
+
+int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size)
+{
+	const struct usertp_rb_region *region = base;
+	unsigned int i;
+
+	memset(view, 0, sizeof(*view));
+	if (!region_check(region, size, &view->nr_cpus, &view->nr_pages, &view->overwrite) ||
+	    view->nr_cpus > USERTP_RB_VIEW_MAX_CPUS)
+		return -EINVAL;
+	view->base = base;
+	view->size = size;
+	for (i = 0; i < view->nr_cpus; i++) {
+		uint64_t off = __atomic_load_n(&region->cpu_offset[i], __ATOMIC_RELAXED);
+
+		if (!cpu_area(base, size, off, view->nr_pages, &view->pages_offset[i]))
+			return -EINVAL;
+		view->cpu_offset[i] = off;
+	}
+	return 0;
+}
+
+int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
+		      int (*fn)(const struct usertp_rb_page_copy *page, uint64_t events, void *arg),
+		      void *arg, uint64_t *consumed)
+{
+	struct usertp_rb_cpu *c = (struct usertp_rb_cpu *)((unsigned char *)view->base +
+							   view->cpu_offset[cpu]);
+	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
+	unsigned int nr = view->nr_pages;
+	struct usertp_rb_page_copy copy;
+	uint64_t p, head, pos;
+	int ret;
+
+	*consumed = 0;
+	if (view->overwrite)
+		return -EINVAL;
+	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
+	if (!pos)
+		return 0;
+	head = pos / USERTP_RB_PAGE;
+	p = __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
+	if (p > head || head - p >= nr)
+		return -EINVAL; /* the writer could not have got there: not a buffer we made */
+	/* Complete pages only: the writer has left them and every event on them is committed. */
+	for (; p < head && slot_complete(c, nr, p); p++) {
+		unsigned int slot = (unsigned int)(p % nr);
+
+		memcpy(copy.data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
+		copy.used = USERTP_RB_PAGE_DATA;
+		copy.page_no = p;
+		copy.lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
+		ret = fn(&copy, page_settle(&copy), arg);
+		if (ret)
+			return ret;
+		/* The slot is the writer's again. */
+		__atomic_store_n(&c->read_page, p + 1, __ATOMIC_RELEASE);
+		++*consumed;
 	}
 	return 0;
 }

@@ -370,6 +370,34 @@ struct usertp_rb_snapshot {
 int usertp_rb_snapshot(const void *base, size_t size, struct usertp_rb_snapshot *snap);
 void usertp_rb_snapshot_free(struct usertp_rb_snapshot *snap);
 
+/*
+ * Consuming a producer/consumer region while it is written, from another process: a view
+ * holds the region's geometry, checked once (the region can change it afterwards, the view
+ * does not), and usertp_rb_consume() hands over each complete page not consumed yet, oldest
+ * first, then gives its slot back to the writer.  What is left at the end (the page being
+ * written) comes from usertp_rb_snapshot(), which starts at the first unconsumed page.
+ */
+#define USERTP_RB_VIEW_MAX_CPUS 1024
+struct usertp_rb_view {
+	void *base;
+	size_t size;
+	unsigned int nr_cpus, nr_pages;
+	bool overwrite;
+	uint64_t cpu_offset[USERTP_RB_VIEW_MAX_CPUS];
+	uint64_t pages_offset[USERTP_RB_VIEW_MAX_CPUS];
+};
+
+/* Return: 0, or -EINVAL when the region does not hold together. */
+int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size);
+/*
+ * Pass each complete page of @cpu to @fn (with its number of events), in order; stop at the
+ * first non-zero return of @fn and return it.  *consumed: pages passed.  -EINVAL when the
+ * region is an overwrite one or its positions are impossible.
+ */
+int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
+		      int (*fn)(const struct usertp_rb_page_copy *page, uint64_t events, void *arg),
+		      void *arg, uint64_t *consumed);
+
 /* Wait up to @ms milliseconds for events being written to be committed (async-signal-safe). */
 void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms);
 
