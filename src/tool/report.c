@@ -1,13 +1,573 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - usertp report (not written yet).
+ * report.c - usertp report: prints the events of trace.dat files in the lines of
+ * `trace-cmd report` (several files merged by time), or with --stat a count per event and
+ * the events lost per CPU. Files are read by dat-read.c; libtraceevent formats every line.
  */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dat-read.h"
 #include "tool.h"
+
+struct filter_spec {
+	const char *text;
+	bool negative;			/* given after -v: drops what it matches */
+};
+
+struct options {
+	struct filter_spec *filters;
+	int nr_filters;
+	int *cpus;			/* --cpu: CPU numbers in the order given, or NULL */
+	int nr_cpus;
+	bool stat, latency, nsec, raw;
+};
+
+/* Counts of one event for --stat. */
+struct event_count {
+	struct tep_event *event;
+	int id;
+	unsigned long count;
+};
+
+struct input {
+	struct dat_input *dat;
+	const char *label;		/* base name, shown when several files are read */
+	struct tep_event_filter **keep, **drop;
+	int nr_keep, nr_drop;
+	/* --stat */
+	unsigned long *cpu_events;
+	long long *cpu_lost;
+	bool *cpu_lost_unknown;
+	struct event_count *counts;
+	int nr_counts;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: usertp report [-i FILE]... [--cpu LIST] [-v] [-F FILTER]... [--stat] [-l] [-t] [-R] [FILE]\n"
+		"  -i FILE     a trace.dat file (repeatable: events merged by time; default trace.dat)\n"
+		"  --cpu LIST  only these CPUs (\"0,2-3\")\n"
+		"  -F FILTER   only events matching the libtraceevent filter (\"sys:event\", \"event: field > 3\")\n"
+		"  -v          filters given after -v drop the events they match\n"
+		"  --stat      events per CPU and per event, and events lost, instead of the events\n"
+		"  -l          latency format columns      -t  nanosecond timestamps\n"
+		"  -R          raw field values\n");
+}
+
+static bool parse_cpu_list(const char *text, struct options *opt)
+{
+	const char *s = text;
+	char *end;
+	long a, b;
+
+	do {
+		a = b = strtol(s, &end, 10);
+		if (end == s || a < 0)
+			return false;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a)
+				return false;
+			s = end;
+		}
+		if (b - a > 65536)
+			return false;
+		for (long cpu = a; cpu <= b; cpu++) {
+			int *cpus = realloc(opt->cpus, (opt->nr_cpus + 1) * sizeof(*cpus));
+
+			if (!cpus)
+				return false;
+			opt->cpus = cpus;
+			opt->cpus[opt->nr_cpus++] = (int)cpu;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return false;
+	} while (*s);
+	return true;
+}
+
+/*
+ * Each filter is parsed in each file; one that names nothing in a file matches nothing
+ * there. A filter no file can take is an error.
+ */
+static bool setup_filters(struct input *inputs, int nr_inputs, const struct options *opt)
+{
+	char msg[256] = "";
+
+	for (int f = 0; f < opt->nr_filters; f++) {
+		bool taken = false;
+
+		for (int i = 0; i < nr_inputs; i++) {
+			struct input *in = &inputs[i];
+			struct tep_handle *tep = dat_tep(in->dat);
+			struct tep_event_filter *filter = tep_filter_alloc(tep);
+			struct tep_event_filter ***list = opt->filters[f].negative ? &in->drop : &in->keep;
+			int *nr = opt->filters[f].negative ? &in->nr_drop : &in->nr_keep;
+			struct tep_event_filter **grown;
+			enum tep_errno ret;
+
+			if (!filter)
+				return false;
+			ret = tep_filter_add_filter_str(filter, opt->filters[f].text);
+			if (ret < 0) {
+				tep_filter_strerror(filter, ret, msg, sizeof(msg));
+				tep_filter_free(filter);
+				filter = NULL;
+			} else {
+				taken = true;
+			}
+			grown = realloc(*list, (*nr + 1) * sizeof(**list));
+			if (!grown) {
+				tep_filter_free(filter);
+				return false;
+			}
+			*list = grown;
+			(*list)[(*nr)++] = filter;
+		}
+		if (!taken) {
+			usertp_tool_error("report", "filter \"%s\": %s", opt->filters[f].text,
+					  msg[0] ? msg : "it names no event of the files");
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool any_filter_matches(struct tep_event_filter **filters, int nr, struct tep_record *rec)
+{
+	for (int i = 0; i < nr; i++) {
+		enum tep_errno ret;
+
+		if (!filters[i])
+			continue;
+		ret = tep_filter_match(filters[i], rec);
+		if (ret == FILTER_MATCH || ret == FILTER_NONE)
+			return true;
+	}
+	return false;
+}
+
+/* trace-cmd's rule: kept if no -F or one matches, unless a -v filter matches. */
+static bool record_wanted(const struct input *in, struct tep_record *rec)
+{
+	if (in->nr_keep && !any_filter_matches(in->keep, in->nr_keep, rec))
+		return false;
+	return !any_filter_matches(in->drop, in->nr_drop, rec);
+}
+
+static void count_lost(struct input *in, int cpu, struct tep_record *rec)
+{
+	if (!in->cpu_lost)
+		return;
+	if (rec->missed_events > 0)
+		in->cpu_lost[cpu] += rec->missed_events;
+	else if (rec->missed_events < 0)
+		in->cpu_lost_unknown[cpu] = true;
+}
+
+/* The earliest wanted record of a file: CPUs in --cpu order, else by index; ties to the first. */
+static struct tep_record *next_record(struct input *in, const struct options *opt, int *cpu_out)
+{
+	int nr = opt->cpus ? opt->nr_cpus : dat_cpus(in->dat);
+
+	for (;;) {
+		struct tep_record *best = NULL, *rec;
+		int best_cpu = -1;
+
+		for (int i = 0; i < nr; i++) {
+			int cpu = opt->cpus ? opt->cpus[i] : i;
+
+			if (cpu >= dat_cpus(in->dat))
+				continue;
+			rec = dat_peek(in->dat, cpu);
+			if (rec && (!best || rec->ts < best->ts)) {
+				best = rec;
+				best_cpu = cpu;
+			}
+		}
+		if (!best)
+			return NULL;
+		count_lost(in, best_cpu, best);
+		if (record_wanted(in, best)) {
+			*cpu_out = best_cpu;
+			return best;
+		}
+		dat_consume(in->dat, best_cpu);
+	}
+}
+
+static void print_label(FILE *out, const struct input *in, int width)
+{
+	if (width)
+		fprintf(out, "%*s: ", width, in->label);
+}
+
+/* One event, as trace-cmd's trace_show_data() lays it out. */
+static void print_record(FILE *out, struct input *in, struct tep_record *rec,
+			 const struct options *opt, struct trace_seq *s)
+{
+	static const char spaces[] = "                    ";
+	struct tep_handle *tep = dat_tep(in->dat);
+	struct tep_event *event = tep_find_event_by_record(tep, rec);
+	int len;
+
+	trace_seq_reset(s);
+	if (rec->missed_events > 0)
+		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", rec->cpu, rec->missed_events);
+	else if (rec->missed_events < 0)
+		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", rec->cpu);
+	tep_print_event(tep, s, rec, opt->latency ? "%8.8s-%-5d %3d" : "%16s-%-5d [%03d]",
+			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
+	if (opt->latency) {
+		if (opt->raw)
+			trace_seq_printf(s, "-0x%x", tep_data_flags(tep, rec));
+		else
+			tep_print_event(tep, s, rec, "%s", TEP_PRINT_LATENCY);
+	}
+	if (!dat_time_in_usecs(in->dat))
+		tep_print_event(tep, s, rec, "%12d:", TEP_PRINT_TIME);
+	else if (opt->nsec)
+		tep_print_event(tep, s, rec, " %9.1d:", TEP_PRINT_TIME);
+	else
+		tep_print_event(tep, s, rec, " %6.1000d:", TEP_PRINT_TIME);
+	/* the name, then spaces up to 20 columns */
+	trace_seq_printf(s, " %s: ", event ? event->name : "[UNKNOWN EVENT]");
+	len = event ? (int)strlen(event->name) : 20;
+	if (len < 20)
+		trace_seq_printf(s, "%.*s", 20 - len, spaces);
+	tep_print_event(tep, s, rec, "%s", opt->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+	trace_seq_terminate(s);
+	len = s->len;
+	if (len && s->buffer[len - 1] == '\n')
+		len--;
+	fwrite(s->buffer, 1, len, out);
+	fputc('\n', out);
+}
+
+static void count_event(struct input *in, int cpu, struct tep_record *rec)
+{
+	struct tep_handle *tep = dat_tep(in->dat);
+	int id = tep_data_type(tep, rec);
+	struct event_count *c;
+
+	in->cpu_events[cpu]++;
+	for (int i = 0; i < in->nr_counts; i++)
+		if (in->counts[i].id == id) {
+			in->counts[i].count++;
+			return;
+		}
+	c = realloc(in->counts, (in->nr_counts + 1) * sizeof(*c));
+	if (!c)
+		return;
+	in->counts = c;
+	in->counts[in->nr_counts++] = (struct event_count){
+		.event = tep_find_event(tep, id), .id = id, .count = 1 };
+}
+
+static int compare_counts(const void *a, const void *b)
+{
+	const struct event_count *x = a, *y = b;
+	int ret;
+
+	if (!x->event || !y->event)
+		return x->event ? -1 : y->event ? 1 : x->id - y->id;
+	ret = strcmp(x->event->system, y->event->system);
+	return ret ? ret : strcmp(x->event->name, y->event->name);
+}
+
+static void print_lost(FILE *out, long long lost, bool unknown)
+{
+	fprintf(out, " %11lld%s\n", lost, unknown ? "+" : "");
+}
+
+static void print_stat(FILE *out, struct input *in, const struct options *opt, int width)
+{
+	unsigned long all_events = 0;
+	long long all_lost = 0;
+	bool all_unknown = false;
+
+	print_label(out, in, width);
+	fprintf(out, "cpus=%d\n", dat_cpus(in->dat));
+	fprintf(out, "CPU      events        lost\n");
+	for (int cpu = 0; cpu < dat_cpus(in->dat); cpu++) {
+		bool shown = !opt->cpus;
+
+		for (int i = 0; opt->cpus && i < opt->nr_cpus; i++)
+			shown |= opt->cpus[i] == cpu;
+		if (!shown)
+			continue;
+		fprintf(out, "%3d %11lu", cpu, in->cpu_events[cpu]);
+		print_lost(out, in->cpu_lost[cpu], in->cpu_lost_unknown[cpu]);
+		all_events += in->cpu_events[cpu];
+		all_lost += in->cpu_lost[cpu];
+		all_unknown |= in->cpu_lost_unknown[cpu];
+	}
+	fprintf(out, "all %11lu", all_events);
+	print_lost(out, all_lost, all_unknown);
+	qsort(in->counts, in->nr_counts, sizeof(*in->counts), compare_counts);
+	fprintf(out, "\n     events  event\n");
+	for (int i = 0; i < in->nr_counts; i++) {
+		struct event_count *c = &in->counts[i];
+
+		if (c->event)
+			fprintf(out, "%11lu  %s:%s\n", c->count, c->event->system, c->event->name);
+		else
+			fprintf(out, "%11lu  [unknown event id %d]\n", c->count, c->id);
+	}
+}
+
+static bool alloc_stat(struct input *in)
+{
+	int cpus = dat_cpus(in->dat) ? dat_cpus(in->dat) : 1;
+
+	in->cpu_events = calloc(cpus, sizeof(*in->cpu_events));
+	in->cpu_lost = calloc(cpus, sizeof(*in->cpu_lost));
+	in->cpu_lost_unknown = calloc(cpus, sizeof(*in->cpu_lost_unknown));
+	return in->cpu_events && in->cpu_lost && in->cpu_lost_unknown;
+}
+
+/* Prints the inputs (opened) to out; returns the exit status. */
+static int report(struct input *inputs, int nr_inputs, const struct options *opt, FILE *out,
+		  bool quiet)
+{
+	int width = 0, status = 0;
+	struct trace_seq s;
+
+	if (nr_inputs > 1)
+		for (int i = 0; i < nr_inputs; i++)
+			if ((int)strlen(inputs[i].label) > width)
+				width = (int)strlen(inputs[i].label);
+	if (!setup_filters(inputs, nr_inputs, opt))
+		return 1;
+	for (int i = 0; i < nr_inputs; i++) {
+		size_t len;
+		const char *text = dat_latency_text(inputs[i].dat, &len);
+
+		if (opt->stat && !alloc_stat(&inputs[i]))
+			return 1;
+		if (opt->stat)
+			continue;
+		print_label(out, &inputs[i], width);
+		fprintf(out, "cpus=%d\n", dat_cpus(inputs[i].dat));
+		if (text) {
+			if (nr_inputs > 1) {
+				usertp_tool_error("report", "%s: latency traces cannot be merged with "
+						  "other files", dat_name(inputs[i].dat));
+				return 1;
+			}
+			fwrite(text, 1, len, out);
+			return 0;
+		}
+	}
+
+	trace_seq_init(&s);
+	for (;;) {
+		struct tep_record *best = NULL, *rec;
+		struct input *from = NULL;
+		int best_cpu = -1, cpu;
+
+		for (int i = 0; i < nr_inputs; i++) {
+			if (dat_latency_text(inputs[i].dat, &(size_t){ 0 }))
+				continue;
+			rec = next_record(&inputs[i], opt, &cpu);
+			if (rec && (!best || rec->ts < best->ts)) {
+				best = rec;
+				from = &inputs[i];
+				best_cpu = cpu;
+			}
+		}
+		if (!best)
+			break;
+		if (opt->stat) {
+			count_event(from, best_cpu, best);
+		} else {
+			print_label(out, from, width);
+			print_record(out, from, best, opt, &s);
+		}
+		dat_consume(from->dat, best_cpu);
+	}
+	trace_seq_destroy(&s);
+
+	for (int i = 0; i < nr_inputs; i++) {
+		if (opt->stat) {
+			if (i)
+				fputc('\n', out);
+			print_stat(out, &inputs[i], opt, width);
+		}
+		for (int cpu = 0; cpu < dat_cpus(inputs[i].dat); cpu++) {
+			const char *damage = dat_damage(inputs[i].dat, cpu);
+
+			if (!damage)
+				continue;
+			if (!quiet)
+				usertp_tool_error("report", "%s", damage);
+			status = 1;
+		}
+	}
+	return status;
+}
+
+static void free_filters(struct tep_event_filter **filters, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		tep_filter_free(filters[i]);
+	free(filters);
+}
+
+static void close_inputs(struct input *inputs, int nr_inputs)
+{
+	for (int i = 0; i < nr_inputs; i++) {
+		struct input *in = &inputs[i];
+
+		free_filters(in->keep, in->nr_keep);
+		free_filters(in->drop, in->nr_drop);
+		free(in->cpu_events);
+		free(in->cpu_lost);
+		free(in->cpu_lost_unknown);
+		free(in->counts);
+		dat_close(in->dat);
+	}
+	free(inputs);
+}
+
+enum { OPT_CPU = 256, OPT_STAT };
 
 int usertp_cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	usertp_tool_error("report", "not implemented yet");
-	return 2;
+	static const struct option long_options[] = {
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "stat", no_argument, NULL, OPT_STAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options opt = { 0 };
+	const char **files = NULL;
+	struct input *inputs = NULL;
+	bool negative = false;
+	int nr_files = 0, c, status = 2;
+	char err[600];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+hi:F:vltR", long_options, NULL)) != -1) {
+		void *grown;
+
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			status = 0;
+			goto out;
+		case 'i':
+			grown = realloc(files, (nr_files + 1) * sizeof(*files));
+			if (!grown)
+				goto out;
+			files = grown;
+			files[nr_files++] = optarg;
+			break;
+		case 'F':
+			grown = realloc(opt.filters, (opt.nr_filters + 1) * sizeof(*opt.filters));
+			if (!grown)
+				goto out;
+			opt.filters = grown;
+			opt.filters[opt.nr_filters++] = (struct filter_spec){ optarg, negative };
+			break;
+		case 'v':
+			negative = true;
+			break;
+		case 'l':
+			opt.latency = true;
+			break;
+		case 't':
+			opt.nsec = true;
+			break;
+		case 'R':
+			opt.raw = true;
+			break;
+		case OPT_CPU:
+			if (!parse_cpu_list(optarg, &opt)) {
+				usertp_tool_error("report", "bad CPU list \"%s\"", optarg);
+				goto out;
+			}
+			break;
+		case OPT_STAT:
+			opt.stat = true;
+			break;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (optind < argc - 1 || (optind == argc - 1 && nr_files)) {
+		usage(stderr);
+		goto out;
+	}
+	if (optind == argc - 1 || !nr_files) {
+		files = realloc(files, sizeof(*files));
+		if (!files)
+			goto out;
+		files[0] = optind == argc - 1 ? argv[optind] : "trace.dat";
+		nr_files = 1;
+	}
+
+	inputs = calloc(nr_files, sizeof(*inputs));
+	if (!inputs)
+		goto out;
+	status = 1;
+	for (int i = 0; i < nr_files; i++) {
+		const char *slash = strrchr(files[i], '/');
+
+		inputs[i].label = slash ? slash + 1 : files[i];
+		inputs[i].dat = dat_open(files[i], err, sizeof(err));
+		if (!inputs[i].dat) {
+			usertp_tool_error("report", "%s", err);
+			close_inputs(inputs, i);
+			inputs = NULL;
+			goto out;
+		}
+	}
+	status = report(inputs, nr_files, &opt, stdout, false);
+	if (fflush(stdout) || ferror(stdout)) {
+		usertp_tool_error("report", "writing the output failed");
+		status = 1;
+	}
+	close_inputs(inputs, nr_files);
+out:
+	free(files);
+	free(opt.filters);
+	free(opt.cpus);
+	return status;
+}
+
+int usertp_report_fuzz_one(const uint8_t *data, size_t size)
+{
+	static const struct options plain = { 0 }, stat = { .stat = true };
+	FILE *out = fopen("/dev/null", "w");
+	char err[600];
+
+	if (!out)
+		return 0;
+	for (int pass = 0; pass < 2; pass++) {
+		struct input *in = calloc(1, sizeof(*in));
+		bool opened;
+
+		if (!in)
+			break;
+		in->label = "fuzz.dat";
+		in->dat = dat_open_mem("fuzz.dat", data, size, err, sizeof(err));
+		opened = in->dat;
+		if (opened)
+			report(in, 1, pass ? &stat : &plain, out, true);
+		close_inputs(in, opened);
+		if (!opened)
+			break;
+	}
+	fclose(out);
+	return 0;
 }
