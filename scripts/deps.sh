@@ -4,10 +4,15 @@
 # ones are installed with apt-get; otherwise the missing ones are listed and the script fails.
 #   deps.sh build	the library and examples
 #   deps.sh test	also what the test suite uses (trace-cmd, valgrind, clang's sanitizer runtime)
+#   deps.sh kernelshark	also KernelShark, Xvfb, xdotool and ImageMagick, for the optional
+#			KernelShark test (ctest -L kernelshark; they pull in Qt)
 set -eu
 packages="cmake ninja-build gcc g++ pkg-config liburcu-dev libtraceevent-dev"
-if [ "${1:-build}" = test ]; then
+if [ "${1:-build}" = test ] || [ "${1:-build}" = kernelshark ]; then
 	packages="$packages trace-cmd valgrind binutils"
+fi
+if [ "${1:-build}" = kernelshark ]; then
+	packages="$packages kernelshark xvfb xdotool imagemagick"
 fi
 missing=""
 for p in $packages; do
