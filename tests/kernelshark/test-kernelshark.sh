@@ -41,7 +41,7 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+trap 'exit 1' INT TERM HUP PIPE
 fail=0
 
 # The file, written now if a command is given.

@@ -1,0 +1,692 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat-merge.c - the recordings of several processes as one trace.dat file (dat-merge.h says
+ * what it does).  The file's layout and page flags come from src/lib/trace-dat.c, which the
+ * embedded recorder uses too; the spool pages are parsed with the ring buffer's own checked
+ * iterator (src/lib/ring-buffer.c).
+ *
+ *	events:  per source, its declared ids -> one id per (system, name, format) in the file
+ *	header:  written once, with a CPU table of zeros
+ *	per CPU: one reader per source (one page in memory), a k-way merge by timestamp, the
+ *		 records re-encoded into output pages, then the CPU's table entry set in place
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/ring-buffer.h"
+#include "../lib/trace-dat.h"
+#include "dat-merge.h"
+
+#define COMMIT_LOST_EVENTS (1ull << 31)
+#define COMMIT_LOST_COUNT (1ull << 30)
+#define MAX_ID 0xffffu		/* common_type is a u16 */
+#define MAX_SMALL_PAYLOAD 112u	/* type_len 1..28 */
+/* Pages that may still sit in the output buffer, not yet written. */
+#define PENDING_PAGES (sizeof(((struct usertp__dat_out *)0)->buf) / USERTP_RB_PAGE)
+
+struct id_map {
+	uint16_t from, to;
+};
+
+/* One event of the file. */
+struct file_event {
+	const char *system;
+	const char *head; /* "name: NAME\n" */
+	size_t head_len;
+	const char *body; /* what follows the "ID: N\n" line */
+	uint64_t hash;
+	unsigned int want; /* the id it has in the first source that declares it */
+	unsigned int id;
+	char *format;	   /* the text with the file's id */
+};
+
+/* One source's spool of one CPU, read a page at a time. */
+struct reader {
+	unsigned int index, cpu;
+	int fd;
+	uint64_t off;  /* of the next page in the spool */
+	bool use_read; /* a pipe: read() rather than pread() */
+	bool in_page, warned_page;
+	struct usertp_rb_page_copy page;
+	struct usertp_rb_iter it;
+	uint64_t lost;	   /* events lost before the next record, by the counts given */
+	bool lost_unknown; /* ...and some whose number is not known */
+	bool has_head;	   /* the next record, the merge's key */
+	struct usertp_rb_entry head;
+	uint16_t head_id;  /* its id in the file */
+	uint64_t head_lost;
+	bool head_lost_unknown;
+};
+
+/* The page being filled for one CPU of the file. */
+struct out_page {
+	unsigned char data[USERTP_RB_PAGE];
+	bool open;
+	uint32_t used;
+	uint64_t ts;	  /* of the last entry */
+	uint64_t events;
+	uint64_t lost;	  /* marked on this page */
+	bool lost_unknown;
+};
+
+struct merge {
+	const struct usertp_merge_input *in;
+	struct usertp_merge_stats *stats;
+	struct usertp__dat_out *o;
+	struct file_event *events;
+	unsigned int nr_events;
+	struct id_map **maps; /* per source, sorted by from */
+	unsigned int *nr_maps;
+	bool *warned_id;      /* per source */
+	struct reader *readers;
+	struct out_page page;
+	unsigned int cpu;
+	uint64_t last_ts; /* of the CPU's last record */
+	/* Counts of pages put since the output last reached the file: stats once written. */
+	unsigned int nr_pending;
+	uint64_t pending_events[PENDING_PAGES + 1], pending_lost[PENDING_PAGES + 1];
+	uint64_t pending_start; /* file offset of the first of them */
+};
+
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("usertp: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const char *source_name(const struct merge *m, unsigned int i, char *buf, size_t size)
+{
+	if (m->in->sources[i].name)
+		return m->in->sources[i].name;
+	snprintf(buf, size, "source %u", i);
+	return buf;
+}
+
+static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
+{
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull; /* FNV-1a */
+	return h;
+}
+
+/* Split "name: NAME\nID: N\nREST" around its ID line; false if it does not look like that. */
+static bool split_format(const char *format, struct file_event *e)
+{
+	const char *nl, *p;
+
+	if (strncmp(format, "name: ", 6) || !(nl = strchr(format, '\n')) || strncmp(nl + 1, "ID: ", 4))
+		return false;
+	p = nl + 5;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p != '\n')
+		return false;
+	e->head = format;
+	e->head_len = (size_t)(nl + 1 - format);
+	e->body = p + 1;
+	e->hash = hash_bytes(0xcbf29ce484222325ull, e->system, strlen(e->system) + 1);
+	e->hash = hash_bytes(e->hash, e->head, e->head_len);
+	e->hash = hash_bytes(e->hash, e->body, strlen(e->body));
+	return true;
+}
+
+static bool same_event(const struct file_event *a, const struct file_event *b)
+{
+	return a->hash == b->hash && a->head_len == b->head_len && !strcmp(a->system, b->system) &&
+	       !memcmp(a->head, b->head, a->head_len) && !strcmp(a->body, b->body);
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct id_map *x = a, *y = b;
+
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+static const struct id_map *map_find(const struct merge *m, unsigned int src, uint16_t id)
+{
+	struct id_map key = { id, 0 };
+
+	return bsearch(&key, m->maps[src], m->nr_maps[src], sizeof(key), cmp_map);
+}
+
+/* Give each distinct event one file id: the first source's own id where it is free. */
+static void assign_ids(struct merge *m)
+{
+	uint8_t used[(MAX_ID + 1) / 8] = { 1 }; /* id 0 is not given */
+	unsigned int i, next = 1;
+
+	for (i = 0; i < m->nr_events; i++) {
+		struct file_event *e = &m->events[i];
+
+		if (!(used[e->want / 8] & (1u << e->want % 8))) {
+			e->id = e->want;
+			used[e->id / 8] |= (uint8_t)(1u << e->id % 8);
+		}
+	}
+	for (i = 0; i < m->nr_events; i++) {
+		struct file_event *e = &m->events[i];
+
+		if (e->id)
+			continue;
+		while (used[next / 8] & (1u << next % 8))
+			next++;
+		e->id = next;
+		used[next / 8] |= (uint8_t)(1u << next % 8);
+	}
+}
+
+/* Map one declared event of source @s to a file event, adding it if it is new. */
+static int add_event(struct merge *m, unsigned int s, const struct usertp_merge_event *ev)
+{
+	struct file_event e = { .system = ev->system, .want = ev->id };
+	unsigned int i;
+	char name[64];
+
+	if (!ev->system || !ev->format || !split_format(ev->format, &e) || ev->id > MAX_ID) {
+		warn("%s: event id %u has no usable format text; its records are left out",
+		     source_name(m, s, name, sizeof(name)), ev->id);
+		return 0;
+	}
+	if (map_find(m, s, (uint16_t)ev->id)) {
+		warn("%s: event id %u declared twice; the second is ignored",
+		     source_name(m, s, name, sizeof(name)), ev->id);
+		return 0;
+	}
+	for (i = 0; i < m->nr_events && !same_event(&m->events[i], &e); i++)
+		;
+	if (i == m->nr_events) {
+		if (m->nr_events == MAX_ID)
+			return -E2BIG;
+		m->events[m->nr_events++] = e;
+	}
+	/* The file event's index for now: its id once all are known. */
+	m->maps[s][m->nr_maps[s]++] = (struct id_map){ (uint16_t)ev->id, (uint16_t)i };
+	qsort(m->maps[s], m->nr_maps[s], sizeof(struct id_map), cmp_map);
+	return 0;
+}
+
+static int build_events(struct merge *m, struct usertp__dat_event **out)
+{
+	const struct usertp_merge_input *in = m->in;
+	unsigned int s, i, total = 0;
+	int ret;
+
+	for (s = 0; s < in->nr_sources; s++)
+		total += in->sources[s].nr_events;
+	m->events = calloc(total + 1, sizeof(*m->events));
+	m->maps = calloc(in->nr_sources + 1, sizeof(*m->maps));
+	m->nr_maps = calloc(in->nr_sources + 1, sizeof(*m->nr_maps));
+	*out = calloc(total + 1, sizeof(**out));
+	if (!m->events || !m->maps || !m->nr_maps || !*out)
+		return -ENOMEM;
+	for (s = 0; s < in->nr_sources; s++) {
+		m->maps[s] = calloc(in->sources[s].nr_events + 1, sizeof(**m->maps));
+		if (!m->maps[s])
+			return -ENOMEM;
+		for (i = 0; i < in->sources[s].nr_events; i++) {
+			ret = add_event(m, s, &in->sources[s].events[i]);
+			if (ret)
+				return ret;
+		}
+	}
+	assign_ids(m);
+	for (s = 0; s < in->nr_sources; s++)
+		for (i = 0; i < m->nr_maps[s]; i++)
+			m->maps[s][i].to = (uint16_t)m->events[m->maps[s][i].to].id;
+	for (i = 0; i < m->nr_events; i++) {
+		struct file_event *e = &m->events[i];
+
+		if (asprintf(&e->format, "%.*sID: %u\n%s", (int)e->head_len, e->head, e->id,
+			     e->body) < 0) {
+			e->format = NULL;
+			return -ENOMEM;
+		}
+		(*out)[i] = (struct usertp__dat_event){ e->system, e->format };
+	}
+	return 0;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Read the spool's next page.  Return: 1, 0 at its end, -1 when it cannot be read to the end. */
+static int read_page(struct reader *r, const char *name)
+{
+	ssize_t n = 0;
+	size_t got = 0;
+
+	while (got < USERTP_RB_PAGE) {
+		if (!r->use_read) {
+			n = pread(r->fd, r->page.data + got, USERTP_RB_PAGE - got, (off_t)(r->off + got));
+			if (n < 0 && errno == ESPIPE && !r->off && !got) {
+				r->use_read = true;
+				continue;
+			}
+		} else {
+			n = read(r->fd, r->page.data + got, USERTP_RB_PAGE - got);
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got == USERTP_RB_PAGE) {
+		r->off += USERTP_RB_PAGE;
+		return 1;
+	}
+	if (n == 0 && !got)
+		return 0;
+	warn("%s, CPU %u: %s at spool offset %" PRIu64 "; the rest of its data is left out", name,
+	     r->cpu, n < 0 ? strerror(errno) : "a page cut short", r->off);
+	return -1;
+}
+
+/* A page (or the rest of a spool) that cannot be read: its events count as lost. */
+static void bad_page(struct merge *m, struct reader *r)
+{
+	m->stats->bad_pages++;
+	r->lost_unknown = true;
+}
+
+/*
+ * Check a page and set its entries up for reading: its commit word (size and loss flags), then
+ * every entry, so that a page is either read whole or skipped whole.
+ */
+static bool load_page(struct merge *m, struct reader *r, const char *name)
+{
+	uint64_t commit = get64(r->page.data + 8);
+	uint64_t flags = commit & (COMMIT_LOST_EVENTS | COMMIT_LOST_COUNT), used = commit & ~flags;
+	struct usertp_rb_entry e;
+	int ret;
+
+	if (used > USERTP_RB_PAGE_DATA || flags == COMMIT_LOST_COUNT ||
+	    (flags & COMMIT_LOST_COUNT && used + 8 > USERTP_RB_PAGE_DATA))
+		goto bad;
+	r->page.used = (uint32_t)used;
+	usertp_rb_iter_init(&r->it, &r->page);
+	while ((ret = usertp_rb_iter_next(&r->it, &e)) == 1)
+		;
+	if (ret)
+		goto bad;
+	if (flags) {
+		uint64_t lost = 0;
+
+		if (flags & COMMIT_LOST_COUNT)
+			lost = get64(r->page.data + USERTP_RB_PAGE_HEADER + used);
+		r->lost += lost;
+		r->lost_unknown |= !lost;
+	}
+	usertp_rb_iter_init(&r->it, &r->page);
+	return true;
+bad:
+	if (!r->warned_page)
+		warn("%s, CPU %u: malformed page at spool offset %" PRIu64
+		     " skipped, marked as lost events (later ones are not reported)",
+		     name, r->cpu, r->off - USERTP_RB_PAGE);
+	r->warned_page = true;
+	bad_page(m, r);
+	return false;
+}
+
+/* The reader's next record with a declared id, and the losses before it, as its head. */
+static void reader_advance(struct merge *m, struct reader *r)
+{
+	char buf[64];
+	const char *name = source_name(m, r->index, buf, sizeof(buf));
+	struct usertp_rb_entry e;
+	const struct id_map *map;
+	uint16_t id = 0;
+
+	r->has_head = false;
+	while (r->fd >= 0) {
+		if (!r->in_page) {
+			int ret = read_page(r, name);
+
+			if (ret <= 0) {
+				if (ret < 0)
+					bad_page(m, r);
+				r->fd = -1;
+				break;
+			}
+			r->in_page = load_page(m, r, name);
+			continue;
+		}
+		if (usertp_rb_iter_next(&r->it, &e) != 1) {
+			r->in_page = false;
+			continue;
+		}
+		if (e.size >= 2)
+			memcpy(&id, e.data, 2);
+		/* Shorter than the common fields: not an event either. */
+		map = e.size >= 8 ? map_find(m, r->index, id) : NULL;
+		if (!map) {
+			m->stats->dropped++;
+			if (!m->warned_id[r->index])
+				warn("%s: records of undeclared event id %u left out (later ones are not reported)",
+				     name, id);
+			m->warned_id[r->index] = true;
+			continue;
+		}
+		r->head = e;
+		r->head_id = map->to;
+		r->head_lost = r->lost;
+		r->head_lost_unknown = r->lost_unknown;
+		r->lost = 0;
+		r->lost_unknown = false;
+		r->has_head = true;
+		return;
+	}
+}
+
+/* Count what reached the file: the first @n pages put since the last time. */
+static void pending_commit(struct merge *m, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		m->stats->events[m->cpu] += m->pending_events[i];
+		m->stats->lost[m->cpu] += m->pending_lost[i];
+	}
+	m->stats->pages += n;
+	m->nr_pending = 0;
+	m->pending_start = m->o->written;
+}
+
+static void page_open(struct out_page *p, uint64_t ts)
+{
+	p->open = true;
+	p->used = 0;
+	p->ts = ts;
+	memcpy(p->data, &ts, 8);
+}
+
+static void page_close(struct merge *m)
+{
+	struct out_page *p = &m->page;
+
+	if (!p->open)
+		return;
+	usertp__dat_put_page(m->o, p->data, p->used,
+			     p->lost_unknown ? USERTP__DAT_LOST_UNKNOWN : p->lost);
+	m->pending_events[m->nr_pending] = p->events;
+	m->pending_lost[m->nr_pending] = p->lost;
+	m->nr_pending++;
+	/* The output buffer holds whole pages: when it is empty they are all in the file. */
+	if (!m->o->len && !m->o->error)
+		pending_commit(m, m->nr_pending);
+	p->open = false;
+	p->events = 0;
+	p->lost = 0;
+	p->lost_unknown = false;
+}
+
+/* Room for entries: a known lost count is stored after them. */
+static uint32_t page_room(const struct out_page *p)
+{
+	return USERTP_RB_PAGE_DATA - (p->lost && !p->lost_unknown ? 8u : 0u);
+}
+
+static void put32(unsigned char *at, uint32_t v)
+{
+	memcpy(at, &v, 4);
+}
+
+/* Append the reader's head record to the CPU's page, with its losses marked before it. */
+static void emit(struct merge *m, const struct reader *r)
+{
+	struct out_page *p = &m->page;
+	uint32_t size = r->head.size, len = (size + 3) & ~3u, ext = 0;
+	/* The kernel's short form when the length fits type_len, else type_len 0 + a length. */
+	uint32_t hdr = size <= MAX_SMALL_PAYLOAD && size % 4 == 0 ? 4 : 8;
+	uint64_t ts = r->head.ts > m->last_ts ? r->head.ts : m->last_ts, delta = 0;
+	unsigned char *at;
+
+	if (r->head_lost || r->head_lost_unknown) {
+		/* As the kernel marks them: on the page that starts after the loss. */
+		page_close(m);
+		p->lost += r->head_lost;
+		p->lost_unknown |= r->head_lost_unknown;
+	}
+	if (p->open) {
+		delta = ts - p->ts;
+		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
+		/* A time extend holds 27 + 32 bits; a longer gap starts a page (absolute time). */
+		if (delta >> (USERTP_RB_DELTA_BITS + 32) || p->used + ext + hdr + len > page_room(p))
+			page_close(m);
+	}
+	if (!p->open) {
+		page_open(p, ts);
+		delta = 0;
+		ext = 0;
+	}
+	if (p->used + hdr + len > page_room(p))
+		p->lost_unknown = true; /* the count does not fit beside this record */
+	at = p->data + USERTP_RB_PAGE_HEADER + p->used;
+	if (ext) {
+		put32(at, usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
+					       delta & ((1u << USERTP_RB_DELTA_BITS) - 1)));
+		put32(at + 4, (uint32_t)(delta >> USERTP_RB_DELTA_BITS));
+		at += 8;
+		delta = 0;
+	}
+	put32(at, usertp_rb_entry_word(hdr == 4 ? len / 4 : 0, delta));
+	if (hdr == 8)
+		put32(at + 4, size + 4);
+	memcpy(at + hdr, r->head.data, size);
+	memcpy(at + hdr, &r->head_id, 2); /* common_type */
+	memset(at + hdr + size, 0, len - size);
+	p->used += ext + hdr + len;
+	p->ts = ts;
+	p->events++;
+	m->last_ts = ts;
+}
+
+/* All the records of one CPU, oldest first; stops early at a write error. */
+static void merge_cpu(struct merge *m, unsigned int cpu)
+{
+	const struct usertp_merge_input *in = m->in;
+	struct out_page *p = &m->page;
+	unsigned int s;
+
+	m->cpu = cpu;
+	m->last_ts = 0;
+	for (s = 0; s < in->nr_sources; s++) {
+		const struct usertp_merge_source *src = &in->sources[s];
+		struct reader *r = &m->readers[s];
+
+		memset(r, 0, offsetof(struct reader, page));
+		r->index = s;
+		r->cpu = cpu;
+		r->fd = cpu < src->nr_cpus && src->cpu_fd ? src->cpu_fd[cpu] : -1;
+		reader_advance(m, r);
+	}
+	for (;;) {
+		struct reader *next = NULL;
+
+		/* Strictly older only: equal timestamps keep the sources' order. */
+		for (s = 0; s < in->nr_sources; s++)
+			if (m->readers[s].has_head &&
+			    (!next || m->readers[s].head.ts < next->head.ts))
+				next = &m->readers[s];
+		if (!next)
+			break;
+		emit(m, next);
+		if (m->o->error)
+			return;
+		reader_advance(m, next);
+	}
+	/* Losses after a source's last record: marked on an empty page at the end. */
+	for (s = 0; s < in->nr_sources; s++) {
+		if (!m->readers[s].lost && !m->readers[s].lost_unknown)
+			continue;
+		if (p->events)
+			page_close(m);
+		p->lost += m->readers[s].lost;
+		p->lost_unknown |= m->readers[s].lost_unknown;
+	}
+	if ((p->lost || p->lost_unknown) && !p->open)
+		page_open(p, m->last_ts);
+	page_close(m);
+}
+
+/* Say where CPU @cpu's data is, in the table of the file's header. */
+static int set_table(int fd, uint64_t table, unsigned int cpu, uint64_t offset, uint64_t size)
+{
+	uint64_t entry[2] = { offset, size };
+	ssize_t n = pwrite(fd, entry, sizeof(entry), (off_t)(table + 16ull * cpu));
+
+	return n == (ssize_t)sizeof(entry) ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/*
+ * After a failed write at CPU @cpu, whose data starts at @cpu_start: keep the whole pages
+ * written, say so in the table, cut the file after them.  Return: the file's new size.
+ */
+static uint64_t keep_whole_pages(struct merge *m, int fd, uint64_t table, uint64_t meta_end,
+				 uint64_t data_start, unsigned int cpu, uint64_t cpu_start)
+{
+	uint64_t written = m->o->written, keep, whole;
+
+	if (written < data_start) {
+		/* In the header: whole, it is a file without data; otherwise nothing is kept. */
+		keep = written >= meta_end ? meta_end : 0;
+	} else {
+		whole = (written - m->pending_start) / USERTP_RB_PAGE;
+		keep = m->pending_start + whole * USERTP_RB_PAGE;
+		pending_commit(m, (unsigned int)(whole < m->nr_pending ? whole : m->nr_pending));
+		if (keep > cpu_start && set_table(fd, table, cpu, cpu_start, keep - cpu_start))
+			keep = cpu_start; /* the table cannot say so: this CPU's pages go */
+	}
+	if (keep < written && ftruncate(fd, (off_t)keep))
+		warn("ftruncate: %s: the file ends in a partial page", strerror(errno));
+	return keep;
+}
+
+static void say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static void merge_free(struct merge *m, struct usertp__dat_event *dat_events)
+{
+	unsigned int i;
+
+	for (i = 0; m->events && i < m->nr_events; i++)
+		free(m->events[i].format);
+	for (i = 0; m->maps && i < m->in->nr_sources; i++)
+		free(m->maps[i]);
+	free(m->events);
+	free(m->maps);
+	free(m->nr_maps);
+	free(m->warned_id);
+	free(m->readers);
+	free(m->o);
+	free(dat_events);
+}
+
+int usertp_merge_write(int out_fd, const struct usertp_merge_input *in,
+		       struct usertp_merge_stats *stats, char *err, size_t errlen)
+{
+	struct merge m = { .in = in };
+	struct usertp__dat_event *dat_events = NULL;
+	struct usertp__dat_source src;
+	uint64_t table, meta_end, data_start, cpu_start = 0;
+	unsigned int cpu = 0, s;
+	int ret;
+
+	say(err, errlen, "%s", "");
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	for (s = 0; s < in->nr_sources; s++)
+		if (in->sources[s].nr_cpus > in->nr_cpus)
+			break;
+	if (!in->nr_cpus || in->nr_cpus > USERTP_MERGE_MAX_CPUS || s < in->nr_sources) {
+		say(err, errlen, "cannot merge: %u CPUs (1 to %u), source %u has %u", in->nr_cpus,
+		    USERTP_MERGE_MAX_CPUS, s, s < in->nr_sources ? in->sources[s].nr_cpus : 0);
+		return -EINVAL;
+	}
+	m.stats = stats ? stats : calloc(1, sizeof(*m.stats));
+	m.o = malloc(sizeof(*m.o));
+	m.readers = calloc(in->nr_sources + 1, sizeof(*m.readers));
+	m.warned_id = calloc(in->nr_sources + 1, sizeof(*m.warned_id));
+	ret = m.stats && m.o && m.readers && m.warned_id ? build_events(&m, &dat_events) : -ENOMEM;
+	if (ret) {
+		say(err, errlen, "%s", ret == -E2BIG ? "more than 65535 distinct events"
+						      : "out of memory");
+		goto out;
+	}
+
+	src = (struct usertp__dat_source){ dat_events, m.nr_events, in->cmdlines,
+					   in->cmdlines_len, in->raw_clock };
+	usertp__dat_out_init(m.o, out_fd);
+	table = usertp__dat_put_header(m.o, &src, in->nr_cpus, NULL, NULL);
+	meta_end = m.o->pos;
+	usertp__dat_put_page_padding(m.o);
+	usertp__dat_flush(m.o);
+	data_start = m.pending_start = m.o->pos;
+	for (cpu = 0; cpu < in->nr_cpus && !m.o->error; cpu++) {
+		cpu_start = m.o->pos;
+		merge_cpu(&m, cpu);
+		usertp__dat_flush(m.o);
+		if (m.o->error)
+			break;
+		pending_commit(&m, m.nr_pending);
+		if (m.o->pos > cpu_start) {
+			ret = set_table(out_fd, table, cpu, cpu_start, m.o->pos - cpu_start);
+			if (ret) {
+				say(err, errlen, "pwrite of the CPU table: %s", strerror(-ret));
+				goto out;
+			}
+		}
+	}
+	if (m.o->error) {
+		uint64_t at = m.o->written;
+		uint64_t keep = keep_whole_pages(&m, out_fd, table, meta_end, data_start, cpu, cpu_start);
+
+		ret = -m.o->error;
+		if (keep)
+			say(err, errlen,
+			    "write: %s at offset %" PRIu64 "; the file keeps %" PRIu64
+			    " whole pages of events (%" PRIu64 " bytes)",
+			    strerror(m.o->error), at, m.stats->pages, keep);
+		else
+			say(err, errlen, "write: %s at offset %" PRIu64 ", in the header: no trace written",
+			    strerror(m.o->error), at);
+		m.stats->size = keep;
+	} else {
+		m.stats->size = m.o->pos;
+	}
+out:
+	if (!stats)
+		free(m.stats);
+	merge_free(&m, dat_events);
+	return ret;
+}

@@ -1,0 +1,835 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-merge - usertp_merge_write() (src/tool/dat-merge.c) on real recordings, checked against
+ * trace-cmd.
+ *
+ * Programs linked with libusertp record themselves into trace.dat files (the embedded
+ * recorder); this driver cuts each file back into what `usertp record` hands the merge: per
+ * CPU a spool of whole pages, and the event formats with the program's own ids.  The merged
+ * file must then print in `trace-cmd report` the same event lines as `trace-cmd report -i a.dat
+ * -i b.dat ...` of the inputs, per CPU, with the same [N EVENTS DROPPED] marks before the same
+ * events, and the merge's counts must match what trace-cmd prints.
+ *
+ *	test-merge merge WORKER-POOL DAT-FIRE	three programs at once (two of them losing
+ *						events), their ids colliding; one source that
+ *						does not declare an event it recorded; clock x86-tsc
+ *	test-merge corrupt WORKER-POOL DAT-FIRE	spools with damaged pages, cut short, unreadable
+ *	test-merge enospc WORKER-POOL DAT-FIRE	the output on a 256 KiB tmpfs (root only), and an
+ *						output that cannot be written at all
+ *
+ * Exit status 77 (skipped) where trace-cmd is missing, and for enospc when not root.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dat-merge.h"
+#include "ring-buffer.h"
+
+#define MAX_SOURCES 4
+#define MAX_CPUS 256
+
+static int failures;
+static char dir[64];
+static const char *pool_prog, *fire_prog;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("FAIL: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	failures++;
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static void run(const char *cmd)
+{
+	if (system(cmd))
+		fprintf(stderr, "test-merge: '%s' failed\n", cmd);
+}
+
+/* A trace.dat file, version 6, as the recorder writes it: what the merge needs of it. */
+struct dat {
+	unsigned char *buf;
+	size_t size;
+	unsigned int nr_events, nr_cpus;
+	struct usertp_merge_event events[64];
+	char *cmdlines;
+	size_t cmdlines_len;
+	uint64_t cpu_offset[MAX_CPUS], cpu_size[MAX_CPUS];
+};
+
+struct cursor {
+	const unsigned char *p, *end;
+};
+
+static const void *take(struct cursor *c, size_t n)
+{
+	const unsigned char *p = c->p;
+
+	if ((size_t)(c->end - c->p) < n) {
+		fprintf(stderr, "test-merge: trace.dat cut short\n");
+		exit(1);
+	}
+	c->p += n;
+	return p;
+}
+
+static uint64_t take_u(struct cursor *c, size_t n)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, take(c, n), n);
+	return v;
+}
+
+static const char *take_str(struct cursor *c)
+{
+	const char *s = (const char *)c->p;
+
+	take(c, strnlen(s, (size_t)(c->end - c->p)) + 1);
+	return s;
+}
+
+/* A NUL-terminated copy of the next @n bytes. */
+static char *take_text(struct cursor *c, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (!s)
+		die("malloc");
+	memcpy(s, take(c, n), n);
+	s[n] = 0;
+	return s;
+}
+
+static void *read_file(const char *path, size_t *size)
+{
+	struct stat st;
+	unsigned char *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		die(path);
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf || read(fd, buf, (size_t)st.st_size) != st.st_size)
+		die(path);
+	close(fd);
+	*size = (size_t)st.st_size;
+	return buf;
+}
+
+static void dat_load(struct dat *d, const char *path)
+{
+	struct cursor c;
+	unsigned int i, j, n, nr_systems;
+
+	memset(d, 0, sizeof(*d));
+	d->buf = read_file(path, &d->size);
+	c = (struct cursor){ d->buf, d->buf + d->size };
+	if (memcmp(take(&c, 12), "\x17\x08\x44tracing6", 12) || take_u(&c, 1) || take_u(&c, 1) != 8 ||
+	    take_u(&c, 4) != USERTP_RB_PAGE) {
+		fprintf(stderr, "test-merge: %s: not a little-endian v6 file of 4 KiB pages\n", path);
+		exit(1);
+	}
+	take_str(&c); /* header_page */
+	take(&c, take_u(&c, 8));
+	take_str(&c); /* header_event */
+	take(&c, take_u(&c, 8));
+	for (n = (unsigned int)take_u(&c, 4); n--;) /* ftrace formats */
+		take(&c, take_u(&c, 8));
+	nr_systems = (unsigned int)take_u(&c, 4);
+	for (i = 0; i < nr_systems; i++) {
+		const char *system = take_str(&c);
+
+		for (n = (unsigned int)take_u(&c, 4); n--;) {
+			struct usertp_merge_event *e = &d->events[d->nr_events++];
+			char *format = take_text(&c, take_u(&c, 8)), *id = strstr(format, "\nID: ");
+
+			if (d->nr_events == 64 || !id)
+				exit(1);
+			*e = (struct usertp_merge_event){ (unsigned int)atoi(id + 5), system, format };
+		}
+	}
+	take(&c, take_u(&c, 4)); /* kallsyms */
+	take(&c, take_u(&c, 4)); /* printk formats */
+	d->cmdlines_len = take_u(&c, 8);
+	d->cmdlines = (char *)take(&c, d->cmdlines_len);
+	d->nr_cpus = (unsigned int)take_u(&c, 4);
+	if (d->nr_cpus > MAX_CPUS || memcmp(take(&c, 10), "options  ", 10))
+		exit(1);
+	while ((j = (unsigned int)take_u(&c, 2)))
+		take(&c, take_u(&c, 4));
+	if (memcmp(take(&c, 10), "flyrecord", 10))
+		exit(1);
+	for (i = 0; i < d->nr_cpus; i++) {
+		d->cpu_offset[i] = take_u(&c, 8);
+		d->cpu_size[i] = take_u(&c, 8);
+		if (d->cpu_offset[i] > d->size || d->cpu_size[i] > d->size - d->cpu_offset[i])
+			exit(1);
+	}
+}
+
+/* A recording cut into what the merge takes: per CPU a spool file of its pages. */
+struct spooled {
+	struct dat dat;
+	int fd[MAX_CPUS];
+	struct usertp_merge_source src;
+};
+
+static int spool_file(const void *data, size_t size)
+{
+	char path[96];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/spool-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0 || unlink(path) || write(fd, data, size) != (ssize_t)size)
+		die("spool");
+	return fd;
+}
+
+static void spool(struct spooled *s, const char *path, const char *name)
+{
+	unsigned int i;
+
+	dat_load(&s->dat, path);
+	for (i = 0; i < s->dat.nr_cpus; i++)
+		s->fd[i] = spool_file(s->dat.buf + s->dat.cpu_offset[i], s->dat.cpu_size[i]);
+	s->src = (struct usertp_merge_source){ name, s->dat.events, s->dat.nr_events, s->dat.nr_cpus,
+					       s->fd };
+}
+
+static void unspool(struct spooled *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->dat.nr_cpus; i++)
+		close(s->fd[i]);
+	for (i = 0; i < s->dat.nr_events; i++)
+		free((char *)s->dat.events[i].format);
+	free(s->dat.buf);
+}
+
+static struct usertp_merge_stats stats;
+static char cmdlines[1 << 16];
+static char err[256];
+
+/* Merge @n spooled recordings into @out; return what usertp_merge_write() did. */
+static int merge(const char *out, struct spooled **s, unsigned int n, bool raw_clock)
+{
+	struct usertp_merge_source sources[MAX_SOURCES];
+	struct usertp_merge_input in = { sources, n, 0, cmdlines, 0, raw_clock };
+	unsigned int i;
+	int fd, ret;
+
+	for (i = 0; i < n; i++) {
+		sources[i] = s[i]->src;
+		if (s[i]->dat.nr_cpus > in.nr_cpus)
+			in.nr_cpus = s[i]->dat.nr_cpus;
+		if (in.cmdlines_len + s[i]->dat.cmdlines_len > sizeof(cmdlines))
+			exit(1);
+		memcpy(cmdlines + in.cmdlines_len, s[i]->dat.cmdlines, s[i]->dat.cmdlines_len);
+		in.cmdlines_len += s[i]->dat.cmdlines_len;
+	}
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die(out);
+	ret = usertp_merge_write(fd, &in, &stats, err, sizeof(err));
+	close(fd);
+	return ret;
+}
+
+static uint64_t total(const uint64_t *per_cpu)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < USERTP_MERGE_MAX_CPUS; i++)
+		sum += per_cpu[i];
+	return sum;
+}
+
+/*
+ * Our own reading of a merged file, page by page with the ring buffer's checked iterator:
+ * every page parses, timestamps never go back on a CPU, every record has a declared id.
+ * Return: the number of records.
+ */
+static uint64_t check_pages(const char *path)
+{
+	static struct usertp_rb_page_copy page;
+	struct dat d;
+	uint64_t n = 0;
+	unsigned int cpu, p;
+
+	dat_load(&d, path);
+	for (cpu = 0; cpu < d.nr_cpus; cpu++) {
+		uint64_t last = 0;
+
+		if (d.cpu_size[cpu] % USERTP_RB_PAGE)
+			fail("%s: CPU %u has %" PRIu64 " bytes, not whole pages", path, cpu, d.cpu_size[cpu]);
+		for (p = 0; p < d.cpu_size[cpu] / USERTP_RB_PAGE; p++) {
+			struct usertp_rb_iter it;
+			struct usertp_rb_entry e;
+			uint64_t commit;
+			int ret;
+
+			memcpy(page.data, d.buf + d.cpu_offset[cpu] + (size_t)p * USERTP_RB_PAGE,
+			       USERTP_RB_PAGE);
+			memcpy(&commit, page.data + 8, 8);
+			page.used = (uint32_t)(commit & ~(3ull << 30));
+			if (page.used > USERTP_RB_PAGE_DATA) {
+				fail("%s: CPU %u page %u: commit %#" PRIx64, path, cpu, p, commit);
+				continue;
+			}
+			usertp_rb_iter_init(&it, &page);
+			while ((ret = usertp_rb_iter_next(&it, &e)) == 1) {
+				uint16_t id;
+				unsigned int i;
+
+				memcpy(&id, e.data, 2);
+				for (i = 0; i < d.nr_events && d.events[i].id != id; i++)
+					;
+				if (i == d.nr_events)
+					fail("%s: CPU %u page %u: a record of id %u, not in the file", path, cpu, p, id);
+				if (e.ts < last)
+					fail("%s: CPU %u page %u: time goes back", path, cpu, p);
+				last = e.ts;
+				n++;
+			}
+			if (ret)
+				fail("%s: CPU %u page %u does not parse", path, cpu, p);
+		}
+	}
+	for (unsigned int i = 0; i < d.nr_events; i++)
+		free((char *)d.events[i].format);
+	free(d.buf);
+	return n;
+}
+
+/* What trace-cmd report prints: per line, its CPU, and whether it is a drop mark. */
+struct line {
+	char *text; /* without the "FILE: " prefix of a report of several files */
+	int cpu;
+	bool drop;
+	uint64_t dropped; /* N of "[N EVENTS DROPPED]" */
+};
+
+/* The "[CPU]" column of an event line; where it ends. */
+static const char *line_cpu(const char *text, int *cpu)
+{
+	const char *q;
+
+	for (q = strchr(text, '['); q; q = strchr(q + 1, '['))
+		if (q[1] >= '0' && q[1] <= '9' && q[2] >= '0' && q[2] <= '9' && q[3] >= '0' &&
+		    q[3] <= '9' && q[4] == ']') {
+			*cpu = atoi(q + 1);
+			return q + 5;
+		}
+	return NULL;
+}
+
+struct report {
+	struct line *lines;
+	size_t nr;
+	bool failed;
+};
+
+static void report(struct report *r, const char *args)
+{
+	char cmd[512], *text = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(cmd, sizeof(cmd), "cd %s && trace-cmd report %s 2>report.err", dir, args);
+	f = popen(cmd, "r");
+	if (!f)
+		die("popen");
+	while ((len = getline(&text, &cap, f)) > 0) {
+		struct line l = { 0 };
+		char *p = text, *q;
+
+		text[len - 1] = 0;
+		/* "a.dat: ..." when several files are given */
+		q = strstr(p, ".dat: ");
+		if (q && !memchr(p, ' ', (size_t)(q - p)))
+			p = q + 6;
+		if (!strncmp(p, "cpus=", 5) || !*p)
+			continue;
+		if (!strncmp(p, "CPU:", 4)) {
+			l.cpu = atoi(p + 4);
+			l.drop = true;
+			q = strchr(p, '[');
+			l.dropped = q ? strtoull(q + 1, NULL, 10) : 0;
+		} else if (!line_cpu(p, &l.cpu)) {
+			fail("trace-cmd report %s: unexpected line '%s'", args, p);
+			continue;
+		}
+		if (strstr(p, "FAILED TO PARSE") || strstr(p, "UNKNOWN EVENT"))
+			fail("trace-cmd report %s: '%s'", args, p);
+		l.text = strdup(p);
+		r->lines = realloc(r->lines, (r->nr + 1) * sizeof(*r->lines));
+		if (!r->lines || !l.text)
+			die("realloc");
+		r->lines[r->nr++] = l;
+	}
+	r->failed = pclose(f) != 0;
+	snprintf(cmd, sizeof(cmd), "%s/report.err", dir);
+	f = fopen(cmd, "r");
+	if (f && (len = getline(&text, &cap, f)) > 0) {
+		fail("trace-cmd report %s said: %s", args, text);
+		r->failed = true;
+	}
+	if (f)
+		fclose(f);
+	free(text);
+}
+
+static void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		free(r->lines[i].text);
+	free(r->lines);
+}
+
+/* The timestamp column of an event line, for ordering. */
+static double line_ts(const struct line *l)
+{
+	int cpu;
+	const char *q = line_cpu(l->text, &cpu);
+
+	return q ? strtod(q, NULL) : 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct line *x = *(const struct line *const *)a, *y = *(const struct line *const *)b;
+	double tx = line_ts(x), ty = line_ts(y);
+
+	return tx < ty ? -1 : tx > ty ? 1 : strcmp(x->text, y->text);
+}
+
+/* One CPU's event lines (drop marks apart), ordered by time then text: ties may differ. */
+static size_t cpu_lines(const struct report *r, int cpu, const struct line ***out)
+{
+	const struct line **v = malloc((r->nr + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		die("malloc");
+	for (size_t i = 0; i < r->nr; i++)
+		if (r->lines[i].cpu == cpu && !r->lines[i].drop)
+			v[n++] = &r->lines[i];
+	qsort(v, n, sizeof(*v), cmp_line);
+	*out = v;
+	return n;
+}
+
+/* After a failure: the files compared, in the directory kept. */
+static void keep_files(const char *what)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p 'failed %s' && cp *.dat 'failed %s'/", dir,
+		 what, what);
+	run(cmd);
+}
+
+/*
+ * @ours (the merged file) prints what @theirs (the inputs together) prints, per CPU, except
+ * the lines of event @left_out; drop marks before the same lines.  Checks the stats too.
+ * Return: the number of drop marks.
+ */
+static uint64_t compare(const char *what, const struct report *ours, const struct report *theirs,
+		    unsigned int nr_cpus, const char *left_out)
+{
+	uint64_t lost[MAX_CPUS] = { 0 }, marks = 0, found = 0;
+	int failed = failures;
+	unsigned int cpu;
+	size_t i, j;
+
+	if (ours->failed || theirs->failed)
+		fail("%s: trace-cmd report failed", what);
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		const struct line **a, **b;
+		size_t na = cpu_lines(ours, (int)cpu, &a), nb = cpu_lines(theirs, (int)cpu, &b);
+
+		for (i = j = 0; j < nb; j++) {
+			if (left_out && strstr(b[j]->text, left_out))
+				continue;
+			if (i == na || strcmp(a[i]->text, b[j]->text)) {
+				fail("%s: CPU %u line %zu: merged '%s', inputs '%s'", what, cpu, i,
+				     i < na ? a[i]->text : "(end)", b[j]->text);
+				break;
+			}
+			i++;
+		}
+		if (j == nb && i != na)
+			fail("%s: CPU %u: %zu lines merged, %zu in the inputs", what, cpu, na, i);
+		if (stats.events[cpu] != na)
+			fail("%s: CPU %u: %" PRIu64 " events counted, %zu printed", what, cpu,
+			     stats.events[cpu], na);
+		free(a);
+		free(b);
+	}
+	/* Each drop mark of the inputs, with the line after it, is in the merged report. */
+	for (j = 0; j + 1 < theirs->nr; j++) {
+		if (!theirs->lines[j].drop)
+			continue;
+		marks++;
+		lost[theirs->lines[j].cpu] += theirs->lines[j].dropped;
+		for (i = 0; i + 1 < ours->nr; i++)
+			if (ours->lines[i].drop && !strcmp(ours->lines[i].text, theirs->lines[j].text) &&
+			    !strcmp(ours->lines[i + 1].text, theirs->lines[j + 1].text))
+				break;
+		if (i + 1 < ours->nr)
+			found++;
+		else
+			fail("%s: no '%s' before '%s' in the merged report", what,
+			     theirs->lines[j].text, theirs->lines[j + 1].text);
+	}
+	for (i = 0; i < ours->nr; i++)
+		marks -= ours->lines[i].drop;
+	if (marks)
+		fail("%s: the merged report has %" PRId64 " drop marks more or less than the inputs'",
+		     what, -(int64_t)marks);
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		if (stats.lost[cpu] != lost[cpu])
+			fail("%s: CPU %u: %" PRIu64 " lost counted, %" PRIu64 " marked", what, cpu,
+			     stats.lost[cpu], lost[cpu]);
+	if (failures > failed)
+		keep_files(what);
+	printf("%s: %" PRIu64 " events, %" PRIu64 " lost (%" PRIu64 " marks), %" PRIu64
+	       " dropped, %" PRIu64 " pages\n",
+	       what, total(stats.events), total(stats.lost), found, stats.dropped, stats.pages);
+	return found;
+}
+
+static size_t count_lines(const struct report *r, const char *needle)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nr; i++)
+		n += strstr(r->lines[i].text, needle) != NULL;
+	return n;
+}
+
+/* Record the inputs: programs at the same time, so that their events interleave per CPU. */
+static void record(bool tsc, int jobs)
+{
+	char cmd[1024];
+	const char *clock = tsc ? "USERTP_CLOCK=x86-tsc" : "USERTP_CLOCK=mono";
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && rm -f a.dat b.dat c.dat && "
+		 "(%s USERTP_EVENTS='jobs:*' USERTP_OUTPUT=a.dat %s -w 3 %d >/dev/null 2>&1 & "
+		 "%s USERTP_BUFFER_KB=8 USERTP_EVENTS='jobs:*' USERTP_OUTPUT=b.dat %s -w 2 %d >/dev/null 2>&1 & "
+		 /* later, after a gap that takes time extends */
+		 "sleep 0.3; %s USERTP_EVENTS='usertp-test:*,!t_rel_len' USERTP_OUTPUT=c.dat %s 60; wait)",
+		 dir, clock, pool_prog, jobs, clock, pool_prog, jobs / 2, clock, fire_prog);
+	run(cmd);
+}
+
+static void spool_all(struct spooled *s)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/a.dat", dir);
+	spool(&s[0], path, "worker-pool[a]");
+	snprintf(path, sizeof(path), "%s/b.dat", dir);
+	spool(&s[1], path, "worker-pool[b]");
+	snprintf(path, sizeof(path), "%s/c.dat", dir);
+	spool(&s[2], path, "dat-fire[c]");
+}
+
+static void test_merge(void)
+{
+	struct spooled s[3], *all[3] = { &s[0], &s[1], &s[2] };
+	struct report ours, theirs;
+	char path[96];
+	int ret;
+
+	record(false, 1500);
+	spool_all(s);
+	snprintf(path, sizeof(path), "%s/m.dat", dir);
+	ret = merge(path, all, 3, false);
+	if (ret)
+		fail("merge: %d (%s)", ret, err);
+	if (check_pages(path) != total(stats.events))
+		fail("merge: the pages hold another number of records than counted");
+	report(&ours, "-i m.dat");
+	report(&theirs, "-i a.dat -i b.dat -i c.dat");
+	if (!compare("three programs", &ours, &theirs, s[0].dat.nr_cpus, NULL))
+		fail("no lost events in the inputs: the drop marks are not tested");
+	if (stats.dropped || stats.bad_pages)
+		fail("merge: %" PRIu64 " dropped, %" PRIu64 " bad pages", stats.dropped, stats.bad_pages);
+	report_free(&ours);
+
+	/* A source that does not declare one event it recorded: its records are left out. */
+	for (unsigned int i = 0; i < s[2].src.nr_events; i++) {
+		if (!strstr(s[2].dat.events[i].format, "name: t_cond\n"))
+			continue;
+		free((char *)s[2].dat.events[i].format);
+		s[2].dat.events[i] = s[2].dat.events[--s[2].dat.nr_events];
+		s[2].src.nr_events--;
+		break;
+	}
+	ret = merge(path, all, 3, false);
+	report(&ours, "-i m.dat");
+	compare("an undeclared event", &ours, &theirs, s[0].dat.nr_cpus, " t_cond: ");
+	if (ret || stats.dropped != count_lines(&theirs, " t_cond: ") || !stats.dropped)
+		fail("undeclared t_cond: %d, %" PRIu64 " records dropped, %zu in the inputs", ret,
+		     stats.dropped, count_lines(&theirs, " t_cond: "));
+	report_free(&ours);
+	report_free(&theirs);
+	for (unsigned int i = 0; i < 3; i++)
+		unspool(&s[i]);
+
+	/* x86-tsc ticks, printed as raw numbers. */
+	record(true, 1500);
+	spool_all(s);
+	ret = merge(path, all, 3, true);
+	if (ret)
+		fail("merge (x86-tsc): %d (%s)", ret, err);
+	report(&ours, "-i m.dat");
+	report(&theirs, "-i a.dat -i b.dat -i c.dat");
+	compare("x86-tsc", &ours, &theirs, s[0].dat.nr_cpus, NULL);
+	report_free(&ours);
+	report_free(&theirs);
+	for (unsigned int i = 0; i < 3; i++)
+		unspool(&s[i]);
+}
+
+static void write_at(int fd, const void *data, size_t size, uint64_t off)
+{
+	if (pwrite(fd, data, size, (off_t)off) != (ssize_t)size)
+		die("pwrite");
+}
+
+/* A copy of spool @fd, to be damaged. */
+static int spool_copy(int fd)
+{
+	struct stat st;
+	void *buf;
+	int copy;
+
+	if (fstat(fd, &st) || !(buf = malloc((size_t)st.st_size + 1)) ||
+	    pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
+		die("spool copy");
+	copy = spool_file(buf, (size_t)st.st_size);
+	free(buf);
+	return copy;
+}
+
+static void test_corrupt(void)
+{
+	struct spooled s[3], *all[3] = { &s[0], &s[1], &s[2] };
+	struct report ours;
+	uint32_t word[2];
+	uint64_t commit, events, good_events, size;
+	unsigned int i, iter, cpu;
+	char path[96];
+	int pipefd[2], fd, ret;
+
+	record(false, 400);
+	spool_all(s);
+	snprintf(path, sizeof(path), "%s/m.dat", dir);
+	if (merge(path, all, 3, false))
+		fail("corrupt: the undamaged merge failed: %s", err);
+	good_events = total(stats.events);
+
+	/*
+	 * a's busiest CPU: page 1 claims too many bytes, page 2 has an entry longer than the
+	 * page, page 3 a lost count with no room for it, page 4 a record of an undeclared id;
+	 * the spool ends in a page cut short.
+	 */
+	cpu = s[0].dat.cpu_size[1] > s[0].dat.cpu_size[0];
+	size = s[0].dat.cpu_size[cpu];
+	if (size < 6 * USERTP_RB_PAGE)
+		fail("corrupt: worker-pool recorded fewer than 6 pages on CPU %u", cpu);
+	fd = s[0].fd[cpu] = spool_copy(s[0].fd[cpu]);
+	commit = 5000;
+	write_at(fd, &commit, 8, 1 * USERTP_RB_PAGE + 8);
+	word[0] = 0; /* type_len 0, delta 0 */
+	word[1] = 8000;
+	write_at(fd, word, 8, 2 * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER);
+	commit = USERTP_RB_PAGE_DATA | 3ull << 30;
+	write_at(fd, &commit, 8, 3 * USERTP_RB_PAGE + 8);
+	word[0] = 999; /* the first record's common_type (after its 8-byte entry header) */
+	write_at(fd, word, 2, 4 * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER + 8);
+	if (ftruncate(fd, (off_t)size - 100))
+		die("ftruncate");
+	/* CPU 0 of c comes through a pipe (read, not pread). */
+	if (pipe(pipefd) || s[2].dat.cpu_size[0] > 65536)
+		die("pipe");
+	if (write(pipefd[1], s[2].dat.buf + s[2].dat.cpu_offset[0], s[2].dat.cpu_size[0]) !=
+	    (ssize_t)s[2].dat.cpu_size[0])
+		die("pipe write");
+	close(pipefd[1]);
+	close(s[2].fd[0]);
+	s[2].fd[0] = pipefd[0];
+
+	ret = merge(path, all, 3, false);
+	events = check_pages(path);
+	report(&ours, "-i m.dat");
+	if (ret || stats.bad_pages != 4 || stats.dropped != 1 || events != total(stats.events) ||
+	    events >= good_events || ours.failed)
+		fail("corrupt: %d (%s), %" PRIu64 " bad pages (4 expected), %" PRIu64
+		     " dropped (1), %" PRIu64 " events in the pages, %" PRIu64 " counted, %" PRIu64
+		     " undamaged",
+		     ret, err, stats.bad_pages, stats.dropped, events, total(stats.events),
+		     good_events);
+	/* (the spool cut short is marked too, on an empty page at the end: trace-cmd is silent) */
+	if (!count_lines(&ours, "[EVENTS DROPPED]"))
+		fail("corrupt: skipped pages are not marked as lost events");
+	if (count_lines(&ours, "[") - count_lines(&ours, "DROPPED]") != total(stats.events))
+		fail("corrupt: trace-cmd prints another number of events than counted");
+	report_free(&ours);
+	printf("corrupt: %" PRIu64 " events of %" PRIu64 " kept, %" PRIu64 " bad pages\n",
+	       total(stats.events), good_events, stats.bad_pages);
+
+	/* Random damage: never a crash or a read out of bounds (ASan), always a file that parses. */
+	srand(4);
+	for (iter = 0; iter < 200; iter++) {
+		struct spooled damaged = s[1], *one = &damaged;
+
+		for (i = 0; i < 2; i++) {
+			unsigned int n = 1 + (unsigned int)rand() % 16;
+
+			damaged.fd[i] = spool_copy(s[1].fd[i]);
+			while (n--) {
+				unsigned char b = (unsigned char)rand();
+
+				write_at(damaged.fd[i], &b, 1,
+					 (uint64_t)rand() % (s[1].dat.cpu_size[i] + 1));
+			}
+		}
+		if (merge(path, &one, 1, false))
+			fail("random damage %u: %s", iter, err);
+		if (check_pages(path) != total(stats.events))
+			fail("random damage %u: the pages hold another number of records than counted",
+			     iter);
+		if (iter % 40 == 0) {
+			report(&ours, "-i m.dat");
+			if (ours.failed)
+				fail("random damage %u: trace-cmd report failed", iter);
+			report_free(&ours);
+		}
+		for (i = 0; i < 2; i++)
+			close(damaged.fd[i]);
+	}
+	for (i = 0; i < 3; i++)
+		unspool(&s[i]);
+}
+
+static void test_enospc(void)
+{
+	struct spooled s[3], *all[3] = { &s[0], &s[1], &s[2] };
+	struct report ours;
+	char small[96], path[128];
+	struct stat st;
+	int fd, ret;
+
+	record(false, 3000);
+	spool_all(s);
+	snprintf(small, sizeof(small), "%s/small", dir);
+	snprintf(path, sizeof(path), "%s/m.dat", small);
+	if (mkdir(small, 0700) || mount("none", small, "tmpfs", 0, "size=256k"))
+		die("mount tmpfs");
+	ret = merge(path, all, 3, false);
+	if (ret != -ENOSPC || !strstr(err, "No space left on device"))
+		fail("enospc: %d (%s)", ret, err);
+	printf("enospc: %s\n", err);
+	if (stat(path, &st) || (uint64_t)st.st_size != stats.size || st.st_size % USERTP_RB_PAGE ||
+	    !stats.pages)
+		fail("enospc: the file has %jd bytes, %" PRIu64 " said, %" PRIu64 " pages",
+		     (intmax_t)st.st_size, stats.size, stats.pages);
+	if (check_pages(path) != total(stats.events))
+		fail("enospc: the pages hold another number of records than counted");
+	report(&ours, "-i small/m.dat");
+	if (ours.failed || count_lines(&ours, "[") - count_lines(&ours, "DROPPED]") !=
+				   total(stats.events))
+		fail("enospc: trace-cmd report does not read the %" PRIu64 " events kept",
+		     total(stats.events));
+	report_free(&ours);
+	if (umount(small))
+		die("umount");
+
+	/* Not even the header fits: nothing is kept. */
+	if (mount("none", small, "tmpfs", 0, "size=4k"))
+		die("mount tmpfs");
+	ret = merge(path, all, 3, false);
+	if (ret != -ENOSPC || stat(path, &st) || st.st_size || !strstr(err, "header"))
+		fail("enospc in the header: %d (%s), %jd bytes", ret, err, (intmax_t)st.st_size);
+	if (umount(small))
+		die("umount");
+
+	/* An output that cannot be written. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	{
+		struct usertp_merge_input in = { (struct usertp_merge_source[]){ s[2].src }, 1, 2,
+						 "", 0, false };
+
+		ret = usertp_merge_write(fd, &in, &stats, err, sizeof(err));
+	}
+	close(fd);
+	if (ret >= 0 || !strstr(err, "write"))
+		fail("unwritable output: %d (%s)", ret, err);
+	for (unsigned int i = 0; i < 3; i++)
+		unspool(&s[i]);
+}
+
+int main(int argc, char **argv)
+{
+	char cmd[128];
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: test-merge merge|corrupt|enospc WORKER-POOL DAT-FIRE\n");
+		return 2;
+	}
+	if (system("command -v trace-cmd >/dev/null")) {
+		printf("SKIP: trace-cmd is not installed\n");
+		return 77;
+	}
+	if (!strcmp(argv[1], "enospc") && geteuid()) {
+		printf("SKIP: mounting a small tmpfs needs root\n");
+		return 77;
+	}
+	pool_prog = argv[2];
+	fire_prog = argv[3];
+	snprintf(dir, sizeof(dir), "/tmp/test-merge-XXXXXX");
+	if (!mkdtemp(dir))
+		die("mkdtemp");
+	if (!strcmp(argv[1], "merge"))
+		test_merge();
+	else if (!strcmp(argv[1], "corrupt"))
+		test_corrupt();
+	else
+		test_enospc();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (getenv("TEST_MERGE_KEEP") || failures) /* to look at the files */
+		printf("files kept in %s\n", dir);
+	else
+		run(cmd);
+	printf("%s: %s\n", argv[1], failures ? "FAILED" : "ok");
+	return failures ? 1 : 0;
+}
