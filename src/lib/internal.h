@@ -32,6 +32,9 @@ USERTP_HIDDEN void usertp__init(void);
 extern bool usertp__exiting USERTP_HIDDEN;
 /* The embedded recorder's set-up (a constructor; named so that a static link keeps it). */
 USERTP_HIDDEN void usertp__recorder_init(void);
+/* control.c: the program's own events are registered (its main object); see there. */
+USERTP_HIDDEN void usertp__control_main_registered(void);
+
 /* Set by the recorder: objects registered afterwards are never unloaded (see registry.c). */
 extern bool usertp__keep_objects USERTP_HIDDEN;
 
@@ -115,6 +118,8 @@ struct usertp__rb_sink {
 	struct usertp_listener *listener;
 };
 extern const struct usertp__sink_ops usertp__rb_sink_ops USERTP_HIDDEN;
+/* How many ring-buffer sinks exist (they share usertp_rb_clock_id: one clock per process). */
+extern unsigned int usertp__rb_sinks USERTP_HIDDEN;
 
 /* Call @fn for each event file of @l (no lock taken: for the recorder's output). */
 USERTP_HIDDEN void usertp__listener_files(const struct usertp_listener *l,

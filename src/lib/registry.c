@@ -417,15 +417,25 @@ static void event_remove(struct usertp_event *ev)
  * then leave everything in place: glibc runs destructors before some atexit handlers (those
  * registered before main() started), among them the recorder's.
  */
-static bool object_permanent(const struct usertp__object *obj)
+/* Is @obj the program's own (the executable, or everything in a static program)? */
+static bool object_is_main(const struct usertp__object *obj)
 {
 	Dl_info self, main_program;
-	void *handle;
 
 	if (!dladdr(obj, &self) || !self.dli_fname)
 		return true; /* static program */
-	if (dladdr((void *)getauxval(AT_PHDR), &main_program) &&
-	    main_program.dli_fbase == self.dli_fbase)
+	return dladdr((void *)getauxval(AT_PHDR), &main_program) &&
+	       main_program.dli_fbase == self.dli_fbase;
+}
+
+static bool object_permanent(const struct usertp__object *obj, bool is_main)
+{
+	Dl_info self;
+	void *handle;
+
+	if (is_main)
+		return true;
+	if (!dladdr(obj, &self) || !self.dli_fname)
 		return true;
 	if (!__atomic_load_n(&usertp__keep_objects, __ATOMIC_RELAXED))
 		return false;
@@ -438,6 +448,7 @@ static bool object_permanent(const struct usertp__object *obj)
 
 void usertp__object_register(struct usertp__object *obj)
 {
+	bool is_main;
 	int state;
 
 	struct usertp_tracepoint **tp;
@@ -447,7 +458,8 @@ void usertp__object_register(struct usertp__object *obj)
 	if (obj->registered || obj->struct_size < sizeof(struct usertp__object))
 		return;
 	/* Outside our lock: it may take the loader's lock. */
-	state = object_permanent(obj) ? OBJ_PERMANENT : OBJ_REGISTERED;
+	is_main = object_is_main(obj);
+	state = object_permanent(obj, is_main) ? OBJ_PERMANENT : OBJ_REGISTERED;
 	pthread_mutex_lock(&usertp__lock);
 	if (obj->registered ||
 	    !grow((void **)&objects, &objects_cap, nr_objects + 1, sizeof(*objects)))
@@ -465,6 +477,8 @@ void usertp__object_register(struct usertp__object *obj)
 			event_add(*ev);
 out:
 	pthread_mutex_unlock(&usertp__lock);
+	if (is_main)
+		usertp__control_main_registered();
 }
 
 void usertp__object_unregister(struct usertp__object *obj)

@@ -1,13 +1,1229 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.c - usertp record (not written yet).
+ * record.c - usertp record: record events of running programs into a trace.dat file.
+ *
+ *	usertp record -e SPEC... [-o FILE] [-b KIB] [--overwrite] [-C CLOCK] [-q]
+ *		      (-P PID... | -a | -- CMD ARGS...)
+ *
+ * Each traced process (a source) records into ring buffers of its own, in shared memory that
+ * this command maps (src/lib/session.c): the pages are read where they are written.  While
+ * recording, every complete page is copied to a spool file per source and CPU, and its slot
+ * given back to the writer (producer/consumer mode: nothing is overwritten, what does not fit
+ * is dropped and counted).  With --overwrite nothing is read until the end (a flight
+ * recorder: the latest data).  At the end the spools are merged into one trace.dat
+ * (dat-merge.c): all sources, per CPU in timestamp order.
+ *
+ * How sources come:
+ *   -P PID	this command connects to the program's endpoint and starts a session;
+ *   -- CMD	CMD runs with USERTP_SESSION naming our socket: libusertp joins us from its
+ *		constructor, and again when the program's own events are registered ("ready":
+ *		the event specs are checked then, before main(); a spec that matches nothing
+ *		stops everything, naming the close matches);
+ *   -a		every program of this user: those running now, and those that start later,
+ *		which join through the runtime directory's record-all.sock;
+ *   fork()	children of traced programs announce themselves on our socket ("fork"), with
+ *		buffers of their own; exec'd programs under -- CMD join again (USERTP_SESSION).
+ *
+ * A session ends when its program exits or dies (its connection closes): what it committed is
+ * still in the shared memory we map, and is read to the end.  Recording stops on Ctrl-C,
+ * SIGTERM, the end of CMD, or (with -P) when every program has gone.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/ctl-proto.h"
+#include "../lib/internal.h"
+#include "../lib/ring-buffer.h"
+#include "../lib/trace-dat.h"
+#include "client.h"
+#include "dat-merge.h"
 #include "tool.h"
+
+#define CALL_TIMEOUT_MS 5000
+#define MAX_SPECS 256
+#define DEFAULT_KB 1408
+
+static const char usage_text[] =
+	"usage: usertp record -e SPEC [-e SPEC]... [options] (-P PID... | -a | -- CMD [ARGS...])\n"
+	"  -e SPEC        events: sys:event, sys:*, *:event, event or sys; !SPEC leaves out\n"
+	"  -o FILE        output (default trace.dat)\n"
+	"  -b KIB         buffer size per CPU and program, in KiB (default 1408)\n"
+	"  -P PID         record a running program (repeatable)\n"
+	"  -a             record every program of this user, also those that start later\n"
+	"  --overwrite    flight recorder: keep only the latest data, written at the end\n"
+	"  -C CLOCK       mono (default) or x86-tsc\n"
+	"  -s USECS       how often buffers are read (default 10000)\n"
+	"  -q             no status line\n"
+	"  -- CMD ARGS    run CMD and record it (and its children)\n";
+
+/* One spool file: the pages of one source on one CPU. */
+struct spool {
+	int fd;
+	struct usertp__dat_out *out;
+	uint64_t pages;
+};
+
+/* One traced process. */
+struct source {
+	pid_t pid;
+	char comm[17];
+	char name[48];
+	int session;	     /* its session connection: closed by it when it ends */
+	int query;	     /* a connection to its endpoint, for ids, formats, thread names */
+	bool ready_pending;  /* joined under -- CMD: the "ready" check is still to come */
+	bool ended;	     /* drained to the end */
+	void *map;
+	size_t size;
+	struct usertp_rb_view *view;
+	struct spool *spools; /* per CPU of view */
+	struct usertp_merge_event *events;
+	unsigned int nr_events;
+	char *comms;	     /* "tid comm" lines */
+	uint64_t events_read;
+};
+
+static struct {
+	/* options */
+	const char *specs[MAX_SPECS];
+	unsigned int nr_specs;
+	const char *output;
+	unsigned long kb;
+	bool overwrite, all, quiet, tsc;
+	unsigned int interval_us;
+	pid_t *pids;
+	unsigned int nr_pids;
+	char **cmd;
+
+	/* state */
+	char spool_dir[PATH_MAX];
+	char sock_path[108], all_path[108];
+	int listen_fd, sig_fd;
+	pid_t child;
+	int child_status;
+	bool child_done, stop;
+	struct source **sources;
+	unsigned int nr_sources;
+	unsigned int nr_cpus;
+	struct timespec start;
+	uint64_t spool_bytes;
+	uint64_t events; /* read so far */
+} rec = { .output = "trace.dat", .kb = DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
+	  .sig_fd = -1 };
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "usertp record: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* --- event specs -------------------------------------------------------------------------- */
+
+static bool spec_selects(const char *system, const char *name)
+{
+	bool on = false;
+
+	for (unsigned int i = 0; i < rec.nr_specs; i++) {
+		bool negate = rec.specs[i][0] == '!';
+
+		if (usertp__spec_match(rec.specs[i] + negate, system, name))
+			on = !negate;
+	}
+	return on;
+}
+
+/* "sys:event" into its parts; false if it is not that. */
+static bool split_event(const char *line, char *system, size_t size, const char **name)
+{
+	const char *colon = strchr(line, ':');
+
+	if (!colon || (size_t)(colon - line) >= size)
+		return false;
+	memcpy(system, line, (size_t)(colon - line));
+	system[colon - line] = 0;
+	*name = colon + 1;
+	return **name != 0;
+}
+
+static unsigned int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned int row[128], prev, tmp;
+
+	if (lb >= 128 || la >= 128)
+		return 1000;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned int)j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = (unsigned int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			tmp = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? prev
+						      : 1 + (prev < row[j] ? (prev < row[j - 1] ? prev : row[j - 1])
+									   : (row[j] < row[j - 1] ? row[j] : row[j - 1]));
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * Check every spec that selects something against @events ("sys:event" lines).
+ * Return: true when each matches one of them; otherwise say which does not, and what is close.
+ */
+static bool specs_check(const char *events, const char *who)
+{
+	bool ok = true;
+
+	for (unsigned int i = 0; i < rec.nr_specs; i++) {
+		const char *spec = rec.specs[i], *p, *best[3] = { NULL, NULL, NULL };
+		unsigned int best_d[3] = { 1000, 1000, 1000 };
+		bool found = false;
+
+		if (spec[0] == '!')
+			continue;
+		for (p = events; *p && !found; p += strcspn(p, "\n"), p += *p == '\n') {
+			char line[512], system[256];
+			const char *name;
+			size_t len = strcspn(p, "\n");
+
+			if (len >= sizeof(line))
+				continue;
+			memcpy(line, p, len);
+			line[len] = 0;
+			if (!split_event(line, system, sizeof(system), &name))
+				continue;
+			if (usertp__spec_match(spec, system, name)) {
+				found = true;
+				break;
+			}
+			/* Keep the three closest names. */
+			{
+				unsigned int d = edit_distance(spec, line), k;
+
+				if (!strchr(spec, ':'))
+					d = d < edit_distance(spec, name) ? d : edit_distance(spec, name);
+				for (k = 0; k < 3 && best_d[k] <= d; k++)
+					;
+				if (k < 3 && d <= strlen(spec) / 2 + 1) {
+					for (unsigned int m = 2; m > k; m--) {
+						best[m] = best[m - 1];
+						best_d[m] = best_d[m - 1];
+					}
+					best[k] = p;
+					best_d[k] = d;
+				}
+			}
+		}
+		if (found)
+			continue;
+		ok = false;
+		fprintf(stderr, "usertp record: no event %s in %s", spec, who);
+		for (unsigned int k = 0; k < 3 && best[k]; k++)
+			fprintf(stderr, "%s%.*s", k ? ", " : "; close matches: ",
+				(int)strcspn(best[k], "\n"), best[k]);
+		fputc('\n', stderr);
+	}
+	return ok;
+}
+
+/* --- sources ------------------------------------------------------------------------------ */
+
+static int spools_open(struct source *s)
+{
+	s->spools = calloc(s->view->nr_cpus, sizeof(*s->spools));
+	if (!s->spools)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < s->view->nr_cpus; cpu++) {
+		char path[PATH_MAX + 64];
+		struct spool *sp = &s->spools[cpu];
+
+		snprintf(path, sizeof(path), "%s/%d-%u.cpu%u", rec.spool_dir, (int)s->pid,
+			 rec.nr_sources, cpu);
+		sp->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		sp->out = malloc(sizeof(*sp->out));
+		if (sp->fd < 0 || !sp->out)
+			return sp->fd < 0 ? -errno : -ENOMEM;
+		usertp__dat_out_init(sp->out, sp->fd);
+	}
+	return 0;
+}
+
+/* Map the region @fd of @size bytes and make @s its source.  Return: 0 or a negative errno. */
+static int source_map(struct source *s, int fd, size_t size)
+{
+	int ret;
+
+	if (!size || size > (1ull << 40))
+		return -EINVAL;
+	s->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s->map == MAP_FAILED) {
+		s->map = NULL;
+		return -errno;
+	}
+	s->size = size;
+	s->view = malloc(sizeof(*s->view));
+	if (!s->view)
+		return -ENOMEM;
+	ret = usertp_rb_view_init(s->view, s->map, size);
+	if (ret)
+		return ret;
+	if (s->view->nr_cpus > rec.nr_cpus)
+		rec.nr_cpus = s->view->nr_cpus;
+	return spools_open(s);
+}
+
+static struct source *source_new(pid_t pid, const char *comm)
+{
+	struct source *s = calloc(1, sizeof(*s)), **list;
+
+	if (!s)
+		return NULL;
+	list = realloc(rec.sources, (rec.nr_sources + 1) * sizeof(*list));
+	if (!list) {
+		free(s);
+		return NULL;
+	}
+	rec.sources = list;
+	s->pid = pid;
+	s->session = s->query = -1;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm ? comm : "");
+	snprintf(s->name, sizeof(s->name), "%s[%d]", s->comm[0] ? s->comm : "?", (int)pid);
+	rec.sources[rec.nr_sources++] = s;
+	return s;
+}
+
+static struct source *source_of_pid(pid_t pid)
+{
+	for (unsigned int i = 0; i < rec.nr_sources; i++)
+		if (rec.sources[i]->pid == pid && !rec.sources[i]->ended)
+			return rec.sources[i];
+	return NULL;
+}
+
+static bool source_has_event(const struct source *s, unsigned int id)
+{
+	for (unsigned int i = 0; i < s->nr_events; i++)
+		if (s->events[i].id == id)
+			return true;
+	return false;
+}
+
+/* Take the format of "sys:event" (id @id) through @sock. */
+static void source_add_format(struct source *s, int sock, unsigned int id, const char *line)
+{
+	char req[600], system[256], *reply = NULL;
+	const char *name;
+	struct usertp_merge_event *ev;
+
+	if (source_has_event(s, id) || !split_event(line, system, sizeof(system), &name) ||
+	    !spec_selects(system, name))
+		return;
+	snprintf(req, sizeof(req), "format %s", line);
+	if (usertp_client_call(sock, req, &reply, NULL, CALL_TIMEOUT_MS)) {
+		free(reply);
+		return;
+	}
+	ev = realloc(s->events, (s->nr_events + 1) * sizeof(*ev));
+	if (ev) {
+		s->events = ev;
+		ev[s->nr_events++] = (struct usertp_merge_event){ id, strdup(system),
+								  strdup(usertp_client_body(reply)) };
+	}
+	free(reply);
+}
+
+/* Learn the formats of the events @listing ("id sys:event" lines) names, through @sock. */
+static void source_add_formats(struct source *s, int sock, const char *listing)
+{
+	const char *p;
+
+	for (p = listing; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		char line[512];
+		unsigned int id;
+		int used = 0;
+
+		if (sscanf(p, "%u %n", &id, &used) != 1 || !used)
+			continue;
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p + used, "\n"), p + used);
+		source_add_format(s, sock, id, line);
+	}
+}
+
+/* Connect to the source's endpoint if we are not yet; false if it cannot be reached. */
+static bool source_query(struct source *s)
+{
+	struct usertp_program prog;
+
+	if (s->query >= 0)
+		return true;
+	if (usertp_client_find(s->pid, &prog))
+		return false;
+	s->query = usertp_client_connect(&prog);
+	return s->query >= 0;
+}
+
+/* New events (dlopen) and thread names, while the source is alive. */
+static void source_refresh(struct source *s)
+{
+	char *reply = NULL;
+
+	if (s->ended || !source_query(s))
+		return;
+	if (!usertp_client_call(s->query, "ids", &reply, NULL, CALL_TIMEOUT_MS))
+		source_add_formats(s, s->query, usertp_client_body(reply));
+	free(reply);
+	reply = NULL;
+	if (!usertp_client_call(s->query, "comms", &reply, NULL, CALL_TIMEOUT_MS) &&
+	    *usertp_client_body(reply)) {
+		free(s->comms);
+		s->comms = strdup(usertp_client_body(reply));
+	}
+	free(reply);
+}
+
+/* The start request for a session of ours. */
+static void start_request(char *buf, size_t size)
+{
+	size_t len = (size_t)snprintf(buf, size, "start kb=%lu overwrite=%d clock=%s recorder=%s events=",
+				      rec.kb, rec.overwrite, rec.tsc ? "x86-tsc" : "mono",
+				      rec.sock_path);
+
+	for (unsigned int i = 0; i < rec.nr_specs && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", rec.specs[i]);
+}
+
+/* Start a session on @sock; the region comes back.  Return: 0 or a negative errno. */
+static int session_start(struct source *s, int sock)
+{
+	char req[8192], *reply = NULL, size_text[32], err[256];
+	int fd = -1, ret;
+
+	start_request(req, sizeof(req));
+	ret = usertp_client_call(sock, req, &reply, &fd, CALL_TIMEOUT_MS);
+	if (ret == -EREMOTEIO)
+		fail("%s: %s", s->name, usertp_client_error_text(reply, err, sizeof(err)));
+	if (!ret && (fd < 0 || !usertp_ctl_arg(reply, "size", size_text, sizeof(size_text))))
+		ret = -EPROTO;
+	if (!ret)
+		ret = source_map(s, fd, strtoull(size_text, NULL, 10));
+	if (!ret)
+		source_add_formats(s, sock, usertp_client_body(reply));
+	if (fd >= 0)
+		close(fd);
+	free(reply);
+	s->session = ret ? -1 : sock;
+	return ret;
+}
+
+/* -P PID, and each running program under -a. */
+static int attach(pid_t pid, bool quiet_if_gone)
+{
+	struct usertp_program prog;
+	struct source *s;
+	char *reply = NULL;
+	int sock, ret;
+
+	ret = usertp_client_find(pid, &prog);
+	if (ret) {
+		if (!quiet_if_gone)
+			fail("process %d: %s", (int)pid,
+			     ret == -ESRCH ? "no such process" : "no libusertp control endpoint (not a "
+								 "program that uses libusertp, or "
+								 "USERTP_CONTROL=0)");
+		return ret;
+	}
+	sock = usertp_client_connect(&prog);
+	if (sock < 0)
+		return sock;
+	/* Another user's program refuses us on its first answer. */
+	ret = usertp_client_call(sock, "hello", &reply, NULL, CALL_TIMEOUT_MS);
+	if (ret) {
+		char err[256];
+
+		if (!quiet_if_gone)
+			fail("process %d: %s", (int)pid,
+			     ret == -EREMOTEIO ? usertp_client_error_text(reply, err, sizeof(err))
+					       : strerror(-ret));
+		free(reply);
+		close(sock);
+		return ret;
+	}
+	free(reply);
+	s = source_new(pid, prog.comm);
+	if (!s) {
+		close(sock);
+		return -ENOMEM;
+	}
+	ret = session_start(s, sock);
+	if (ret) {
+		close(sock);
+		s->ended = true;
+		return ret;
+	}
+	return 0;
+}
+
+/* Under -P: every spec must match an event of one of the programs. */
+static bool check_running(const pid_t *pids, unsigned int n)
+{
+	size_t len = 0;
+	char *all = NULL, who[64];
+	bool ok;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct usertp_program prog;
+		char *reply = NULL;
+		int sock;
+
+		if (usertp_client_find(pids[i], &prog) || (sock = usertp_client_connect(&prog)) < 0)
+			continue;
+		if (!usertp_client_call(sock, "events", &reply, NULL, CALL_TIMEOUT_MS)) {
+			const char *body = usertp_client_body(reply);
+			char *p = realloc(all, len + strlen(body) + 1);
+
+			if (p) {
+				all = p;
+				strcpy(all + len, body);
+				len += strlen(body);
+			}
+		}
+		free(reply);
+		close(sock);
+	}
+	if (!all)
+		return true; /* nobody answered: the attach says why */
+	snprintf(who, sizeof(who), n == 1 ? "process %d" : "the programs given", (int)pids[0]);
+	ok = specs_check(all, who);
+	free(all);
+	return ok;
+}
+
+/* --- our socket: joins, ready checks, forked children ------------------------------------- */
+
+static int listen_open(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[PATH_MAX];
+	int ret = usertp_ctl_dir(dir, sizeof(dir), true);
+
+	if (ret)
+		return ret;
+	if ((size_t)snprintf(rec.sock_path, sizeof(rec.sock_path), "%s/record-%d.sock", dir,
+			     (int)getpid()) >= sizeof(rec.sock_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, rec.sock_path);
+	rec.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (rec.listen_fd < 0)
+		return -errno;
+	unlink(sa.sun_path);
+	if (bind(rec.listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0600) ||
+	    listen(rec.listen_fd, 64))
+		return -errno;
+	if (!rec.all)
+		return 0;
+	/* Programs that start look for this name. */
+	if ((size_t)snprintf(rec.all_path, sizeof(rec.all_path), "%.*s/%s", (int)sizeof(rec.all_path), dir,
+			     USERTP_CTL_RECORD_ALL) >= sizeof(rec.all_path))
+		return -ENAMETOOLONG;
+	if (!access(rec.all_path, F_OK)) {
+		int other = usertp_ctl_connect(rec.all_path);
+
+		if (other >= 0) {
+			close(other);
+			rec.all_path[0] = 0;
+			fail("another 'usertp record -a' is running");
+			return -EBUSY;
+		}
+		unlink(rec.all_path); /* left by one that died */
+	}
+	if (symlink(rec.sock_path, rec.all_path)) {
+		rec.all_path[0] = 0;
+		return -errno;
+	}
+	return 0;
+}
+
+/* A program joined (USERTP_SESSION or -a): start its session, let it run. */
+static void on_join(int sock, const char *msg)
+{
+	char pid_text[16] = "0", comm[17] = "";
+	struct source *s;
+	pid_t pid;
+
+	usertp_ctl_arg(msg, "pid", pid_text, sizeof(pid_text));
+	usertp_ctl_arg(msg, "comm", comm, sizeof(comm));
+	pid = (pid_t)atoi(pid_text);
+	if (pid <= 0 || source_of_pid(pid) || !(s = source_new(pid, comm))) {
+		close(sock); /* already ours (an -a race), or nonsense: it runs untraced */
+		return;
+	}
+	if (session_start(s, sock)) {
+		close(sock);
+		s->ended = true;
+		return;
+	}
+	s->ready_pending = true;
+	if (usertp_ctl_sendf(sock, -1, "run"))
+		s->ended = true;
+}
+
+/* A traced program forked: the child's new region. */
+static void on_fork(int sock, const char *msg, int fd)
+{
+	char text[32] = "0";
+	struct source *s, *parent;
+	pid_t pid, ppid;
+
+	usertp_ctl_arg(msg, "pid", text, sizeof(text));
+	pid = (pid_t)atoi(text);
+	usertp_ctl_arg(msg, "ppid", text, sizeof(text));
+	ppid = (pid_t)atoi(text);
+	parent = source_of_pid(ppid);
+	usertp_ctl_arg(msg, "size", text, sizeof(text));
+	s = pid > 0 && fd >= 0 ? source_new(pid, parent ? parent->comm : NULL) : NULL;
+	if (!s || source_map(s, fd, strtoull(text, NULL, 10))) {
+		if (s)
+			s->ended = true;
+		close(sock);
+		return;
+	}
+	/* Same program image: the parent's events, with the same ids. */
+	for (unsigned int i = 0; parent && i < parent->nr_events; i++) {
+		struct usertp_merge_event *ev = realloc(s->events, (s->nr_events + 1) * sizeof(*ev));
+
+		if (!ev)
+			break;
+		s->events = ev;
+		ev[s->nr_events++] = (struct usertp_merge_event){ parent->events[i].id,
+								  strdup(parent->events[i].system),
+								  strdup(parent->events[i].format) };
+	}
+	s->session = sock;
+}
+
+static void accept_one(void)
+{
+	static char msg[65536];
+	int sock = accept4(rec.listen_fd, NULL, NULL, SOCK_CLOEXEC), fd = -1;
+	uid_t uid;
+	long n;
+
+	if (sock < 0)
+		return;
+	if (!usertp_ctl_peer_allowed(sock, &uid)) {
+		close(sock);
+		return;
+	}
+	n = usertp_ctl_recv(sock, msg, sizeof(msg), &fd, CALL_TIMEOUT_MS);
+	if (n > 0 && !strncmp(msg, "join ", 5))
+		on_join(sock, msg);
+	else if (n > 0 && !strncmp(msg, "fork ", 5))
+		on_fork(sock, msg, fd);
+	else
+		close(sock);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A message a program sent on its session connection: "ready" (its events, to check the specs
+ * against before it goes on) or "exit" (the names of its threads).  False: the session is over.
+ */
+static bool session_message(struct source *s)
+{
+	static char msg[USERTP_CTL_MAX_MSG + 1];
+	long n = usertp_ctl_recv(s->session, msg, sizeof(msg), NULL, CALL_TIMEOUT_MS);
+
+	if (n <= 0)
+		return false;
+	if (!strncmp(msg, "exit\n", 5)) {
+		free(s->comms);
+		s->comms = strdup(msg + 5);
+	} else if (!strncmp(msg, "ready\n", 6) && s->ready_pending) {
+		char *reply = NULL;
+
+		s->ready_pending = false;
+		if (!specs_check(msg + 6, s->name)) {
+			/* Before its main(): it must not run on as if traced. */
+			kill(s->pid, SIGKILL);
+			rec.stop = true;
+			rec.child_status = -1;
+			return false;
+		}
+		if (!usertp_client_call(s->session, "enabled", &reply, NULL, CALL_TIMEOUT_MS))
+			source_add_formats(s, s->session, usertp_client_body(reply));
+		free(reply);
+		reply = NULL;
+		if (!usertp_client_call(s->session, "comms", &reply, NULL, CALL_TIMEOUT_MS) &&
+		    *usertp_client_body(reply)) {
+			free(s->comms);
+			s->comms = strdup(usertp_client_body(reply));
+		}
+		free(reply);
+		if (usertp_ctl_sendf(s->session, -1, "run"))
+			return false;
+	}
+	return true;
+}
+
+/* --- reading the buffers ------------------------------------------------------------------ */
+
+static int spool_page(const struct usertp_rb_page_copy *page, uint64_t events, void *arg)
+{
+	struct spool *sp = arg;
+	uint64_t before = sp->out->written;
+
+	rec.events += events;
+	usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
+	sp->pages++;
+	rec.spool_bytes += sp->out->pos - before;
+	return sp->out->error ? -sp->out->error : 0;
+}
+
+/* Copy the complete pages the source's writers left since last time. */
+static void source_consume(struct source *s)
+{
+	uint64_t n;
+
+	if (!s->view || s->ended || rec.overwrite)
+		return;
+	for (unsigned int cpu = 0; cpu < s->view->nr_cpus; cpu++) {
+		if (usertp_rb_consume(s->view, cpu, spool_page, &s->spools[cpu], &n) == -EINVAL) {
+			fail("%s: its buffer does not hold together; reading it stops", s->name);
+			s->ended = true;
+			return;
+		}
+	}
+}
+
+/* The rest: the page being written, or with --overwrite everything still there. */
+static void source_finish(struct source *s)
+{
+	struct usertp_rb_snapshot snap;
+
+	if (!s->view)
+		return;
+	source_consume(s);
+	if (usertp_rb_snapshot(s->map, s->size, &snap) == 0) {
+		for (unsigned int cpu = 0; cpu < snap.nr_cpus && cpu < s->view->nr_cpus; cpu++) {
+			const struct usertp_rb_cpu_snapshot *c = &snap.cpus[cpu];
+
+			for (unsigned int p = 0; p < c->nr_pages; p++) {
+				struct usertp_rb_page_copy page = c->pages[p];
+
+				/* Overwritten events were before the oldest page kept. */
+				if (p == 0 && rec.overwrite)
+					page.lost_before += c->overrun;
+				if (page.used || page.lost_before)
+					spool_page(&page, 0, &s->spools[cpu]);
+			}
+			rec.events += c->entries;
+		}
+		usertp_rb_snapshot_free(&snap);
+	}
+	s->ended = true;
+}
+
+/* --- status ------------------------------------------------------------------------------- */
+
+static double elapsed(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - rec.start.tv_sec) + (double)(now.tv_nsec - rec.start.tv_nsec) / 1e9;
+}
+
+/* Events the programs dropped so far (their buffers were full), by the buffers' counters. */
+static uint64_t dropped_so_far(void)
+{
+	uint64_t lost = 0;
+
+	for (unsigned int i = 0; i < rec.nr_sources; i++) {
+		const struct source *s = rec.sources[i];
+
+		for (unsigned int cpu = 0; s->view && cpu < s->view->nr_cpus; cpu++) {
+			const struct usertp_rb_cpu *c =
+				(const void *)((const char *)s->map + s->view->cpu_offset[cpu]);
+
+			lost += __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
+		}
+	}
+	return lost;
+}
+
+static void status_line(bool final)
+{
+	unsigned int live = 0;
+
+	for (unsigned int i = 0; i < rec.nr_sources; i++)
+		live += !rec.sources[i]->ended;
+	fprintf(stderr, "\r\033[Kusertp record: %.0fs  %u program%s  %llu events  %.1f MB  %llu lost%s",
+		elapsed(), live, live == 1 ? "" : "s", (unsigned long long)rec.events,
+		(double)rec.spool_bytes / 1e6, (unsigned long long)dropped_so_far(),
+		final ? "\n" : "");
+}
+
+/* --- the run ------------------------------------------------------------------------------ */
+
+static int signals_open(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	rec.sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return rec.sig_fd < 0 ? -errno : 0;
+}
+
+static void on_signals(void)
+{
+	struct signalfd_siginfo si;
+
+	while (read(rec.sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGCHLD) {
+			rec.stop = true;
+			continue;
+		}
+		if (rec.child > 0 && !rec.child_done) {
+			int status;
+
+			if (waitpid(rec.child, &status, WNOHANG) == rec.child) {
+				rec.child_done = true;
+				rec.child_status = status;
+			}
+		}
+	}
+}
+
+static int run_command(void)
+{
+	sigset_t empty;
+
+	rec.child = fork();
+	if (rec.child < 0)
+		return -errno;
+	if (rec.child == 0) {
+		sigemptyset(&empty);
+		sigprocmask(SIG_SETMASK, &empty, NULL);
+		setenv("USERTP_SESSION", rec.sock_path, 1);
+		execvp(rec.cmd[0], rec.cmd);
+		fprintf(stderr, "usertp record: cannot run %s: %s\n", rec.cmd[0], strerror(errno));
+		_exit(127);
+	}
+	return 0;
+}
+
+static void loop(void)
+{
+	double last_status = 0, last_refresh = 0;
+	bool tty = isatty(STDERR_FILENO) && !rec.quiet;
+
+	while (!rec.stop) {
+		struct pollfd pfd[2 + 1024];
+		struct source *polled[1024];
+		unsigned int n = 2, live = 0;
+
+		pfd[0] = (struct pollfd){ rec.listen_fd, POLLIN, 0 };
+		pfd[1] = (struct pollfd){ rec.sig_fd, POLLIN, 0 };
+		for (unsigned int i = 0; i < rec.nr_sources && n < 2 + 1024; i++) {
+			struct source *s = rec.sources[i];
+
+			if (s->ended || s->session < 0)
+				continue;
+			live++;
+			polled[n - 2] = s;
+			pfd[n++] = (struct pollfd){ s->session, POLLIN, 0 };
+		}
+		poll(pfd, n, (int)(rec.interval_us / 1000) ? (int)(rec.interval_us / 1000) : 1);
+		if (pfd[1].revents)
+			on_signals();
+		if (pfd[0].revents)
+			accept_one();
+		for (unsigned int i = 2; i < n; i++) {
+			struct source *s = polled[i - 2];
+
+			if (pfd[i].revents && !session_message(s)) {
+				/* Gone: what it committed is still in our mapping. */
+				close(s->session);
+				s->session = -1;
+				source_finish(s);
+			}
+		}
+		for (unsigned int i = 0; i < rec.nr_sources; i++)
+			source_consume(rec.sources[i]);
+		if (elapsed() - last_refresh >= 1.0) {
+			last_refresh = elapsed();
+			for (unsigned int i = 0; i < rec.nr_sources; i++)
+				source_refresh(rec.sources[i]);
+		}
+		if (tty && elapsed() - last_status >= 1.0) {
+			last_status = elapsed();
+			status_line(false);
+		}
+		/* The end of CMD ends the recording; with -P, the end of every program. */
+		if (rec.child > 0 && rec.child_done)
+			rec.stop = true;
+		if (rec.nr_pids && !rec.child && !rec.all && !live && rec.nr_sources)
+			rec.stop = true;
+	}
+	if (tty)
+		status_line(true);
+}
+
+/* --- the end: one trace.dat --------------------------------------------------------------- */
+
+static char *all_cmdlines(size_t *len)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	if (!f)
+		return NULL;
+	for (unsigned int i = 0; i < rec.nr_sources; i++) {
+		const struct source *s = rec.sources[i];
+
+		/* The process itself, if its main thread recorded nothing under its name. */
+		fprintf(f, "%d %s\n", (int)s->pid, s->comm[0] ? s->comm : "<...>");
+		if (s->comms)
+			fputs(s->comms, f);
+	}
+	fclose(f);
+	*len = size;
+	return text;
+}
+
+static int write_output(void)
+{
+	struct usertp_merge_source *ms = calloc(rec.nr_sources + 1, sizeof(*ms));
+	struct usertp_merge_stats *stats = calloc(1, sizeof(*stats));
+	struct usertp_merge_input in = { 0 };
+	int **fds = calloc(rec.nr_sources + 1, sizeof(*fds));
+	char err[512] = "", *cmdlines;
+	uint64_t total = 0, lost = 0;
+	int fd, ret;
+
+	if (!ms || !stats || !fds)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < rec.nr_sources; i++) {
+		struct source *s = rec.sources[i];
+
+		ms[i].name = s->name;
+		ms[i].events = s->events;
+		ms[i].nr_events = s->nr_events;
+		if (!s->view)
+			continue;
+		fds[i] = calloc(s->view->nr_cpus, sizeof(int));
+		if (!fds[i])
+			return -ENOMEM;
+		for (unsigned int cpu = 0; cpu < s->view->nr_cpus; cpu++) {
+			usertp__dat_flush(s->spools[cpu].out);
+			fds[i][cpu] = s->spools[cpu].fd;
+		}
+		ms[i].nr_cpus = s->view->nr_cpus;
+		ms[i].cpu_fd = fds[i];
+	}
+	in.sources = ms;
+	in.nr_sources = rec.nr_sources;
+	in.nr_cpus = rec.nr_cpus ? rec.nr_cpus : (unsigned int)get_nprocs_conf();
+	in.raw_clock = rec.tsc;
+	cmdlines = all_cmdlines(&in.cmdlines_len);
+	in.cmdlines = cmdlines ? cmdlines : "";
+	if (!cmdlines)
+		in.cmdlines_len = 0;
+	fd = open(rec.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		fail("cannot write %s: %s", rec.output, strerror(errno));
+	} else {
+		ret = usertp_merge_write(fd, &in, stats, err, sizeof(err));
+		if (close(fd) && !ret) {
+			ret = -errno;
+			snprintf(err, sizeof(err), "close: %s", strerror(errno));
+		}
+		if (ret)
+			fail("%s: %s", rec.output, err);
+	}
+	for (unsigned int cpu = 0; cpu < in.nr_cpus; cpu++) {
+		fprintf(stderr, "  CPU %u: %llu events, %llu lost\n", cpu,
+			(unsigned long long)stats->events[cpu], (unsigned long long)stats->lost[cpu]);
+		total += stats->events[cpu];
+		lost += stats->lost[cpu];
+	}
+	fprintf(stderr, "usertp record: %u program%s, %llu events, %llu lost, %s: %.1f MB\n",
+		rec.nr_sources, rec.nr_sources == 1 ? "" : "s", (unsigned long long)total,
+		(unsigned long long)lost, rec.output, (double)stats->size / 1e6);
+	for (unsigned int i = 0; i < rec.nr_sources; i++)
+		free(fds[i]);
+	free(fds);
+	free(cmdlines);
+	free(stats);
+	free(ms);
+	return ret;
+}
+
+static void cleanup(void)
+{
+	for (unsigned int i = 0; i < rec.nr_sources; i++) {
+		struct source *s = rec.sources[i];
+
+		if (s->session >= 0)
+			close(s->session);
+		if (s->query >= 0)
+			close(s->query);
+		for (unsigned int cpu = 0; s->spools && s->view && cpu < s->view->nr_cpus; cpu++) {
+			if (s->spools[cpu].fd >= 0)
+				close(s->spools[cpu].fd);
+			free(s->spools[cpu].out);
+		}
+		if (s->map)
+			munmap(s->map, s->size);
+		for (unsigned int e = 0; e < s->nr_events; e++) {
+			free((char *)s->events[e].system);
+			free((char *)s->events[e].format);
+		}
+		free(s->events);
+		free(s->spools);
+		free(s->view);
+		free(s->comms);
+		free(s);
+	}
+	free(rec.sources);
+	if (rec.all_path[0])
+		unlink(rec.all_path);
+	if (rec.sock_path[0])
+		unlink(rec.sock_path);
+	if (rec.spool_dir[0]) {
+		DIR *d = opendir(rec.spool_dir);
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(dirfd(d), de->d_name, 0);
+		if (d)
+			closedir(d);
+		rmdir(rec.spool_dir);
+	}
+}
+
+/* --- options ------------------------------------------------------------------------------ */
+
+static bool parse_options(int argc, char **argv)
+{
+	enum { OPT_OVERWRITE = 256 };
+	static const struct option longopts[] = {
+		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char *end;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+e:o:b:P:aqC:s:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
+				if (usertp__spec_check(tok + (tok[0] == '!'))) {
+					fail("-e %s: not an event spec (sys:event, sys:*, *:event, event)",
+					     tok);
+					return false;
+				}
+				if (rec.nr_specs == MAX_SPECS) {
+					fail("too many -e");
+					return false;
+				}
+				rec.specs[rec.nr_specs++] = tok;
+			}
+			break;
+		case 'o':
+			rec.output = optarg;
+			break;
+		case 'b':
+			errno = 0;
+			rec.kb = strtoul(optarg, &end, 10);
+			if (errno || *end || !rec.kb || rec.kb > (1ul << 22) || optarg[0] == '-') {
+				fail("-b %s: not a buffer size in KiB from 1 to 4194304", optarg);
+				return false;
+			}
+			break;
+		case 'P': {
+			long pid = strtol(optarg, &end, 10);
+			pid_t *p;
+
+			if (*end || pid <= 0 || pid > INT32_MAX) {
+				fail("-P %s: not a process id", optarg);
+				return false;
+			}
+			p = realloc(rec.pids, (rec.nr_pids + 1) * sizeof(*p));
+			if (!p)
+				return false;
+			rec.pids = p;
+			rec.pids[rec.nr_pids++] = (pid_t)pid;
+			break;
+		}
+		case 'a':
+			rec.all = true;
+			break;
+		case 'q':
+			rec.quiet = true;
+			break;
+		case 'C':
+			if (!strcmp(optarg, "x86-tsc")) {
+				rec.tsc = true;
+			} else if (strcmp(optarg, "mono")) {
+				fail("-C %s: the clock is mono or x86-tsc", optarg);
+				return false;
+			}
+			break;
+		case 's':
+			errno = 0;
+			rec.interval_us = (unsigned int)strtoul(optarg, &end, 10);
+			if (errno || *end || !rec.interval_us || rec.interval_us > 10000000) {
+				fail("-s %s: not a number of microseconds from 1 to 10000000", optarg);
+				return false;
+			}
+			break;
+		case OPT_OVERWRITE:
+			rec.overwrite = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			fputs(usage_text, stderr);
+			return false;
+		}
+	}
+	if (optind < argc)
+		rec.cmd = argv + optind;
+	if (!rec.nr_specs) {
+		fail("no events: give at least one -e SPEC");
+		return false;
+	}
+	if (!!rec.cmd + !!rec.nr_pids + rec.all != 1) {
+		fail("say what to record: -P PID..., -a, or -- CMD (one of them)");
+		return false;
+	}
+	return true;
+}
 
 int usertp_cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	usertp_tool_error("record", "not implemented yet");
-	return 2;
+	int ret = 0, fd;
+
+	if (!parse_options(argc, argv))
+		return 2;
+	clock_gettime(CLOCK_MONOTONIC, &rec.start);
+	rec.nr_cpus = (unsigned int)get_nprocs_conf();
+	/* The output must be writable before anything starts. */
+	fd = open(rec.output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fail("cannot write %s: %s", rec.output, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	if (rec.nr_pids && !check_running(rec.pids, rec.nr_pids))
+		return 1;
+	snprintf(rec.spool_dir, sizeof(rec.spool_dir), "%s.spool-XXXXXX", rec.output);
+	if (!mkdtemp(rec.spool_dir)) {
+		fail("cannot make a spool directory next to %s: %s", rec.output, strerror(errno));
+		rec.spool_dir[0] = 0;
+		return 1;
+	}
+	ret = signals_open();
+	if (!ret)
+		ret = listen_open();
+	if (ret) {
+		if (ret != -EBUSY)
+			fail("cannot listen in the runtime directory: %s", strerror(-ret));
+		cleanup();
+		return 1;
+	}
+	for (unsigned int i = 0; i < rec.nr_pids; i++)
+		attach(rec.pids[i], false);
+	if (rec.all) {
+		struct usertp_program *progs;
+		int n = usertp_client_programs(&progs);
+
+		for (int i = 0; i < n; i++)
+			if (!source_of_pid(progs[i].pid))
+				attach(progs[i].pid, true);
+		if (n > 0)
+			free(progs);
+	}
+	if (rec.nr_pids && !rec.nr_sources) {
+		cleanup();
+		return 1;
+	}
+	if (rec.cmd && run_command()) {
+		fail("cannot start %s: %s", rec.cmd[0], strerror(errno));
+		cleanup();
+		return 1;
+	}
+	loop();
+	/* Programs still running stop recording when their session closes; read what is left. */
+	for (unsigned int i = 0; i < rec.nr_sources; i++) {
+		struct source *s = rec.sources[i];
+		struct pollfd p = { s->session, POLLIN, 0 };
+
+		/* What a program that has ended said last ("exit": its threads' names). */
+		while (s->session >= 0 && poll(&p, 1, 0) == 1 && session_message(s))
+			;
+		source_refresh(s);
+		if (rec.sources[i]->session >= 0) {
+			close(rec.sources[i]->session);
+			rec.sources[i]->session = -1;
+		}
+		if (!rec.sources[i]->ended)
+			source_finish(rec.sources[i]);
+	}
+	if (rec.child_status == -1) {
+		/* The specs did not match: nothing was recorded. */
+		if (rec.child > 0)
+			waitpid(rec.child, NULL, 0);
+		unlink(rec.output);
+		cleanup();
+		return 1;
+	}
+	ret = write_output();
+	cleanup();
+	if (ret)
+		return 1;
+	if (rec.child > 0 && rec.child_done && WIFEXITED(rec.child_status))
+		return WEXITSTATUS(rec.child_status);
+	if (rec.child > 0 && rec.child_done && WIFSIGNALED(rec.child_status))
+		return 128 + WTERMSIG(rec.child_status);
+	return 0;
 }

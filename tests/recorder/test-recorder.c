@@ -1620,9 +1620,10 @@ static void test_fork_busy(void)
  * Without USERTP_EVENTS the recorder does nothing: no file, no thread, no buffers, no signal
  * handler; nor with a bad setting (after its one line on stderr).  Traced, the same program
  * has the buffers and the handlers, and still no thread of the recorder's.  The thread count
- * allows for ThreadSanitizer's own background thread.
+ * allows for ThreadSanitizer's own background thread, and for the control endpoint's one
+ * sleeping thread, which USERTP_CONTROL=0 takes away.
  */
-enum untraced_case { UNTRACED, TRACED, BAD_SETTING };
+enum untraced_case { UNTRACED, TRACED, BAD_SETTING, NO_CONTROL };
 
 static void test_untraced(enum untraced_case which)
 {
@@ -1648,6 +1649,8 @@ static void test_untraced(enum untraced_case which)
 		r.env[0] = "USERTP_EVENTS=rec:*";
 	if (which == BAD_SETTING)
 		r.env[0] = "USERTP_EVENTS=a:b:c";
+	if (which == NO_CONTROL)
+		r.env[0] = "USERTP_CONTROL=0";
 	run(&r);
 	CHECK(exited(&r, 0));
 	if (which == BAD_SETTING)
@@ -1656,7 +1659,7 @@ static void test_untraced(enum untraced_case which)
 	else
 		CHECK_STR(r.err, "");
 	CHECK(sscanf(r.out, "tasks=%d buffers=%d sigcgt=%llx", &tasks, &buffers, &sigcgt) == 3);
-	CHECK_INT(tasks, ==, created + 1 + extra);
+	CHECK_INT(tasks, ==, created + 1 + extra + (which == NO_CONTROL ? 0 : 1));
 	CHECK_INT(buffers, ==, which == TRACED ? 1 : 0);
 	CHECK_INT(sigcgt & handlers, ==, which == TRACED ? handlers : 0);
 	if (which == TRACED) {
@@ -1824,6 +1827,8 @@ int main(int argc, char **argv)
 		test_untraced(TRACED);
 	else if (!strcmp(test, "untraced-bad"))
 		test_untraced(BAD_SETTING);
+	else if (!strcmp(test, "untraced-nocontrol"))
+		test_untraced(NO_CONTROL);
 	else if (!strcmp(test, "dlclose"))
 		test_dlclose(TRACED);
 	else if (!strcmp(test, "dlclose-untraced"))

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl-proto.c - the control protocol's plumbing: the runtime directory, framed messages with
+ * an optional descriptor, peer checks.  ctl-proto.h describes the protocol.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctl-proto.h"
+
+/* Is @path a real directory (not a link) owned by @uid that nobody else may enter? */
+static int dir_check(const char *path, uid_t uid)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 077))
+		return -EPERM;
+	return 0;
+}
+
+int usertp_ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg)
+{
+	struct stat st;
+	int n;
+
+	if (xdg && xdg[0] == '/' && !stat(xdg, &st) && S_ISDIR(st.st_mode) && st.st_uid == uid)
+		n = snprintf(buf, size, "%s/usertp", xdg);
+	else
+		n = snprintf(buf, size, "/tmp/usertp-%u", (unsigned int)uid);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int usertp_ctl_dir(char *buf, size_t size, bool create)
+{
+	uid_t uid = geteuid();
+	int ret = usertp_ctl_dir_of(buf, size, uid, getenv("XDG_RUNTIME_DIR"));
+
+	if (ret)
+		return ret;
+	if (create && mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	return dir_check(buf, uid);
+}
+
+int usertp_ctl_send(int sock, const void *msg, size_t len, int pass_fd)
+{
+	uint32_t hdr = (uint32_t)len;
+	struct iovec iov[2] = { { &hdr, sizeof(hdr) }, { (void *)msg, len } };
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} control;
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	size_t sent = 0, total = sizeof(hdr) + len;
+
+	if (len > USERTP_CTL_MAX_MSG)
+		return -EMSGSIZE;
+	if (pass_fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&control, 0, sizeof(control));
+		mh.msg_control = control.buf;
+		mh.msg_controllen = sizeof(control.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+	}
+	while (sent < total) {
+		ssize_t n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		sent += (size_t)n;
+		/* The descriptor went with the first bytes; move the vectors past what was sent. */
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+		while (mh.msg_iovlen && (size_t)n >= mh.msg_iov->iov_len) {
+			n -= (ssize_t)mh.msg_iov->iov_len;
+			mh.msg_iov++;
+			mh.msg_iovlen--;
+		}
+		if (mh.msg_iovlen) {
+			mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + n;
+			mh.msg_iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+int usertp_ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EMSGSIZE;
+	return usertp_ctl_send(sock, buf, (size_t)n, pass_fd);
+}
+
+static int wait_readable(int sock, int timeout_ms)
+{
+	struct pollfd p = { sock, POLLIN, 0 };
+	int n;
+
+	do
+		n = poll(&p, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n ? 0 : -ETIMEDOUT;
+}
+
+/* Read exactly @len bytes (the first read may bring a descriptor). */
+static long read_full(int sock, void *buf, size_t len, int *fd, int timeout_ms)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		union {
+			struct cmsghdr align;
+			char buf[CMSG_SPACE(4 * sizeof(int))];
+		} control;
+		struct iovec iov = { (char *)buf + got, len - got };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		struct cmsghdr *cm;
+		ssize_t n;
+		int ret = wait_readable(sock, timeout_ms);
+
+		if (ret)
+			return ret;
+		mh.msg_control = control.buf;
+		mh.msg_controllen = sizeof(control.buf);
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			size_t i, nfds;
+
+			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (i = 0; i < nfds; i++) {
+				int f;
+
+				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+				if (fd && *fd < 0)
+					*fd = f;
+				else
+					close(f); /* one descriptor per message, no more */
+			}
+		}
+		if (n == 0)
+			return got ? -EPIPE : 0;
+		got += (size_t)n;
+	}
+	return (long)got;
+}
+
+long usertp_ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
+{
+	uint32_t len;
+	long n;
+
+	if (fd)
+		*fd = -1;
+	n = read_full(sock, &len, sizeof(len), fd, timeout_ms);
+	if (n <= 0)
+		return n;
+	if (len >= cap || len > USERTP_CTL_MAX_MSG)
+		return -EMSGSIZE;
+	n = len ? read_full(sock, buf, len, fd, timeout_ms) : 0;
+	if (n < 0 || (len && n == 0))
+		return n ? n : -EPIPE;
+	buf[len] = 0;
+	/* A message with a NUL inside is not text: refuse it. */
+	if (strlen(buf) != len)
+		return -EBADMSG;
+	return len ? (long)len : -EBADMSG;
+}
+
+bool usertp_ctl_arg(const char *msg, const char *key, char *out, size_t size)
+{
+	size_t klen = strlen(key), line = strcspn(msg, "\n");
+	const char *p = msg;
+
+	while (p < msg + line) {
+		size_t word = strcspn(p, " \n");
+
+		if (word > klen && !strncmp(p, key, klen) && p[klen] == '=') {
+			size_t vlen = word - klen - 1;
+
+			if (vlen >= size)
+				vlen = size - 1;
+			memcpy(out, p + klen + 1, vlen);
+			out[vlen] = 0;
+			return true;
+		}
+		p += word;
+		p += *p == ' ';
+	}
+	return false;
+}
+
+bool usertp_ctl_peer_allowed(int sock, uid_t *uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return false;
+	*uid = cred.uid;
+	return cred.uid == geteuid() || cred.uid == 0;
+}
+
+int usertp_ctl_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int sock;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return -errno;
+	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = -errno;
+
+		close(sock);
+		return err;
+	}
+	return sock;
+}

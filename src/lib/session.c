@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.c - recording for a recorder outside the process (usertp record).
+ *
+ * A session is what one control connection asked for: event specs, a per-CPU buffer size and
+ * mode.  It records through the ring-buffer sink into a region of its own, a memfd that the
+ * recorder maps: the recorder reads the pages where they are written, and keeps them when
+ * this process dies.  A session lasts as long as its connection (control.c).
+ *
+ * In a child forked without exec, every session gets new buffers (the parent's stay the
+ * parent's), and the child announces itself to the recorder's own socket ("fork" with the new
+ * region), so that children are traced as perf's inherit does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "ctl-proto.h"
+#include "internal.h"
+#include "session.h"
+
+#define MAX_SESSION_KB (1ul << 22)
+
+unsigned int usertp__rb_sinks;
+
+static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return !errno && !*end && *out && *out <= max;
+}
+
+int usertp__session_start(const char *request, struct usertp__session **out, const char **why)
+{
+	struct usertp__session *s;
+	char events[4096], value[64];
+	unsigned long kb = 1408;
+	bool overwrite = false;
+	enum usertp_rb_clock clock = USERTP_RB_CLOCK_MONO;
+	int ret;
+
+	*why = NULL;
+	if (!usertp_ctl_arg(request, "events", events, sizeof(events)) || !events[0]) {
+		*why = "events= is missing";
+		return -EINVAL;
+	}
+	if (usertp_ctl_arg(request, "kb", value, sizeof(value)) &&
+	    !parse_ulong(value, MAX_SESSION_KB, &kb)) {
+		*why = "kb= is not a number of KiB from 1 to 4194304";
+		return -EINVAL;
+	}
+	if (usertp_ctl_arg(request, "overwrite", value, sizeof(value)))
+		overwrite = !strcmp(value, "1");
+	if (usertp_ctl_arg(request, "clock", value, sizeof(value))) {
+		if (!strcmp(value, "x86-tsc")) {
+#if defined(__x86_64__)
+			clock = USERTP_RB_CLOCK_TSC;
+#else
+			*why = "x86-tsc needs an x86-64 machine";
+			return -EINVAL;
+#endif
+		} else if (strcmp(value, "mono")) {
+			*why = "clock= is not mono or x86-tsc";
+			return -EINVAL;
+		}
+	}
+	/* One clock per process: every buffer's timestamps must compare. */
+	if (clock != usertp_rb_clock_id && __atomic_load_n(&usertp__rb_sinks, __ATOMIC_RELAXED)) {
+		*why = "another recorder of this process uses another clock";
+		return -EBUSY;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	usertp_ctl_arg(request, "recorder", s->recorder, sizeof(s->recorder));
+	ret = usertp_rb_create(&s->sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	usertp_rb_clock_id = clock;
+	__atomic_store_n(&s->sink.active, true, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
+	ret = usertp__listener_create_ops(events, &usertp__rb_sink_ops, NULL, &s->sink,
+					  &s->sink.listener);
+	if (ret) {
+		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
+		usertp_rb_destroy(&s->sink.rb);
+		free(s);
+		*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or event specs"
+				      : NULL;
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void usertp__session_end(struct usertp__session *s)
+{
+	if (!s)
+		return;
+	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
+	/* After this no writer is inside the buffers: they can go (the recorder keeps its map). */
+	usertp_listener_destroy(s->sink.listener);
+	__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
+	usertp_rb_destroy(&s->sink.rb);
+	free(s);
+}
+
+struct enabled_text {
+	char *buf;
+	size_t size, len;
+};
+
+static void enabled_line(const struct usertp_event_file *file, void *arg)
+{
+	struct enabled_text *t = arg;
+	const struct usertp_event *ev = __atomic_load_n(&file->event, __ATOMIC_ACQUIRE);
+	int n;
+
+	if (!ev || t->len >= t->size)
+		return;
+	n = snprintf(t->buf + t->len, t->size - t->len, "%d %s:%s\n", file->id,
+		     ev->event_class->system, ev->name);
+	if (n > 0)
+		t->len += (size_t)n < t->size - t->len ? (size_t)n : t->size - t->len;
+}
+
+size_t usertp__session_enabled(const struct usertp__session *s, char *buf, size_t size)
+{
+	struct enabled_text t = { buf, size, 0 };
+
+	pthread_mutex_lock(&usertp__lock);
+	usertp__listener_files(s->sink.listener, enabled_line, &t);
+	pthread_mutex_unlock(&usertp__lock);
+	if (t.len >= size)
+		t.len = size ? size - 1 : 0;
+	if (size)
+		buf[t.len] = 0;
+	return t.len;
+}
+
+int usertp__session_fork_child(struct usertp__session *s)
+{
+	struct usertp_rb old = s->sink.rb;
+	char msg[256];
+	int sock, ret, n;
+
+	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
+	if (!s->recorder[0])
+		return -ENOENT;
+	ret = usertp_rb_create(&s->sink.rb, old.nr_cpus,
+			       (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024, old.overwrite);
+	if (ret) {
+		s->sink.rb = old;
+		return ret;
+	}
+	usertp_rb_destroy(&old);
+	sock = usertp_ctl_connect(s->recorder);
+	if (sock < 0)
+		return sock;
+	n = snprintf(msg, sizeof(msg), "fork pid=%d ppid=%d size=%zu\n", (int)getpid(),
+		     (int)getppid(), s->sink.rb.size);
+	ret = usertp_ctl_send(sock, msg, (size_t)n, s->sink.rb.fd);
+	if (ret) {
+		close(sock);
+		return ret;
+	}
+	__atomic_store_n(&s->sink.active, true, __ATOMIC_RELAXED);
+	return sock;
+}

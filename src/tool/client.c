@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * client.c - the usertp command's side of the control protocol: finding endpoints, one
+ * request at a time.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/ctl-proto.h"
+#include "client.h"
+
+#define CALL_TIMEOUT_MS 5000
+
+static bool process_exists(pid_t pid)
+{
+	return !kill(pid, 0) || errno == EPERM;
+}
+
+/* "<dir>/<pid>.sock" → pid, or 0 for other names. */
+static pid_t endpoint_pid(const char *name)
+{
+	char *end;
+	long pid = strtol(name, &end, 10);
+
+	return pid > 0 && pid <= INT32_MAX && !strcmp(end, ".sock") && name[0] != '+' ? (pid_t)pid
+										      : 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct usertp_program *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Ask @prog who it is; false if nobody answers (a stale endpoint). */
+static bool hello(struct usertp_program *prog)
+{
+	char *reply = NULL;
+	int sock = usertp_client_connect(prog), ret;
+
+	if (sock < 0)
+		return false;
+	ret = usertp_client_call(sock, "hello", &reply, NULL, CALL_TIMEOUT_MS);
+	close(sock);
+	if (!ret)
+		usertp_ctl_arg(reply, "comm", prog->comm, sizeof(prog->comm));
+	free(reply);
+	return !ret;
+}
+
+int usertp_client_programs(struct usertp_program **out)
+{
+	struct usertp_program *list = NULL;
+	char dir[PATH_MAX];
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	DIR *d;
+	int ret = usertp_ctl_dir(dir, sizeof(dir), false);
+
+	*out = NULL;
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct usertp_program prog = { endpoint_pid(de->d_name), "", "" };
+
+		if (!prog.pid || (size_t)snprintf(prog.path, sizeof(prog.path), "%s/%s", dir,
+						  de->d_name) >= sizeof(prog.path))
+			continue;
+		if (!hello(&prog)) {
+			if (!process_exists(prog.pid))
+				unlink(prog.path); /* left by a process that died */
+			continue;
+		}
+		if (n == cap) {
+			struct usertp_program *p = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof(*p));
+
+			if (!p) {
+				closedir(d);
+				free(list);
+				return -ENOMEM;
+			}
+			list = p;
+		}
+		list[n++] = prog;
+	}
+	closedir(d);
+	qsort(list, n, sizeof(*list), cmp_pid);
+	*out = list;
+	return (int)n;
+}
+
+/* The value of XDG_RUNTIME_DIR in process @pid's environment (root reads anyone's). */
+static bool environ_xdg(pid_t pid, char *buf, size_t size)
+{
+	char path[64], env[65536];
+	ssize_t len;
+	int fd;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	env[len] = 0;
+	for (p = env; p < env + len; p += strlen(p) + 1) {
+		if (!strncmp(p, "XDG_RUNTIME_DIR=", 16)) {
+			snprintf(buf, size, "%s", p + 16);
+			return true;
+		}
+	}
+	return false;
+}
+
+int usertp_client_find(pid_t pid, struct usertp_program *prog)
+{
+	char dir[PATH_MAX], xdg[PATH_MAX] = "";
+	struct stat st;
+	char proc[64];
+	int ret;
+
+	memset(prog, 0, sizeof(*prog));
+	prog->pid = pid;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (pid <= 0 || stat(proc, &st))
+		return -ESRCH;
+	ret = usertp_ctl_dir(dir, sizeof(dir), false);
+	if (!ret && (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) <
+			    sizeof(prog->path) &&
+	    !access(prog->path, F_OK))
+		return hello(prog) ? 0 : -ENOENT;
+	/* Another user's program: only root may, and it is found in that user's directory. */
+	if (geteuid() != 0 || st.st_uid == 0)
+		return -ENOENT;
+	environ_xdg(pid, xdg, sizeof(xdg));
+	if (usertp_ctl_dir_of(dir, sizeof(dir), st.st_uid, xdg[0] ? xdg : NULL) ||
+	    (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) >=
+		    sizeof(prog->path))
+		return -ENOENT;
+	return hello(prog) ? 0 : -ENOENT;
+}
+
+int usertp_client_connect(const struct usertp_program *prog)
+{
+	return usertp_ctl_connect(prog->path);
+}
+
+int usertp_client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms)
+{
+	size_t cap = USERTP_CTL_MAX_MSG + 1;
+	char *buf;
+	long n;
+	int ret;
+
+	*reply = NULL;
+	if (fd)
+		*fd = -1;
+	ret = usertp_ctl_send(sock, req, strlen(req), -1);
+	if (ret)
+		return ret;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	n = usertp_ctl_recv(sock, buf, cap, fd, timeout_ms);
+	if (n <= 0) {
+		free(buf);
+		return n ? (int)n : -EPIPE;
+	}
+	*reply = buf;
+	if (!strncmp(buf, "ok", 2) && (buf[2] == 0 || buf[2] == ' ' || buf[2] == '\n'))
+		return 0;
+	return -EREMOTEIO;
+}
+
+const char *usertp_client_body(const char *reply)
+{
+	const char *nl = strchr(reply, '\n');
+
+	return nl ? nl + 1 : "";
+}
+
+const char *usertp_client_error_text(const char *reply, char *buf, size_t size)
+{
+	const char *sp;
+	int errlen;
+
+	if (!reply || strncmp(reply, "error ", 6)) {
+		snprintf(buf, size, "unexpected reply");
+		return buf;
+	}
+	reply += 6;
+	sp = strchr(reply, ' ');
+	errlen = sp ? (int)(sp - reply) : (int)strlen(reply);
+	snprintf(buf, size, "%.*s (%.*s)", (int)strcspn(sp ? sp + 1 : "", "\n"), sp ? sp + 1 : "",
+		 errlen, reply);
+	return buf;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * client.h - private to the usertp command: finding programs that use libusertp and talking
+ * to their control endpoints (src/lib/ctl-proto.h has the protocol).
+ */
+#ifndef USERTP_CLIENT_H
+#define USERTP_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct usertp_program {
+	pid_t pid;
+	char comm[17];
+	char path[108]; /* its endpoint */
+};
+
+/*
+ * The programs with an endpoint in our runtime directory, by pid (endpoints left by dead
+ * processes are removed).  Return: how many (in *out, to free()), or a negative errno.
+ */
+int usertp_client_programs(struct usertp_program **out);
+
+/*
+ * Find the endpoint of process @pid: ours, or as root any user's.
+ * Return: 0, -ESRCH when there is no such process, -ENOENT when it has no endpoint.
+ */
+int usertp_client_find(pid_t pid, struct usertp_program *prog);
+
+/* Connect to @prog's endpoint.  Return: the socket or a negative errno. */
+int usertp_client_connect(const struct usertp_program *prog);
+
+/*
+ * Send @req and wait for the reply (at most @timeout_ms per part).  *reply (to free()) holds
+ * it, NUL-terminated; *fd a descriptor that came with it (or -1; may be NULL).
+ * Return: 0 when the reply is "ok...", -EREMOTEIO for an "error ..." reply (still in *reply),
+ * another negative errno when the exchange failed.
+ */
+int usertp_client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms);
+
+/* The text after the first line of a reply. */
+const char *usertp_client_body(const char *reply);
+
+/* An "error ERRNO text" reply as "text (ERRNO)" for messages. */
+const char *usertp_client_error_text(const char *reply, char *buf, size_t size);
+
+#endif
