@@ -161,10 +161,19 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 	put_u64(o, src->cmdlines_len);
 	put(o, src->cmdlines, src->cmdlines_len);
 
+	snprintf(clock, sizeof(clock), "local global counter uptime perf %s %s\n",
+		 src->raw_clock ? "mono [x86-tsc]" : "[mono] x86-tsc", "mono_raw boot");
 	put_u32(o, nr_cpus);
 	put(o, "options  ", 10);
-	put_u16(o, 4); /* TRACECLOCK: the clock text follows the CPU table */
-	put_u32(o, 0);
+	/*
+	 * TRACECLOCK.  Version 6 readers take the clock from the text after the CPU table; the
+	 * option's data is for version 7, but trace-cmd 3.1 parses it in a v6 file too, and with
+	 * no data it tokenizes a zero-size buffer: now and then (one read in a few hundred) it
+	 * then prints raw timestamps.  So the option carries the text as well, NUL-terminated.
+	 */
+	put_u16(o, 4);
+	put_u32(o, (uint32_t)strlen(clock) + 1);
+	put_str(o, clock);
 	put_u16(o, 0);
 	put(o, "flyrecord", 10);
 	table = o->pos;
@@ -172,8 +181,6 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 		put_u64(o, cpu_offset ? cpu_offset[i] : 0);
 		put_u64(o, cpu_size ? cpu_size[i] : 0);
 	}
-	snprintf(clock, sizeof(clock), "local global counter uptime perf %s %s\n",
-		 src->raw_clock ? "mono [x86-tsc]" : "[mono] x86-tsc", "mono_raw boot");
 	put_u64(o, strlen(clock));
 	put(o, clock, strlen(clock));
 	return table;

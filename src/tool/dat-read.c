@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <kbuffer.h>
@@ -40,6 +42,7 @@
 /* How far past its start a __data_loc / __rel_loc word can point: 16-bit offset + length. */
 #define DYNAMIC_REACH 0x20000
 #define NO_SECTION UINT64_MAX
+#define TRIAL_AT_SIZE 128
 
 /* trace.dat option ids (the same in versions 6 and 7). */
 enum {
@@ -75,6 +78,7 @@ struct cpu_stream {
 	uint8_t *page;			/* page being read, then zeroes (see page_room) */
 	struct kbuffer *kbuf;
 	bool loaded, done, have_rec;
+	bool stop;			/* damage met: no page after the current one */
 	struct tep_record rec;
 	char *damage;
 };
@@ -108,6 +112,9 @@ struct dat_input {
 
 	const char *latency_text;
 	size_t latency_len;
+
+	/* In the trial parse's process: where the format being parsed starts (shared memory). */
+	char *trial_at;
 
 	int cpus;
 	struct cpu_stream *cpu;
@@ -332,8 +339,8 @@ static bool open_section(struct dat_input *in, uint64_t off, unsigned int id, st
 
 	*buf = NULL;
 	if (off > in->file_size)
-		return fail(in, "%s: section offset %llu is past the end of the file (%zu bytes)",
-			    what, (unsigned long long)off, in->file_size);
+		return fail_at(&c, off, "%s section: past the end of the file (%zu bytes)", what,
+			       in->file_size);
 	c.pos = off;
 	if (!read_num(&c, 2, &sid, what) || !read_num(&c, 2, &flags, what) ||
 	    !read_num(&c, 4, &desc, what) || !read_num(&c, 8, &size, what))
@@ -417,6 +424,8 @@ static bool parse_format(struct cursor *c, const char *system)
 	char *text;
 	size_t len;
 
+	if (c->in->trial_at)
+		describe_pos(c, c->pos, c->in->trial_at, TRIAL_AT_SIZE);
 	if (!read_sized_text(c, 8, &text, &len, "event format"))
 		return false;
 	tep_parse_event(c->in->tep, text, len, system);
@@ -463,7 +472,7 @@ static bool parse_text_block(struct cursor *c, unsigned int width, const char *w
 
 	if (!read_sized_text(c, width, &text, &len, what))
 		return false;
-	if (len)
+	if (len && !c->in->trial_at)
 		parse(c->in->tep, text);
 	free(text);
 	return true;
@@ -733,8 +742,8 @@ static bool parse_v7(struct dat_input *in, struct cursor *c)
 	/* The data's section header says whether its chunks are compressed. */
 	sc = file_cursor(in, 0);
 	if (in->top_buffer_offset > in->file_size)
-		return fail(in, "flyrecord section offset %llu is past the end of the file",
-			    (unsigned long long)in->top_buffer_offset);
+		return fail_at(&sc, in->top_buffer_offset, "flyrecord section: past the end of the "
+			       "file (%zu bytes)", in->file_size);
 	sc.pos = in->top_buffer_offset;
 	if (!read_num(&sc, 2, &sid, "flyrecord section") || !read_num(&sc, 2, &flags, "flyrecord section"))
 		return false;
@@ -772,6 +781,63 @@ static bool size_page_room(struct dat_input *in)
 	return true;
 }
 
+/* Everything after the page size: formats and the rest into libtraceevent, the CPU table. */
+static bool parse_metadata(struct dat_input *in, struct cursor c)
+{
+	in->tep = tep_alloc();
+	if (!in->tep)
+		return fail(in, "out of memory");
+	in->plugins = tep_load_plugins(in->tep);
+	tep_set_file_bigendian(in->tep, in->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(in->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(in->tep, in->long_size);
+	in->in_usecs = true;
+
+	if (!(in->version >= 7 ? parse_v7(in, &c) : parse_v6(in, &c)) || !size_page_room(in))
+		return false;
+	tep_set_cpus(in->tep, in->cpus);
+	return true;
+}
+
+/*
+ * libtraceevent 1.7.1's format parser dereferences NULL on some malformed format texts. The
+ * formats are parsed first in a child process, which names the format it was parsing if it
+ * dies, so that a hostile file gives an error rather than a crash.
+ */
+static bool trial_parse(struct dat_input *in, struct cursor c)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	char *at = mmap(NULL, TRIAL_AT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	int status = 0;
+	pid_t pid;
+
+	if (at == MAP_FAILED)
+		return fail(in, "mmap: %s", strerror(errno));
+	strcpy(at, "the file's metadata");
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		/* die quietly: no sanitizer or fuzzer report for a crash in the library */
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL);
+		in->trial_at = at;
+		_exit(parse_metadata(in, c) ? 0 : 2);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		munmap(at, TRIAL_AT_SIZE);
+		return fail(in, "fork: %s", strerror(errno));
+	}
+	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2)) {
+		fail(in, "%s: libtraceevent crashes parsing the event format there", at);
+		munmap(at, TRIAL_AT_SIZE);
+		return false;
+	}
+	munmap(at, TRIAL_AT_SIZE);
+	return true;
+}
+
 static bool parse_file(struct dat_input *in)
 {
 	struct cursor c = file_cursor(in, 0);
@@ -802,20 +868,7 @@ static bool parse_file(struct dat_input *in)
 		return fail_at(&c, c.pos - 4, "page size %llu", (unsigned long long)page_size);
 	in->page_size = (unsigned int)page_size;
 
-	in->tep = tep_alloc();
-	if (!in->tep)
-		return fail(in, "out of memory");
-	in->plugins = tep_load_plugins(in->tep);
-	tep_set_file_bigendian(in->tep, in->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(in->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
-				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(in->tep, in->long_size);
-	in->in_usecs = true;
-
-	if (!(in->version >= 7 ? parse_v7(in, &c) : parse_v6(in, &c)) || !size_page_room(in))
-		return false;
-	tep_set_cpus(in->tep, in->cpus);
-	return true;
+	return trial_parse(in, c) && parse_metadata(in, c);
 }
 
 /* ---- pages ---- */
@@ -834,6 +887,9 @@ static void check_page(struct dat_input *in, struct cpu_stream *s, size_t avail,
 	uint64_t flags, commit;
 	uint64_t lost = 0;
 
+	if (avail < in->page_size)
+		s->stop = true;		/* the file ends in this page */
+
 	flags = get_num(in, s->page + 8, in->long_size);
 	commit = flags & COMMIT_MASK;
 	if ((flags & MISSING_STORED) && commit + in->long_size <= room)
@@ -841,6 +897,7 @@ static void check_page(struct dat_input *in, struct cpu_stream *s, size_t avail,
 	if (commit > room || ((flags & MISSING_STORED) && commit + in->long_size > room)) {
 		damage(in, s, "CPU %d: page at %s: commit %llu does not fit in a %u-byte page",
 		       s->id, where, (unsigned long long)commit, in->page_size);
+		s->stop = true;
 		commit = 0;
 	} else if (hdr + commit > avail) {
 		damage(in, s, "CPU %d: page at %s: the data ends %llu bytes into the page, "
@@ -856,10 +913,12 @@ static void check_page(struct dat_input *in, struct cpu_stream *s, size_t avail,
 
 		if (!kbuffer_raw_get(s->kbuf, s->page, &info))
 			break;
-		if ((uint8_t *)info.next > entry && (uint8_t *)info.next <= data + commit)
+		if (info.length >= 0 && (uint8_t *)info.next > entry &&
+		    (uint8_t *)info.next <= data + commit)
 			continue;
 		damage(in, s, "CPU %d: page at %s: the entry at page offset %td has a bad length",
 		       s->id, where, entry - s->page);
+		s->stop = true;
 		commit = entry - data;
 		put_num(in, s->page + 8, in->long_size, (flags & ~COMMIT_MASK) | commit);
 		break;
@@ -911,8 +970,8 @@ static bool next_page(struct dat_input *in, struct cpu_stream *s)
 	char where[96];
 	size_t avail;
 
-	if (s->damage && s->loaded)
-		return false;	/* the damaged page was the last one read */
+	if (s->stop)
+		return false;
 	if (!s->page) {
 		s->page = calloc(1, in->page_room);
 		s->kbuf = kbuffer_alloc(in->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Damaged trace.dat files: usertp report prints every intact event before the damage (what
+# trace-cmd prints for the same file cut cleanly there), then an error naming the byte, and
+# exits 1; it never hangs.   usage: test-report-damage.sh USERTP REPORT-FIRE
+set -eu
+usertp=$1 fire=$2
+. "$(dirname "$0")/lib.sh"
+export LC_ALL=C
+page=4096
+
+# All data on CPU 0, many pages.
+USERTP_EVENTS='usertp-test:*' USERTP_OUTPUT=$dir/full.dat taskset -c 0 "$fire" 30 100
+trace-cmd report -i "$dir/full.dat" >"$dir/full.txt"
+
+u64() { od -An -tu8 -j "$2" -N 8 "$1" | tr -d ' '; }
+# put FILE OFFSET BYTES VALUE: a little-endian number written in place.
+put() {
+	i=0
+	while [ $i -lt "$3" ]; do
+		# shellcheck disable=SC2059
+		printf "\\$(printf %03o $(( ($4 >> (8 * i)) & 255 )))"
+		i=$((i + 1))
+	done | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+table=$(($(grep -obUa flyrecord "$dir/full.dat" | head -1 | cut -d: -f1) + 10))
+data=$(u64 "$dir/full.dat" $table)
+size=$(u64 "$dir/full.dat" $((table + 8)))
+k=3
+[ "$size" -gt $((page * (k + 2))) ] || { echo "CPU 0 has only $size bytes"; exit 1; }
+damaged=$((data + k * page))
+
+# What trace-cmd prints of the first k pages: the same file with CPU 0's size cut to them.
+cp "$dir/full.dat" "$dir/kpages.dat"
+put "$dir/kpages.dat" $((table + 8)) 8 $((k * page))
+trace-cmd report -i "$dir/kpages.dat" >"$dir/kpages.txt"
+[ "$(wc -l <"$dir/kpages.txt")" -gt 10 ] || { echo "too few events in $k pages"; exit 1; }
+
+# run CASE FILE: usertp report under a time limit; it must fail and name a byte.
+run() {
+	rc=0
+	timeout 20 "$usertp" report -i "$2" >"$dir/ours" 2>"$dir/ours.err" || rc=$?
+	case $rc in
+	1) ;;
+	124) echo "$1: usertp report hung"; fail=1 ;;
+	*) echo "$1: exit status $rc, expected 1"; cat "$dir/ours.err"; fail=1 ;;
+	esac
+	grep -q 'byte [0-9]' "$dir/ours.err" || { echo "$1: no byte offset in:"; cat "$dir/ours.err"; fail=1; }
+}
+# intact CASE: the output is the first k pages' events.
+intact() {
+	cmp -s "$dir/ours" "$dir/kpages.txt" || {
+		echo "$1: not the events before the damage:"; diff "$dir/ours" "$dir/kpages.txt" | head -5; fail=1; }
+}
+variant() { cp "$dir/full.dat" "$dir/$1.dat"; }
+
+# The file cut at a page boundary, and inside a page (whole entries before the cut shown).
+head -c $damaged "$dir/full.dat" >"$dir/cut.dat"
+run cut "$dir/cut.dat"; intact cut
+grep -q "ends at byte $damaged" "$dir/ours.err" || { echo "cut: wrong offset:"; cat "$dir/ours.err"; fail=1; }
+head -c $((damaged + 1000)) "$dir/full.dat" >"$dir/cut-mid.dat"
+run cut-mid "$dir/cut-mid.dat"
+n=$(wc -c <"$dir/ours")
+if ! cmp -s -n "$(wc -c <"$dir/kpages.txt")" "$dir/ours" "$dir/kpages.txt" ||
+   ! cmp -s -n "$n" "$dir/ours" "$dir/full.txt" ||
+   [ "$(wc -l <"$dir/ours")" -le "$(wc -l <"$dir/kpages.txt")" ]; then
+	echo "cut-mid: not the events of the whole entries before the cut"; fail=1
+fi
+
+# Page k's first entry: a length past the page; padding pointing backwards (a loop for a
+# reader that trusts it); then page k's commit larger than a page.
+variant len; put "$dir/len.dat" $((damaged + 16)) 4 0; put "$dir/len.dat" $((damaged + 20)) 4 4294967295
+run len "$dir/len.dat"; intact len
+grep -q "page at byte $damaged" "$dir/ours.err" || { echo "len: wrong offset:"; cat "$dir/ours.err"; fail=1; }
+variant loop; put "$dir/loop.dat" $((damaged + 16)) 4 $((29 + 32)); put "$dir/loop.dat" $((damaged + 20)) 4 4294967288
+run loop "$dir/loop.dat"; intact loop
+variant commit; put "$dir/commit.dat" $((damaged + 8)) 8 65535
+run commit "$dir/commit.dat"; intact commit
+
+# Damage before any event: nothing printed.
+head -c 100 "$dir/full.dat" >"$dir/head.dat"
+run head "$dir/head.dat"
+[ ! -s "$dir/ours" ] || { echo "head: output for a file cut in its header"; fail=1; }
+variant magic; put "$dir/magic.dat" 0 1 0
+rc=0; "$usertp" report -i "$dir/magic.dat" >/dev/null 2>"$dir/ours.err" || rc=$?
+[ $rc -eq 1 ] && grep -q 'not a trace.dat file' "$dir/ours.err" || { echo "magic: status $rc"; fail=1; }
+
+# A zstd version 7 file cut short: trace-cmd puts the table of the data at the end, so
+# nothing can be shown, but the error names the byte.
+trace-cmd convert -i "$dir/full.dat" -o "$dir/v7.dat" --file-version 7 --compression zstd >/dev/null 2>&1
+head -c $(($(wc -c <"$dir/v7.dat") - 3000)) "$dir/v7.dat" >"$dir/v7-cut.dat"
+run v7-cut "$dir/v7-cut.dat"
+exit $fail
