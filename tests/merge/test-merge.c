@@ -16,6 +16,8 @@
  *	test-merge corrupt WORKER-POOL DAT-FIRE	spools with damaged pages, cut short, unreadable
  *	test-merge enospc WORKER-POOL DAT-FIRE	the output on a 256 KiB tmpfs (root only), and an
  *						output that cannot be written at all
+ *	test-merge pages WORKER-POOL DAT-FIRE	hand-made pages with every kind of kernel entry,
+ *						merged with themselves (equal timestamps)
  *
  * Exit status 77 (skipped) where trace-cmd is missing, and for enospc when not root.
  */
@@ -33,6 +35,7 @@
 
 #include "dat-merge.h"
 #include "ring-buffer.h"
+#include "trace-dat.h"
 
 #define MAX_SOURCES 4
 #define MAX_CPUS 256
@@ -741,6 +744,130 @@ static void test_corrupt(void)
 		unspool(&s[i]);
 }
 
+/* ---- hand-made pages: the entry kinds the recorder does not write ---- */
+
+#define COMMON_FIELDS                                                                            \
+	"format:\n"                                                                              \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                   \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                   \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"           \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const struct usertp__dat_event hand_events[] = {
+	{ "hand", "name: big\nID: 7\n" COMMON_FIELDS
+		  "\tfield:unsigned int n;\toffset:8;\tsize:4;\tsigned:0;\n"
+		  "\tfield:char msg[200];\toffset:12;\tsize:200;\tsigned:0;\n\n"
+		  "print fmt: \"n=%u msg=%s\", REC->n, REC->msg\n" },
+	{ "hand", "name: small\nID: 9\n" COMMON_FIELDS
+		  "\tfield:unsigned char c;\toffset:8;\tsize:1;\tsigned:0;\n\n"
+		  "print fmt: \"c=%u\", REC->c\n" },
+};
+
+/* Append an entry: header word, array[0] when @array0 >= 0, then @len bytes of @payload. */
+static void entry(struct usertp_rb_page_copy *pg, uint32_t type, uint32_t delta, int64_t array0,
+		  const void *payload, uint32_t len)
+{
+	unsigned char *at = pg->data + USERTP_RB_PAGE_HEADER + pg->used;
+	uint32_t word = type | delta << 5, a = (uint32_t)array0;
+
+	memcpy(at, &word, 4);
+	pg->used += 4;
+	if (array0 >= 0) {
+		memcpy(at + 4, &a, 4);
+		pg->used += 4;
+	}
+	memcpy(pg->data + USERTP_RB_PAGE_HEADER + pg->used, payload, len);
+	pg->used += (len + 3) & ~3u;
+}
+
+/* A record of event @id (common_pid 4242) with @n or @c, in @rec of 512 bytes. */
+static uint32_t hand_record(unsigned char *rec, uint16_t id, unsigned int n)
+{
+	memset(rec, 0, 512);
+	memcpy(rec, &id, 2);
+	memcpy(rec + 4, &(int){ 4242 }, 4);
+	if (id == 9) {
+		rec[8] = (unsigned char)n;
+		return 9;
+	}
+	memcpy(rec + 8, &n, 4);
+	snprintf((char *)rec + 12, 200, "a message longer than the short form's 112 bytes, number %u, "
+					"padded out to two hundred bytes of text with these words",
+		 n);
+	return 212;
+}
+
+static void test_pages(void)
+{
+	static struct usertp_rb_page_copy pages[4];
+	struct usertp_rb_cpu_snapshot cpus[2] = { { pages, 4, 0, 0, 0, 0 } };
+	struct usertp_rb_snapshot snap = { 2, cpus };
+	struct usertp__dat_source src = { hand_events, 2, "4242 hand-made\n", 15, false };
+	struct spooled s, *twice[2] = { &s, &s };
+	struct report ours, theirs;
+	unsigned char rec[512];
+	uint64_t t0 = 5000000000100ull, big_gap = 1ull << 60;
+	char path[96];
+	uint32_t len, i;
+	int fd, ret;
+
+	/* Page 0: long and odd-sized records, padding, a time extend, an absolute time stamp. */
+	memcpy(pages[0].data, &t0, 8);
+	len = hand_record(rec, 7, 1);
+	entry(&pages[0], 0, 0, len + 4, rec, len);
+	entry(&pages[0], USERTP_RB_TYPE_PADDING, 1, 12, rec, 8);
+	len = hand_record(rec, 9, 2);
+	entry(&pages[0], 0, 3000, len + 4, rec, len);
+	entry(&pages[0], USERTP_RB_TYPE_TIME_EXTEND, 5, 3, NULL, 0); /* 3 << 27 + 5 ns */
+	len = hand_record(rec, 9, 3);
+	entry(&pages[0], 0, 0, len + 4, rec, len);
+	entry(&pages[0], USERTP_RB_TYPE_TIME_STAMP, 77, (int64_t)((t0 + 2000000000) >> 27), NULL, 0);
+	len = hand_record(rec, 7, 4);
+	entry(&pages[0], 0, 0, len + 4, rec, len); /* at (t0 + 2 s) rounded down to 2^27 ns, + 77 */
+	/* Page 1: 2^60 ns later (more than a time extend holds), a short-form record. */
+	pages[1].data[0] = 0;
+	memcpy(pages[1].data, &(uint64_t){ t0 + big_gap }, 8);
+	len = hand_record(rec, 9, 5);
+	memset(rec + 9, 0, 3);
+	entry(&pages[1], 3, 0, -1, rec, 12);
+	/* Page 2: after 42 lost events, full up to the last byte; page 3: 7 lost. */
+	memcpy(pages[2].data, &(uint64_t){ t0 + big_gap + 1000 }, 8);
+	pages[2].lost_before = 42;
+	for (i = 0; pages[2].used + 2 * 220 <= USERTP_RB_PAGE_DATA; i++) {
+		len = hand_record(rec, 7, 100 + i);
+		entry(&pages[2], 0, 500, len + 4, rec, len);
+	}
+	hand_record(rec, 7, 100 + i);
+	len = USERTP_RB_PAGE_DATA - pages[2].used - 8; /* the record, then zeros */
+	entry(&pages[2], 0, 500, len + 4, rec, len);
+	memcpy(pages[3].data, &(uint64_t){ t0 + big_gap + 1000000 }, 8);
+	pages[3].lost_before = 7;
+	len = hand_record(rec, 9, 6);
+	entry(&pages[3], 0, 0, len + 4, rec, len);
+
+	snprintf(path, sizeof(path), "%s/h.dat", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || usertp__trace_dat_write(fd, &snap, &src))
+		die("h.dat");
+	close(fd);
+	spool(&s, path, "hand-made");
+	snprintf(path, sizeof(path), "%s/m.dat", dir);
+	ret = merge(path, twice, 2, false);
+	if (ret)
+		fail("pages: %d (%s)", ret, err);
+	if (check_pages(path) != total(stats.events))
+		fail("pages: the pages hold another number of records than counted");
+	report(&ours, "-i m.dat");
+	report(&theirs, "-i h.dat -i h.dat");
+	compare("hand-made pages, twice", &ours, &theirs, 2, NULL);
+	/* (the 42 are marked without their count: the page they precede is full) */
+	if (total(stats.lost) != 2 * 7)
+		fail("pages: %" PRIu64 " lost events, 14 expected", total(stats.lost));
+	report_free(&ours);
+	report_free(&theirs);
+	unspool(&s);
+}
+
 static void test_enospc(void)
 {
 	struct spooled s[3], *all[3] = { &s[0], &s[1], &s[2] };
@@ -803,7 +930,7 @@ int main(int argc, char **argv)
 	char cmd[128];
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: test-merge merge|corrupt|enospc WORKER-POOL DAT-FIRE\n");
+		fprintf(stderr, "usage: test-merge merge|corrupt|enospc|pages WORKER-POOL DAT-FIRE\n");
 		return 2;
 	}
 	if (system("command -v trace-cmd >/dev/null")) {
@@ -823,6 +950,8 @@ int main(int argc, char **argv)
 		test_merge();
 	else if (!strcmp(argv[1], "corrupt"))
 		test_corrupt();
+	else if (!strcmp(argv[1], "pages"))
+		test_pages();
 	else
 		test_enospc();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
