@@ -11,7 +11,7 @@ page=4096
 
 # All data on CPU 0, many pages.
 USERTP_EVENTS='usertp-test:*' USERTP_OUTPUT=$dir/full.dat taskset -c 0 "$fire" 30 100
-trace-cmd report -i "$dir/full.dat" >"$dir/full.txt"
+theirs "$dir/full.txt" -i "$dir/full.dat"
 
 u64() { od -An -tu8 -j "$2" -N 8 "$1" | tr -d ' '; }
 # put FILE OFFSET BYTES VALUE: a little-endian number written in place.
@@ -33,7 +33,7 @@ damaged=$((data + k * page))
 # What trace-cmd prints of the first k pages: the same file with CPU 0's size cut to them.
 cp "$dir/full.dat" "$dir/kpages.dat"
 put "$dir/kpages.dat" $((table + 8)) 8 $((k * page))
-trace-cmd report -i "$dir/kpages.dat" >"$dir/kpages.txt"
+theirs "$dir/kpages.txt" -i "$dir/kpages.dat"
 [ "$(wc -l <"$dir/kpages.txt")" -gt 10 ] || { echo "too few events in $k pages"; exit 1; }
 
 # run CASE FILE: usertp report under a time limit; it must fail and name a byte.

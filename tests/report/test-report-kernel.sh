@@ -31,7 +31,7 @@ if ! trace-cmd extract -o "$dir/k.dat" >/dev/null 2>&1; then
 		trace-cmd extract -o '$dir/k.dat'" >/dev/null 2>&1 ||
 		{ echo "SKIP: trace-cmd extract cannot run here"; exit 77; }
 fi
-trace-cmd report -i "$dir/k.dat" >"$dir/k.txt" 2>/dev/null
+theirs "$dir/k.txt" -i "$dir/k.dat" 2>/dev/null
 grep -q ' sched_switch: ' "$dir/k.txt" || { echo "SKIP: no kernel events were recorded"; exit 77; }
 
 same -i "$dir/k.dat"

@@ -52,14 +52,14 @@ done
 for comp in none zstd; do
 	trace-cmd convert -i "$dir/lost.dat" -o "$dir/v7-$comp.dat" --file-version 7 \
 		--compression "$comp" >/dev/null 2>&1
-	trace-cmd report -i "$dir/lost.dat" >"$dir/v6.txt"
+	theirs "$dir/v6.txt" -i "$dir/lost.dat"
 	"$usertp" report -i "$dir/v7-$comp.dat" >"$dir/v7.txt" || fail=1
 	cmp -s "$dir/v6.txt" "$dir/v7.txt" || { echo "v7 ($comp) output differs"; fail=1; }
 	same -i "$dir/v7-$comp.dat"
 done
 
 # --stat: per CPU and per event, what trace-cmd prints; lost events as it marks them.
-trace-cmd report -i "$dir/lost.dat" >"$dir/theirs"
+theirs "$dir/theirs" -i "$dir/lost.dat"
 "$usertp" report --stat -i "$dir/lost.dat" >"$dir/stat" || fail=1
 for cpu in $(seq 0 $((ncpu - 1))); do
 	events=$(grep -c "\[$(printf %03d "$cpu")\]" "$dir/theirs" || true)
