@@ -28,9 +28,6 @@
 
 #include "trace-dat.h"
 
-#define COMMIT_LOST_EVENTS (1ull << 31)
-#define COMMIT_LOST_COUNT (1ull << 30)
-
 void usertp__dat_out_init(struct usertp__dat_out *o, int fd)
 {
 	memset(o, 0, offsetof(struct usertp__dat_out, buf));
@@ -201,9 +198,9 @@ void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, 
 	memcpy(data, page, USERTP_RB_PAGE);
 	memset(data + USERTP_RB_PAGE_HEADER + used, 0, USERTP_RB_PAGE_DATA - used);
 	if (lost) {
-		commit |= COMMIT_LOST_EVENTS;
+		commit |= USERTP__DAT_LOST_EVENTS;
 		if (lost != USERTP__DAT_LOST_UNKNOWN && used + 8 <= USERTP_RB_PAGE_DATA) {
-			commit |= COMMIT_LOST_COUNT;
+			commit |= USERTP__DAT_LOST_COUNT;
 			memcpy(data + USERTP_RB_PAGE_HEADER + used, &lost, 8);
 		}
 	}

@@ -65,6 +65,10 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 /* Zeros up to the next page boundary: where the CPU data starts. */
 void usertp__dat_put_page_padding(struct usertp__dat_out *o);
 
+/* The commit word of a page: bits 31 and 30 (the kernel's), below them the bytes of entries. */
+#define USERTP__DAT_LOST_EVENTS (1ull << 31) /* events were lost before this page */
+#define USERTP__DAT_LOST_COUNT (1ull << 30)  /* their count follows the entries (a u64) */
+
 /* Lost events whose number is not known: the page is flagged without a count. */
 #define USERTP__DAT_LOST_UNKNOWN UINT64_MAX
 

@@ -23,11 +23,13 @@
 #include "../lib/trace-dat.h"
 #include "dat-merge.h"
 
-#define COMMIT_LOST_EVENTS (1ull << 31)
-#define COMMIT_LOST_COUNT (1ull << 30)
 #define MAX_ID 0xffffu		/* common_type is a u16 */
 #define MAX_SMALL_PAYLOAD 112u	/* type_len 1..28 */
-/* Pages that may still sit in the output buffer, not yet written. */
+/*
+ * Pages that may still sit in the output buffer, not yet written: the buffer holds whole pages
+ * (CPU data starts on an empty one) and is written out when full; one more page may be closed
+ * after a failed write.
+ */
 #define PENDING_PAGES (sizeof(((struct usertp__dat_out *)0)->buf) / USERTP_RB_PAGE)
 
 struct id_map {
@@ -316,12 +318,13 @@ static void bad_page(struct merge *m, struct reader *r)
 static bool load_page(struct merge *m, struct reader *r, const char *name)
 {
 	uint64_t commit = get64(r->page.data + 8);
-	uint64_t flags = commit & (COMMIT_LOST_EVENTS | COMMIT_LOST_COUNT), used = commit & ~flags;
+	uint64_t flags = commit & (USERTP__DAT_LOST_EVENTS | USERTP__DAT_LOST_COUNT);
+	uint64_t used = commit & ~flags;
 	struct usertp_rb_entry e;
 	int ret;
 
-	if (used > USERTP_RB_PAGE_DATA || flags == COMMIT_LOST_COUNT ||
-	    (flags & COMMIT_LOST_COUNT && used + 8 > USERTP_RB_PAGE_DATA))
+	if (used > USERTP_RB_PAGE_DATA || flags == USERTP__DAT_LOST_COUNT ||
+	    (flags & USERTP__DAT_LOST_COUNT && used + 8 > USERTP_RB_PAGE_DATA))
 		goto bad;
 	r->page.used = (uint32_t)used;
 	usertp_rb_iter_init(&r->it, &r->page);
@@ -332,7 +335,7 @@ static bool load_page(struct merge *m, struct reader *r, const char *name)
 	if (flags) {
 		uint64_t lost = 0;
 
-		if (flags & COMMIT_LOST_COUNT)
+		if (flags & USERTP__DAT_LOST_COUNT)
 			lost = get64(r->page.data + USERTP_RB_PAGE_HEADER + used);
 		r->lost += lost;
 		r->lost_unknown |= !lost;
@@ -429,9 +432,11 @@ static void page_close(struct merge *m)
 		return;
 	usertp__dat_put_page(m->o, p->data, p->used,
 			     p->lost_unknown ? USERTP__DAT_LOST_UNKNOWN : p->lost);
-	m->pending_events[m->nr_pending] = p->events;
-	m->pending_lost[m->nr_pending] = p->lost;
-	m->nr_pending++;
+	if (m->nr_pending <= PENDING_PAGES) {
+		m->pending_events[m->nr_pending] = p->events;
+		m->pending_lost[m->nr_pending] = p->lost_unknown ? 0 : p->lost; /* as marked */
+		m->nr_pending++;
+	}
 	/* The output buffer holds whole pages: when it is empty they are all in the file. */
 	if (!m->o->len && !m->o->error)
 		pending_commit(m, m->nr_pending);
@@ -583,7 +588,8 @@ static uint64_t keep_whole_pages(struct merge *m, int fd, uint64_t table, uint64
 	return keep;
 }
 
-static void say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void say(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
