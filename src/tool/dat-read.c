@@ -43,6 +43,7 @@
 #define DYNAMIC_REACH 0x20000
 #define NO_SECTION UINT64_MAX
 #define TRIAL_AT_SIZE 128
+#define TEXT_PADDING 64
 
 /* trace.dat option ids (the same in versions 6 and 7). */
 enum {
@@ -245,7 +246,10 @@ static bool read_str(struct cursor *c, const char **s, const char *what)
 	return true;
 }
 
-/* A length of width bytes, then that many bytes of text, copied with a NUL added. */
+/*
+ * A length of width bytes, then that many bytes of text, copied with NULs after it: some of
+ * libtraceevent's text parsers (printk formats) look a few bytes past a line's end.
+ */
 static bool read_sized_text(struct cursor *c, unsigned int width, char **text, size_t *len,
 			    const char *what)
 {
@@ -254,11 +258,10 @@ static bool read_sized_text(struct cursor *c, unsigned int width, char **text, s
 
 	if (!read_num(c, width, &n, what) || !take(c, n, &p, what))
 		return false;
-	*text = malloc(n + 1);
+	*text = calloc(1, n + TEXT_PADDING);
 	if (!*text)
 		return fail_at(c, c->pos, "%s: out of memory", what);
 	memcpy(*text, p, n);
-	(*text)[n] = 0;
 	if (len)
 		*len = n;
 	return true;
@@ -483,9 +486,36 @@ static bool parse_kallsyms(struct cursor *c)
 	return parse_text_block(c, 4, "kallsyms", tep_parse_kallsyms);
 }
 
+/*
+ * printk_formats lines are "0xADDR : \"format\"". libtraceevent 1.7.1 reads before or after a
+ * format shorter than that, so only lines with one get to it.
+ */
+static int parse_printk_lines(struct tep_handle *tep, const char *text)
+{
+	char *kept = malloc(strlen(text) + 1), *out = kept;
+	const char *line, *end, *colon;
+	int ret;
+
+	if (!kept)
+		return -1;
+	for (line = text; *line; line = *end ? end + 1 : end) {
+		end = line + strcspn(line, "\n");
+		colon = memchr(line, ':', end - line);
+		if (!colon || end - colon < 5 || colon[1] != ' ')
+			continue;
+		memcpy(out, line, end - line);
+		out += end - line;
+		*out++ = '\n';
+	}
+	*out = 0;
+	ret = tep_parse_printk_formats(tep, kept);
+	free(kept);
+	return ret;
+}
+
 static bool parse_printk(struct cursor *c)
 {
-	return parse_text_block(c, 4, "printk formats", tep_parse_printk_formats);
+	return parse_text_block(c, 4, "printk formats", parse_printk_lines);
 }
 
 static bool parse_cmdlines(struct cursor *c)

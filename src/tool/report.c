@@ -312,7 +312,8 @@ static void print_stat(FILE *out, struct input *in, const struct options *opt, i
 	}
 	fprintf(out, "all %11lu", all_events);
 	print_lost(out, all_lost, all_unknown);
-	qsort(in->counts, in->nr_counts, sizeof(*in->counts), compare_counts);
+	if (in->nr_counts)
+		qsort(in->counts, in->nr_counts, sizeof(*in->counts), compare_counts);
 	fprintf(out, "\n     events  event\n");
 	for (int i = 0; i < in->nr_counts; i++) {
 		struct event_count *c = &in->counts[i];
