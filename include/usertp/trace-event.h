@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <usertp/compiler.h>
 #include <usertp/tracepoint.h>
@@ -159,6 +160,58 @@ USERTP_EXPORT void usertp_bitmask_copy(void *dst, int size, const void *src, siz
  * measured, and goes through usertp_str_copy().
  */
 USERTP_EXPORT void usertp_str_assign(char *dst, int size, const char *src);
+
+/*
+ * What generated probes use for __string and __assign_str(dst): the same as
+ * usertp_str_size() and usertp_str_assign(), but inline, since every recorded string pays
+ * for them.  The source is made non-NULL once, when measured.
+ */
+static inline const char *usertp__str_src(const char *src)
+{
+	return src ? src : "(null)";
+}
+
+/* memchr() stops at the first NUL (C11 7.24.5.1), so it never reads past the string. */
+static inline unsigned int usertp__str_size(const char *src)
+{
+	const char *end = (const char *)memchr(src, 0, USERTP_STRING_MAX - 1);
+
+	return (unsigned int)(end ? end - src : USERTP_STRING_MAX - 1) + 1;
+}
+
+/* Copy @n bytes: up to 16 (most strings) by two overlapping loads and stores, no call. */
+static inline void usertp__copy(char *dst, const char *src, size_t n)
+{
+	if (n - 8 <= 8) {
+		uint64_t head, tail;
+
+		memcpy(&head, src, 8);
+		memcpy(&tail, src + n - 8, 8);
+		memcpy(dst, &head, 8);
+		memcpy(dst + n - 8, &tail, 8);
+	} else if (n - 4 <= 3) {
+		uint32_t head, tail;
+
+		memcpy(&head, src, 4);
+		memcpy(&tail, src + n - 4, 4);
+		memcpy(dst, &head, 4);
+		memcpy(dst + n - 4, &tail, 4);
+	} else {
+		memcpy(dst, src, n);
+	}
+}
+
+/* @size is the measured one: at least 1. */
+static inline void usertp__str_assign(char *dst, unsigned int size, const char *src)
+{
+	/*
+	 * dst is past the end of the record's struct (in its dynamic part), which GCC's
+	 * object-size checks take for an overflow once the copy is inline: hide where it points.
+	 */
+	__asm__("" : "+r"(dst));
+	usertp__copy(dst, src, size - 1);
+	dst[size - 1] = '\0';
+}
 
 /* __vstring helpers: length of the formatted text (with its NUL), and the formatting. */
 USERTP_EXPORT unsigned int usertp_vstr_len(const char *fmt, va_list *va);

@@ -153,12 +153,22 @@ USERTP_HIDDEN int usertp__event_print_buf(const struct usertp_event *ev, const v
 					  size_t record_size, char *buf, size_t size,
 					  bool *truncated);
 
-/* The writer's thread id, cached per thread (reset in a forked child). */
-USERTP_HIDDEN int usertp__gettid(void);
+/*
+ * The writer's thread id, cached per thread (reset in a forked child) in initial-exec TLS,
+ * read inline: one load on the hot path.
+ */
+extern __thread int usertp__tid __attribute__((tls_model("initial-exec"))) USERTP_HIDDEN;
+USERTP_HIDDEN int usertp__gettid_slow(void);
 
-/* Fill the common header of a record @file reserved and note the reservation in @res. */
-static inline void *usertp__entry_start(const struct usertp_event_file *file,
-					struct usertp_reservation *res, void *entry, size_t size)
+static inline int usertp__gettid(void)
+{
+	int tid = usertp__tid;
+
+	return usertp_likely(tid) ? tid : usertp__gettid_slow();
+}
+
+/* Fill the common header of a record of @file. */
+static inline void *usertp__entry_fill(const struct usertp_event_file *file, void *entry)
 {
 	struct usertp_trace_entry *ent = entry;
 
@@ -166,9 +176,16 @@ static inline void *usertp__entry_start(const struct usertp_event_file *file,
 	ent->flags = 0;
 	ent->preempt_count = 0;
 	ent->pid = usertp__gettid();
-	res->entry = ent;
-	res->size = (unsigned int)size;
 	return ent;
+}
+
+/* The same, and note the reservation in @res, for sinks whose commit needs it. */
+static inline void *usertp__entry_start(const struct usertp_event_file *file,
+					struct usertp_reservation *res, void *entry, size_t size)
+{
+	res->entry = entry;
+	res->size = (unsigned int)size;
+	return usertp__entry_fill(file, entry);
 }
 
 /* write(2) all of @buf, through EINTR and short writes; 0 or an errno (async-signal-safe). */

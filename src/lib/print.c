@@ -172,7 +172,7 @@ const char *usertp_print_bitmask_seq(struct usertp_seq *p, const void *bitmask, 
 
 unsigned int usertp_str_size(const char *src)
 {
-	return (unsigned int)strnlen(src ? src : "(null)", USERTP_STRING_MAX - 1) + 1;
+	return usertp__str_size(usertp__str_src(src));
 }
 
 unsigned int usertp_str_len_size(const char *src, size_t len)
@@ -198,12 +198,8 @@ void usertp_str_copy(char *dst, int size, const char *src)
 
 void usertp_str_assign(char *dst, int size, const char *src)
 {
-	if (size <= 0)
-		return;
-	if (!src)
-		src = "(null)";
-	memcpy(dst, src, (size_t)size - 1);
-	dst[size - 1] = '\0';
+	if (size > 0)
+		usertp__str_assign(dst, (unsigned int)size, usertp__str_src(src));
 }
 
 void usertp_bitmask_copy(void *dst, int size, const void *src, size_t src_size)

@@ -8,19 +8,33 @@
 USERTP_STATIC_ASSERT(sizeof(struct usertp_rb_event) <= sizeof(((struct usertp_reservation *)0)->priv),
 		     "a ring-buffer reservation fits in usertp_reservation.priv");
 
+/* Whatever usertp_rb_try_reserve() leaves: out of line, so that the fast path keeps little. */
+static __attribute__((noinline)) void *rb_sink_reserve_slow(struct usertp_event_file *file,
+							     struct usertp_reservation *res,
+							     size_t size)
+{
+	struct usertp__rb_sink *sink = file->sink;
+	void *ent = usertp_rb_reserve_slow(&sink->rb, usertp_rb_this_cpu(&sink->rb), size,
+					   (struct usertp_rb_event *)res->priv);
+
+	return ent ? usertp__entry_fill(file, ent) : NULL;
+}
+
+/* The commit needs only res->priv: res->entry and res->size are left alone. */
 static void *rb_sink_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
 			     size_t size)
 {
 	struct usertp__rb_sink *sink = file->sink;
-	struct usertp_rb_event *ev = (struct usertp_rb_event *)res->priv;
+	uint64_t ts = usertp_rb_clock();
 	void *ent;
 
 	if (usertp_unlikely(!__atomic_load_n(&sink->active, __ATOMIC_RELAXED)))
 		return NULL;
-	ent = usertp_rb_reserve(&sink->rb, usertp_rb_this_cpu(&sink->rb), size, ev);
+	ent = usertp_rb_try_reserve(&sink->rb, usertp_rb_this_cpu(&sink->rb), size, ts,
+				    (struct usertp_rb_event *)res->priv);
 	if (usertp_unlikely(!ent))
-		return NULL;
-	return usertp__entry_start(file, res, ent, size);
+		return rb_sink_reserve_slow(file, res, size);
+	return usertp__entry_fill(file, ent);
 }
 
 static void rb_sink_commit(struct usertp_event_file *file, struct usertp_reservation *res)

@@ -17,6 +17,21 @@
 
 enum usertp_rb_clock usertp_rb_clock_id = USERTP_RB_CLOCK_MONO;
 
+/* glibc (2.35 and later) registers an rseq area per thread; its cpu_id is the current CPU. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+static __thread int no_rseq_cpu __attribute__((tls_model("initial-exec"))) = -1;
+ptrdiff_t usertp_rb_cpu_offset;
+
+static void cpu_offset_init(void)
+{
+	ptrdiff_t off = (const char *)&no_rseq_cpu - (const char *)__builtin_thread_pointer();
+
+	if (&__rseq_size && __rseq_size >= 8)
+		off = __rseq_offset + 4; /* struct rseq: u32 cpu_id_start, u32 cpu_id */
+	__atomic_store_n(&usertp_rb_cpu_offset, off, __ATOMIC_RELAXED);
+}
+
 static size_t round_up(size_t n, size_t to)
 {
 	return (n + to - 1) / to * to;
@@ -37,6 +52,7 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
+	cpu_offset_init();
 	if (!nr_cpus || nr_cpus > 4096 || !kb || kb > (1ul << 30))
 		return -EINVAL;
 	/* Whole pages of 4080 data bytes, as the kernel rounds buffer_size_kb. */
@@ -216,6 +232,69 @@ void *usertp_rb_open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, 
 			  usertp_rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total), ts);
 	*page_out = new_page;
 	return start + USERTP_RB_PAGE_HEADER;
+}
+
+/*
+ * The general writer: any size, page opening, time extends, clock behind the last event,
+ * retries after another writer moved first.
+ */
+void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size,
+			     struct usertp_rb_event *ev)
+{
+	struct usertp_rb_cpu *c = rb->cpus[cpu];
+	uint64_t slot, pos, last, ts, delta, page;
+	uint32_t total, off, ext;
+	unsigned char *entry;
+
+	if (size > USERTP_RB_MAX_PAYLOAD) {
+		usertp_rb_drop(c);
+		return NULL;
+	}
+	total = 8 + (((uint32_t)size + 7) & ~7u);
+	for (;;) {
+		pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
+		last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
+		ts = usertp_rb_clock();
+		if (ts < last)
+			ts = last; /* never backwards on one CPU */
+		off = (uint32_t)(pos % USERTP_RB_PAGE);
+		delta = ts - last;
+		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
+		if (off < USERTP_RB_PAGE_HEADER || off + ext + total > USERTP_RB_PAGE) {
+			if (off == USERTP_RB_OFF_OPENING) {
+				if (usertp_rb_wait_opened(c, pos))
+					continue;
+				usertp_rb_drop(c);
+				return NULL;
+			}
+			entry = usertp_rb_open_page(rb, cpu, pos, last, ts, total, &page);
+			if (entry == USERTP_RB_RETRY)
+				continue;
+			if (!entry)
+				return NULL;
+			slot = page % rb->nr_pages;
+			ext = 0;
+			delta = 0;
+			break;
+		}
+		page = pos / USERTP_RB_PAGE;
+		if (usertp_rb_cas_pos(c, pos, last, usertp_rb_pos_after(page, off + ext + total), ts)) {
+			slot = usertp_rb_slot(rb, cpu, page);
+			entry = rb->pages[cpu] + slot * USERTP_RB_PAGE + off;
+			break;
+		}
+	}
+
+	if (ext) {
+		uint32_t words[2] = { usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
+							   delta & ((1u << USERTP_RB_DELTA_BITS) - 1)),
+				      (uint32_t)(delta >> USERTP_RB_DELTA_BITS) };
+
+		memcpy(entry, words, 8);
+		entry += 8;
+		delta = 0;
+	}
+	return usertp_rb_event_start(ev, c, slot, entry, total, ext, delta);
 }
 
 /* --- reading ------------------------------------------------------------------------------ */

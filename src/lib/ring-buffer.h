@@ -132,9 +132,14 @@ extern enum usertp_rb_clock usertp_rb_clock_id;
 #include <x86intrin.h>
 #endif
 
-/* glibc (2.35 and later) registers an rseq area per thread; its cpu_id is the current CPU. */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
+/*
+ * Where the calling thread's CPU number is, as an offset from the thread pointer (the same
+ * for every thread): the cpu_id of the rseq area that glibc (2.35 and later) registers per
+ * thread, or, without rseq (older glibc, valgrind), a thread-local -1 that sends
+ * usertp_rb_this_cpu() to sched_getcpu().  Set by usertp_rb_create(), so that finding the
+ * CPU is one load.
+ */
+extern ptrdiff_t usertp_rb_cpu_offset;
 
 /* Slow paths of the writer, out of line (ring-buffer.c). */
 int usertp_rb_getcpu(void);
@@ -173,12 +178,10 @@ static inline uint32_t usertp_rb_used(uint32_t off)
 
 static inline unsigned int usertp_rb_this_cpu(const struct usertp_rb *rb)
 {
-	int cpu = -1;
+	ptrdiff_t off = __atomic_load_n(&usertp_rb_cpu_offset, __ATOMIC_RELAXED);
+	int cpu = __atomic_load_n((const int *)((const char *)__builtin_thread_pointer() + off),
+				  __ATOMIC_RELAXED);
 
-	if (&__rseq_size && __rseq_size >= 8)
-		cpu = (int)__atomic_load_n((const uint32_t *)((const char *)__builtin_thread_pointer() +
-							      __rseq_offset + 4),
-					   __ATOMIC_RELAXED);
 	if (usertp_unlikely(cpu < 0))
 		cpu = usertp_rb_getcpu();
 	return (unsigned int)cpu < rb->nr_cpus ? (unsigned int)cpu : (unsigned int)cpu % rb->nr_cpus;
@@ -252,80 +255,75 @@ static inline uint64_t usertp_rb_slot(const struct usertp_rb *rb, unsigned int c
 	return usertp_likely(cs >> 24 == page) ? cs & 0xffffff : page % rb->nr_pages;
 }
 
+/*
+ * Start event @ev at @entry, in page slot @slot of @c: @total bytes with its header, after
+ * @ext bytes of time extend, @delta after the entry before it.  Until committed the entry is
+ * padding (time_delta non-zero: a zero one would read as the end of the page), so a reader
+ * of a page whose writer died skips it.
+ */
+static inline void *usertp_rb_event_start(struct usertp_rb_event *ev, struct usertp_rb_cpu *c,
+					  uint64_t slot, unsigned char *entry, uint32_t total,
+					  uint32_t ext, uint64_t delta)
+{
+	uint64_t len = (uint64_t)(total - 4) << 32; /* array[0]: the payload and its length word */
+	uint64_t pad = len | usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, delta + !delta);
+
+	memcpy(entry, &pad, 8);
+	ev->slot_commit = &c->commit[slot];
+	ev->entry = entry;
+	ev->word = len | usertp_rb_entry_word(0, delta);
+	ev->add = (1ull << 32) + ext + total;
+	return entry + 8;
+}
+
+/* The general writer, out of line. */
+void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size,
+			     struct usertp_rb_event *ev);
+
+/*
+ * The common case, inline: the event fits on the open page, needs no time extend, and the
+ * compare-and-exchange succeeds at the first try.  @ts is the clock, read by the caller
+ * (first, so that fewer values are live across clock_gettime()).  Return: where to write the
+ * payload, or NULL with nothing done: anything else (a page to open, a clock behind the last
+ * event or far ahead of it, another writer moving first, an event too big) is for
+ * usertp_rb_reserve_slow().
+ */
+static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
+					  uint64_t ts, struct usertp_rb_event *ev)
+{
+	struct usertp_rb_cpu *c = rb->cpus[cpu];
+	uint64_t pos, last, delta, page, slot;
+	uint32_t total, off;
+
+	if (usertp_unlikely(size > USERTP_RB_MAX_PAYLOAD))
+		return NULL;
+	total = 8 + (((uint32_t)size + 7) & ~7u);
+	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
+	last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
+	/* A clock behind last gives a huge delta too. */
+	delta = ts - last;
+	if (usertp_unlikely(delta >> USERTP_RB_DELTA_BITS))
+		return NULL;
+	/* The header <= off and off + total <= the page's end, in one unsigned comparison. */
+	off = (uint32_t)(pos % USERTP_RB_PAGE);
+	if (usertp_unlikely(off - USERTP_RB_PAGE_HEADER > USERTP_RB_PAGE_DATA - total))
+		return NULL;
+	page = pos / USERTP_RB_PAGE;
+	/* usertp_rb_pos_after(): an exact fit ends at OFF_EXACT, one byte short of the page. */
+	if (usertp_unlikely(!usertp_rb_cas_pos(c, pos, last,
+					       pos + total - (off + total == USERTP_RB_PAGE), ts)))
+		return NULL;
+	slot = usertp_rb_slot(rb, cpu, page);
+	return usertp_rb_event_start(ev, c, slot, rb->pages[cpu] + slot * USERTP_RB_PAGE + off,
+				     total, 0, delta);
+}
+
 static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
 				      struct usertp_rb_event *ev)
 {
-	struct usertp_rb_cpu *c = rb->cpus[cpu];
-	uint64_t slot;
-	uint32_t payload, total, off, ext;
-	uint64_t pos, last, ts, delta, page;
-	unsigned char *entry;
+	void *p = usertp_rb_try_reserve(rb, cpu, size, usertp_rb_clock(), ev);
 
-	if (usertp_unlikely(size > USERTP_RB_MAX_PAYLOAD)) {
-		usertp_rb_drop(c);
-		return NULL;
-	}
-	payload = ((uint32_t)size + 7) & ~7u;
-	total = 8 + payload;
-	for (;;) {
-		pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
-		last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
-		ts = usertp_rb_clock();
-		if (usertp_unlikely(ts < last))
-			ts = last; /* never backwards on one CPU */
-		off = (uint32_t)(pos % USERTP_RB_PAGE);
-		delta = ts - last;
-		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
-		if (usertp_unlikely(off < USERTP_RB_PAGE_HEADER ||
-				    off + ext + total > USERTP_RB_PAGE)) {
-			if (off == USERTP_RB_OFF_OPENING) {
-				if (usertp_rb_wait_opened(c, pos))
-					continue;
-				usertp_rb_drop(c);
-				return NULL;
-			}
-			entry = usertp_rb_open_page(rb, cpu, pos, last, ts, total, &page);
-			if (entry == USERTP_RB_RETRY)
-				continue;
-			if (!entry)
-				return NULL;
-			slot = page % rb->nr_pages;
-			ext = 0;
-			delta = 0;
-			break;
-		}
-		page = pos / USERTP_RB_PAGE;
-		if (usertp_rb_cas_pos(c, pos, last, usertp_rb_pos_after(page, off + ext + total), ts)) {
-			slot = usertp_rb_slot(rb, cpu, page);
-			entry = rb->pages[cpu] + slot * USERTP_RB_PAGE + off;
-			break;
-		}
-	}
-
-	if (ext) {
-		uint32_t words[2] = { usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
-							   delta & ((1u << USERTP_RB_DELTA_BITS) - 1)),
-				      (uint32_t)(delta >> USERTP_RB_DELTA_BITS) };
-
-		memcpy(entry, words, 8);
-		entry += 8;
-		delta = 0;
-	}
-	/*
-	 * Until committed the entry is padding (time_delta non-zero: a zero one would read as
-	 * the end of the page), so a reader of a page whose writer died skips it.
-	 */
-	{
-		uint32_t words[2] = { usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, delta ? delta : 1),
-				      total - 4 };
-
-		memcpy(entry, words, 8);
-	}
-	ev->slot_commit = &c->commit[slot];
-	ev->entry = entry;
-	ev->word = ((uint64_t)(payload + 4) << 32) | usertp_rb_entry_word(0, delta);
-	ev->add = (1ull << 32) + ext + total;
-	return entry + 8;
+	return usertp_likely(p) ? p : usertp_rb_reserve_slow(rb, cpu, size, ev);
 }
 
 static inline void usertp_rb_commit(struct usertp_rb_event *ev)

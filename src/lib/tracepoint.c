@@ -52,20 +52,19 @@ static struct retired *retired_list;
 static unsigned int retired_count;
 #define RETIRED_MAX 64
 
-static __thread int cached_tid __attribute__((tls_model("initial-exec")));
+__thread int usertp__tid __attribute__((tls_model("initial-exec")));
 
-int usertp__gettid(void)
+/* A thread's first event: its id, and its name noted for the output. */
+int usertp__gettid_slow(void)
 {
-	if (usertp_unlikely(!cached_tid)) {
-		cached_tid = (int)syscall(SYS_gettid);
-		usertp__comm_note(cached_tid);
-	}
-	return cached_tid;
+	usertp__tid = (int)syscall(SYS_gettid);
+	usertp__comm_note(usertp__tid);
+	return usertp__tid;
 }
 
 void usertp__tid_reset(void)
 {
-	cached_tid = 0;
+	usertp__tid = 0;
 }
 
 static void fork_prepare(void)
@@ -137,17 +136,22 @@ static inline pthread_t self_thread(void)
 #endif
 }
 
+/* A thread's first read-side section, out of line: the fast path then needs no frame. */
+static __attribute__((noinline)) struct urcu_bp_reader *this_reader_slow(void)
+{
+	if (!URCU_TLS(urcu_bp_reader))
+		urcu_bp_register();
+	return reader_cache = URCU_TLS(urcu_bp_reader);
+}
+
 static inline struct urcu_bp_reader *this_reader(void)
 {
 	struct urcu_bp_reader *r = reader_cache;
 
 	/* The tid check catches a thread that traces after liburcu forgot it, in a late
 	 * thread-exit destructor: liburcu then registers it again. */
-	if (usertp_unlikely(!r || !pthread_equal(r->tid, self_thread()))) {
-		if (!URCU_TLS(urcu_bp_reader))
-			urcu_bp_register();
-		r = reader_cache = URCU_TLS(urcu_bp_reader);
-	}
+	if (usertp_unlikely(!r || !pthread_equal(r->tid, self_thread())))
+		r = this_reader_slow();
 	return r;
 }
 

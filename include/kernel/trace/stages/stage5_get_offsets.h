@@ -14,9 +14,10 @@
  *		return __data_size;
  *	}
  *
- * Strings are measured once, kept in <item>_ptr_, and cut at USERTP_STRING_MAX bytes.  A
- * record whose total size does not fit a location word is refused by usertp_event_reserve()
- * (counted as lost), so a too-long length here never corrupts anything.
+ * Strings are measured once, kept in <item>_ptr_ (a NULL one as "(null)"), and cut at
+ * USERTP_STRING_MAX bytes.  A record whose total size does not fit a location word is refused
+ * by usertp_event_reserve() (counted as lost), so a too-long length here never corrupts
+ * anything.
  */
 #define TP_STRUCT__entry(...) __VA_ARGS__
 
@@ -35,22 +36,24 @@
 			offsetof(usertp__raw, __data) - offsetof(usertp__raw, __rel_loc_##item) -  \
 				sizeof(uint32_t))
 #define __string(item, src)                                                                        \
-	__data_offsets->item##_ptr_ = (const void *)(src);                                         \
-	__dynamic_array(char, item, usertp_str_size((const char *)__data_offsets->item##_ptr_))
+	__data_offsets->item##_ptr_ = usertp__str_src((const char *)(src));                        \
+	__dynamic_array(char, item, usertp__str_size((const char *)__data_offsets->item##_ptr_))
 #define __string_len(item, src, len)                                                               \
 	__data_offsets->item##_ptr_ = (const void *)(src);                                         \
 	__dynamic_array(char, item,                                                                \
-			usertp_str_len_size((const char *)__data_offsets->item##_ptr_, (len)))
+			usertp_str_len_size((const char *)__data_offsets->item##_ptr_, (len)))     \
+	__data_offsets->item##_ptr_ = usertp__str_src((const char *)__data_offsets->item##_ptr_);
 #define __vstring(item, fmt, ap) __dynamic_array(char, item, usertp_vstr_len(fmt, ap))
 #define __bitmask(item, nr_bits) __dynamic_array(unsigned long, item, USERTP__BITS_TO_LONGS(nr_bits))
 #define __rel_string(item, src)                                                                    \
-	__data_offsets->item##_ptr_ = (const void *)(src);                                         \
+	__data_offsets->item##_ptr_ = usertp__str_src((const char *)(src));                        \
 	__rel_dynamic_array(char, item,                                                            \
-			    usertp_str_size((const char *)__data_offsets->item##_ptr_))
+			    usertp__str_size((const char *)__data_offsets->item##_ptr_))
 #define __rel_string_len(item, src, len)                                                           \
 	__data_offsets->item##_ptr_ = (const void *)(src);                                         \
 	__rel_dynamic_array(char, item,                                                            \
-			    usertp_str_len_size((const char *)__data_offsets->item##_ptr_, (len)))
+			    usertp_str_len_size((const char *)__data_offsets->item##_ptr_, (len))) \
+	__data_offsets->item##_ptr_ = usertp__str_src((const char *)__data_offsets->item##_ptr_);
 #define __rel_bitmask(item, nr_bits)                                                               \
 	__rel_dynamic_array(unsigned long, item, USERTP__BITS_TO_LONGS(nr_bits))
 

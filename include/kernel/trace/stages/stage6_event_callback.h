@@ -41,13 +41,13 @@
  * __assign_str(dst, src) names it again, and is copied up to its NUL.  Either way the copy is
  * bounded by the space reserved. */
 #define USERTP__ASSIGN_STR_0(dst)                                                                  \
-	usertp_str_assign(__get_str(dst), __get_dynamic_array_len(dst),                            \
-			  (const char *)__data_offsets.dst##_ptr_)
+	usertp__str_assign(__get_str(dst), (unsigned int)__get_dynamic_array_len(dst),             \
+			   (const char *)__data_offsets.dst##_ptr_)
 #define USERTP__ASSIGN_STR_1(dst, src)                                                             \
 	usertp_str_copy(__get_str(dst), __get_dynamic_array_len(dst), (const char *)(src))
 #define USERTP__ASSIGN_REL_STR_0(dst)                                                              \
-	usertp_str_assign(__get_rel_str(dst), __get_rel_dynamic_array_len(dst),                    \
-			  (const char *)__data_offsets.dst##_ptr_)
+	usertp__str_assign(__get_rel_str(dst), (unsigned int)__get_rel_dynamic_array_len(dst),     \
+			   (const char *)__data_offsets.dst##_ptr_)
 #define USERTP__ASSIGN_REL_STR_1(dst, src)                                                         \
 	usertp_str_copy(__get_rel_str(dst), __get_rel_dynamic_array_len(dst), (const char *)(src))
 #define __assign_str(...) USERTP_PASTE(USERTP__ASSIGN_STR_, USERTP_HAS_ARGS(__VA_ARGS__))(__VA_ARGS__)
