@@ -238,9 +238,9 @@ static void print_record(FILE *out, struct input *in, struct tep_record *rec,
 		tep_print_event(tep, s, rec, " %9.1d:", TEP_PRINT_TIME);
 	else
 		tep_print_event(tep, s, rec, " %6.1000d:", TEP_PRINT_TIME);
-	/* the name, then spaces up to 20 columns */
-	trace_seq_printf(s, " %s: ", event ? event->name : "[UNKNOWN EVENT]");
-	len = event ? (int)strlen(event->name) : 20;
+	/* the name (trace-cmd's "(NULL)" for an id without a format), then spaces to 20 columns */
+	trace_seq_printf(s, " %s: ", event ? event->name : "(NULL)");
+	len = (int)strlen(event ? event->name : "(NULL)");
 	if (len < 20)
 		trace_seq_printf(s, "%.*s", 20 - len, spaces);
 	tep_print_event(tep, s, rec, "%s", opt->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);

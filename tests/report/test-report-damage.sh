@@ -77,6 +77,11 @@ run loop "$dir/loop.dat"; intact loop
 variant commit; put "$dir/commit.dat" $((damaged + 8)) 8 65535
 run commit "$dir/commit.dat"; intact commit
 
+# An event id without a format: printed as trace-cmd prints it, not damage.
+variant unknown; put "$dir/unknown.dat" $((data + 24)) 2 999
+same -i "$dir/unknown.dat"
+expect "$dir/ours" 'UNKNOWN EVENT' "event without a format"
+
 # Damage before any event: nothing printed.
 head -c 100 "$dir/full.dat" >"$dir/head.dat"
 run head "$dir/head.dat"
