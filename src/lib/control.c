@@ -176,6 +176,18 @@ static void reply_enabled(struct reply *r, const struct usertp__session *s)
 	free(text);
 }
 
+/* The process's name: its main thread's (not the name of the thread asking). */
+static void process_comm(char *buf, size_t size)
+{
+	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
 /*
  * Serve one request of connection @c.  Return: the descriptor to send with the reply, or -1;
  * the reply is in @r.
@@ -188,9 +200,9 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 
 #define IS(word) (cmd_len == sizeof(word) - 1 && !strncmp(req, word, cmd_len))
 	if (IS("hello")) {
-		char comm[17] = "";
+		char comm[17];
 
-		prctl(PR_GET_NAME, comm, 0, 0, 0);
+		process_comm(comm, sizeof(comm));
 		reply_add(r, "ok pid=%d ppid=%d uid=%u cpus=%d version=%d comm=%s\n", (int)getpid(),
 			  (int)getppid(), (unsigned int)geteuid(), get_nprocs_conf(),
 			  USERTP_CTL_VERSION, comm);
@@ -461,7 +473,7 @@ static void at_exit(void)
 static void join_recorder(const char *path, bool quiet)
 {
 	static char req[65536];
-	char cmd[16] = "", comm[17] = "";
+	char cmd[16] = "", comm[17];
 	struct conn c = { -1, NULL, true };
 	uid_t uid;
 
@@ -475,7 +487,7 @@ static void join_recorder(const char *path, bool quiet)
 			close(c.fd);
 		return;
 	}
-	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	process_comm(comm, sizeof(comm));
 	if (usertp_ctl_sendf(c.fd, -1, "join pid=%d ppid=%d comm=%s\n", (int)getpid(),
 			     (int)getppid(), comm))
 		goto fail;
@@ -500,7 +512,7 @@ static void join_recorder_of_all(void)
 	if (usertp_ctl_dir(dir, sizeof(dir), false))
 		return;
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_CTL_RECORD_ALL);
-	if (!lstat(path, &st) && S_ISSOCK(st.st_mode))
+	if (!stat(path, &st) && S_ISSOCK(st.st_mode))
 		join_recorder(path, true);
 }
 

@@ -126,6 +126,7 @@ static struct {
 	struct timespec start;
 	uint64_t spool_bytes;
 	uint64_t events; /* read so far */
+	uint64_t lost[USERTP_MERGE_MAX_CPUS]; /* per CPU: dropped, or overwritten */
 } rec = { .output = "trace.dat", .kb = DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
 	  .sig_fd = -1 };
 
@@ -744,6 +745,7 @@ static void source_finish(struct source *s)
 					spool_page(&page, 0, &s->spools[cpu]);
 			}
 			rec.events += c->entries;
+			rec.lost[cpu] += c->dropped + (rec.overwrite ? c->overrun : 0);
 		}
 		usertp_rb_snapshot_free(&snap);
 	}
@@ -904,6 +906,15 @@ static void loop(void)
 
 /* --- the end: one trace.dat --------------------------------------------------------------- */
 
+/* Has @comms ("tid comm" lines) a line for @tid? */
+static bool names_tid(const char *comms, pid_t tid)
+{
+	for (const char *p = comms; p && *p; p += strcspn(p, "\n"), p += *p == '\n')
+		if (atoi(p) == tid)
+			return true;
+	return false;
+}
+
 static char *all_cmdlines(size_t *len)
 {
 	char *text = NULL;
@@ -915,8 +926,9 @@ static char *all_cmdlines(size_t *len)
 	for (unsigned int i = 0; i < rec.nr_sources; i++) {
 		const struct source *s = rec.sources[i];
 
-		/* The process itself, if its main thread recorded nothing under its name. */
-		fprintf(f, "%d %s\n", (int)s->pid, s->comm[0] ? s->comm : "<...>");
+		/* The process itself, unless its main thread is among those that recorded. */
+		if (!names_tid(s->comms, s->pid))
+			fprintf(f, "%d %s\n", (int)s->pid, s->comm[0] ? s->comm : "<...>");
 		if (s->comms)
 			fputs(s->comms, f);
 	}
@@ -976,11 +988,12 @@ static int write_output(void)
 		if (ret)
 			fail("%s: %s", rec.output, err);
 	}
+	/* Lost: what the buffers counted (the file marks only losses that have an event after). */
 	for (unsigned int cpu = 0; cpu < in.nr_cpus; cpu++) {
 		fprintf(stderr, "  CPU %u: %llu events, %llu lost\n", cpu,
-			(unsigned long long)stats->events[cpu], (unsigned long long)stats->lost[cpu]);
+			(unsigned long long)stats->events[cpu], (unsigned long long)rec.lost[cpu]);
 		total += stats->events[cpu];
-		lost += stats->lost[cpu];
+		lost += rec.lost[cpu];
 	}
 	fprintf(stderr, "usertp record: %u program%s, %llu events, %llu lost, %s: %.1f MB\n",
 		rec.nr_sources, rec.nr_sources == 1 ? "" : "s", (unsigned long long)total,

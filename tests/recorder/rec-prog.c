@@ -18,6 +18,8 @@
  *	rec-prog abort N	N events, then abort()
  *	rec-prog wait N		N events, "ready" on stdout, then waits for a signal forever
  *	rec-prog wait-busy N	the same, with 3 spinner threads firing rec_spin without end
+ *	rec-prog term-fire N	installs its own SIGTERM handler, "ready", waits for the signal,
+ *				then N events (thread 0), "fired", and waits to be killed
  *	rec-prog handler N	installs its own SIGTERM handler, N events, "ready", waits for the
  *				signal, then rec_mark "handled" and returns 0
  *	rec-prog chdir N DIR	chdir(DIR), N events, return 0
@@ -296,6 +298,25 @@ static int threads_mode(int m)
 	return 0;
 }
 
+/* Print "ready", then wait for SIGTERM (handled: the process goes on). */
+static void wait_term(void)
+{
+	struct sigaction sa;
+	sigset_t block, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (sigaction(SIGTERM, &sa, NULL))
+		exit(10);
+	ready();
+	while (!got_term)
+		sigsuspend(&old);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -374,23 +395,17 @@ int main(int argc, char **argv)
 		wait_forever();
 	}
 	if (!strcmp(mode, "handler")) {
-		struct sigaction sa;
-		sigset_t block, old;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_term;
-		sigemptyset(&sa.sa_mask);
-		sigemptyset(&block);
-		sigaddset(&block, SIGTERM);
-		sigprocmask(SIG_BLOCK, &block, &old);
-		if (sigaction(SIGTERM, &sa, NULL))
-			return 10;
 		fire(0, 0, nr_events);
-		ready();
-		while (!got_term)
-			sigsuspend(&old);
+		wait_term();
 		trace_rec_mark("handled");
 		return 0;
+	}
+	if (!strcmp(mode, "term-fire")) {
+		wait_term();
+		fire(0, 0, nr_events);
+		printf("fired\n");
+		fflush(stdout);
+		wait_forever();
 	}
 	if (!strcmp(mode, "chdir")) {
 		if (argc < 4 || chdir(argv[3]))

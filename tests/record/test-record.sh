@@ -1,0 +1,329 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# usertp record and list end to end.   usage: test-record.sh TEST USERTP WORKER-POOL REC-PROG
+# CTL-CONNECT
+# Each test has a runtime directory of its own (XDG_RUNTIME_DIR), so that `record -a` and
+# `list` see only its programs.  Files are checked with trace-cmd report (the reference
+# reader) and usertp report must print the same lines.
+set -eu
+test=$1 usertp=$2 pool=$3 recprog=$4 ctlconnect=$5
+. "$(dirname "$0")/../report/lib.sh"
+# Whatever this test started goes with it, also when it fails half-way.
+trap 'for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+# bg PID: remember a process started in the background
+bg() {
+	echo "$1" >>"$dir/pids"
+}
+export XDG_RUNTIME_DIR="$dir/xdg"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+unset USERTP_EVENTS USERTP_SESSION USERTP_CONTROL
+
+# count FILE PATTERN: lines of trace-cmd report's output that match
+count() {
+	grep -c -- "$2" "$1" || true
+}
+
+# check_count WHAT GOT WANT
+check_count() {
+	[ "$2" -eq "$3" ] || { echo "$1: $2, expected $3"; fail=1; }
+}
+
+# report FILE: trace-cmd's text of FILE in $dir/report.txt, and usertp report agreeing with it
+report() {
+	trace-cmd report -i "$1" >"$dir/report.txt" 2>"$dir/report.err" ||
+		{ echo "trace-cmd report $1 failed:"; cat "$dir/report.err"; fail=1; }
+	grep -q 'FAILED TO PARSE\|UNKNOWN EVENT' "$dir/report.txt" &&
+		{ echo "trace-cmd could not parse events of $1"; fail=1; }
+	same -i "$1"
+}
+
+# wait_ready FILE: a program prints "ready" there when its events are fired
+wait_ready() {
+	i=0
+	until grep -q ready "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || { echo "no ready in $1"; exit 1; }
+		sleep 0.05
+	done
+}
+
+# wait_gone PID: the process has ended
+wait_gone() {
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 400 ] || { echo "process $1 still there"; exit 1; }
+		sleep 0.05
+	done
+}
+
+# wait_file PATTERN: a file matching it exists (the recorder's spool of a program: its session
+# has begun)
+wait_file() {
+	i=0
+	# shellcheck disable=SC2086 # $1 may be a pattern, expanded anew each time
+	until ls $1 >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || { echo "no $1"; exit 1; }
+		sleep 0.05
+	done
+}
+
+case $test in
+command)
+	# A command, recorded from before its main(): every call once, its exit status passed on.
+	"$usertp" record -q -e 'jobs:*' -o "$dir/a.dat" -- "$pool" -w 2 700 >"$dir/out" 2>"$dir/err"
+	grep -q '^usertp record: 1 program, ' "$dir/err" || { cat "$dir/err"; fail=1; }
+	grep -q '^  CPU 0: [0-9]* events, 0 lost$' "$dir/err" || { echo "no per-CPU summary"; fail=1; }
+	report "$dir/a.dat"
+	for ev in queued started done; do
+		check_count "job_$ev" "$(count "$dir/report.txt" " job_$ev: ")" 700
+	done
+	slow=$(sed -n 's/^worker-pool: .* done, \([0-9]*\) slow.*/\1/p' "$dir/err")
+	check_count job_slow "$(count "$dir/report.txt" " job_slow: ")" "$slow"
+	grep -q '^ *worker-[01]-[0-9]* *\[' "$dir/report.txt" || { echo "no worker thread names"; fail=1; }
+	[ "$(ls "$dir" | grep -c spool)" -eq 0 ] || { echo "spool directory left behind"; fail=1; }
+	# The command's exit status is ours.
+	set +e
+	"$usertp" record -q -e 'rec:*' -o "$dir/b.dat" -- "$recprog" _exit 3 2>/dev/null
+	status=$?
+	"$usertp" record -q -e 'rec:*' -o "$dir/c.dat" -- "$recprog" abort 3 2>/dev/null
+	status_abort=$?
+	set -e
+	check_count "exit status" "$status" 0
+	check_count "exit status of abort()" "$status_abort" 134
+	report "$dir/c.dat"
+	check_count "events before abort()" "$(count "$dir/report.txt" " rec_event: ")" 3
+	;;
+exec)
+	# A command that runs two programs: both recorded (exec keeps USERTP_SESSION).
+	"$usertp" record -q -e 'jobs:job_done' -o "$dir/a.dat" -- \
+		sh -c "'$pool' 50 >/dev/null && '$pool' -w 3 70 >/dev/null" 2>"$dir/err"
+	grep -q '^usertp record: 2 programs, 120 events, 0 lost' "$dir/err" || { cat "$dir/err"; fail=1; }
+	report "$dir/a.dat"
+	check_count job_done "$(count "$dir/report.txt" " job_done: ")" 120
+	pids=$(sed -n 's/^ *worker-[0-9]*-\([0-9]*\) .*/\1/p' "$dir/report.txt" | sort -u | wc -l)
+	[ "$pids" -ge 4 ] || { echo "expected the threads of two programs, got $pids"; fail=1; }
+	;;
+fork)
+	# A forked child is traced with buffers of its own.
+	"$usertp" record -q -e 'rec:*' -o "$dir/a.dat" -- "$recprog" fork 40 >"$dir/out" 2>/dev/null
+	child=$(sed -n 's/^child //p' "$dir/out")
+	report "$dir/a.dat"
+	check_count "child's events" "$(count "$dir/report.txt" "^ *rec-prog-$child ")" 40
+	check_count "all events" "$(count "$dir/report.txt" " rec_event: ")" 120
+	;;
+attach)
+	# Two running programs by pid; the recording ends when both have ended.
+	"$recprog" handler 5 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	"$recprog" handler 5 >"$dir/p2" &
+	p2=$!
+	bg "$p2"
+	wait_ready "$dir/p1"
+	wait_ready "$dir/p2"
+	timeout 60 "$usertp" record -e 'rec:rec_mark' -P "$p1" -P "$p2" -o "$dir/a.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$dir/a.dat.spool-*/$p2-*.cpu0"
+	kill -TERM "$p1" "$p2"
+	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
+	report "$dir/a.dat"
+	for p in $p1 $p2; do
+		check_count "rec_mark of $p" "$(count "$dir/report.txt" "^ *rec-prog-$p .*rec_mark: *what=handled")" 1
+	done
+	# Nothing of what was fired before the attach.
+	check_count "events before the attach" "$(count "$dir/report.txt" " rec_event: ")" 0
+	;;
+attach-killed)
+	# A program killed in the middle: every event it committed is in the file.
+	"$recprog" term-fire 5000 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	timeout 60 "$usertp" record -q -e 'rec:*' -P "$p1" -o "$dir/a.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$dir/a.dat.spool-*/$p1-*.cpu0"
+	kill -TERM "$p1"
+	i=0
+	until grep -q fired "$dir/p1"; do
+		i=$((i + 1)); [ $i -lt 200 ] || { echo "never fired"; exit 1; }; sleep 0.05
+	done
+	kill -KILL "$p1"
+	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
+	report "$dir/a.dat"
+	check_count "events of the killed program" "$(count "$dir/report.txt" " rec_event: ")" 5000
+	# In order, none twice.
+	sed -n 's/.* rec_event: *thread=0 seq=\([0-9]*\).*/\1/p' "$dir/report.txt" >"$dir/seqs"
+	seq 0 4999 | cmp -s - "$dir/seqs" || { echo "events missing or out of order"; fail=1; }
+	;;
+all)
+	# -a: programs running, and one that starts later (recorded from before its main()).
+	"$recprog" handler 3 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	timeout 60 "$usertp" record -q -e 'rec:*' -a -o "$dir/a.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$XDG_RUNTIME_DIR/usertp/record-all.sock"
+	wait_file "$dir/a.dat.spool-*/$p1-*.cpu0"
+	"$recprog" seq 25 >/dev/null
+	"$recprog" wait 7 >"$dir/p3" &
+	p3=$!
+	bg "$p3"
+	wait_ready "$dir/p3"
+	kill -KILL "$p3"
+	kill -TERM "$p1"
+	wait_gone "$p1"
+	kill -INT "$rec"
+	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
+	[ ! -e "$XDG_RUNTIME_DIR/usertp/record-all.sock" ] || { echo "record-all.sock left"; fail=1; }
+	report "$dir/a.dat"
+	check_count "events of the programs that started later" \
+		"$(count "$dir/report.txt" " rec_event: .*thread=0 seq=")" 32
+	check_count "events of the killed one" "$(count "$dir/report.txt" "^ *rec-prog-$p3 ")" 7
+	check_count "events of the one that ran before" \
+		"$(count "$dir/report.txt" "^ *rec-prog-$p1 .*rec_mark: *what=handled")" 1
+	;;
+unknown-event)
+	# An event no program has: an error naming close matches, before the program's main().
+	set +e
+	"$usertp" record -q -e 'jobs:job_donne' -o "$dir/a.dat" -- "$pool" 10 >"$dir/out" 2>"$dir/err"
+	status=$?
+	set -e
+	[ "$status" -ne 0 ] || { echo "record succeeded"; fail=1; }
+	grep -q "no event jobs:job_donne in .*close matches: jobs:job_done" "$dir/err" ||
+		{ echo "no close match named:"; cat "$dir/err"; fail=1; }
+	grep -q '^worker-pool:' "$dir/err" && { echo "the program ran"; fail=1; }
+	[ ! -e "$dir/a.dat" ] || { echo "a file was left"; fail=1; }
+	# Attached programs are checked before anything starts, too.
+	"$recprog" wait 1 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	set +e
+	"$usertp" record -q -e 'rec:rec_evnt' -P "$p1" -o "$dir/b.dat" 2>"$dir/err"
+	status=$?
+	set -e
+	kill "$p1"
+	[ "$status" -eq 1 ] || { echo "record -P with an unknown event: status $status"; fail=1; }
+	grep -q "close matches: rec:rec_event" "$dir/err" || { cat "$dir/err"; fail=1; }
+	;;
+options)
+	set +e
+	"$usertp" record -o "$dir/a.dat" -- "$pool" 1 >/dev/null 2>"$dir/err"
+	s1=$?
+	"$usertp" record -e 'a:b:c' -- "$pool" 1 >/dev/null 2>"$dir/err2"
+	s2=$?
+	"$usertp" record -e 'jobs:*' -o /nonexistent/dir/a.dat -- "$pool" 1 >"$dir/out" 2>"$dir/err3"
+	s3=$?
+	"$usertp" record -e 'jobs:*' -P 999999999 -o "$dir/d.dat" 2>"$dir/err4"
+	s4=$?
+	"$usertp" record -e 'jobs:*' -b 0 -- "$pool" 1 >/dev/null 2>"$dir/err5"
+	s5=$?
+	set -e
+	check_count "status without -e" "$s1" 2
+	grep -q "give at least one -e" "$dir/err" || { cat "$dir/err"; fail=1; }
+	check_count "status with a bad spec" "$s2" 2
+	grep -q "a:b:c: not an event spec" "$dir/err2" || { cat "$dir/err2"; fail=1; }
+	check_count "status with an unwritable output" "$s3" 1
+	grep -q "cannot write /nonexistent/dir/a.dat" "$dir/err3" || { cat "$dir/err3"; fail=1; }
+	grep -q '^worker-pool:' "$dir/err3" && { echo "the program ran with an unwritable output"; fail=1; }
+	check_count "status with a pid that is not there" "$s4" 1
+	grep -q "process 999999999" "$dir/err4" || { cat "$dir/err4"; fail=1; }
+	check_count "status with -b 0" "$s5" 2
+	;;
+lost)
+	# Small buffers, read ten times a second: most events are dropped, counted, and marked
+	# where they were lost.
+	"$usertp" record -e 'jobs:*' -b 4 -s 100000 -o "$dir/a.dat" -- "$pool" -w 2 3000 \
+		2>"$dir/err"
+	report "$dir/a.dat"
+	expect "$dir/report.txt" 'EVENTS DROPPED\]' "lost events mark"
+	lost=$(sed -n 's/^usertp record: .* events, \([0-9]*\) lost.*/\1/p' "$dir/err")
+	kept=$(grep -c ' job_' "$dir/report.txt" || true)
+	[ "${lost:-0}" -gt 0 ] || { echo "no events counted lost"; cat "$dir/err"; fail=1; }
+	# Recorded + lost = fired: 3000 of each of three events, and the slow ones.
+	slow=$(sed -n 's/^worker-pool: .* done, \([0-9]*\) slow.*/\1/p' "$dir/err")
+	check_count "recorded + lost" $((kept + lost)) $((9000 + slow))
+	;;
+overwrite)
+	# Flight recorder: the latest data only, the older overwritten and marked.
+	"$usertp" record -q -e 'jobs:*' -b 8 --overwrite -o "$dir/a.dat" -- "$pool" -w 2 3000 \
+		>/dev/null 2>"$dir/err"
+	report "$dir/a.dat"
+	expect "$dir/report.txt" 'EVENTS DROPPED\]' "overwritten events mark"
+	grep -q ' job_done: *id=2999 ' "$dir/report.txt" || { echo "the last job is not there"; fail=1; }
+	grep -q ' job_queued: *id=0 ' "$dir/report.txt" && { echo "the first job is still there"; fail=1; }
+	;;
+list)
+	"$recprog" wait 1 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	"$pool" -w 1 100000000 >/dev/null 2>&1 &
+	p2=$!
+	bg "$p2"
+	wait_ready "$dir/p1"
+	sleep 0.2
+	"$usertp" list >"$dir/all"
+	"$usertp" list -P "$p1" >"$dir/one"
+	"$usertp" list -F 'jobs:job_done' >"$dir/fmt"
+	set +e
+	"$usertp" list -P 999999999 >/dev/null 2>"$dir/err"
+	s1=$?
+	set -e
+	kill "$p1" "$p2"
+	expect "$dir/all" '^jobs:job_done$' "jobs:job_done in list"
+	expect "$dir/all" '^rec:rec_event$' "rec:rec_event in list"
+	grep -q '^jobs:' "$dir/one" && { echo "list -P shows another program's events"; fail=1; }
+	expect "$dir/one" '^rec:rec_event$' "rec:rec_event in list -P"
+	head -2 "$dir/fmt" | tr '\n' '|' | grep -q '^system: jobs|name: job_done|$' ||
+		{ echo "list -F:"; head -3 "$dir/fmt"; fail=1; }
+	expect "$dir/fmt" 'print fmt: ' "print fmt line"
+	check_count "status of list -P with no such process" "$s1" 1
+	;;
+other-user)
+	# Another user can neither find nor control our programs, and the program goes on.
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to make a second user"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
+	id usertp-test2 >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin usertp-test2 ||
+		{ echo "SKIP: cannot add a user"; exit 77; }
+	"$recprog" handler 2 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	as_other() {
+		setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
+			env XDG_RUNTIME_DIR="$dir/xdg2" "$@"
+	}
+	chmod 755 "$dir"
+	cp "$usertp" "$dir/usertp-copy"
+	set +e
+	as_other "$dir/usertp-copy" record -q -e 'rec:*' -P "$p1" -o /tmp/usertp-other-$$.dat 2>"$dir/err"
+	s1=$?
+	# Knocking on the endpoint itself (its directory opened up by hand): refused by uid.
+	chmod 711 "$XDG_RUNTIME_DIR" "$XDG_RUNTIME_DIR/usertp"
+	chmod 666 "$XDG_RUNTIME_DIR/usertp/$p1.sock"
+	cp "$ctlconnect" "$dir/ctl-connect-copy"
+	as_other "$dir/ctl-connect-copy" "$XDG_RUNTIME_DIR/usertp/$p1.sock" hello >"$dir/knock" 2>&1
+	set -e
+	rm -f /tmp/usertp-other-$$.dat
+	[ "$s1" -eq 1 ] || { echo "record as another user: status $s1"; fail=1; }
+	grep -q "process $p1: no libusertp control endpoint" "$dir/err" || { cat "$dir/err"; fail=1; }
+	grep -q "^error EACCES uid [0-9]* may not control process $p1" "$dir/knock" ||
+		{ echo "endpoint did not refuse:"; cat "$dir/knock"; fail=1; }
+	# The program is unaffected: still answers us, and ends normally.
+	"$ctlconnect" "$XDG_RUNTIME_DIR/usertp/$p1.sock" hello | grep -q "^ok pid=$p1 " ||
+		{ echo "the program no longer answers"; fail=1; }
+	kill -TERM "$p1"
+	wait "$p1" || { echo "the program failed"; fail=1; }
+	;;
+*)
+	echo "unknown test $test"
+	exit 2
+	;;
+esac
+exit $fail
