@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,11 +50,16 @@ struct file_event {
 };
 
 /* One source's spool of one CPU, read a page at a time. */
+/* Spool bytes read before they are given back (release_spools). */
+#define SPOOL_RELEASE_STEP (256u * 1024)
+
 struct reader {
 	unsigned int index, cpu;
 	int fd;
 	uint64_t off;  /* of the next page in the spool */
 	bool use_read; /* a pipe: read() rather than pread() */
+	bool release;  /* give the spool's pages back to the file system once read */
+	uint64_t released; /* up to where */
 	bool in_page, warned_page;
 	struct usertp_rb_page_copy page;
 	struct usertp_rb_iter it;
@@ -295,6 +301,12 @@ static int read_page(struct reader *r, const char *name)
 	}
 	if (got == USERTP_RB_PAGE) {
 		r->off += USERTP_RB_PAGE;
+		/* In steps, not a system call per page. */
+		if (r->release && r->off - r->released >= SPOOL_RELEASE_STEP) {
+			fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)r->released,
+				  (off_t)(r->off - r->released));
+			r->released = r->off;
+		}
 		return 1;
 	}
 	if (n == 0 && !got)
@@ -524,6 +536,7 @@ static void merge_cpu(struct merge *m, unsigned int cpu)
 		r->index = s;
 		r->cpu = cpu;
 		r->fd = cpu < src->nr_cpus && src->cpu_fd ? src->cpu_fd[cpu] : -1;
+		r->release = m->in->release_spools;
 		reader_advance(m, r);
 	}
 	for (;;) {

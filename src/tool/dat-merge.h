@@ -60,6 +60,9 @@ struct usertp_merge_input {
 	const char *cmdlines; /* "pid comm\n" lines of all sources */
 	size_t cmdlines_len;
 	bool raw_clock;	      /* x86-tsc ticks instead of mono nanoseconds */
+	bool release_spools;  /* punch the spools' pages out as they are read: on a full disk
+			       * the file can then take the space they held (the spools are
+			       * used up) */
 };
 
 /* What went into the file (about 64 KiB: keep it off small stacks). */

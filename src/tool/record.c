@@ -126,9 +126,11 @@ static struct {
 	struct timespec start;
 	uint64_t spool_bytes;
 	uint64_t events; /* read so far */
+	int spool_error; /* the first failed spool write */
+	int reserve_fd;	 /* disk space kept for the output's header, should the disk fill */
 	uint64_t lost[USERTP_MERGE_MAX_CPUS]; /* per CPU: dropped, or overwritten */
 } rec = { .output = "trace.dat", .kb = DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
-	  .sig_fd = -1 };
+	  .sig_fd = -1, .reserve_fd = -1 };
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
@@ -707,6 +709,19 @@ static int spool_page(const struct usertp_rb_page_copy *page, uint64_t events, v
 	return sp->out->error ? -sp->out->error : 0;
 }
 
+/*
+ * A spool could not be written (a full disk...): recording stops, and what the spools hold is
+ * merged into the output, which takes the space the spools give back as they are read.
+ */
+static void spool_failed(int err)
+{
+	if (rec.spool_error)
+		return;
+	rec.spool_error = err;
+	rec.stop = true;
+	fail("writing the spool in %s: %s; recording stops", rec.spool_dir, strerror(-err));
+}
+
 /* Copy the complete pages the source's writers left since last time. */
 static void source_consume(struct source *s)
 {
@@ -715,11 +730,15 @@ static void source_consume(struct source *s)
 	if (!s->view || s->ended || rec.overwrite)
 		return;
 	for (unsigned int cpu = 0; cpu < s->view->nr_cpus; cpu++) {
-		if (usertp_rb_consume(s->view, cpu, spool_page, &s->spools[cpu], &n) == -EINVAL) {
+		int ret = usertp_rb_consume(s->view, cpu, spool_page, &s->spools[cpu], &n);
+
+		if (ret == -EINVAL) {
 			fail("%s: its buffer does not hold together; reading it stops", s->name);
 			s->ended = true;
 			return;
 		}
+		if (ret)
+			spool_failed(ret);
 	}
 }
 
@@ -741,8 +760,9 @@ static void source_finish(struct source *s)
 				/* Overwritten events were before the oldest page kept. */
 				if (p == 0 && rec.overwrite)
 					page.lost_before += c->overrun;
-				if (page.used || page.lost_before)
-					spool_page(&page, 0, &s->spools[cpu]);
+				if ((page.used || page.lost_before) &&
+				    spool_page(&page, 0, &s->spools[cpu]))
+					spool_failed(-s->spools[cpu].out->error);
 			}
 			rec.events += c->entries;
 			rec.lost[cpu] += c->dropped + (rec.overwrite ? c->overrun : 0);
@@ -937,6 +957,35 @@ static char *all_cmdlines(size_t *len)
 	return text;
 }
 
+/*
+ * Keep some disk space for the end: if the spools fill the disk, the output's header and first
+ * pages go there, and the rest into the space the spools give back as the merge reads them.
+ */
+#define RESERVE_BYTES (512u * 1024)
+
+static void reserve_space(void)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/reserve", rec.spool_dir);
+	rec.reserve_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (rec.reserve_fd >= 0 && fallocate(rec.reserve_fd, 0, 0, RESERVE_BYTES)) {
+		close(rec.reserve_fd); /* a file system too small, or without fallocate: no reserve */
+		rec.reserve_fd = -1;
+	}
+}
+
+static void release_reserve(void)
+{
+	if (rec.reserve_fd < 0)
+		return;
+	if (ftruncate(rec.reserve_fd, 0)) {
+		/* nothing to do: the space comes back when the spool directory goes */
+	}
+	close(rec.reserve_fd);
+	rec.reserve_fd = -1;
+}
+
 static int write_output(void)
 {
 	struct usertp_merge_source *ms = calloc(rec.nr_sources + 1, sizeof(*ms));
@@ -971,6 +1020,8 @@ static int write_output(void)
 	in.nr_sources = rec.nr_sources;
 	in.nr_cpus = rec.nr_cpus ? rec.nr_cpus : (unsigned int)get_nprocs_conf();
 	in.raw_clock = rec.tsc;
+	in.release_spools = true; /* they are deleted afterwards anyway */
+	release_reserve();
 	cmdlines = all_cmdlines(&in.cmdlines_len);
 	in.cmdlines = cmdlines ? cmdlines : "";
 	if (!cmdlines)
@@ -1175,6 +1226,7 @@ int usertp_cmd_record(int argc, char **argv)
 		rec.spool_dir[0] = 0;
 		return 1;
 	}
+	reserve_space();
 	ret = signals_open();
 	if (!ret)
 		ret = listen_open();
@@ -1232,7 +1284,7 @@ int usertp_cmd_record(int argc, char **argv)
 	}
 	ret = write_output();
 	cleanup();
-	if (ret)
+	if (ret || rec.spool_error)
 		return 1;
 	if (rec.child > 0 && rec.child_done && WIFEXITED(rec.child_status))
 		return WEXITSTATUS(rec.child_status);

@@ -321,6 +321,24 @@ other-user)
 	kill -TERM "$p1"
 	wait "$p1" || { echo "the program failed"; fail=1; }
 	;;
+disk-full)
+	# The disk fills while recording: a clear error, and a valid file of what fitted.
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to mount a small file system"; exit 77; }
+	mkdir "$dir/small"
+	mount -t tmpfs -o size=1m none "$dir/small" || { echo "SKIP: cannot mount tmpfs"; exit 77; }
+	trap 'umount "$dir/small" 2>/dev/null; for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+	set +e
+	timeout 60 "$usertp" record -q -e 'jobs:*' -o "$dir/small/a.dat" -- "$pool" -w 2 20000 \
+		>/dev/null 2>"$dir/err"
+	status=$?
+	set -e
+	check_count "status on a full disk" "$status" 1
+	grep -q "No space left on device" "$dir/err" || { echo "no clear error:"; cat "$dir/err"; fail=1; }
+	report "$dir/small/a.dat"
+	n=$(grep -c ' job_' "$dir/report.txt" || true)
+	[ "$n" -gt 1000 ] || { echo "only $n events kept"; fail=1; }
+	[ "$(ls "$dir/small" | grep -c spool)" -eq 0 ] || { echo "spool left behind"; fail=1; }
+	;;
 *)
 	echo "unknown test $test"
 	exit 2
