@@ -240,7 +240,7 @@ static char err[256];
 static int merge(const char *out, struct spooled **s, unsigned int n, bool raw_clock)
 {
 	struct usertp_merge_source sources[MAX_SOURCES];
-	struct usertp_merge_input in = { sources, n, 0, cmdlines, 0, raw_clock };
+	struct usertp_merge_input in = { sources, n, 0, cmdlines, 0, raw_clock, false };
 	unsigned int i;
 	int fd, ret;
 
