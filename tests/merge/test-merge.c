@@ -914,7 +914,7 @@ static void test_enospc(void)
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
 	{
 		struct usertp_merge_input in = { (struct usertp_merge_source[]){ s[2].src }, 1, 2,
-						 "", 0, false };
+						 "", 0, false, false };
 
 		ret = usertp_merge_write(fd, &in, &stats, err, sizeof(err));
 	}
