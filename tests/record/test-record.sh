@@ -321,6 +321,82 @@ other-user)
 	kill -TERM "$p1"
 	wait "$p1" || { echo "the program failed"; fail=1; }
 	;;
+hostile)
+	# A peer that sends nonsense gets an error or is disconnected; the program goes on.
+	"$recprog" handler 2 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	sock="$XDG_RUNTIME_DIR/usertp/$p1.sock"
+	knock() {
+		"$ctlconnect" "$sock" "$@" >"$dir/knock" 2>&1 || true
+	}
+	knock frobnicate
+	expect "$dir/knock" "^error EINVAL unknown request 'frobnicate'" "unknown request error"
+	knock "start events=a:b:c"
+	expect "$dir/knock" "^error EINVAL events= is not a list" "bad spec error"
+	knock "start kb=lots events=rec:*"
+	expect "$dir/knock" "^error EINVAL kb= is not a number" "bad size error"
+	knock "start kb=8"
+	expect "$dir/knock" "^error EINVAL events= is missing" "missing events error"
+	knock "format rec:nosuch"
+	expect "$dir/knock" "^error ENOENT no event rec:nosuch" "unknown format error"
+	knock --raw 0300000061006200
+	expect "$dir/knock" "^error EINVAL not a text message" "binary message error"
+	knock --raw ffffffff41414141
+	expect "$dir/knock" "^closed" "disconnect of an oversized message"
+	# Half a message, then silence: dropped after a while, others served meanwhile.
+	"$ctlconnect" "$sock" --raw 0500 4 >"$dir/stall" 2>&1 &
+	bg $!
+	sleep 0.2
+	knock hello
+	expect "$dir/knock" "^ok pid=$p1 " "hello while another peer stalls"
+	# More connections than it serves at once: the extra ones are told so.
+	"$ctlconnect" "$sock" --hold 20 0 >"$dir/many"
+	expect "$dir/many" "^error EBUSY too many connections" "refusal of extra connections"
+	[ "$(grep -c '^ok pid=' "$dir/many")" -ge 10 ] || { echo "too few served:"; cat "$dir/many"; fail=1; }
+	# Still itself: answers, records, ends normally.
+	knock hello
+	expect "$dir/knock" "^ok pid=$p1 " "hello after all that"
+	timeout 60 "$usertp" record -q -e 'rec:rec_mark' -P "$p1" -o "$dir/a.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$dir/a.dat.spool-*/$p1-*.cpu0"
+	kill -TERM "$p1"
+	wait "$p1" || { echo "the program failed after the hostile peers"; fail=1; }
+	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
+	report "$dir/a.dat"
+	check_count "rec_mark after the hostile peers" "$(count "$dir/report.txt" "rec_mark: *what=handled")" 1
+	;;
+signals)
+	# SIGTERM and SIGINT to the recorder: a complete file, the command left running.
+	for sig in TERM INT; do
+		"$usertp" record -q -e 'rec:*' -o "$dir/$sig.dat" -- "$recprog" wait 9 >"$dir/out-$sig" 2>"$dir/err" &
+		rec=$!
+		bg "$rec"
+		wait_ready "$dir/out-$sig"
+		kill -"$sig" "$rec"
+		wait "$rec" || { echo "record ended with an error on SIG$sig:"; cat "$dir/err"; fail=1; }
+		report "$dir/$sig.dat"
+		check_count "events recorded before SIG$sig" "$(count "$dir/report.txt" " rec_event: ")" 9
+	done
+	pkill -f "$recprog wait 9" || true
+	;;
+status)
+	# On a terminal: a status line about once a second; -q, or no terminal: none.
+	command -v script >/dev/null || { echo "SKIP: no script(1) to make a terminal"; exit 77; }
+	script -qfec "'$usertp' record -e 'jobs:*' -o '$dir/a.dat' -- '$pool' -w 2 4000" \
+		"$dir/typescript" >/dev/null 2>&1 </dev/null || true
+	tr '\r' '\n' <"$dir/typescript" >"$dir/lines"
+	grep -q '^.*usertp record: [0-9]*s  [0-9]* programs\{0,1\}  [0-9]* events  [0-9.]* MB  [0-9]* lost' "$dir/lines" ||
+		{ echo "no status line on a terminal:"; head -5 "$dir/lines"; fail=1; }
+	expect "$dir/lines" "^  CPU 0: [0-9]* events, [0-9]* lost" "per-CPU summary"
+	script -qfec "'$usertp' record -q -e 'jobs:*' -o '$dir/b.dat' -- '$pool' -w 2 4000" \
+		"$dir/typescript2" >/dev/null 2>&1 </dev/null || true
+	tr '\r' '\n' <"$dir/typescript2" >"$dir/lines2"
+	grep -q 'usertp record: [0-9]*s ' "$dir/lines2" && { echo "status line despite -q"; fail=1; }
+	expect "$dir/lines2" "^  CPU 0: " "summary with -q"
+	;;
 disk-full)
 	# The disk fills while recording: a clear error, and a valid file of what fitted.
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to mount a small file system"; exit 77; }
