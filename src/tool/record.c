@@ -17,8 +17,8 @@
  *   -P PID	this command connects to the program's endpoint and starts a session;
  *   -- CMD	CMD runs with USERTP_SESSION naming our socket: libusertp joins us from its
  *		constructor, and again when the program's own events are registered ("ready":
- *		the event specs are checked then, before main(); a spec that matches nothing
- *		stops everything, naming the close matches);
+ *		for the first program, the event specs are checked then, before main(); a spec
+ *		that matches nothing stops everything, naming the close matches);
  *   -a		every program of this user: those running now, and those that start later,
  *		which join through the runtime directory's record-all.sock;
  *   fork()	children of traced programs announce themselves on our socket ("fork"), with
@@ -127,6 +127,7 @@ static struct {
 	uint64_t spool_bytes;
 	uint64_t events; /* read so far */
 	int spool_error; /* the first failed spool write */
+	unsigned int specs_checked; /* against the command's first program */
 	int reserve_fd;	 /* disk space kept for the output's header, should the disk fill */
 	uint64_t lost[USERTP_MERGE_MAX_CPUS]; /* per CPU: dropped, or overwritten */
 } rec = { .output = "trace.dat", .kb = DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
@@ -672,7 +673,11 @@ static bool session_message(struct source *s)
 		char *reply = NULL;
 
 		s->ready_pending = false;
-		if (!specs_check(msg + 6, s->name)) {
+		/*
+		 * The specs are checked against the first program of -- CMD only: later ones
+		 * (run by it) may well have other events, and -a records whoever starts.
+		 */
+		if (rec.cmd && !rec.specs_checked++ && !specs_check(msg + 6, s->name)) {
 			/* Before its main(): it must not run on as if traced. */
 			kill(s->pid, SIGKILL);
 			rec.stop = true;
