@@ -85,7 +85,7 @@ size_t usertp__comm_lines(char *buf, size_t size)
 
 		if (!tid)
 			continue;
-		for (j = i + 1; j < n && comms[j].tid != tid; j++)
+		for (j = i + 1; j < n && __atomic_load_n(&comms[j].tid, __ATOMIC_ACQUIRE) != tid; j++)
 			;
 		if (j < n)
 			continue; /* noted again later: use that one */
