@@ -528,6 +528,8 @@ static bool check_running(const pid_t *pids, unsigned int n)
 	return ok;
 }
 
+static void source_finish(struct source *s);
+
 /* --- our socket: joins, ready checks, forked children ------------------------------------- */
 
 static int listen_open(void)
@@ -583,8 +585,19 @@ static void on_join(int sock, const char *msg)
 	usertp_ctl_arg(msg, "pid", pid_text, sizeof(pid_text));
 	usertp_ctl_arg(msg, "comm", comm, sizeof(comm));
 	pid = (pid_t)atoi(pid_text);
-	if (pid <= 0 || source_of_pid(pid) || !(s = source_new(pid, comm))) {
-		close(sock); /* already ours (an -a race), or nonsense: it runs untraced */
+	/*
+	 * A process we record already joins again when it has exec'd a program (its old image
+	 * and session are gone, whether or not we have seen that session's end yet).
+	 */
+	s = pid > 0 ? source_of_pid(pid) : NULL;
+	if (s) {
+		if (s->session >= 0)
+			close(s->session);
+		s->session = -1;
+		source_finish(s);
+	}
+	if (pid <= 0 || !(s = source_new(pid, comm))) {
+		close(sock); /* nonsense: it runs untraced */
 		return;
 	}
 	if (session_start(s, sock)) {

@@ -104,6 +104,12 @@ exec)
 	check_count job_done "$(count "$dir/report.txt" " job_done: ")" 120
 	pids=$(sed -n 's/^ *worker-[0-9]*-\([0-9]*\) .*/\1/p' "$dir/report.txt" | sort -u | wc -l)
 	[ "$pids" -ge 4 ] || { echo "expected the threads of two programs, got $pids"; fail=1; }
+	# A traced program that execs another: the same pid, both images recorded.
+	"$usertp" record -q -e 'rec:*' -o "$dir/b.dat" -- \
+		"$recprog" exec 6 "$recprog" return 4 >/dev/null 2>"$dir/err"
+	report "$dir/b.dat"
+	check_count "events before and after the exec" "$(count "$dir/report.txt" " rec_event: ")" 10
+	check_count "the mark of the exec'd image" "$(count "$dir/report.txt" "rec_mark: *what=atexit")" 1
 	;;
 fork)
 	# A forked child is traced with buffers of its own.

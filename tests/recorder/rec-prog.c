@@ -18,6 +18,7 @@
  *	rec-prog abort N	N events, then abort()
  *	rec-prog wait N		N events, "ready" on stdout, then waits for a signal forever
  *	rec-prog wait-busy N	the same, with 3 spinner threads firing rec_spin without end
+ *	rec-prog exec N PROG ARGS...	N events, then exec PROG ARGS (the same pid goes on as PROG)
  *	rec-prog term-fire N	installs its own SIGTERM handler, "ready", waits for the signal,
  *				then N events (thread 0), "fired", and waits to be killed
  *	rec-prog handler N	installs its own SIGTERM handler, N events, "ready", waits for the
@@ -406,6 +407,13 @@ int main(int argc, char **argv)
 		printf("fired\n");
 		fflush(stdout);
 		wait_forever();
+	}
+	if (!strcmp(mode, "exec")) {
+		if (argc < 4)
+			return 10;
+		fire(0, 0, nr_events);
+		execv(argv[3], argv + 3);
+		return 11;
 	}
 	if (!strcmp(mode, "chdir")) {
 		if (argc < 4 || chdir(argv[3]))
