@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench-producer.c - a paced source of events for bench-record.sh: threads that fire the
+ * benchmark's event (trace-bench.h: an int, a long, an unsigned int and a 9-character string)
+ * at a given rate, for `usertp record` to record.
+ *
+ *	bench-producer [-t THREADS] RATE SECONDS
+ *
+ * RATE events per second in all (each of the THREADS threads, default 2, takes its share) for
+ * SECONDS seconds: RATE x SECONDS events, rounded down to a multiple of THREADS.  The rate is
+ * kept by busy-waiting against CLOCK_MONOTONIC: event k of a thread is fired once its
+ * deadline, start + k x THREADS / RATE seconds, has come, so the events come evenly spaced,
+ * not in bursts.  A thread that falls behind (the machine cannot give it the time) fires its
+ * late events at once until it has caught up; how late it was at worst is printed.
+ *
+ * At the end one line on stdout, tab-separated, that bench-record.sh reads:
+ *
+ *	fired N	seconds S	rate R	late_us L
+ *
+ * N: the calls of trace_bench_event() made (exactly; recorded + lost must come to it), S: the
+ * time from the common start to the end of the last thread, R = N / S, L: the worst lateness
+ * of an event against its deadline, in microseconds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CREATE_TRACE_POINTS
+#include "trace-bench.h"
+
+#define MAX_THREADS 64
+
+/* The 9-character strings of the payload (as in bench-tracepoint.c). */
+static const char *const words[4] = { "alpha-one", "bravo-two", "charlie-3", "delta-444" };
+
+struct producer {
+	pthread_t thread;
+	unsigned int index;
+	uint64_t count;	    /* events to fire */
+	double period_ns;   /* between two events of this thread */
+	uint64_t start_ns;  /* common to all threads */
+	uint64_t end_ns;
+	uint64_t late_ns;   /* the worst lateness */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *produce(void *arg)
+{
+	struct producer *p = arg;
+	uint64_t now = now_ns();
+
+	for (uint64_t k = 0; k < p->count; k++) {
+		uint64_t deadline = p->start_ns + (uint64_t)((double)k * p->period_ns);
+
+		while (now < deadline)
+			now = now_ns();
+		if (now - deadline > p->late_ns)
+			p->late_ns = now - deadline;
+		trace_bench_event((int)k, (long)k * 3 + 1, p->index, words[k & 3]);
+		now = now_ns();
+	}
+	p->end_ns = now;
+	return NULL;
+}
+
+static void usage(void)
+{
+	fputs("usage: bench-producer [-t THREADS] RATE SECONDS\n", stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static struct producer prod[MAX_THREADS];
+	unsigned long threads = 2;
+	double rate, seconds;
+	uint64_t total, fired = 0, end = 0, late = 0;
+	char *end_ptr;
+	int opt, ret;
+
+	while ((opt = getopt(argc, argv, "t:")) != -1) {
+		switch (opt) {
+		case 't':
+			threads = strtoul(optarg, &end_ptr, 10);
+			if (*end_ptr || !threads || threads > MAX_THREADS)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	if (argc - optind != 2)
+		usage();
+	rate = strtod(argv[optind], &end_ptr);
+	if (*end_ptr || !(rate >= 1))
+		usage();
+	seconds = strtod(argv[optind + 1], &end_ptr);
+	if (*end_ptr || !(seconds > 0))
+		usage();
+	total = (uint64_t)(rate * seconds) / threads * threads;
+
+	/* A common start a little ahead, so that no thread begins before the others exist. */
+	for (unsigned long i = 0; i < threads; i++) {
+		prod[i] = (struct producer){ .index = (unsigned int)i, .count = total / threads,
+					     .period_ns = 1e9 * (double)threads / rate };
+	}
+	prod[0].start_ns = now_ns() + 20000000u;
+	for (unsigned long i = 0; i < threads; i++) {
+		prod[i].start_ns = prod[0].start_ns;
+		ret = pthread_create(&prod[i].thread, NULL, produce, &prod[i]);
+		if (ret) {
+			fprintf(stderr, "bench-producer: pthread_create: %s\n", strerror(ret));
+			return 1;
+		}
+	}
+	for (unsigned long i = 0; i < threads; i++) {
+		pthread_join(prod[i].thread, NULL);
+		fired += prod[i].count;
+		if (prod[i].end_ns > end)
+			end = prod[i].end_ns;
+		if (prod[i].late_ns > late)
+			late = prod[i].late_ns;
+	}
+	seconds = (double)(end - prod[0].start_ns) / 1e9;
+	printf("fired %llu\tseconds %.3f\trate %.0f\tlate_us %llu\n", (unsigned long long)fired,
+	       seconds, (double)fired / seconds, (unsigned long long)(late / 1000));
+	return 0;
+}

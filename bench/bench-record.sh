@@ -1,0 +1,213 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench-record.sh - how many events per second `usertp record` keeps up with: the highest
+# sustained rate at which no event is lost.
+#
+# usage: bench/bench-record.sh [options] [BUILD_DIR]
+#
+#	-d DIR		where the trace.dat files (and usertp record's spool next to them) go;
+#			default: a new directory under /var/tmp, or under BUILD_DIR when
+#			/var/tmp is in memory (tmpfs), so that the data really go to disk
+#	-b KIB		usertp record -b: buffer per CPU (default: usertp record's, 1408)
+#	-s USECS	usertp record -s: how often the buffers are read (default: its, 10000)
+#	-t SECONDS	length of each run (default 5)
+#	-T THREADS	producer threads (default 2)
+#	-r RATE		the first rate tried, events per second in all (default 250000)
+#	--smoke		about a second: two short runs, one of them with a buffer small enough
+#			to lose events, checked for fired = recorded + lost; no search
+#
+# BUILD_DIR (default: build-bench next to this directory) must hold bin/usertp and
+# bench/bench-producer; this script builds nothing.
+#
+# Each run is
+#	usertp record -q -e usertp_bench:bench_event -o DIR/run.dat -- bench-producer RATE SECONDS
+# bench-producer's threads fire the benchmark's event (an int, a long, an unsigned int and a
+# 9-character string) at RATE events per second in all, evenly spaced (busy-waiting against
+# CLOCK_MONOTONIC), from before their first event to the end: the recorder reads the buffers
+# while they fill.  Per run one line: the rate asked, the rate the producer reached, events
+# fired (the producer's count), recorded (`usertp report --stat` on the file), lost (usertp
+# record's summary), the size of the file and MB/s (file size / run time).  Every run must
+# satisfy fired = recorded + lost exactly, or the script says so and exits 1.
+#
+# The search doubles the rate while a run loses nothing, then bisects between the last rate
+# that lost nothing and the first that did, down to 5 % apart.  A run counts as sustained
+# when it lost no event and the producer kept the rate (reached at least 98 % of it: on a
+# machine that the producers and the recorder share, the producers can fall behind first).
+# The last line gives the highest sustained rate.
+set -eu
+
+smoke=
+dir=
+kb=
+interval=
+seconds=5
+threads=2
+first=250000
+build=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) smoke=1 ;;
+	-d | -b | -s | -t | -T | -r)
+		[ $# -ge 2 ] || { echo "bench-record.sh: $1 needs a value" >&2; exit 2; }
+		case $1 in
+		-d) dir=$2 ;;
+		-b) kb=$2 ;;
+		-s) interval=$2 ;;
+		-t) seconds=$2 ;;
+		-T) threads=$2 ;;
+		-r) first=$2 ;;
+		esac
+		shift
+		;;
+	-h | --help)
+		sed -n '4,/^set -eu/s/^# \{0,1\}//p' "$0" | sed '$d'
+		exit 0
+		;;
+	-*)
+		echo "bench-record.sh: unknown option $1" >&2
+		exit 2
+		;;
+	*) build=$1 ;;
+	esac
+	shift
+done
+
+here=$(cd "$(dirname "$0")" && pwd)
+[ -n "$build" ] || build=$here/../build-bench
+usertp=$build/bin/usertp
+producer=$build/bench/bench-producer
+for f in "$usertp" "$producer"; do
+	[ -x "$f" ] || { echo "bench-record.sh: no $f (build it first)" >&2; exit 2; }
+done
+
+# fstype DIR: the file system type of DIR (stat -f's name for it)
+fstype() {
+	stat -f -c %T "$1" 2>/dev/null || echo unknown
+}
+
+in_memory() {
+	case $(fstype "$1") in
+	tmpfs | ramfs) return 0 ;;
+	esac
+	return 1
+}
+
+if [ -z "$dir" ]; then
+	parent=/var/tmp
+	in_memory "$parent" && parent=$build
+	work=$(mktemp -d "$parent/bench-record.XXXXXX")
+else
+	work=$(mktemp -d "$dir/bench-record.XXXXXX")
+fi
+in_memory "$work" && [ -z "$smoke" ] &&
+	echo "bench-record.sh: warning: $work is in memory ($(fstype "$work")), not on disk" >&2
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+
+# The producer must reach the recorder: no setting of the caller's may stand in the way.
+unset USERTP_EVENTS USERTP_CONTROL USERTP_SESSION
+
+status=0
+best=0
+best_mbs=0
+
+# run RATE SECONDS [usertp record options...]: one recording; sets $fired $recorded $lost
+# $reached $mbs and $ok (1: lost nothing at the rate asked)
+run() {
+	rate=$1 secs=$2
+	shift 2
+	rm -f "$work/run.dat"
+	if ! timeout $((${secs%.*} * 4 + 60)) "$usertp" record -q -e usertp_bench:bench_event \
+		-o "$work/run.dat" "$@" -- "$producer" -t "$threads" "$rate" "$secs" \
+		>"$work/out" 2>"$work/err"; then
+		echo "bench-record.sh: usertp record failed at $rate events/s:" >&2
+		cat "$work/err" >&2
+		status=1
+		ok=0
+		return
+	fi
+	fired=$(sed -n 's/^fired \([0-9]*\).*/\1/p' "$work/out")
+	reached=$(sed -n 's/.*	rate \([0-9]*\).*/\1/p' "$work/out")
+	late=$(sed -n 's/.*	late_us \([0-9]*\).*/\1/p' "$work/out")
+	took=$(sed -n 's/.*	seconds \([0-9.]*\).*/\1/p' "$work/out")
+	lost=$(sed -n 's/^usertp record: .* events, \([0-9]*\) lost,.*/\1/p' "$work/err")
+	recorded=$("$usertp" report --stat "$work/run.dat" | awk '$1 == "all" { print $2 }')
+	size=$(wc -c <"$work/run.dat")
+	rm -f "$work/run.dat"
+	mbs=$(awk -v s="$size" -v t="$took" 'BEGIN { printf "%.1f", s / 1e6 / t }')
+	if [ -z "$fired" ] || [ -z "$lost" ] || [ -z "$recorded" ] ||
+		[ "$fired" -ne $((recorded + lost)) ]; then
+		echo "bench-record.sh: at $rate events/s: fired ${fired:-?}," \
+			"recorded ${recorded:-?} + lost ${lost:-?} do not add up" >&2
+		status=1
+		ok=0
+	else
+		ok=$(awk -v l="$lost" -v r="$reached" -v t="$rate" \
+			'BEGIN { print (l == 0 && r >= 0.98 * t) ? 1 : 0 }')
+	fi
+	printf '%10s %10s %11s %11s %10s %8s %7s %8s  %s\n' "$rate" "$reached" "$fired" \
+		"$recorded" "$lost" "$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1e6 }')" \
+		"$mbs" "$late" "$([ "$ok" = 1 ] && echo sustained || echo no)"
+	if [ "$ok" = 1 ] && [ "$rate" -gt "$best" ]; then
+		best=$rate
+		best_mbs=$mbs
+	fi
+}
+
+header() {
+	printf '%10s %10s %11s %11s %10s %8s %7s %8s  %s\n' "asked/s" "reached/s" "fired" \
+		"recorded" "lost" "MB" "MB/s" "late_us" "verdict"
+}
+
+if [ -n "$smoke" ]; then
+	# Counts only: whatever the machine does, every event fired is recorded or counted lost.
+	header
+	run 100000 0.3
+	# 4 KiB per CPU read every 0.2 s: most events are dropped.
+	run 400000 0.3 -b 4 -s 200000
+	[ "${lost:-0}" -gt 0 ] || echo "bench-record.sh: (the small buffer lost nothing this time)" >&2
+	exit $status
+fi
+
+echo "# usertp record -q -e usertp_bench:bench_event${kb:+ -b $kb}${interval:+ -s $interval}" \
+	"-o $work/run.dat -- bench-producer -t $threads RATE $seconds"
+device=$(df -P "$work" | awk 'NR == 2 { print $1 }')
+echo "# output on $(fstype "$work") ($device), $(nproc) CPUs," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+set --
+[ -z "$kb" ] || set -- "$@" -b "$kb"
+[ -z "$interval" ] || set -- "$@" -s "$interval"
+header
+lo=0
+hi=0
+rate=$first
+# Up by doubling until a run fails, or the rates get absurd.
+while [ "$rate" -le 256000000 ]; do
+	run "$rate" "$seconds" "$@"
+	[ "$status" -eq 0 ] || break
+	if [ "$ok" = 1 ]; then
+		lo=$rate
+		rate=$((rate * 2))
+	else
+		hi=$rate
+		break
+	fi
+done
+# Then bisect between the last good and the first bad rate.
+while [ "$status" -eq 0 ] && [ "$hi" -gt 0 ] && [ $((hi - lo)) -gt $((hi / 20)) ]; do
+	rate=$(((lo + hi) / 2))
+	run "$rate" "$seconds" "$@"
+	if [ "$ok" = 1 ]; then
+		lo=$rate
+	else
+		hi=$rate
+	fi
+done
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$best" -gt 0 ]; then
+	echo "highest rate with no event lost: $best events/s ($best_mbs MB/s written)"
+else
+	echo "no rate tried lost nothing"
+fi
+exit $status
