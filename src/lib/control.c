@@ -59,8 +59,8 @@ struct conn {
 };
 
 static struct {
-	bool on;
-	pid_t pid;
+	bool on;   /* the endpoint: not with USERTP_CONTROL=0 */
+	pid_t pid; /* 0 until set up (and never with USERTP_CONTROL=0 and no recorder to join) */
 	int listen_fd;
 	int wake[2]; /* written to make the thread look at the connections again */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -576,8 +576,8 @@ static void fork_child(void)
 
 	pthread_mutex_unlock(&ctl.lock);
 	pthread_mutex_init(&ctl.send_lock, NULL);
-	if (!ctl.on)
-		return;
+	if (!ctl.pid)
+		return; /* nothing of ours runs in this process */
 	ctl.pid = getpid();
 	ctl.joined = -1;
 	if (ctl.listen_fd >= 0)
@@ -595,7 +595,7 @@ static void fork_child(void)
 #if defined(__SANITIZE_THREAD__)
 	endpoint_ok = false;
 #else
-	endpoint_ok = !endpoint_open();
+	endpoint_ok = ctl.on && !endpoint_open();
 #endif
 	for (i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &ctl.conns[i];
@@ -621,14 +621,16 @@ static void fork_child(void)
 static void __attribute__((constructor)) control_init(void)
 {
 	const char *v = getenv("USERTP_CONTROL"), *session = getenv("USERTP_SESSION");
+	bool off = v && !strcmp(v, "0");
 	unsigned int i;
 
-	if (v && !strcmp(v, "0"))
-		return;
 	for (i = 0; i < MAX_CONNS; i++)
 		ctl.conns[i].fd = -1;
+	/* A recorder this program was started by is joined even with the endpoint off. */
+	if (off && !(session && *session))
+		return;
 	usertp__init();
-	ctl.on = true;
+	ctl.on = !off;
 	ctl.pid = getpid();
 	if (session && *session)
 		join_recorder(session, false);
@@ -636,7 +638,7 @@ static void __attribute__((constructor)) control_init(void)
 		join_recorder_of_all();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
-	if (endpoint_open())
-		return; /* no runtime directory we can trust: no endpoint */
+	if (off || endpoint_open())
+		return; /* off, or no runtime directory we can trust: no endpoint */
 	thread_start();
 }

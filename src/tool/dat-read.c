@@ -391,7 +391,7 @@ static bool parse_header_info(struct cursor *c)
 	struct dat_input *in = c->in;
 	const uint8_t *tag;
 	char *text;
-	size_t len;
+	size_t len = 0;
 	int ret;
 
 	if (!take(c, 12, &tag, "header_page") || memcmp(tag, "header_page", 12))
@@ -425,7 +425,7 @@ static bool parse_header_info(struct cursor *c)
 static bool parse_format(struct cursor *c, const char *system)
 {
 	char *text;
-	size_t len;
+	size_t len = 0;
 
 	if (c->in->trial_at)
 		describe_pos(c, c->pos, c->in->trial_at, TRIAL_AT_SIZE);
@@ -451,7 +451,7 @@ static bool parse_ftrace_formats(struct cursor *c)
 static bool parse_event_formats(struct cursor *c)
 {
 	uint64_t systems, count;
-	const char *system;
+	const char *system = NULL;
 
 	if (!read_num(c, 4, &systems, "event system count"))
 		return false;
@@ -471,7 +471,7 @@ static bool parse_text_block(struct cursor *c, unsigned int width, const char *w
 			     int (*parse)(struct tep_handle *tep, const char *text))
 {
 	char *text;
-	size_t len;
+	size_t len = 0;
 
 	if (!read_sized_text(c, width, &text, &len, what))
 		return false;
@@ -573,7 +573,7 @@ static bool parse_buffer_option(struct cursor *c)
 {
 	struct dat_input *in = c->in;
 	uint64_t off, page_size, cpus, id, cpu_off, cpu_size;
-	const char *name, *clock;
+	const char *name = NULL, *clock = NULL;
 
 	if (!read_num(c, 8, &off, "BUFFER option") || !read_str(c, &name, "BUFFER option name"))
 		return false;
@@ -733,7 +733,7 @@ static bool parse_v7_section(struct dat_input *in, unsigned int id, const char *
 static bool parse_v7(struct dat_input *in, struct cursor *c)
 {
 	uint64_t options, next;
-	const char *name, *version;
+	const char *name = NULL, *version = NULL;
 	struct cursor sc;
 	uint64_t sid, flags;
 	uint8_t *buf;
@@ -872,7 +872,7 @@ static bool parse_file(struct dat_input *in)
 {
 	struct cursor c = file_cursor(in, 0);
 	const uint8_t *p;
-	const char *version;
+	const char *version = NULL;
 	uint64_t page_size;
 	char *end;
 	long v;

@@ -718,7 +718,7 @@ static bool session_message(struct source *s)
 static int spool_page(const struct usertp_rb_page_copy *page, uint64_t events, void *arg)
 {
 	struct spool *sp = arg;
-	uint64_t before = sp->out->written;
+	uint64_t before = sp->out->pos;
 
 	rec.events += events;
 	usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
@@ -765,7 +765,7 @@ static void source_finish(struct source *s)
 {
 	struct usertp_rb_snapshot snap;
 
-	if (!s->view)
+	if (!s->view || s->ended)
 		return;
 	source_consume(s);
 	if (usertp_rb_snapshot(s->map, s->size, &snap) == 0) {
@@ -914,6 +914,9 @@ static void loop(void)
 		for (unsigned int i = 2; i < n; i++) {
 			struct source *s = polled[i - 2];
 
+			/* (A join may have ended it meanwhile: a program that exec'd.) */
+			if (s->ended || s->session < 0)
+				continue;
 			if (pfd[i].revents && !session_message(s)) {
 				/* Gone: what it committed is still in our mapping. */
 				close(s->session);
@@ -1300,6 +1303,9 @@ int usertp_cmd_record(int argc, char **argv)
 		cleanup();
 		return 1;
 	}
+	if (rec.cmd && !rec.nr_sources)
+		fail("no program of %s joined: not linked with libusertp, or started without the "
+		     "USERTP_SESSION variable this command sets", rec.cmd[0]);
 	ret = write_output();
 	cleanup();
 	if (ret || rec.spool_error)

@@ -91,6 +91,13 @@ command)
 	status_abort=$?
 	set -e
 	check_count "exit status" "$status" 0
+	# The endpoint switched off: a command is recorded all the same.
+	USERTP_CONTROL=0 "$usertp" record -q -e 'rec:*' -o "$dir/d.dat" -- "$recprog" seq 5 2>/dev/null
+	report "$dir/d.dat"
+	check_count "events with USERTP_CONTROL=0" "$(count "$dir/report.txt" " rec_event: ")" 5
+	# A command that does not use libusertp: said so.
+	"$usertp" record -q -e 'rec:*' -o "$dir/e.dat" -- true 2>"$dir/err-true"
+	expect "$dir/err-true" "no program of true joined" "warning for a command without libusertp"
 	check_count "exit status of abort()" "$status_abort" 134
 	report "$dir/c.dat"
 	check_count "events before abort()" "$(count "$dir/report.txt" " rec_event: ")" 3
