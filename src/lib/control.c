@@ -640,5 +640,6 @@ static void __attribute__((constructor)) control_init(void)
 	atexit(at_exit);
 	if (off || endpoint_open())
 		return; /* off, or no runtime directory we can trust: no endpoint */
+	usertp__jump_label_prepare();
 	thread_start();
 }

@@ -55,6 +55,8 @@ USERTP_HIDDEN void usertp__synchronize(void);
  * error (-EACCES and the like when code pages may not be written).
  */
 USERTP_HIDDEN int usertp__jump_sync_tracepoint_locked(struct usertp_tracepoint *tp);
+/* Get ready to patch while the process may still be single-threaded (cheaper then). */
+USERTP_HIDDEN void usertp__jump_label_prepare(void);
 /* Make the call sites of one object agree with their tracepoints. */
 USERTP_HIDDEN int usertp__jump_sync_object_locked(struct usertp__object *obj);
 

@@ -30,13 +30,30 @@ static const unsigned char site_nop[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 static int membarrier_state; /* 0 unknown, 1 usable, -1 not available */
 
-static void sync_all_cores(void)
+static void membarrier_register_locked(void)
 {
 	if (!membarrier_state) {
 		long ret = syscall(SYS_membarrier,
 				   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 		membarrier_state = ret == 0 ? 1 : -1;
 	}
+}
+
+/*
+ * The kernel makes a membarrier registration wait for a grace period (milliseconds) once the
+ * process has several threads: register while it may still have one, before libusertp starts
+ * a thread of its own.
+ */
+void usertp__jump_label_prepare(void)
+{
+	pthread_mutex_lock(&usertp__lock);
+	membarrier_register_locked();
+	pthread_mutex_unlock(&usertp__lock);
+}
+
+static void sync_all_cores(void)
+{
+	membarrier_register_locked();
 	if (membarrier_state > 0)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
@@ -151,6 +168,10 @@ int usertp__jump_sync_object_locked(struct usertp__object *obj)
 {
 	(void)obj;
 	return 0;
+}
+
+void usertp__jump_label_prepare(void)
+{
 }
 
 #endif
