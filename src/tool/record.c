@@ -392,23 +392,32 @@ static bool source_query(struct source *s)
 	return s->query >= 0;
 }
 
-/* New events (dlopen) and thread names, while the source is alive. */
-static void source_refresh(struct source *s)
+/*
+ * Ask through @sock for the events (@listing: "ids" for all of them, "enabled" for those of the
+ * session), the formats of new ones we record, and the names of the threads.
+ */
+static void source_learn(struct source *s, int sock, const char *listing)
 {
 	char *reply = NULL;
 
-	if (s->ended || !source_query(s))
-		return;
-	if (!usertp_client_call(s->query, "ids", &reply, NULL, CALL_TIMEOUT_MS))
-		source_add_formats(s, s->query, usertp_client_body(reply));
+	if (!usertp_client_call(sock, listing, &reply, NULL, CALL_TIMEOUT_MS))
+		source_add_formats(s, sock, usertp_client_body(reply));
 	free(reply);
 	reply = NULL;
-	if (!usertp_client_call(s->query, "comms", &reply, NULL, CALL_TIMEOUT_MS) &&
+	if (!usertp_client_call(sock, "comms", &reply, NULL, CALL_TIMEOUT_MS) &&
 	    *usertp_client_body(reply)) {
 		free(s->comms);
 		s->comms = strdup(usertp_client_body(reply));
 	}
 	free(reply);
+}
+
+/* New events (dlopen) and thread names, while the source is alive. */
+static void source_refresh(struct source *s)
+{
+	if (s->ended || !source_query(s))
+		return;
+	source_learn(s, s->query, "ids");
 }
 
 /* The start request for a session of ours. */
@@ -683,8 +692,6 @@ static bool session_message(struct source *s)
 		free(s->comms);
 		s->comms = strdup(msg + 5);
 	} else if (!strncmp(msg, "ready\n", 6) && s->ready_pending) {
-		char *reply = NULL;
-
 		s->ready_pending = false;
 		/*
 		 * The specs are checked against the first program of -- CMD only: later ones
@@ -697,16 +704,7 @@ static bool session_message(struct source *s)
 			rec.child_status = -1;
 			return false;
 		}
-		if (!usertp_client_call(s->session, "enabled", &reply, NULL, CALL_TIMEOUT_MS))
-			source_add_formats(s, s->session, usertp_client_body(reply));
-		free(reply);
-		reply = NULL;
-		if (!usertp_client_call(s->session, "comms", &reply, NULL, CALL_TIMEOUT_MS) &&
-		    *usertp_client_body(reply)) {
-			free(s->comms);
-			s->comms = strdup(usertp_client_body(reply));
-		}
-		free(reply);
+		source_learn(s, s->session, "enabled");
 		if (usertp_ctl_sendf(s->session, -1, "run"))
 			return false;
 	}

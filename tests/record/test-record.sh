@@ -37,36 +37,32 @@ report() {
 	same -i "$1"
 }
 
-# wait_ready FILE: a program prints "ready" there when its events are fired
-wait_ready() {
+# wait_until WHAT COMMAND...: poll COMMAND (10 s at most) until it succeeds
+wait_until() {
+	what=$1
+	shift
 	i=0
-	until grep -q ready "$1" 2>/dev/null; do
+	until "$@" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 200 ] || { echo "no ready in $1"; exit 1; }
+		[ $i -lt 200 ] || { echo "timed out waiting for $what"; exit 1; }
 		sleep 0.05
 	done
+}
+
+# wait_ready FILE: a program prints "ready" there when its events are fired
+wait_ready() {
+	wait_until "ready in $1" grep -q ready "$1"
 }
 
 # wait_gone PID: the process has ended
 wait_gone() {
-	i=0
-	while kill -0 "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 400 ] || { echo "process $1 still there"; exit 1; }
-		sleep 0.05
-	done
+	wait_until "process $1 to end" sh -c "! kill -0 $1"
 }
 
 # wait_file PATTERN: a file matching it exists (the recorder's spool of a program: its session
-# has begun)
+# has begun); the pattern is expanded anew each time
 wait_file() {
-	i=0
-	# shellcheck disable=SC2086 # $1 may be a pattern, expanded anew each time
-	until ls $1 >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || { echo "no $1"; exit 1; }
-		sleep 0.05
-	done
+	wait_until "$1" sh -c "ls $1 >/dev/null"
 }
 
 case $test in
@@ -160,10 +156,7 @@ attach-killed)
 	bg "$rec"
 	wait_file "$dir/a.dat.spool-*/$p1-*.cpu0"
 	kill -TERM "$p1"
-	i=0
-	until grep -q fired "$dir/p1"; do
-		i=$((i + 1)); [ $i -lt 200 ] || { echo "never fired"; exit 1; }; sleep 0.05
-	done
+	wait_until "fired in $dir/p1" grep -q fired "$dir/p1"
 	kill -KILL "$p1"
 	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
 	report "$dir/a.dat"
