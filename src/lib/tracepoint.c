@@ -148,24 +148,19 @@ static inline bool reader_is_mine(const struct urcu_bp_reader *r)
 	return pthread_equal(r->tid, self_thread());
 }
 
-/*
- * The thread's own counter.  Only this thread writes it (grace periods only read it), and
- * every access sits between compiler barriers, so a plain access is enough where liburcu
- * loads it into a temporary first: the compiler may then test it in memory and decrement it
- * with one instruction.  Stores are whole aligned words, never torn.
- */
-#define reader_ctr(r) ((r)->ctr)
-
 /* _urcu_bp_read_lock() on @r, then the probes: the acquire pairs with publish()'s release. */
 static inline struct usertp_probe *read_lock_probes(struct urcu_bp_reader *r,
 						   struct usertp_tracepoint *tp)
 {
+	unsigned long tmp;
+
 	cmm_barrier();
-	if (usertp_likely(!(reader_ctr(r) & URCU_BP_GP_CTR_NEST_MASK))) {
-		reader_ctr(r) = _CMM_LOAD_SHARED(urcu_bp_gp.ctr);
+	tmp = r->ctr;
+	if (usertp_likely(!(tmp & URCU_BP_GP_CTR_NEST_MASK))) {
+		_CMM_STORE_SHARED(r->ctr, _CMM_LOAD_SHARED(urcu_bp_gp.ctr));
 		urcu_bp_smp_mb_slave();
 	} else {
-		reader_ctr(r) += URCU_BP_GP_COUNT;
+		_CMM_STORE_SHARED(r->ctr, tmp + URCU_BP_GP_COUNT);
 	}
 	return __atomic_load_n(&tp->probes, __ATOMIC_ACQUIRE);
 }
@@ -196,9 +191,14 @@ void usertp__probes_end(void)
 	struct urcu_bp_reader *r = reader_cache;
 
 	tsan_reader_done();
-	/* _urcu_bp_read_unlock() */
+	/*
+	 * _urcu_bp_read_unlock(), with the counter decremented in place (one instruction)
+	 * rather than loaded before the barrier and stored after it: only this thread writes
+	 * its counter, grace periods only read it, and the access stays one aligned word between
+	 * the same two compiler barriers.
+	 */
 	urcu_bp_smp_mb_slave();
-	reader_ctr(r) -= URCU_BP_GP_COUNT;
+	r->ctr -= URCU_BP_GP_COUNT;
 	cmm_barrier();
 }
 
