@@ -20,6 +20,20 @@
 #define USERTP_UNUSED __attribute__((unused))
 
 /*
+ * For the library functions an enabled event calls (the iterator's RCU section, a probe's
+ * reserve and commit): call them through the GOT, one instruction, rather than a PLT stub
+ * that jumps through it.  GCC only; other compilers keep the PLT.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(noplt)
+#define USERTP__NOPLT __attribute__((noplt))
+#endif
+#endif
+#ifndef USERTP__NOPLT
+#define USERTP__NOPLT
+#endif
+
+/*
  * USERTP_HAS_ARGS(...) is 1 when given two or more arguments and 0 for one.  TP_printk()
  * needs it: strict C11 and C++17 keep the comma of ", ##__VA_ARGS__", so the format string
  * and its arguments are told apart by counting (up to 64 arguments).

@@ -64,7 +64,8 @@ struct usertp_tracepoint {
 	uint32_t struct_size;
 	int enabled;			 /* 1 while probes are attached (read by fallback sites) */
 	const char *name;
-	struct usertp_probe *probes;	 /* RCU-published; NULL when no probe is attached */
+	struct usertp_probe *probes;	 /* RCU-published; NULL when no probe is attached, */
+					 /* so a published array is never empty */
 	int (*regfunc)(void);		 /* TRACE_EVENT_FN: run before the first probe */
 	void (*unregfunc)(void);	 /* TRACE_EVENT_FN: run after the last probe went */
 };
@@ -81,8 +82,8 @@ USERTP_EXPORT int usertp_tracepoint_probe_unregister(struct usertp_tracepoint *t
 USERTP_EXPORT void usertp_tracepoint_synchronize_unregister(void);
 
 /* Used by the generated iterators: enter/leave an RCU read-side section around the probes. */
-USERTP_EXPORT struct usertp_probe *usertp__probes_begin(struct usertp_tracepoint *tp);
-USERTP_EXPORT void usertp__probes_end(void);
+USERTP_EXPORT USERTP__NOPLT struct usertp_probe *usertp__probes_begin(struct usertp_tracepoint *tp);
+USERTP_EXPORT USERTP__NOPLT void usertp__probes_end(void);
 
 /*
  * Per shared object bookkeeping.  Every object (the executable and each shared library)
@@ -262,7 +263,8 @@ static void __attribute__((destructor, used)) usertp__object_dtor(void)
 
 /*
  * DEFINE_TRACE_FN - the tracepoint object, its entry in __usertp_tracepoints, and the
- * iterator.  Probes are called through their real prototype, data first.
+ * iterator.  Probes are called through their real prototype, data first.  The array the
+ * iterator gets is never empty (no probe is NULL), so the first probe is called untested.
  */
 #define DEFINE_TRACE_FN(name, reg, unreg, proto, args)                                              \
 	USERTP__EXTERN_C struct usertp_tracepoint __tracepoint_##name;                             \
@@ -277,8 +279,9 @@ static void __attribute__((destructor, used)) usertp__object_dtor(void)
 		struct usertp_probe *it = usertp__probes_begin(&__tracepoint_##name);              \
 		(void)__data;                                                                      \
 		if (it) {                                                                          \
-			for (; it->func; it++)                                                     \
+			do                                                                         \
 				((void (*)(void *, proto))it->func)(it->data, args);               \
+			while ((++it)->func);                                                      \
 		}                                                                                  \
 		usertp__probes_end();                                                              \
 	}

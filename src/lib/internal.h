@@ -99,6 +99,10 @@ struct usertp_event_file {
 	void *sink; /* what ops record into: the listener's arg (a struct usertp__rb_sink...) */
 	const struct usertp_event *event; /* node->instances[0], for the hot path */
 	int id;				  /* node->id, for the hot path */
+	/* ops->reserve and ops->commit, set on enabling: one load fewer per call. */
+	void *(*reserve)(struct usertp_event_file *file, struct usertp_reservation *res,
+			 size_t size);
+	void (*commit)(struct usertp_event_file *file, struct usertp_reservation *res);
 };
 
 USERTP_HIDDEN struct usertp__event_node *usertp__events_first_locked(void);

@@ -123,8 +123,13 @@ static void grace_period(void)
  * its counter protocol and the grace periods are liburcu's; only the lookup is cached.  The
  * record of a thread stays the same for its life (and in a forked child), and is checked to be
  * still this thread's.
+ *
+ * Until a thread's first section the cache points to no_reader, whose tid is no thread's: one
+ * test then catches both a new thread and a stale record.
  */
-static __thread struct urcu_bp_reader *reader_cache __attribute__((tls_model("initial-exec")));
+static struct urcu_bp_reader no_reader;
+static __thread struct urcu_bp_reader *reader_cache __attribute__((tls_model("initial-exec"))) =
+	&no_reader;
 
 /* pthread_self() without a call: on glibc/x86-64 a thread's pthread_t is its thread pointer. */
 static inline pthread_t self_thread(void)
@@ -136,31 +141,19 @@ static inline pthread_t self_thread(void)
 #endif
 }
 
-/* A thread's first read-side section, out of line: the fast path then needs no frame. */
-static __attribute__((noinline)) struct urcu_bp_reader *this_reader_slow(void)
+static inline bool reader_is_mine(const struct urcu_bp_reader *r)
 {
-	if (!URCU_TLS(urcu_bp_reader))
-		urcu_bp_register();
-	return reader_cache = URCU_TLS(urcu_bp_reader);
-}
-
-static inline struct urcu_bp_reader *this_reader(void)
-{
-	struct urcu_bp_reader *r = reader_cache;
-
-	/* The tid check catches a thread that traces after liburcu forgot it, in a late
+	/* The tid check also catches a thread that traces after liburcu forgot it, in a late
 	 * thread-exit destructor: liburcu then registers it again. */
-	if (usertp_unlikely(!r || !pthread_equal(r->tid, self_thread())))
-		r = this_reader_slow();
-	return r;
+	return pthread_equal(r->tid, self_thread());
 }
 
-struct usertp_probe *usertp__probes_begin(struct usertp_tracepoint *tp)
+/* _urcu_bp_read_lock() on @r, then the probes: the acquire pairs with publish()'s release. */
+static inline struct usertp_probe *read_lock_probes(struct urcu_bp_reader *r,
+						   struct usertp_tracepoint *tp)
 {
-	struct urcu_bp_reader *r = this_reader();
 	unsigned long tmp;
 
-	/* _urcu_bp_read_lock() */
 	cmm_barrier();
 	tmp = r->ctr;
 	if (usertp_likely(!(tmp & URCU_BP_GP_CTR_NEST_MASK))) {
@@ -169,19 +162,43 @@ struct usertp_probe *usertp__probes_begin(struct usertp_tracepoint *tp)
 	} else {
 		_CMM_STORE_SHARED(r->ctr, tmp + URCU_BP_GP_COUNT);
 	}
-	/* Pairs with the release store in publish(). */
 	return __atomic_load_n(&tp->probes, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A thread's first read-side section (or one after liburcu forgot it), out of line and
+ * reached by a tail call: the fast path then needs no frame and saves no register.
+ */
+static __attribute__((noinline)) struct usertp_probe *probes_begin_slow(struct usertp_tracepoint *tp)
+{
+	if (!URCU_TLS(urcu_bp_reader))
+		urcu_bp_register();
+	reader_cache = URCU_TLS(urcu_bp_reader);
+	return read_lock_probes(reader_cache, tp);
+}
+
+struct usertp_probe *usertp__probes_begin(struct usertp_tracepoint *tp)
+{
+	struct urcu_bp_reader *r = reader_cache;
+
+	if (usertp_unlikely(!reader_is_mine(r)))
+		return probes_begin_slow(tp);
+	return read_lock_probes(r, tp);
 }
 
 void usertp__probes_end(void)
 {
 	struct urcu_bp_reader *r = reader_cache;
-	unsigned long tmp = r->ctr;
 
 	tsan_reader_done();
-	/* _urcu_bp_read_unlock() */
+	/*
+	 * _urcu_bp_read_unlock(), with the counter decremented in place (one instruction)
+	 * rather than loaded before the barrier and stored after it: only this thread writes
+	 * its counter, grace periods only read it, and the access stays one aligned word between
+	 * the same two compiler barriers.
+	 */
 	urcu_bp_smp_mb_slave();
-	_CMM_STORE_SHARED(r->ctr, tmp - URCU_BP_GP_COUNT);
+	r->ctr -= URCU_BP_GP_COUNT;
 	cmm_barrier();
 }
 
