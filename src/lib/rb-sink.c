@@ -8,7 +8,7 @@
 USERTP_STATIC_ASSERT(sizeof(struct usertp_rb_event) <= sizeof(((struct usertp_reservation *)0)->priv),
 		     "a ring-buffer reservation fits in usertp_reservation.priv");
 
-/* Whatever usertp_rb_try_reserve() leaves: out of line, so that the fast path keeps little. */
+/* Whatever the inline fast paths leave: out of line, so that the fast path keeps little. */
 static __attribute__((noinline)) void *rb_sink_reserve_slow(struct usertp_event_file *file,
 							     struct usertp_reservation *res,
 							     size_t size)
@@ -25,13 +25,21 @@ static void *rb_sink_reserve(struct usertp_event_file *file, struct usertp_reser
 			     size_t size)
 {
 	struct usertp__rb_sink *sink = file->sink;
-	uint64_t ts = usertp_rb_clock();
+	struct usertp_rb_event *ev = (struct usertp_rb_event *)res->priv;
+	bool tsc = usertp_rb_clock_id == USERTP_RB_CLOCK_TSC;
 	void *ent;
 
 	if (usertp_unlikely(!__atomic_load_n(&sink->active, __ATOMIC_RELAXED)))
 		return NULL;
-	ent = usertp_rb_try_reserve(&sink->rb, usertp_rb_this_cpu(&sink->rb), size, ts,
-				    (struct usertp_rb_event *)res->priv);
+	if (usertp_likely(sink->rb.rseq)) {
+		/* The TSC is read inside the restartable sequence: no clock read here. */
+		ent = usertp_rb_rseq_try_reserve(&sink->rb, size, tsc, tsc ? 0 : usertp_rb_clock(),
+						 ev);
+	} else {
+		uint64_t ts = usertp_rb_clock();
+
+		ent = usertp_rb_try_reserve(&sink->rb, usertp_rb_this_cpu(&sink->rb), size, ts, ev);
+	}
 	if (usertp_unlikely(!ent))
 		return rb_sink_reserve_slow(file, res, size);
 	return usertp__entry_fill(file, ent);
