@@ -52,15 +52,18 @@ static int rseq_cpu(void)
  * see what the restartable sequences do), glibc registered an rseq area for this thread,
  * every CPU has a buffer of its own (several CPUs sharing one would write it concurrently:
  * a restartable sequence only excludes the other threads of its CPU), and USERTP_RSEQ is not
- * 0 (the tests run both writers on one machine that way).
+ * 0.  USERTP_RSEQ=1 takes rseq mode even with fewer buffers than CPUs: events of a CPU with
+ * no buffer are then dropped (counted), which is for tests pinned to CPU 0 (they run both
+ * writers on one machine with these two settings).
  */
 static bool rseq_wanted(unsigned int nr_cpus)
 {
 	const char *env = getenv("USERTP_RSEQ");
 
-	if (!USERTP_RB_HAVE_RSEQ || !usertp_rb_rseq_offset || (env && !strcmp(env, "0")))
+	if (!USERTP_RB_HAVE_RSEQ || !usertp_rb_rseq_offset || (env && !strcmp(env, "0")) ||
+	    rseq_cpu() < 0)
 		return false;
-	return rseq_cpu() >= 0 && (int)nr_cpus >= get_nprocs_conf();
+	return (env && !strcmp(env, "1")) || (int)nr_cpus >= get_nprocs_conf();
 }
 
 static size_t round_up(size_t n, size_t to)
