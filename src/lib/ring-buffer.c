@@ -406,7 +406,13 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 		return USERTP_RB_RETRY;
 
 	start = rb->pages[cpu] + (new_page % nr) * USERTP_RB_PAGE;
-	memset(start + USERTP_RB_PAGE_HEADER, 0, USERTP_RB_PAGE_DATA);
+	/*
+	 * CAS mode: a reserved entry has no header until its writer writes it, so what the
+	 * slot held before must not show through.  rseq mode: an entry has its header before
+	 * the position covers it, and the word after the last one is cleared: nothing to do.
+	 */
+	if (!rb->rseq)
+		memset(start + USERTP_RB_PAGE_HEADER, 0, USERTP_RB_PAGE_DATA);
 	memcpy(start, &ts, 8);
 	memset(start + 8, 0, 8);
 	__atomic_store_n(&lost_before[new_page % nr],
