@@ -86,9 +86,10 @@ struct usertp_rb_cpu {
  * What a writer needs of one CPU, in process memory (never read from the shared region, so a
  * hostile region cannot send a writer outside its own pages): its control block, and the
  * slot of its newest page with that slot's commit counter.  The opener of a page sets page
- * and commit before it makes the page writable, so a writer that reads them after an open
+ * and commit before it makes the page writable, so a writer that reads them *after* an open
  * position (and, in CAS mode, reserves with a compare-and-exchange of that position) gets
- * the ones of that position's page.  32 bytes: indexed by a shift.
+ * the ones of that position's page (in rseq mode the opener may publish from another CPU:
+ * read before the position, page could be the previous one).  32 bytes: indexed by a shift.
  */
 struct usertp_rb_wcpu {
 	struct usertp_rb_cpu *c;
@@ -376,8 +377,8 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
 	"shlq $5, %[w]\n\t"                                                                    \
 	"addq %[wbase], %[w]\n\t"                                                              \
 	"movq (%[w]), %[c]\n\t"                                                                \
-	"movq 8(%[w]), %[entry]\n\t"                                                           \
 	"movq (%[c]), %[pos]\n\t"                                                              \
+	"movq 8(%[w]), %[entry]\n\t" /* after pos: see usertp_rb_wcpu */                        \
 	clock                                                                                  \
 	"movq %%rax, %[delta]\n\t"                                                             \
 	"subq 8(%[c]), %[delta]\n\t"                                                           \
