@@ -13,24 +13,35 @@
  * checks every offset and length it reads: the region may have been written by another
  * process, a dead one, or a hostile one.
  *
- * Writing (lock-free, no syscall, no allocation):
- *   - the CPU comes from the rseq area glibc registers (a thread may be preempted or migrate
- *     while writing: several writers can then share one CPU's buffer, which is correct, only
- *     rarer and slower);
- *   - a 16-byte compare-and-exchange moves {pos, last_ts} together: pos is the logical byte
- *     position (page_no * 4096 + offset), last_ts the time of the event before.  Taking the
- *     time inside that loop keeps timestamps in buffer order: never backwards on a CPU;
+ * Writing (lock-free, no syscall, no allocation), in one of two modes (region flag RSEQ):
+ *   - rseq mode (x86-64, glibc's rseq area, a buffer for every CPU): the restartable
+ *     sequence of usertp_rb_rseq_try_reserve() reserves on the CPU the thread runs on with
+ *     plain loads and stores, the entry's padding header written before one 16-byte store
+ *     moves {pos, last_ts}; the kernel restarts it if the thread is preempted, migrated or
+ *     signalled in between, so only threads of that CPU ever move its position (the opener
+ *     of a page publishes it from OPENING, which nobody else moves, with a plain store);
+ *   - CAS mode (anything else, ThreadSanitizer builds, USERTP_RSEQ=0): the CPU comes from the
+ *     rseq area or sched_getcpu() (a thread may be preempted or migrate while writing:
+ *     several writers can then share one CPU's buffer, which is correct, only rarer and
+ *     slower), and a 16-byte compare-and-exchange moves {pos, last_ts} together;
+ *   - pos is the logical byte position (page_no * 4096 + offset), last_ts the time of the
+ *     event before.  Taking the time inside the sequence (or the CAS loop) keeps timestamps
+ *     in buffer order: never backwards on a CPU;
  *   - every event is 8-byte aligned, written as a "type_len 0" entry (u32 header, u32 length,
  *     payload), first as padding (so readers skip it), and committed by one 8-byte store of
  *     its final header;
- *   - a page is opened in steps (usertp_rb_open_page()): claimed, zeroed (zeros read as the
+ *   - a page is opened in steps (open_page(), ring-buffer.c): claimed, zeroed (zeros read as the
  *     kernel's end-of-page entry, so bytes of the slot's earlier use are never taken for
  *     events), given its header, the page before it sealed, and only then made writable;
- *   - commit[slot] counts, cumulatively over all uses of that page slot, the bytes committed
- *     (low 32 bits) and the events (high 32 bits).  A page is complete when its slot's byte
- *     count reaches (use + 1) * 4080: the writer that leaves a page adds its unused tail.  A
- *     slot is reused only once its previous page is complete, so a writer that is slow (or
- *     dead) can never have its bytes overwritten by another.
+ *   - page completeness.  CAS mode: commit[slot] counts, cumulatively over all uses of that
+ *     page slot, the bytes committed (low 32 bits) and the events (high 32 bits); a page is
+ *     complete when its slot's byte count reaches (use + 1) * 4080 (the writer that leaves a
+ *     page adds its unused tail).  rseq mode, no per-event counter: a page is complete when
+ *     walking it finds no padding entry (every reserved entry has its header before pos
+ *     covers it, and the sequence that leaves a page clears the word after its last entry),
+ *     and the events of a page whose slot is reused are added to `retired`.  A slot is
+ *     reused only once its previous page is complete, so a writer that is slow (or dead) can
+ *     never have its bytes overwritten by another.
  *
  * Modes: overwrite (the oldest page goes), or producer/consumer (new events are dropped while
  * the consumer has not freed a page).  Lost events are counted per CPU: dropped ones in
