@@ -737,22 +737,6 @@ static const struct usertp_rb_cpu *cpu_area(const unsigned char *base, size_t si
 	return c;
 }
 
-/*
- * Copy a page that may be being written, in ascending order, each word read once: an entry's
- * header is then read before its payload, so a header that was committed by the time it was
- * read comes with the payload written before it (memcpy() may read the end of a block first).
- */
-static void page_copy(unsigned char *dst, const unsigned char *src)
-{
-	unsigned int i;
-
-	for (i = 0; i < USERTP_RB_PAGE; i += 8) {
-		uint64_t v = __atomic_load_n((const uint64_t *)(src + i), __ATOMIC_ACQUIRE);
-
-		memcpy(dst + i, &v, 8);
-	}
-}
-
 static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, unsigned int nr,
 			bool overwrite, bool rseq, struct usertp_rb_cpu_snapshot *out)
 {
@@ -802,7 +786,7 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 		unsigned int slot = (unsigned int)(p % nr);
 		uint64_t now;
 
-		page_copy(copy->data, pages + (size_t)slot * USERTP_RB_PAGE);
+		memcpy(copy->data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
 		/* The copy before the checks below (a seqlock read). */
 #if defined(__SANITIZE_THREAD__)
 		__atomic_load_n(&c->pos, __ATOMIC_SEQ_CST);
