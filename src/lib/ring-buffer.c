@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,14 +23,47 @@ extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 static __thread int no_rseq_cpu __attribute__((tls_model("initial-exec"))) = -1;
 ptrdiff_t usertp_rb_cpu_offset;
+ptrdiff_t usertp_rb_rseq_offset;
 
 static void cpu_offset_init(void)
 {
 	ptrdiff_t off = (const char *)&no_rseq_cpu - (const char *)__builtin_thread_pointer();
+	ptrdiff_t rseq = 0;
 
-	if (&__rseq_size && __rseq_size >= 8)
-		off = __rseq_offset + 4; /* struct rseq: u32 cpu_id_start, u32 cpu_id */
+	/* struct rseq: u32 cpu_id_start, u32 cpu_id, u64 rseq_cs, u32 flags (20 bytes). */
+	if (&__rseq_size && __rseq_size >= 20) {
+		rseq = __rseq_offset;
+		off = rseq + 4;
+	}
+	__atomic_store_n(&usertp_rb_rseq_offset, rseq, __ATOMIC_RELAXED);
 	__atomic_store_n(&usertp_rb_cpu_offset, off, __ATOMIC_RELAXED);
+}
+
+/* The cpu_id of the calling thread's rseq area (negative: not registered). */
+static int rseq_cpu(void)
+{
+	return __atomic_load_n((const int *)((const char *)__builtin_thread_pointer() +
+					     usertp_rb_rseq_offset + 4),
+			       __ATOMIC_RELAXED);
+}
+
+/*
+ * rseq mode for a new buffer: this build can (x86-64, not ThreadSanitizer, which does not
+ * see what the restartable sequences do), glibc registered an rseq area for this thread,
+ * every CPU has a buffer of its own (several CPUs sharing one would write it concurrently:
+ * a restartable sequence only excludes the other threads of its CPU), and USERTP_RSEQ is not
+ * 0.  USERTP_RSEQ=1 takes rseq mode even with fewer buffers than CPUs: events of a CPU with
+ * no buffer are then dropped (counted), which is for tests pinned to CPU 0 (they run both
+ * writers on one machine with these two settings).
+ */
+static bool rseq_wanted(unsigned int nr_cpus)
+{
+	const char *env = getenv("USERTP_RSEQ");
+
+	if (!USERTP_RB_HAVE_RSEQ || !usertp_rb_rseq_offset || (env && !strcmp(env, "0")) ||
+	    rseq_cpu() < 0)
+		return false;
+	return (env && !strcmp(env, "1")) || (int)nr_cpus >= get_nprocs_conf();
 }
 
 static size_t round_up(size_t n, size_t to)
@@ -84,11 +118,11 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 	}
 	rb->cpus = calloc(nr_cpus, sizeof(*rb->cpus));
 	rb->pages = calloc(nr_cpus, sizeof(*rb->pages));
-	rb->cur_slot = calloc(nr_cpus, sizeof(*rb->cur_slot));
-	if (!rb->cpus || !rb->pages || !rb->cur_slot) {
+	rb->w = aligned_alloc(64, round_up(nr_cpus * sizeof(*rb->w), 64));
+	if (!rb->cpus || !rb->pages || !rb->w) {
 		free(rb->cpus);
 		free(rb->pages);
-		free(rb->cur_slot);
+		free(rb->w);
 		munmap(base, size);
 		if (fd >= 0)
 			close(fd);
@@ -100,10 +134,11 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 	rb->nr_cpus = nr_cpus;
 	rb->nr_pages = nr_pages;
 	rb->overwrite = overwrite;
+	rb->rseq = rseq_wanted(nr_cpus);
 	rb->region->page_size = USERTP_RB_PAGE;
 	rb->region->nr_cpus = nr_cpus;
 	rb->region->nr_pages = nr_pages;
-	rb->region->flags = overwrite ? USERTP_RB_OVERWRITE : 0;
+	rb->region->flags = (overwrite ? USERTP_RB_OVERWRITE : 0) | (rb->rseq ? USERTP_RB_RSEQ : 0);
 	rb->region->size = size;
 	for (i = 0; i < nr_cpus; i++) {
 		size_t off = header + i * area;
@@ -112,6 +147,7 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 		rb->cpus[i] = (struct usertp_rb_cpu *)(base + off);
 		rb->cpus[i]->pages_offset = off + cpu_area_header(nr_pages);
 		rb->pages[i] = base + rb->cpus[i]->pages_offset;
+		rb->w[i] = (struct usertp_rb_wcpu){ rb->cpus[i], rb->pages[i], rb->cpus[i]->commit, 0 };
 	}
 	rb->region->version = USERTP_RB_VERSION;
 	__atomic_store_n(&rb->region->magic, USERTP_RB_MAGIC, __ATOMIC_RELEASE);
@@ -126,7 +162,7 @@ void usertp_rb_destroy(struct usertp_rb *rb)
 		close(rb->fd);
 	free(rb->cpus);
 	free(rb->pages);
-	free(rb->cur_slot);
+	free(rb->w);
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
 }
@@ -135,7 +171,17 @@ int usertp_rb_getcpu(void)
 {
 	int cpu = sched_getcpu();
 
-	return cpu < 0 ? 0 : cpu;
+	if (cpu < 0)
+		cpu = 0;
+	/* Without rseq, usertp_rb_this_cpu() reads this until usertp_rb_cpu_stale(). */
+	if (!usertp_rb_rseq_offset)
+		no_rseq_cpu = cpu;
+	return cpu;
+}
+
+void usertp_rb_cpu_stale(void)
+{
+	no_rseq_cpu = -1;
 }
 
 /*
@@ -162,7 +208,7 @@ bool usertp_rb_wait_opened(struct usertp_rb_cpu *c, uint64_t pos)
 	return false;
 }
 
-/* Has the page last held by @slot's (page @p) been written completely? */
+/* CAS mode: has the page last held by @slot's (page @p) been written completely? */
 static bool slot_complete(const struct usertp_rb_cpu *c, unsigned int nr, uint64_t p)
 {
 	return (uint32_t)__atomic_load_n(&c->commit[p % nr], __ATOMIC_ACQUIRE) ==
@@ -170,90 +216,267 @@ static bool slot_complete(const struct usertp_rb_cpu *c, unsigned int nr, uint64
 }
 
 /*
+ * rseq mode: walk the entries of a live page (@data: its data bytes) up to @bound bytes,
+ * counting the committed events in *events.  Return: false when an entry is still padding
+ * (being written, or its writer died).  It stops at a zero word: in rseq mode an entry has
+ * its header before the position covers it, and whoever closes a page clears the word after
+ * its last entry, so zero is the end.  It stops too at anything this writer does not write
+ * (a hostile region): what follows does not count, and does not hold the page up.
+ */
+static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *events)
+{
+	uint32_t off = 0;
+	uint64_t n = 0;
+	bool complete = true;
+
+	if (bound > USERTP_RB_PAGE_DATA)
+		bound = USERTP_RB_PAGE_DATA;
+	while (off + 8 <= bound) {
+		/* Headers are written 8 bytes at once: the word and array[0] agree. */
+		uint64_t h = __atomic_load_n((const uint64_t *)(data + off), __ATOMIC_ACQUIRE);
+		uint32_t word = (uint32_t)h, len = (uint32_t)(h >> 32);
+
+		if ((word & 31) == USERTP_RB_TYPE_TIME_EXTEND) {
+			off += 8;
+			continue;
+		}
+		if ((word & 31 && (word & 31) != USERTP_RB_TYPE_PADDING) || len < 4 ||
+		    len > bound - off - 4)
+			break; /* the end (zeros), or not something we write */
+		if (word & 31) {
+			if (!(word >> 5))
+				break; /* the kernel's null entry */
+			complete = false; /* padding with a delta: not committed yet */
+		} else {
+			n++;
+		}
+		off += 8 + ((len - 4 + 7) & ~7u);
+	}
+	*events = n;
+	return complete;
+}
+
+/* Whether page @p (held by its slot now) is complete; rseq mode: *events its events. */
+static bool page_complete(const struct usertp_rb_cpu *c, const unsigned char *pages,
+			  unsigned int nr, bool rseq, uint64_t p, uint64_t *events)
+{
+	*events = 0;
+	if (!rseq)
+		return slot_complete(c, nr, p);
+	return page_walk(pages + (size_t)(p % nr) * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER,
+			 USERTP_RB_PAGE_DATA, events);
+}
+
+/*
+ * rseq mode: the other moves of {pos, last_ts}, done like the fast path's in a restartable
+ * sequence on @cpu: if the thread runs on @cpu and {pos, last_ts} is {pos0, last0}, store v1
+ * at *dst1 and v2 at *dst2 (an entry's headers, or the zero that ends a page being closed),
+ * then {pos1, ts1} with one store.  Return: 0 done, 1 the position moved, 2 not on @cpu.
+ */
+struct rseq_op {
+	uint64_t pos0, last0, pos1, ts1;
+	uint64_t *dst1, v1, *dst2, v2;
+};
+
+#if USERTP_RB_HAVE_RSEQ
+static int rseq_move(unsigned int cpu, struct usertp_rb_cpu *c, const struct rseq_op *op)
+{
+	uint64_t tmp, tmp2;
+	int ret;
+
+	__asm__ __volatile__(USERTP_RB_RSEQ_CS
+			     "0:\n\t"
+			     "leaq 3b(%%rip), %[tmp]\n\t"
+			     "movq %[tmp], %%fs:8(%[roff])\n\t"
+			     "1:\n\t"
+			     "movl $2, %[ret]\n\t"
+			     "cmpl %%fs:4(%[roff]), %[cpu]\n\t"
+			     "jne 5f\n\t"
+			     "movl $1, %[ret]\n\t"
+			     "movq (%[c]), %[tmp]\n\t"
+			     "cmpq (%[op]), %[tmp]\n\t"
+			     "jne 5f\n\t"
+			     "movq 8(%[c]), %[tmp]\n\t"
+			     "cmpq 8(%[op]), %[tmp]\n\t"
+			     "jne 5f\n\t"
+			     "movq 32(%[op]), %[tmp]\n\t"
+			     "movq 40(%[op]), %[tmp2]\n\t"
+			     "movq %[tmp2], (%[tmp])\n\t"
+			     "movq 48(%[op]), %[tmp]\n\t"
+			     "movq 56(%[op]), %[tmp2]\n\t"
+			     "movq %[tmp2], (%[tmp])\n\t"
+			     "movdqu 16(%[op]), %%xmm0\n\t"
+			     "movdqa %%xmm0, (%[c])\n\t"
+			     "2:\n\t"
+			     "xorl %[ret], %[ret]\n\t"
+			     "jmp 5f\n\t" USERTP_RB_RSEQ_SIG "4:\n\t"
+			     "jmp 0b\n\t"
+			     "5:\n\t"
+			     : [ret] "=&r"(ret), [tmp] "=&r"(tmp), [tmp2] "=&r"(tmp2)
+			     : [roff] "r"(usertp_rb_rseq_offset), [cpu] "r"(cpu), [c] "r"(c),
+			       [op] "r"(op)
+			     : "memory", "cc", "xmm0");
+	return ret;
+}
+#else
+static int rseq_move(unsigned int cpu, struct usertp_rb_cpu *c, const struct rseq_op *op)
+{
+	(void)cpu, (void)c, (void)op;
+	return 2;
+}
+#endif
+
+/*
+ * Move {pos, last_ts} of @cpu from {pos0, last0} to {pos1, ts1}: CAS mode with the 16-byte
+ * compare-and-exchange (and the caller writes the entry afterwards), rseq mode with
+ * rseq_move() and the stores of @op.  Return as rseq_move().
+ */
+static int move_pos(const struct usertp_rb *rb, unsigned int cpu, struct rseq_op *op)
+{
+	struct usertp_rb_cpu *c = rb->cpus[cpu];
+
+	if (!rb->rseq)
+		return usertp_rb_cas_pos(c, op->pos0, op->last0, op->pos1, op->ts1) ? 0 : 1;
+	return rseq_move(cpu, c, op);
+}
+
+/* The op's stores go nowhere that matters. */
+static uint64_t scratch[2];
+
+/*
  * The writer's slow path: the event does not fit on the current page (or there is none).
  * Open the next page, in two steps so that nobody writes into it before it is ready:
  *
- *	1. {pos, ts} -> {next page, OPENING}: writers arriving now drop their event;
+ *	1. {pos, ts} -> {next page, OPENING}: writers arriving now drop their event (rseq mode:
+ *	   the word after the last entry of the page left is cleared in the same sequence);
  *	2. zero the page (zeros read as the kernel's end-of-page entry, so nothing stale from
  *	   the slot's previous page is ever taken for an event), write its header, hand it the
- *	   events lost meanwhile, seal the page left behind (its size, and its unused tail
- *	   counted as committed);
- *	3. {next page, OPENING} -> {after our event, ts}.
+ *	   events lost meanwhile, seal the page left behind (its size, and in CAS mode its
+ *	   unused tail counted as committed), write our entry's padding header;
+ *	3. {next page, OPENING} -> {after our event, ts} (nobody else moves an OPENING position:
+ *	   in rseq mode a plain store, from whatever CPU we run on by then).
  *
- * When the next slot is not available (its page incomplete, or not consumed without
- * overwrite) the event is dropped, and the current page is closed (FULL) so that a smaller
- * event cannot slip in after it: what is kept stays a prefix, as in the kernel.
+ * The slot is taken only when the page it holds is complete (CAS mode: by its counter; rseq
+ * mode: by walking it, its events then counted as retired).  When it is not (or not consumed
+ * without overwrite) the event is dropped, and the current page is closed (FULL) so that a
+ * smaller event cannot slip in after it: what is kept stays a prefix, as in the kernel.
  *
- * Return: where the event goes (offset 16 of the new page, *page set), NULL when dropped,
- * USERTP_RB_RETRY when another writer moved first.
+ * Return: where the event goes (offset 16 of the new page, *commit set to its counter), NULL
+ * when dropped, USERTP_RB_RETRY when another writer moved first (or, rseq mode, we moved).
  */
-void *usertp_rb_open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
-			  uint64_t ts, uint32_t total, uint64_t *page_out)
+static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
+		       uint64_t ts, uint32_t total, uint64_t **commit)
 {
 	struct usertp_rb_cpu *c = rb->cpus[cpu];
 	unsigned int nr = rb->nr_pages;
-	uint64_t page = pos / USERTP_RB_PAGE, new_page, *lost_before = c->commit + nr;
+	uint64_t page = pos / USERTP_RB_PAGE, new_page, *lost_before = c->commit + nr, retired = 0;
 	uint32_t off = (uint32_t)(pos % USERTP_RB_PAGE);
-	unsigned char *start;
+	unsigned char *start, *old = rb->pages[cpu] + (page % nr) * USERTP_RB_PAGE;
+	uint64_t hdr = ((uint64_t)(total - 4) << 32) |
+		       usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, 1);
+	struct rseq_op op = { pos, last, 0, 0, scratch, 0, scratch, 0 };
+	int ret;
 
+	/* rseq mode: the word after the last entry, cleared when the page is left. */
+	if (off >= USERTP_RB_PAGE_HEADER && off < USERTP_RB_OFF_FULL)
+		op.dst1 = op.dst2 = (uint64_t *)(old + off);
 	new_page = off == 0 ? page : page + 1;
 	if (new_page >= nr &&
-	    (!slot_complete(c, nr, new_page - nr) ||
+	    (!page_complete(c, rb->pages[cpu], nr, rb->rseq, new_page - nr, &retired) ||
 	     (!rb->overwrite && __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= new_page - nr))) {
-		if (__atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) != pos)
-			return USERTP_RB_RETRY; /* someone moved on: look again */
+		if (off >= USERTP_RB_PAGE_HEADER && off < USERTP_RB_OFF_FULL) {
+			op.pos1 = page * USERTP_RB_PAGE + USERTP_RB_OFF_FULL;
+			op.ts1 = last;
+			if (move_pos(rb, cpu, &op))
+				return USERTP_RB_RETRY; /* someone moved on (or we did): look again */
+			if (!rb->rseq)
+				__atomic_fetch_add(&c->commit[page % nr],
+						   (uint64_t)(USERTP_RB_OFF_FULL - off), __ATOMIC_RELEASE);
+		} else if (__atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) != pos) {
+			return USERTP_RB_RETRY;
+		}
 		usertp_rb_drop(c);
-		if (off >= USERTP_RB_PAGE_HEADER && off < USERTP_RB_OFF_FULL &&
-		    usertp_rb_cas_pos(c, pos, last, page * USERTP_RB_PAGE + USERTP_RB_OFF_FULL, last))
-			__atomic_fetch_add(&c->commit[page % nr], (uint64_t)(USERTP_RB_OFF_FULL - off),
-					   __ATOMIC_RELEASE);
+		usertp_rb_cpu_stale();
 		return NULL;
 	}
-	if (!usertp_rb_cas_pos(c, pos, last, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts))
+	op.pos1 = new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING;
+	op.ts1 = ts;
+	ret = move_pos(rb, cpu, &op);
+	if (ret)
 		return USERTP_RB_RETRY;
 
 	start = rb->pages[cpu] + (new_page % nr) * USERTP_RB_PAGE;
+	/*
+	 * Zeros read as the end of a page's entries.  (rseq mode could skip this: an entry has
+	 * its header before the position covers it, and the word after the last entry is
+	 * cleared; but the live-snapshot stress test then read a corrupt entry now and then:
+	 * not understood yet, so both modes zero.)
+	 */
 	memset(start + USERTP_RB_PAGE_HEADER, 0, USERTP_RB_PAGE_DATA);
 	memcpy(start, &ts, 8);
 	memset(start + 8, 0, 8);
 	__atomic_store_n(&lost_before[new_page % nr],
 			 __atomic_exchange_n(&c->lost_pending, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	if (off >= USERTP_RB_PAGE_HEADER) {
-		unsigned char *old = rb->pages[cpu] + (page % nr) * USERTP_RB_PAGE;
 		uint64_t used = usertp_rb_used(off);
 
 		memcpy(old + 8, &used, 8);
-		__atomic_fetch_add(&c->commit[page % nr], (uint64_t)(USERTP_RB_PAGE_DATA - used),
-				   __ATOMIC_RELEASE);
+		if (!rb->rseq)
+			__atomic_fetch_add(&c->commit[page % nr],
+					   (uint64_t)(USERTP_RB_PAGE_DATA - used), __ATOMIC_RELEASE);
 	}
-	/* Only the opener changes an OPENING position: this cannot fail. */
-	__atomic_store_n(&rb->cur_slot[cpu], new_page << 24 | new_page % nr, __ATOMIC_RELAXED);
-	usertp_rb_cas_pos(c, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts,
-			  usertp_rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total), ts);
-	*page_out = new_page;
+	if (retired)
+		__atomic_fetch_add(&c->retired, retired, __ATOMIC_RELAXED);
+	memcpy(start + USERTP_RB_PAGE_HEADER, &hdr, 8);
+	__atomic_store_n(&rb->w[cpu].page, start, __ATOMIC_RELAXED);
+	__atomic_store_n(&rb->w[cpu].commit, &c->commit[new_page % nr], __ATOMIC_RELAXED);
+	*commit = &c->commit[new_page % nr];
+	usertp_rb_cpu_stale();
+	if (rb->rseq) {
+		__atomic_store_n(&c->last_ts, ts, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->pos, usertp_rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total),
+				 __ATOMIC_RELEASE);
+	} else {
+		usertp_rb_cas_pos(c, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts,
+				  usertp_rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total), ts);
+	}
 	return start + USERTP_RB_PAGE_HEADER;
 }
 
 /*
  * The general writer: any size, page opening, time extends, clock behind the last event,
- * retries after another writer moved first.
+ * retries after another writer moved first; in rseq mode, on the CPU the thread runs on.
  */
 void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size,
 			     struct usertp_rb_event *ev)
 {
-	struct usertp_rb_cpu *c = rb->cpus[cpu];
-	uint64_t slot, pos, last, ts, delta, page;
+	struct usertp_rb_cpu *c;
+	uint64_t pos, last, ts, delta, *commit;
 	uint32_t total, off, ext;
 	unsigned char *entry;
+	struct rseq_op op;
 
-	if (size > USERTP_RB_MAX_PAYLOAD) {
-		usertp_rb_drop(c);
-		return NULL;
-	}
-	total = 8 + (((uint32_t)size + 7) & ~7u);
 	for (;;) {
+		if (rb->rseq) {
+			int now = rseq_cpu();
+
+			if ((unsigned int)now >= rb->nr_cpus) {
+				/* No rseq area in this thread, or a CPU added since: not ours. */
+				usertp_rb_drop(rb->cpus[usertp_rb_this_cpu(rb)]);
+				return NULL;
+			}
+			cpu = (unsigned int)now;
+		}
+		c = rb->cpus[cpu];
+		if (size > USERTP_RB_MAX_PAYLOAD) {
+			usertp_rb_drop(c);
+			return NULL;
+		}
+		total = 8 + (((uint32_t)size + 7) & ~7u);
 		pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 		last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
+		entry = __atomic_load_n(&rb->w[cpu].page, __ATOMIC_RELAXED);
+		commit = __atomic_load_n(&rb->w[cpu].commit, __ATOMIC_RELAXED);
 		ts = usertp_rb_clock();
 		if (ts < last)
 			ts = last; /* never backwards on one CPU */
@@ -267,22 +490,29 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 				usertp_rb_drop(c);
 				return NULL;
 			}
-			entry = usertp_rb_open_page(rb, cpu, pos, last, ts, total, &page);
+			entry = open_page(rb, cpu, pos, last, ts, total, &commit);
 			if (entry == USERTP_RB_RETRY)
 				continue;
 			if (!entry)
 				return NULL;
-			slot = page % rb->nr_pages;
 			ext = 0;
 			delta = 0;
 			break;
 		}
-		page = pos / USERTP_RB_PAGE;
-		if (usertp_rb_cas_pos(c, pos, last, usertp_rb_pos_after(page, off + ext + total), ts)) {
-			slot = usertp_rb_slot(rb, cpu, page);
-			entry = rb->pages[cpu] + slot * USERTP_RB_PAGE + off;
+		entry += off;
+		op = (struct rseq_op){ pos, last, usertp_rb_pos_after(pos / USERTP_RB_PAGE, off + ext + total),
+				       ts, (uint64_t *)entry, 0, (uint64_t *)(entry + ext), 0 };
+		/* rseq mode: the headers in place before the position covers them. */
+		op.v2 = ((uint64_t)(total - 4) << 32) |
+			usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, ext ? 1 : delta + !delta);
+		op.v1 = ext ? (uint64_t)usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
+							     delta & ((1u << USERTP_RB_DELTA_BITS) - 1)) |
+				      (delta >> USERTP_RB_DELTA_BITS) << 32
+			    : op.v2;
+		if (move_pos(rb, cpu, &op) == 0)
 			break;
-		}
+		if (!rb->rseq)
+			usertp_rb_cpu_stale();
 	}
 
 	if (ext) {
@@ -294,7 +524,7 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 		entry += 8;
 		delta = 0;
 	}
-	return usertp_rb_event_start(ev, c, slot, entry, total, ext, delta);
+	return usertp_rb_event_start(ev, rb->rseq ? NULL : commit, entry, total, ext, delta);
 }
 
 /* --- reading ------------------------------------------------------------------------------ */
@@ -308,16 +538,24 @@ void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms)
 		const struct usertp_rb_cpu *c = rb->cpus[cpu];
 
 		while (waited < ms * 10) {
-			uint64_t pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE), page;
+			uint64_t pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE), page, n;
 			uint32_t off = (uint32_t)(pos % USERTP_RB_PAGE);
 
 			page = pos / USERTP_RB_PAGE;
-			if (!pos || (off >= USERTP_RB_PAGE_HEADER &&
-				     (uint32_t)__atomic_load_n(&c->commit[page % rb->nr_pages],
-							       __ATOMIC_ACQUIRE) ==
-					     (uint32_t)(page / rb->nr_pages * USERTP_RB_PAGE_DATA +
-							usertp_rb_used(off))))
-				break; /* everything reserved on the newest page is committed */
+			if (!pos)
+				break;
+			/* Everything reserved on the newest page is committed. */
+			if (rb->rseq && off >= USERTP_RB_PAGE_HEADER &&
+			    page_walk(rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE +
+					      USERTP_RB_PAGE_HEADER,
+				      usertp_rb_used(off), &n))
+				break;
+			if (!rb->rseq && off >= USERTP_RB_PAGE_HEADER &&
+			    (uint32_t)__atomic_load_n(&c->commit[page % rb->nr_pages],
+						      __ATOMIC_ACQUIRE) ==
+				    (uint32_t)(page / rb->nr_pages * USERTP_RB_PAGE_DATA +
+					       usertp_rb_used(off)))
+				break;
 			nanosleep(&tick, NULL);
 			waited++;
 		}
@@ -500,7 +738,7 @@ static const struct usertp_rb_cpu *cpu_area(const unsigned char *base, size_t si
 }
 
 static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, unsigned int nr,
-			bool overwrite, struct usertp_rb_cpu_snapshot *out)
+			bool overwrite, bool rseq, struct usertp_rb_cpu_snapshot *out)
 {
 	uint64_t pos, head, first, p, s;
 	const struct usertp_rb_cpu *c;
@@ -517,14 +755,25 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 	pages = base + pages_offset;
 
 	out->dropped = __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
+	out->written = rseq ? __atomic_load_n(&c->retired, __ATOMIC_RELAXED) : 0;
 	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 	if (!pos)
 		return 0;
 	head = pos / USERTP_RB_PAGE;
 	head_off = (uint32_t)(pos % USERTP_RB_PAGE);
-	for (s = 0; s < nr && s <= head; s++)
+	for (s = 0; s < nr && s <= head; s++) {
+		/* rseq mode: the pages the slots hold, the older ones being retired. */
+		if (rseq) {
+			uint64_t n;
+
+			page_walk(pages + ((head - s) % nr) * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER,
+				  s ? USERTP_RB_PAGE_DATA : usertp_rb_used(head_off), &n);
+			out->written += n;
+			continue;
+		}
 		out->written += slot_events(__atomic_load_n(&commit[s], __ATOMIC_ACQUIRE),
 					    head - (head - s) % nr, nr);
+	}
 	first = overwrite ? 0 : __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
 	/* At most nr pages exist, whatever the region claims. */
 	if (first > head || head - first >= nr)
@@ -564,13 +813,14 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 
 /* Does the region's header hold together?  Each field is read once: it may change under us. */
 static bool region_check(const struct usertp_rb_region *region, size_t size, unsigned int *nr_cpus,
-			 unsigned int *nr_pages, bool *overwrite)
+			 unsigned int *nr_pages, bool *overwrite, bool *rseq)
 {
 	if (size < sizeof(*region))
 		return false;
 	*nr_cpus = __atomic_load_n(&region->nr_cpus, __ATOMIC_RELAXED);
 	*nr_pages = __atomic_load_n(&region->nr_pages, __ATOMIC_RELAXED);
 	*overwrite = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_OVERWRITE;
+	*rseq = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_RSEQ;
 	return region->magic == USERTP_RB_MAGIC && region->version == USERTP_RB_VERSION &&
 	       region->page_size == USERTP_RB_PAGE && *nr_cpus && *nr_cpus <= 4096 &&
 	       *nr_pages >= 2 && *nr_pages <= (1u << 24) &&
@@ -582,18 +832,18 @@ int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snaps
 	const unsigned char *base = base_ptr;
 	const struct usertp_rb_region *region = base_ptr;
 	unsigned int i, nr_cpus, nr_pages;
-	bool overwrite;
+	bool overwrite, rseq;
 	int ret;
 
 	memset(snap, 0, sizeof(*snap));
-	if (!region_check(region, size, &nr_cpus, &nr_pages, &overwrite))
+	if (!region_check(region, size, &nr_cpus, &nr_pages, &overwrite, &rseq))
 		return -EINVAL;
 	snap->cpus = usertp_rb_alloc(nr_cpus * sizeof(*snap->cpus));
 	if (!snap->cpus)
 		return -ENOMEM;
 	snap->nr_cpus = nr_cpus;
 	for (i = 0; i < nr_cpus; i++) {
-		ret = snapshot_cpu(base, size, region->cpu_offset[i], nr_pages, overwrite,
+		ret = snapshot_cpu(base, size, region->cpu_offset[i], nr_pages, overwrite, rseq,
 				   &snap->cpus[i]);
 		if (ret) {
 			usertp_rb_snapshot_free(snap);
@@ -611,7 +861,8 @@ int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size)
 	unsigned int i;
 
 	memset(view, 0, sizeof(*view));
-	if (!region_check(region, size, &view->nr_cpus, &view->nr_pages, &view->overwrite) ||
+	if (!region_check(region, size, &view->nr_cpus, &view->nr_pages, &view->overwrite,
+			  &view->rseq) ||
 	    view->nr_cpus > USERTP_RB_VIEW_MAX_CPUS)
 		return -EINVAL;
 	view->base = base;
@@ -635,7 +886,7 @@ int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
 	unsigned int nr = view->nr_pages;
 	struct usertp_rb_page_copy copy;
-	uint64_t p, head, pos;
+	uint64_t p, head, pos, n;
 	int ret;
 
 	*consumed = 0;
@@ -649,7 +900,7 @@ int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 	if (p > head || head - p >= nr)
 		return -EINVAL; /* the writer could not have got there: not a buffer we made */
 	/* Complete pages only: the writer has left them and every event on them is committed. */
-	for (; p < head && slot_complete(c, nr, p); p++) {
+	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &n); p++) {
 		unsigned int slot = (unsigned int)(p % nr);
 
 		memcpy(copy.data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);

@@ -13,24 +13,35 @@
  * checks every offset and length it reads: the region may have been written by another
  * process, a dead one, or a hostile one.
  *
- * Writing (lock-free, no syscall, no allocation):
- *   - the CPU comes from the rseq area glibc registers (a thread may be preempted or migrate
- *     while writing: several writers can then share one CPU's buffer, which is correct, only
- *     rarer and slower);
- *   - a 16-byte compare-and-exchange moves {pos, last_ts} together: pos is the logical byte
- *     position (page_no * 4096 + offset), last_ts the time of the event before.  Taking the
- *     time inside that loop keeps timestamps in buffer order: never backwards on a CPU;
+ * Writing (lock-free, no syscall, no allocation), in one of two modes (region flag RSEQ):
+ *   - rseq mode (x86-64, glibc's rseq area, a buffer for every CPU): the restartable
+ *     sequence of usertp_rb_rseq_try_reserve() reserves on the CPU the thread runs on with
+ *     plain loads and stores, the entry's padding header written before one 16-byte store
+ *     moves {pos, last_ts}; the kernel restarts it if the thread is preempted, migrated or
+ *     signalled in between, so only threads of that CPU ever move its position (the opener
+ *     of a page publishes it from OPENING, which nobody else moves, with a plain store);
+ *   - CAS mode (anything else, ThreadSanitizer builds, USERTP_RSEQ=0): the CPU comes from the
+ *     rseq area or sched_getcpu() (a thread may be preempted or migrate while writing:
+ *     several writers can then share one CPU's buffer, which is correct, only rarer and
+ *     slower), and a 16-byte compare-and-exchange moves {pos, last_ts} together;
+ *   - pos is the logical byte position (page_no * 4096 + offset), last_ts the time of the
+ *     event before.  Taking the time inside the sequence (or the CAS loop) keeps timestamps
+ *     in buffer order: never backwards on a CPU;
  *   - every event is 8-byte aligned, written as a "type_len 0" entry (u32 header, u32 length,
  *     payload), first as padding (so readers skip it), and committed by one 8-byte store of
  *     its final header;
- *   - a page is opened in steps (usertp_rb_open_page()): claimed, zeroed (zeros read as the
+ *   - a page is opened in steps (open_page(), ring-buffer.c): claimed, zeroed (zeros read as the
  *     kernel's end-of-page entry, so bytes of the slot's earlier use are never taken for
  *     events), given its header, the page before it sealed, and only then made writable;
- *   - commit[slot] counts, cumulatively over all uses of that page slot, the bytes committed
- *     (low 32 bits) and the events (high 32 bits).  A page is complete when its slot's byte
- *     count reaches (use + 1) * 4080: the writer that leaves a page adds its unused tail.  A
- *     slot is reused only once its previous page is complete, so a writer that is slow (or
- *     dead) can never have its bytes overwritten by another.
+ *   - page completeness.  CAS mode: commit[slot] counts, cumulatively over all uses of that
+ *     page slot, the bytes committed (low 32 bits) and the events (high 32 bits); a page is
+ *     complete when its slot's byte count reaches (use + 1) * 4080 (the writer that leaves a
+ *     page adds its unused tail).  rseq mode, no per-event counter: a page is complete when
+ *     walking it finds no padding entry (every reserved entry has its header before pos
+ *     covers it, and the sequence that leaves a page clears the word after its last entry),
+ *     and the events of a page whose slot is reused are added to `retired`.  A slot is
+ *     reused only once its previous page is complete, so a writer that is slow (or dead) can
+ *     never have its bytes overwritten by another.
  *
  * Modes: overwrite (the oldest page goes), or producer/consumer (new events are dropped while
  * the consumer has not freed a page).  Lost events are counted per CPU: dropped ones in
@@ -46,11 +57,12 @@
 #include <usertp/compiler.h>
 
 #define USERTP_RB_MAGIC 0x42525455u /* "UTRB" */
-#define USERTP_RB_VERSION 1
+#define USERTP_RB_VERSION 2
 #define USERTP_RB_PAGE 4096u
 #define USERTP_RB_PAGE_HEADER 16u
 #define USERTP_RB_PAGE_DATA (USERTP_RB_PAGE - USERTP_RB_PAGE_HEADER)
 #define USERTP_RB_OVERWRITE 0x1u
+#define USERTP_RB_RSEQ 0x2u /* written in rseq mode: completeness by walking pages */
 
 /* Kernel entry types (trace-dat.md 1.2). */
 #define USERTP_RB_TYPE_PADDING 29
@@ -76,9 +88,26 @@ struct usertp_rb_cpu {
 	uint64_t dropped;   /* events not recorded (full, could not overwrite, too big) */
 	uint64_t lost_pending; /* dropped since the last page was opened */
 	uint64_t pages_offset; /* from the region start */
-	uint64_t pad[2];
+	uint64_t retired;   /* rseq mode: events of pages whose slot was taken for a newer page */
+	uint64_t pad;
 	uint64_t commit[];  /* nr_pages entries, then lost_before[nr_pages] */
 } __attribute__((aligned(64)));
+
+/*
+ * What a writer needs of one CPU, in process memory (never read from the shared region, so a
+ * hostile region cannot send a writer outside its own pages): its control block, and the
+ * slot of its newest page with that slot's commit counter.  The opener of a page sets page
+ * and commit before it makes the page writable, so a writer that reads them *after* an open
+ * position (and, in CAS mode, reserves with a compare-and-exchange of that position) gets
+ * the ones of that position's page (in rseq mode the opener may publish from another CPU:
+ * read before the position, page could be the previous one).  32 bytes: indexed by a shift.
+ */
+struct usertp_rb_wcpu {
+	struct usertp_rb_cpu *c;
+	unsigned char *page;
+	uint64_t *commit;
+	uint64_t pad;
+};
 
 /* The writer's process-local view: pointers computed once from the region. */
 struct usertp_rb {
@@ -87,18 +116,18 @@ struct usertp_rb {
 	int fd; /* the memfd, for other processes */
 	unsigned int nr_cpus, nr_pages;
 	bool overwrite;
+	bool rseq; /* written in rseq mode (see the top of this file) */
 	struct usertp_rb_cpu **cpus;
 	unsigned char **pages; /* per CPU, the first page */
-	uint64_t *cur_slot;    /* per CPU, (page << 24) | page % nr_pages of the newest page,
-				* so that writers do not divide (a slow instruction) */
+	struct usertp_rb_wcpu *w;
 };
 
 /* Where a reserved event is, until it is committed (fits in usertp_reservation.priv). */
 struct usertp_rb_event {
-	uint64_t *slot_commit;
-	unsigned char *entry; /* the entry header */
-	uint64_t word;	      /* its final header word and array[0] */
-	uint64_t add;	      /* added to *slot_commit: one event and the bytes it used */
+	uint64_t *slot_commit; /* CAS mode: the slot's counter; rseq mode: NULL */
+	unsigned char *entry;  /* the entry header */
+	uint64_t word;	       /* its final header word and array[0] */
+	uint64_t add;	       /* added to *slot_commit: one event and the bytes it used */
 };
 
 /* Clocks: CLOCK_MONOTONIC nanoseconds (the kernel's "mono"), or the raw TSC ("x86-tsc"). */
@@ -122,9 +151,10 @@ extern enum usertp_rb_clock usertp_rb_clock_id;
  * generated probe's) plus what it must do.
  *
  * usertp_rb_this_cpu(): the CPU the calling thread runs on (may be stale by the time it is
- * used: that is fine).  usertp_rb_reserve(): reserve @size bytes of payload on @cpu; returns
- * where to write the payload (8-byte aligned), or NULL when the event is dropped (counted);
- * the event is then committed with usertp_rb_commit().
+ * used: that is fine).  usertp_rb_reserve(): reserve @size bytes of payload on @cpu (in rseq
+ * mode: on the CPU the thread runs on, whatever @cpu says); returns where to write the
+ * payload (8-byte aligned), or NULL when the event is dropped (counted); the event is then
+ * committed with usertp_rb_commit().
  */
 #include <string.h>
 #include <time.h>
@@ -136,16 +166,20 @@ extern enum usertp_rb_clock usertp_rb_clock_id;
  * Where the calling thread's CPU number is, as an offset from the thread pointer (the same
  * for every thread): the cpu_id of the rseq area that glibc (2.35 and later) registers per
  * thread, or, without rseq (older glibc, valgrind), a thread-local -1 that sends
- * usertp_rb_this_cpu() to sched_getcpu().  Set by usertp_rb_create(), so that finding the
- * CPU is one load.
+ * usertp_rb_this_cpu() to sched_getcpu(), whose answer it then keeps until the thread opens
+ * a page or meets another writer (usertp_rb_cpu_stale()): a CPU's buffer is only where a
+ * thread writes, so an old answer costs nothing but contention, and sched_getcpu() costs a
+ * system call where there is no vDSO (valgrind).  Set by usertp_rb_create(), so that finding
+ * the CPU is one load.
  */
 extern ptrdiff_t usertp_rb_cpu_offset;
+/* glibc's __rseq_offset, or 0 when the process has no rseq area (set with the above). */
+extern ptrdiff_t usertp_rb_rseq_offset;
 
 /* Slow paths of the writer, out of line (ring-buffer.c). */
 int usertp_rb_getcpu(void);
+void usertp_rb_cpu_stale(void);
 bool usertp_rb_wait_opened(struct usertp_rb_cpu *c, uint64_t pos);
-void *usertp_rb_open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
-			  uint64_t ts, uint32_t total, uint64_t *page);
 #define USERTP_RB_RETRY ((void *)1)
 
 /*
@@ -247,29 +281,21 @@ static inline void usertp_rb_drop(struct usertp_rb_cpu *c)
 	__atomic_fetch_add(&c->lost_pending, 1, __ATOMIC_RELAXED);
 }
 
-/* The slot of @page: remembered for the newest page, computed for any other. */
-static inline uint64_t usertp_rb_slot(const struct usertp_rb *rb, unsigned int cpu, uint64_t page)
-{
-	uint64_t cs = __atomic_load_n(&rb->cur_slot[cpu], __ATOMIC_RELAXED);
-
-	return usertp_likely(cs >> 24 == page) ? cs & 0xffffff : page % rb->nr_pages;
-}
-
 /*
- * Start event @ev at @entry, in page slot @slot of @c: @total bytes with its header, after
- * @ext bytes of time extend, @delta after the entry before it.  Until committed the entry is
- * padding (time_delta non-zero: a zero one would read as the end of the page), so a reader
- * of a page whose writer died skips it.
+ * Start event @ev at @entry, counted in @commit (CAS mode; NULL in rseq mode): @total bytes
+ * with its header, after @ext bytes of time extend, @delta after the entry before it.  Until
+ * committed the entry is padding (time_delta non-zero: a zero one would read as the end of
+ * the page), so a reader of a page whose writer died skips it.
  */
-static inline void *usertp_rb_event_start(struct usertp_rb_event *ev, struct usertp_rb_cpu *c,
-					  uint64_t slot, unsigned char *entry, uint32_t total,
-					  uint32_t ext, uint64_t delta)
+static inline void *usertp_rb_event_start(struct usertp_rb_event *ev, uint64_t *commit,
+					  unsigned char *entry, uint32_t total, uint32_t ext,
+					  uint64_t delta)
 {
 	uint64_t len = (uint64_t)(total - 4) << 32; /* array[0]: the payload and its length word */
 	uint64_t pad = len | usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, delta + !delta);
 
 	memcpy(entry, &pad, 8);
-	ev->slot_commit = &c->commit[slot];
+	ev->slot_commit = commit;
 	ev->entry = entry;
 	ev->word = len | usertp_rb_entry_word(0, delta);
 	ev->add = (1ull << 32) + ext + total;
@@ -281,18 +307,20 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 			     struct usertp_rb_event *ev);
 
 /*
- * The common case, inline: the event fits on the open page, needs no time extend, and the
- * compare-and-exchange succeeds at the first try.  @ts is the clock, read by the caller
- * (first, so that fewer values are live across clock_gettime()).  Return: where to write the
- * payload, or NULL with nothing done: anything else (a page to open, a clock behind the last
- * event or far ahead of it, another writer moving first, an event too big) is for
+ * CAS mode, the common case, inline: the event fits on the open page, needs no time extend,
+ * and the compare-and-exchange succeeds at the first try.  @ts is the clock, read by the
+ * caller (first, so that fewer values are live across clock_gettime()).  Return: where to
+ * write the payload, or NULL with nothing done: anything else (a page to open, a clock behind
+ * the last event or far ahead of it, another writer moving first, an event too big) is for
  * usertp_rb_reserve_slow().
  */
 static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
 					  uint64_t ts, struct usertp_rb_event *ev)
 {
-	struct usertp_rb_cpu *c = rb->cpus[cpu];
-	uint64_t pos, last, delta, page, slot;
+	const struct usertp_rb_wcpu *w = &rb->w[cpu];
+	struct usertp_rb_cpu *c = w->c;
+	uint64_t pos, last, delta, *commit;
+	unsigned char *page;
 	uint32_t total, off;
 
 	if (usertp_unlikely(size > USERTP_RB_MAX_PAYLOAD))
@@ -300,6 +328,8 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
 	total = 8 + (((uint32_t)size + 7) & ~7u);
 	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 	last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
+	page = __atomic_load_n(&w->page, __ATOMIC_RELAXED);
+	commit = __atomic_load_n(&w->commit, __ATOMIC_RELAXED);
 	/* A clock behind last gives a huge delta too. */
 	delta = ts - last;
 	if (usertp_unlikely(delta >> USERTP_RB_DELTA_BITS))
@@ -308,21 +338,152 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
 	off = (uint32_t)(pos % USERTP_RB_PAGE);
 	if (usertp_unlikely(off - USERTP_RB_PAGE_HEADER > USERTP_RB_PAGE_DATA - total))
 		return NULL;
-	page = pos / USERTP_RB_PAGE;
 	/* usertp_rb_pos_after(): an exact fit ends at OFF_EXACT, one byte short of the page. */
 	if (usertp_unlikely(!usertp_rb_cas_pos(c, pos, last,
-					       pos + total - (off + total == USERTP_RB_PAGE), ts)))
+					       pos + total - (off + total == USERTP_RB_PAGE), ts))) {
+		usertp_rb_cpu_stale(); /* another writer on this buffer: maybe ours is stale */
 		return NULL;
-	slot = usertp_rb_slot(rb, cpu, page);
-	return usertp_rb_event_start(ev, c, slot, rb->pages[cpu] + slot * USERTP_RB_PAGE + off,
-				     total, 0, delta);
+	}
+	return usertp_rb_event_start(ev, commit, page + off, total, 0, delta);
 }
+
+/*
+ * rseq mode, the common case: a restartable sequence (the kernel's rseq(2); glibc registers
+ * the area, with the x86 signature 0x53053053) on the CPU the thread runs on.  Between its
+ * start and its last instruction the kernel moves the thread to the abort handler (which
+ * starts again) if it is preempted, migrated or interrupted by a signal; so, with plain loads
+ * and stores, it reads cpu_id, that CPU's {pos, last_ts} and newest page, the clock (TSC:
+ * rdtsc inside, so that events of one CPU are in clock order; mono: read before, and then
+ * never behind last_ts), checks that the event fits and needs no time extend, writes the
+ * entry's padding header, and commits with one 16-byte store of the new {pos, last_ts}
+ * (movdqa: one instruction, so it happened or it did not).  A header written by an attempt
+ * that was aborted lies past pos: the next reservation there overwrites it, and whoever
+ * closes the page clears it.  No locked instruction: on this machine class a 16-byte
+ * compare-and-exchange costs 10-20 ns.
+ *
+ * Registers: w, c, entry, pos, delta, tmp, and rax/rdx for the clock.  Return: the entry, or
+ * NULL when the general writer must do it (another page, a time extend, no rseq area).
+ */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#define USERTP_RB_HAVE_RSEQ 1
+
+#define USERTP_RB_RSEQ_SIG ".byte 0x0f, 0xb9, 0x3d\n\t.long 0x53053053\n\t"
+
+/* The critical section's descriptor (struct rseq_cs), for labels 1 (start), 2 (end), 4. */
+#define USERTP_RB_RSEQ_CS                                                                      \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                                   \
+	".balign 32\n\t"                                                                       \
+	"3:\n\t.long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t"                                        \
+	".popsection\n\t"
+
+#define USERTP_RB_RSEQ_RESERVE(clock)                                                         \
+	USERTP_RB_RSEQ_CS                                                                      \
+	"0:\n\t"                                                                               \
+	"leaq 3b(%%rip), %[tmp]\n\t"                                                           \
+	"movq %[tmp], %%fs:8(%[roff])\n\t" /* rseq->rseq_cs */                                 \
+	"1:\n\t"                                                                               \
+	"movl %%fs:4(%[roff]), %k[w]\n\t" /* rseq->cpu_id (negative: none) */                  \
+	"cmpl %[nr], %k[w]\n\t"                                                                \
+	"jae 5f\n\t"                                                                           \
+	"shlq $5, %[w]\n\t"                                                                    \
+	"addq %[wbase], %[w]\n\t"                                                              \
+	"movq (%[w]), %[c]\n\t"                                                                \
+	"movq (%[c]), %[pos]\n\t"                                                              \
+	"movq 8(%[w]), %[entry]\n\t" /* after pos: see usertp_rb_wcpu */                        \
+	clock                                                                                  \
+	"movq %%rax, %[delta]\n\t"                                                             \
+	"subq 8(%[c]), %[delta]\n\t"                                                           \
+	"cmpq $0x8000000, %[delta]\n\t" /* 1 << USERTP_RB_DELTA_BITS, or behind */             \
+	"jae 5f\n\t"                                                                           \
+	"movl %k[pos], %k[tmp]\n\t"                                                            \
+	"andl $4095, %k[tmp]\n\t"                                                              \
+	"addq %[tmp], %[entry]\n\t"                                                            \
+	"subl $16, %k[tmp]\n\t"                                                                \
+	"cmpl %[limit], %k[tmp]\n\t" /* off - 16 > 4080 - total: does not fit */               \
+	"ja 5f\n\t"                                                                            \
+	"movq %[delta], %%rdx\n\t"                                                             \
+	"cmpq $1, %%rdx\n\t"                                                                   \
+	"adcq $0, %%rdx\n\t" /* a padding entry's delta is not 0 */                            \
+	"shlq $5, %%rdx\n\t"                                                                   \
+	"orq %[lenw], %%rdx\n\t"                                                               \
+	"movq %%rdx, (%[entry])\n\t"                                                           \
+	"leal 16(%k[tmp], %k[total]), %%edx\n\t"                                               \
+	"shrl $12, %%edx\n\t" /* 1 for an exact fit: it ends at OFF_EXACT */                   \
+	"addq %[total], %[pos]\n\t"                                                            \
+	"subq %%rdx, %[pos]\n\t"                                                               \
+	"movq %[pos], %%xmm0\n\t"                                                              \
+	"movq %%rax, %%xmm1\n\t"                                                               \
+	"punpcklqdq %%xmm1, %%xmm0\n\t"                                                        \
+	"movdqa %%xmm0, (%[c])\n\t"                                                            \
+	"2:\n\t"                                                                               \
+	"jmp 6f\n\t" USERTP_RB_RSEQ_SIG "4:\n\t"                                               \
+	"jmp 0b\n\t"                                                                           \
+	"5:\n\t"                                                                               \
+	"xorl %k[entry], %k[entry]\n\t"                                                        \
+	"6:\n\t"
+
+static inline void *usertp_rb_rseq_try_reserve(struct usertp_rb *rb, size_t size, bool tsc,
+					       uint64_t ts, struct usertp_rb_event *ev)
+{
+	uint64_t w, c, pos, delta, tmp, rdx, total, lenw;
+	unsigned char *entry;
+	uint32_t limit;
+
+	if (usertp_unlikely(size > USERTP_RB_MAX_PAYLOAD))
+		return NULL;
+	total = 8 + (((uint32_t)size + 7) & ~7u);
+	limit = USERTP_RB_PAGE_DATA - (uint32_t)total;
+	lenw = (total - 4) << 32;
+	if (tsc)
+		__asm__ __volatile__(USERTP_RB_RSEQ_RESERVE("rdtsc\n\t"
+							    "shlq $32, %%rdx\n\t"
+							    "orq %%rdx, %%rax\n\t")
+				     : [w] "=&r"(w), [c] "=&r"(c), [entry] "=&r"(entry),
+				       [pos] "=&r"(pos), [delta] "=&r"(delta), [tmp] "=&r"(tmp),
+				       "=&a"(ts), "=&d"(rdx)
+				     : [roff] "r"(usertp_rb_rseq_offset), [nr] "rm"(rb->nr_cpus),
+				       [wbase] "rm"(rb->w), [limit] "rm"(limit), [lenw] "rm"(lenw | 29),
+				       [total] "r"(total)
+				     : "memory", "cc", "xmm0", "xmm1");
+	else
+		__asm__ __volatile__(USERTP_RB_RSEQ_RESERVE("")
+				     : [w] "=&r"(w), [c] "=&r"(c), [entry] "=&r"(entry),
+				       [pos] "=&r"(pos), [delta] "=&r"(delta), [tmp] "=&r"(tmp),
+				       "+&a"(ts), "=&d"(rdx)
+				     : [roff] "r"(usertp_rb_rseq_offset), [nr] "rm"(rb->nr_cpus),
+				       [wbase] "rm"(rb->w), [limit] "rm"(limit), [lenw] "rm"(lenw | 29),
+				       [total] "r"(total)
+				     : "memory", "cc", "xmm0", "xmm1");
+	(void)w, (void)c, (void)pos, (void)tmp, (void)rdx, (void)ts;
+	if (usertp_unlikely(!entry))
+		return NULL;
+	ev->slot_commit = NULL;
+	ev->entry = entry;
+	ev->word = lenw | usertp_rb_entry_word(0, delta);
+	return entry + 8;
+}
+#else
+#define USERTP_RB_HAVE_RSEQ 0
+static inline void *usertp_rb_rseq_try_reserve(struct usertp_rb *rb, size_t size, bool tsc,
+					       uint64_t ts, struct usertp_rb_event *ev)
+{
+	(void)rb, (void)size, (void)tsc, (void)ts, (void)ev;
+	return NULL;
+}
+#endif
 
 static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
 				      struct usertp_rb_event *ev)
 {
-	void *p = usertp_rb_try_reserve(rb, cpu, size, usertp_rb_clock(), ev);
+	void *p;
 
+	if (rb->rseq) {
+		bool tsc = usertp_rb_clock_id == USERTP_RB_CLOCK_TSC;
+
+		p = usertp_rb_rseq_try_reserve(rb, size, tsc, tsc ? 0 : usertp_rb_clock(), ev);
+	} else {
+		p = usertp_rb_try_reserve(rb, cpu, size, usertp_rb_clock(), ev);
+	}
 	return usertp_likely(p) ? p : usertp_rb_reserve_slow(rb, cpu, size, ev);
 }
 
@@ -330,8 +491,9 @@ static inline void usertp_rb_commit(struct usertp_rb_event *ev)
 {
 	/* The payload before the header that makes it an event... */
 	__atomic_store_n((uint64_t *)ev->entry, ev->word, __ATOMIC_RELEASE);
-	/* ...and the event before the count that completes the page. */
-	__atomic_fetch_add(ev->slot_commit, ev->add, __ATOMIC_RELEASE);
+	/* ...and, in CAS mode, the event before the count that completes the page. */
+	if (ev->slot_commit)
+		__atomic_fetch_add(ev->slot_commit, ev->add, __ATOMIC_RELEASE);
 }
 
 /*
@@ -380,7 +542,7 @@ struct usertp_rb_view {
 	void *base;
 	size_t size;
 	unsigned int nr_cpus, nr_pages;
-	bool overwrite;
+	bool overwrite, rseq;
 	uint64_t cpu_offset[USERTP_RB_VIEW_MAX_CPUS];
 	uint64_t pages_offset[USERTP_RB_VIEW_MAX_CPUS];
 };

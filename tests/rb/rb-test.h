@@ -27,6 +27,44 @@
 
 #define PAYLOAD_HEAD 24u
 
+/*
+ * The writer under test: USERTP_RSEQ=0 the compare-and-exchange one, USERTP_RSEQ=1 the rseq
+ * one (ring-buffer.c), which writes on the CPU the thread runs on: these tests write into
+ * CPU 0's buffer, so the process is pinned to CPU 0 (a test that pins its threads itself
+ * defines RBT_NO_PIN).  Skipped where rseq mode cannot be had (ThreadSanitizer, no rseq).
+ */
+#include <sched.h>
+
+static void __attribute__((constructor)) rbt_writer_mode(void)
+{
+	const char *env = getenv("USERTP_RSEQ");
+	struct usertp_rb rb;
+	bool rseq;
+
+	if (!env || strcmp(env, "1"))
+		return;
+#ifndef RBT_NO_PIN
+	{
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			printf("cannot run on CPU 0\n");
+			exit(77);
+		}
+	}
+#endif
+	if (usertp_rb_create(&rb, 1, 4, true))
+		exit(2);
+	rseq = rb.rseq;
+	usertp_rb_destroy(&rb);
+	if (!rseq) {
+		printf("no rseq writer in this build or process\n");
+		exit(77);
+	}
+}
+
 static inline uint64_t rbt_mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;

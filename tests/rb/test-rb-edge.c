@@ -27,6 +27,9 @@
  * kills real writers, but can only hit such narrow windows by chance).  That state follows
  * the current protocol: the compare-and-exchange that reserves an event comes first; one that
  * opens a page only claims it (OPENING), and the page is prepared before anyone can write.
+ * In rseq mode (USERTP_RSEQ=1) the restartable sequence that reserves an event writes its
+ * padding header before the position covers it, and the one that claims a page clears the
+ * word after the last entry of the page it leaves: the dead states keep those.
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>
@@ -337,6 +340,8 @@ static void die_after_cas(struct usertp_rb *rb, uint32_t size)
 	CHECK(usertp_rb_reserve(rb, 0, size, &ev) != NULL);
 	pos = rb->cpus[0]->pos;
 	last_ts = rb->cpus[0]->last_ts;
+	if (rb->rseq) /* the header came with the reservation */
+		memcpy(saved + (ev.entry - area), ev.entry, 8);
 	memcpy(area, saved, len);
 	rb->cpus[0]->pos = pos;
 	rb->cpus[0]->last_ts = last_ts;
@@ -381,6 +386,8 @@ static void dead_open(void)
 	 * opening a page first moves the position to OPENING, then prepares the page and seals
 	 * the one before: it dies right after that first step, nothing else written. */
 	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_PAGE_HEADER + 36 * 112);
+	if (rb.rseq) /* the claim cleared the word after the last entry */
+		memset(rb.pages[0] + 2 * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER + 36 * 112, 0, 8);
 	rb.cpus[0]->pos = (rb.cpus[0]->pos / USERTP_RB_PAGE + 1) * USERTP_RB_PAGE +
 			  USERTP_RB_OFF_OPENING;
 	/* Pages: the 2 last ones of 100-byte events, and the new one (empty: its event was

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#define RBT_NO_PIN /* it pins its threads itself */
 #include "rb-test.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -228,6 +229,7 @@ int main(int argc, char **argv)
 	events = large ? 40000 : 100000;
 	/* large: room for all events of all threads on either CPU (at most 80 bytes each). */
 	CHECK_INT(usertp_rb_create(&rb, 2, large ? 16384 : 8, !large), ==, 0);
+	printf("writer: %s\n", rb.rseq ? "rseq" : "compare-and-exchange");
 	for (i = 0; i < THREADS; i++) {
 		threads[i].id = i;
 		threads[i].was_dropped = calloc(events, 1);
