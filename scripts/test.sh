@@ -6,6 +6,12 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh" test
+# The test programs' control endpoints go to a runtime directory of their own: a
+# `usertp record -a` of the user does not see them, and endpoints of the programs the tests
+# kill do not pile up in the user's directory.
+XDG_RUNTIME_DIR=$(mktemp -d)
+export XDG_RUNTIME_DIR
+trap 'rm -rf "$XDG_RUNTIME_DIR"' EXIT
 builds="build:"
 [ "${1:-}" = --quick ] || builds="$builds build-asan:address,undefined build-tsan:thread"
 for b in $builds; do
