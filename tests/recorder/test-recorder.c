@@ -405,28 +405,27 @@ static void run_free(struct run *r)
 	free(r->err);
 }
 
-static bool exited(const struct run *r, int code)
+/* Report @r's status when it is not what was expected (@what @value). */
+static bool status_expected(const struct run *r, bool ok, const char *what, int value)
 {
-	bool ok = WIFEXITED(r->status) && WEXITSTATUS(r->status) == code;
-
 	if (!ok)
-		fprintf(stderr, "%s %s: status %#x (exit %d, signal %d), expected exit %d\nstderr:\n%s",
+		fprintf(stderr, "%s %s: status %#x (exit %d, signal %d), expected %s %d\nstderr:\n%s",
 			r->argv[0], r->argv[1] ? r->argv[1] : "", r->status,
 			WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1,
-			WIFSIGNALED(r->status) ? WTERMSIG(r->status) : -1, code, r->err);
+			WIFSIGNALED(r->status) ? WTERMSIG(r->status) : -1, what, value, r->err);
 	return ok;
+}
+
+static bool exited(const struct run *r, int code)
+{
+	return status_expected(r, WIFEXITED(r->status) && WEXITSTATUS(r->status) == code, "exit",
+			       code);
 }
 
 static bool signaled(const struct run *r, int sig)
 {
-	bool ok = WIFSIGNALED(r->status) && WTERMSIG(r->status) == sig;
-
-	if (!ok)
-		fprintf(stderr, "%s %s: status %#x (exit %d, signal %d), expected signal %d\nstderr:\n%s",
-			r->argv[0], r->argv[1] ? r->argv[1] : "", r->status,
-			WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1,
-			WIFSIGNALED(r->status) ? WTERMSIG(r->status) : -1, sig, r->err);
-	return ok;
+	return status_expected(r, WIFSIGNALED(r->status) && WTERMSIG(r->status) == sig, "signal",
+			       sig);
 }
 
 /* --- reading a trace file ----------------------------------------------------------------- */
