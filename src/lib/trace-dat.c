@@ -211,7 +211,8 @@ void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, 
 int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
 			    const struct usertp__dat_source *src)
 {
-	static __thread struct usertp__dat_out o; /* 64 KiB: not on a signal handler's stack */
+	/* 64 KiB: static for the reasons usertp__trace_text_write() gives (written once). */
+	static struct usertp__dat_out o;
 	uint64_t cpu_offset[64] = { 0 }, cpu_size[64] = { 0 }, start;
 	unsigned int i, p, nr = snap->nr_cpus;
 

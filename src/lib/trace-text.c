@@ -172,8 +172,13 @@ static void write_event(struct out *o, const struct usertp_rb_entry *e, unsigned
 int usertp__trace_text_write(int fd, const struct usertp_rb_snapshot *snap,
 			     const struct usertp__text_source *src)
 {
-	static __thread struct out o; /* 16 KiB: not on the stack of a signal handler */
-	static __thread struct comm_cache cache;
+	/*
+	 * Not on the stack of a signal handler (16 KiB), nor in thread-local storage (which
+	 * every thread would carry, and which would keep libusertp from being dlopen()ed):
+	 * the recorder writes its output once per process, so one copy is enough.
+	 */
+	static struct out o;
+	static struct comm_cache cache;
 	struct cursor cursors[64];
 	unsigned int i, n = snap->nr_cpus < 64 ? snap->nr_cpus : 64;
 

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # usertp record and list end to end.   usage: test-record.sh TEST USERTP WORKER-POOL REC-PROG
-# CTL-CONNECT
+# CTL-CONNECT DLOPEN-HOST REC-MOD
 # Each test has a runtime directory of its own (XDG_RUNTIME_DIR), so that `record -a` and
 # `list` see only its programs.  Files are checked with trace-cmd report (the reference
 # reader) and usertp report must print the same lines.
 set -eu
-test=$1 usertp=$2 pool=$3 recprog=$4 ctlconnect=$5
+test=$1 usertp=$2 pool=$3 recprog=$4 ctlconnect=$5 dlopenhost=${6:-} recmod=${7:-}
 . "$(dirname "$0")/../report/lib.sh"
 # Whatever this test started goes with it, also when it fails half-way.
 trap 'for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
@@ -402,6 +402,18 @@ status)
 	tr '\r' '\n' <"$dir/typescript2" >"$dir/lines2"
 	grep -q 'usertp record: [0-9]*s ' "$dir/lines2" && { echo "status line despite -q"; fail=1; }
 	expect "$dir/lines2" "^  CPU 0: " "summary with -q"
+	;;
+dlopen)
+	# libusertp brought in by dlopen() and left by dlclose(): it loads, and stays to serve.
+	"$dlopenhost" "$recmod" >"$dir/p1" 2>"$dir/p1.err" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	sleep 0.3
+	"$ctlconnect" "$XDG_RUNTIME_DIR/usertp/$p1.sock" hello >"$dir/knock" 2>&1 || true
+	expect "$dir/knock" "^ok pid=$p1 " "hello after the module went"
+	kill -TERM "$p1"
+	wait "$p1" || { echo "the program failed:"; cat "$dir/p1.err"; fail=1; }
 	;;
 disk-full)
 	# The disk fills while recording: a clear error, and a valid file of what fitted.
