@@ -223,6 +223,15 @@ static void run_init(struct run *r)
 	r->pin_cpu = -1;
 }
 
+/* A run of "PROG MODE N", the form of most runs here. */
+static void run_init_cmd(struct run *r, const char *prog, const char *mode, const char *n)
+{
+	run_init(r);
+	r->argv[0] = prog;
+	r->argv[1] = mode;
+	r->argv[2] = n;
+}
+
 /* @options: the 3 strings allocated, for the caller to free. */
 static char **child_env(const struct run *r, char **options)
 {
@@ -876,10 +885,7 @@ static void test_pool(int workers, int jobs)
 
 	snprintf(nw, sizeof(nw), "%d", workers);
 	snprintf(nj, sizeof(nj), "%d", jobs);
-	run_init(&r);
-	r.argv[0] = worker_pool;
-	r.argv[1] = "-w";
-	r.argv[2] = nw;
+	run_init_cmd(&r, worker_pool, "-w", nw);
 	r.argv[3] = nj;
 	r.env[0] = "USERTP_EVENTS=jobs:*";
 	r.env[1] = keep(xasprintf("USERTP_OUTPUT=%s", trace));
@@ -912,10 +918,7 @@ static void test_pool_small(bool overwrite)
 	int k;
 	size_t i;
 
-	run_init(&r);
-	r.argv[0] = worker_pool;
-	r.argv[1] = "-w";
-	r.argv[2] = "1";
+	run_init_cmd(&r, worker_pool, "-w", "1");
 	r.argv[3] = "2000";
 	r.env[0] = "USERTP_EVENTS=jobs:*,!jobs:job_slow";
 	r.env[1] = keep(xasprintf("USERTP_OUTPUT=%s", trace));
@@ -1014,10 +1017,7 @@ static void test_seq_small(bool overwrite, const char *mode, int n)
 	size_t i;
 
 	snprintf(nstr, sizeof(nstr), "%d", n);
-	run_init(&r);
-	r.argv[0] = rec_prog;
-	r.argv[1] = mode;
-	r.argv[2] = nstr;
+	run_init_cmd(&r, rec_prog, mode, nstr);
 	r.env[0] = "USERTP_EVENTS=rec:*";
 	r.env[1] = "USERTP_BUFFER_KB=8";
 	if (!overwrite)
@@ -1096,10 +1096,7 @@ static void test_mixed_no_overwrite(void)
 	int thr, seq, mark, next = 0, bad = 0;
 	size_t i;
 
-	run_init(&r);
-	r.argv[0] = rec_prog;
-	r.argv[1] = "mixed";
-	r.argv[2] = "1000";
+	run_init_cmd(&r, rec_prog, "mixed", "1000");
 	r.env[0] = "USERTP_EVENTS=rec:*";
 	r.env[1] = "USERTP_BUFFER_KB=8";
 	r.env[2] = "USERTP_OVERWRITE=0";
@@ -1159,10 +1156,7 @@ static void test_bad_settings(void)
 		struct pool_counts c;
 		struct run r;
 
-		run_init(&r);
-		r.argv[0] = worker_pool;
-		r.argv[1] = "-w";
-		r.argv[2] = "2";
+		run_init_cmd(&r, worker_pool, "-w", "2");
 		r.argv[3] = "100";
 		r.env[0] = strcmp(var, "USERTP_EVENTS") ? "USERTP_EVENTS=jobs:*" : setting;
 		r.env[1] = setting;
@@ -1210,10 +1204,7 @@ static void test_good_settings(void)
 		struct trace t;
 		struct run r;
 
-		run_init(&r);
-		r.argv[0] = rec_prog;
-		r.argv[1] = "seq";
-		r.argv[2] = "10";
+		run_init_cmd(&r, rec_prog, "seq", "10");
 		r.env[0] = "USERTP_EVENTS=rec:*";
 		r.env[1] = good[i][0];
 		r.env[2] = good[i][1];
@@ -1239,10 +1230,7 @@ static void test_tsc(void)
 	struct trace t;
 	struct run r;
 
-	run_init(&r);
-	r.argv[0] = rec_prog;
-	r.argv[1] = "seq";
-	r.argv[2] = "1000";
+	run_init_cmd(&r, rec_prog, "seq", "1000");
 	r.env[0] = "USERTP_EVENTS=rec:*";
 	r.env[1] = "USERTP_CLOCK=x86-tsc";
 	run(&r);
@@ -1281,10 +1269,7 @@ static void test_relative_output(void)
 	make_dir(elsewhere);
 	make_dir(sub);
 	make_dir(sub2);
-	run_init(&r);
-	r.argv[0] = rec_prog;
-	r.argv[1] = "chdir";
-	r.argv[2] = "20";
+	run_init_cmd(&r, rec_prog, "chdir", "20");
 	r.argv[3] = elsewhere;
 	r.env[0] = "USERTP_EVENTS=rec:rec_event";
 	r.env[1] = "USERTP_OUTPUT=sub/rel.txt";
@@ -1300,10 +1285,7 @@ static void test_relative_output(void)
 	run_free(&r);
 
 	/* No USERTP_OUTPUT: trace.txt where the program started. */
-	run_init(&r);
-	r.argv[0] = rec_prog;
-	r.argv[1] = "chdir";
-	r.argv[2] = "5";
+	run_init_cmd(&r, rec_prog, "chdir", "5");
 	r.argv[3] = elsewhere;
 	r.env[0] = "USERTP_EVENTS=rec:rec_event";
 	r.cwd = start;
@@ -1640,10 +1622,7 @@ static void test_untraced(enum untraced_case which)
 	extra = 1;
 #endif
 #endif
-	run_init(&r);
-	r.argv[0] = rec_prog;
-	r.argv[1] = "threads";
-	r.argv[2] = "5";
+	run_init_cmd(&r, rec_prog, "threads", "5");
 	if (which == TRACED)
 		r.env[0] = "USERTP_EVENTS=rec:*";
 	if (which == BAD_SETTING)
@@ -1686,10 +1665,7 @@ static void test_dlclose(enum untraced_case which)
 	int mapped = -1;
 	struct run r;
 
-	run_init(&r);
-	r.argv[0] = rec_prog;
-	r.argv[1] = "dlclose";
-	r.argv[2] = "50";
+	run_init_cmd(&r, rec_prog, "dlclose", "50");
 	r.argv[3] = rec_mod;
 	if (which == TRACED)
 		r.env[0] = "USERTP_EVENTS=recmod:*";
