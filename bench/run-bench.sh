@@ -41,7 +41,11 @@
 # checked here with `bench-tracepoint --case ID --check-output FILE --fired N`.
 # Valgrind differs from the native run in two places the recorder uses: it hides the vDSO
 # (clock_gettime() is a system call there: a few instructions counted instead of the vDSO's
-# code, so the clock row says n/a) and it has no rseq (the CPU comes from sched_getcpu()).
+# code, so the clock row says n/a) and it has no rseq.  On x86-64 the recorder cases run
+# there with USERTP_RSEQ=1 USERTP_BENCH_RSEQ_STANDIN=1 (and USERTP_CONTROL=0, see
+# bench-tracepoint.c): each recording thread writes a CPU
+# number of its own into its rseq area, so that the recorder takes its rseq writer, as
+# natively, and the benchmark fails the case if it did not (see bench-tracepoint.c).
 # Without valgrind (or a benchmark built without <valgrind/callgrind.h>) the column says n/a.
 set -eu
 
@@ -91,12 +95,14 @@ if command -v valgrind >/dev/null 2>&1; then
 	echo "callgrind runs: [case environment] valgrind --tool=callgrind --smc-check=all" \
 		"$bench $smoke --case ID --callgrind" >&2
 	"$bench" --list >"$tmp/cases"
+	standin=
+	[ "$(uname -m)" = x86_64 ] && standin="USERTP_RSEQ=1 USERTP_BENCH_RSEQ_STANDIN=1 USERTP_CONTROL=0"
 	while IFS="$(printf '\t')" read -r id vars; do
 		out=$tmp/rec-$id.txt
 		# Only the case's settings: the program refuses to run with any other.
 		# shellcheck disable=SC2086 # $vars is a list of VAR=value words
 		if ! env -u USERTP_EVENTS -u USERTP_CLOCK -u USERTP_BUFFER_KB -u USERTP_OVERWRITE \
-			-u USERTP_OUTPUT $vars ${vars:+USERTP_OUTPUT=$out} \
+			-u USERTP_OUTPUT -u USERTP_RSEQ -u USERTP_CONTROL $vars ${vars:+USERTP_OUTPUT=$out $standin} \
 			valgrind --tool=callgrind --smc-check=all \
 			--callgrind-out-file="$tmp/cg-$id.out" \
 			"$bench" $smoke --case "$id" --callgrind </dev/null >"$tmp/cg-$id.tsv" \

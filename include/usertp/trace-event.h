@@ -109,22 +109,29 @@ struct usertp_eval_map {
 };
 
 /*
- * Recording.  An event is enabled by registering its class probe on its tracepoint with a
- * struct usertp_event_file (one per consumer) as data.  The probe reserves space for the
- * record, fills it (common header by the library, fields by TP_fast_assign) and commits it.
+ * Recording.  An event is enabled by registering its class probe on its tracepoint with an
+ * event file (one per consumer) as data.  The file starts with the consumer's reserve and
+ * commit, which the probe calls directly: reserve returns where to write the record (its
+ * common header filled in by the consumer) or NULL (no room: counted as lost); the probe
+ * fills the fields and hands the same pointer to commit.  The rest of the file is
+ * libusertp's.
  */
 struct usertp_event_file;
-struct usertp_reservation {
-	void *entry;
-	unsigned int size;
-	void *priv[4]; /* the consumer's */
+struct usertp_event_file_head {
+	void *(*reserve)(struct usertp_event_file *file, size_t size);
+	void (*commit)(struct usertp_event_file *file, void *record);
 };
 
-USERTP_EXPORT USERTP__NOPLT void *usertp_event_reserve(struct usertp_event_file *file,
-							struct usertp_reservation *res,
-							size_t size);
-USERTP_EXPORT USERTP__NOPLT void usertp_event_commit(struct usertp_event_file *file,
-						      struct usertp_reservation *res);
+static inline void *usertp__event_reserve(void *file, size_t size)
+{
+	return ((const struct usertp_event_file_head *)file)
+		->reserve((struct usertp_event_file *)file, size);
+}
+
+static inline void usertp__event_commit(void *file, void *record)
+{
+	((const struct usertp_event_file_head *)file)->commit((struct usertp_event_file *)file, record);
+}
 
 /* Print helpers behind __print_flags() and friends; each returns its text inside p. */
 struct usertp_print_flag {

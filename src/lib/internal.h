@@ -82,27 +82,18 @@ struct usertp__event_node {
 	struct usertp_event_file *files; /* consumers that enabled it */
 };
 
-/* How an event file records: the consumer's reserve and commit. */
-struct usertp__sink_ops {
-	void *(*reserve)(struct usertp_event_file *file, struct usertp_reservation *res,
-			 size_t size);
-	void (*commit)(struct usertp_event_file *file, struct usertp_reservation *res);
-};
-
 /* One consumer's enablement of one event (the kernel's trace_event_file). */
 struct usertp_event_file {
+	/* First: what generated probes call (a copy of *ops, set on enabling). */
+	struct usertp_event_file_head head;
 	struct usertp_event_file *next_in_node; /* node->files */
 	struct usertp_event_file *next_in_owner;
 	struct usertp__event_node *node;
-	const struct usertp__sink_ops *ops;
+	const struct usertp_event_file_head *ops;
 	void *owner;
 	void *sink; /* what ops record into: the listener's arg (a struct usertp__rb_sink...) */
 	const struct usertp_event *event; /* node->instances[0], for the hot path */
 	int id;				  /* node->id, for the hot path */
-	/* ops->reserve and ops->commit, set on enabling: one load fewer per call. */
-	void *(*reserve)(struct usertp_event_file *file, struct usertp_reservation *res,
-			 size_t size);
-	void (*commit)(struct usertp_event_file *file, struct usertp_reservation *res);
 };
 
 USERTP_HIDDEN struct usertp__event_node *usertp__events_first_locked(void);
@@ -111,19 +102,20 @@ USERTP_HIDDEN void usertp__event_file_disable_locked(struct usertp_event_file *f
 
 /* A listener with its own sink (the recorder's ring buffers); fn may be NULL. */
 USERTP_HIDDEN int usertp__listener_create_ops(const char *events,
-					      const struct usertp__sink_ops *ops,
+					      const struct usertp_event_file_head *ops,
 					      usertp_record_func fn, void *arg,
 					      struct usertp_listener **out);
 /*
  * A consumer that records into ring buffers: the embedded recorder, and each session of a
- * recorder outside the process.  Its listener's files record with usertp__rb_sink_ops.
+ * recorder outside the process.  Its listener's files record with usertp__rb_sink_ops(), the
+ * reserve and commit for the buffers' writer mode and the process's clock.
  */
 struct usertp__rb_sink {
 	bool active; /* false: events are not recorded (the buffers are being written out) */
 	struct usertp_rb rb;
 	struct usertp_listener *listener;
 };
-extern const struct usertp__sink_ops usertp__rb_sink_ops USERTP_HIDDEN;
+USERTP_HIDDEN const struct usertp_event_file_head *usertp__rb_sink_ops(const struct usertp_rb *rb);
 /* How many ring-buffer sinks exist (they share usertp_rb_clock_id: one clock per process). */
 extern unsigned int usertp__rb_sinks USERTP_HIDDEN;
 
@@ -174,36 +166,25 @@ static inline int usertp__gettid(void)
 }
 
 /*
- * Fill the common header of a record of @file: type, flags, preempt_count and pid, 8 bytes
- * in one store (x86-64: little-endian, the layout below checked at build time).
+ * The common header of a record of @file (type, flags, preempt_count and pid) as the 8 bytes
+ * one store writes, and that store.
  */
-static inline void *usertp__entry_fill(const struct usertp_event_file *file, void *entry)
+static inline uint64_t usertp__entry_word(const struct usertp_event_file *file)
 {
-	struct usertp_trace_entry *ent = entry;
-#if defined(__x86_64__)
-	uint64_t word = (uint64_t)(uint32_t)usertp__gettid() << 32 | (unsigned short)file->id;
+	struct usertp_trace_entry ent = { (unsigned short)file->id, 0, 0, usertp__gettid() };
+	uint64_t word;
 
-	USERTP_STATIC_ASSERT(sizeof(*ent) == 8 && __builtin_offsetof(struct usertp_trace_entry, pid) == 4 &&
-			     __builtin_offsetof(struct usertp_trace_entry, flags) == 2 &&
-			     __builtin_offsetof(struct usertp_trace_entry, preempt_count) == 3,
-			     "the common header is type, flags, preempt_count, pid");
-	memcpy(ent, &word, 8);
-#else
-	ent->type = (unsigned short)file->id;
-	ent->flags = 0;
-	ent->preempt_count = 0;
-	ent->pid = usertp__gettid();
-#endif
-	return ent;
+	USERTP_STATIC_ASSERT(sizeof(ent) == 8, "the common header is 8 bytes");
+	memcpy(&word, &ent, 8);
+	return word;
 }
 
-/* The same, and note the reservation in @res, for sinks whose commit needs it. */
-static inline void *usertp__entry_start(const struct usertp_event_file *file,
-					struct usertp_reservation *res, void *entry, size_t size)
+static inline void *usertp__entry_fill(const struct usertp_event_file *file, void *entry)
 {
-	res->entry = entry;
-	res->size = (unsigned int)size;
-	return usertp__entry_fill(file, entry);
+	uint64_t word = usertp__entry_word(file);
+
+	memcpy(entry, &word, 8);
+	return entry;
 }
 
 /* write(2) all of @buf, through EINTR and short writes; 0 or an errno (async-signal-safe). */

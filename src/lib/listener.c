@@ -24,7 +24,7 @@ struct usertp_listener {
 	struct usertp_listener *next;
 	char **specs; /* as given, a leading '!' meaning "take out" */
 	unsigned int nr_specs;
-	const struct usertp__sink_ops *ops; /* where its records go */
+	const struct usertp_event_file_head *ops; /* where its records go */
 	usertp_record_func fn;
 	void *arg;
 	struct usertp_event_file *files; /* next_in_owner */
@@ -35,6 +35,7 @@ static struct usertp_listener *listeners;
 
 struct scratch {
 	unsigned int depth;
+	unsigned int size[NEST_MAX]; /* of each record being written */
 	unsigned char buf[NEST_MAX][USERTP_RECORD_MAX] __attribute__((aligned(8)));
 };
 static __thread struct scratch *thread_scratch __attribute__((tls_model("initial-exec")));
@@ -66,8 +67,7 @@ static struct scratch *scratch_get(void)
 	return s;
 }
 
-static void *listener_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
-			      size_t size)
+static void *listener_reserve(struct usertp_event_file *file, size_t size)
 {
 	struct usertp_listener *l = file->owner;
 	struct scratch *s;
@@ -76,19 +76,22 @@ static void *listener_reserve(struct usertp_event_file *file, struct usertp_rese
 		__atomic_fetch_add(&l->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	return usertp__entry_start(file, res, s->buf[s->depth++], size);
+	s->size[s->depth] = (unsigned int)size;
+	return usertp__entry_fill(file, s->buf[s->depth++]);
 }
 
-static void listener_commit(struct usertp_event_file *file, struct usertp_reservation *res)
+/* @record is the innermost record being written in this thread: the last reserved. */
+static void listener_commit(struct usertp_event_file *file, void *record)
 {
 	struct usertp_listener *l = file->owner;
 	const struct usertp_event *ev = __atomic_load_n(&file->event, __ATOMIC_ACQUIRE);
+	struct scratch *s = thread_scratch;
 
-	l->fn(ev, res->entry, res->size, l->arg);
-	thread_scratch->depth--;
+	l->fn(ev, record, s->size[s->depth - 1], l->arg);
+	s->depth--;
 }
 
-static const struct usertp__sink_ops listener_ops = {
+static const struct usertp_event_file_head listener_ops = {
 	listener_reserve,
 	listener_commit,
 };
@@ -221,7 +224,7 @@ int usertp_listener_create(const char *events, usertp_record_func fn, void *arg,
 	return usertp__listener_create_ops(events, &listener_ops, fn, arg, out);
 }
 
-int usertp__listener_create_ops(const char *events, const struct usertp__sink_ops *ops,
+int usertp__listener_create_ops(const char *events, const struct usertp_event_file_head *ops,
 				usertp_record_func fn, void *arg, struct usertp_listener **out)
 {
 	struct usertp_listener *l;

@@ -1,69 +1,92 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rb-sink.c - recording an event into a consumer's ring buffers: the embedded recorder's and
- * those of recorders outside the process.  This is the hot path of an enabled event.
+ * those of recorders outside the process.  This is the hot path of an enabled event: the
+ * generated probe calls one of these reserves and commits directly (the event file's head).
  */
 #include "internal.h"
 
-USERTP_STATIC_ASSERT(sizeof(struct usertp_rb_event) <= sizeof(((struct usertp_reservation *)0)->priv),
-		     "a ring-buffer reservation fits in usertp_reservation.priv");
-
-/* Whatever the inline fast paths leave: out of line, so that the fast path keeps little. */
-static __attribute__((noinline)) void *rb_sink_reserve_slow(struct usertp_event_file *file,
-							     struct usertp_reservation *res,
-							     size_t size)
+static inline struct usertp_rb *active_rb(const struct usertp_event_file *file)
 {
 	struct usertp__rb_sink *sink = file->sink;
-	void *ent = usertp_rb_reserve_slow(&sink->rb, usertp_rb_this_cpu(&sink->rb), size,
-					   (struct usertp_rb_event *)res->priv);
 
+	return usertp_likely(__atomic_load_n(&sink->active, __ATOMIC_RELAXED)) ? &sink->rb : NULL;
+}
+
+/* CAS mode (and the writers' general path): the writer in C, then the common header. */
+static void *rb_sink_reserve(struct usertp_event_file *file, size_t size)
+{
+	struct usertp_rb *rb = active_rb(file);
+	void *ent;
+
+	if (!rb)
+		return NULL;
+	ent = usertp_rb_reserve(rb, usertp_rb_this_cpu(rb), size);
 	return ent ? usertp__entry_fill(file, ent) : NULL;
 }
 
+static void rb_sink_commit(struct usertp_event_file *file, void *record)
+{
+	usertp_rb_commit(&((struct usertp__rb_sink *)file->sink)->rb, record);
+}
+
+static const struct usertp_event_file_head rb_sink_ops = { rb_sink_reserve, rb_sink_commit };
+
+#if USERTP_RB_HAVE_RSEQ
+/* A thread's first record: learn its id, out of line, then record it as any other. */
+static __attribute__((noinline)) void *reserve_new_thread(struct usertp_event_file *file,
+							  size_t size)
+{
+	usertp__gettid_slow();
+	return file->head.reserve(file, size);
+}
+
 /*
- * The two writers' fast paths in functions of their own: the rseq one needs many registers
- * (saved and restored on entry and exit), the other few.  The commit needs only res->priv:
- * res->entry and res->size are left alone.
+ * rseq mode: straight into the assembly writer (a tail call), which writes the common header
+ * too.  The x86-tsc clock is read inside its sequence; the mono clock here, before it.
  */
-static __attribute__((noinline)) void *rb_sink_reserve_rseq(struct usertp_event_file *file,
-							     struct usertp_reservation *res,
-							     size_t size)
+static void *rb_sink_reserve_rseq_tsc(struct usertp_event_file *file, size_t size)
 {
-	struct usertp__rb_sink *sink = file->sink;
-	bool tsc = usertp_rb_clock_id == USERTP_RB_CLOCK_TSC;
-	void *ent;
+	struct usertp_rb *rb = active_rb(file);
 
-	/* The TSC is read inside the restartable sequence: no clock read here. */
-	ent = usertp_rb_rseq_try_reserve(&sink->rb, size, tsc, tsc ? 0 : usertp_rb_clock(),
-					 (struct usertp_rb_event *)res->priv);
-	if (usertp_unlikely(!ent))
-		return rb_sink_reserve_slow(file, res, size);
-	return usertp__entry_fill(file, ent);
+	if (usertp_unlikely(!rb || !usertp__tid))
+		return rb ? reserve_new_thread(file, size) : NULL;
+	return usertp_rb_rseq_reserve_tsc(rb, size, usertp__entry_word(file));
 }
 
-static void *rb_sink_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
-			     size_t size)
+static void *rb_sink_reserve_rseq_mono(struct usertp_event_file *file, size_t size)
 {
-	struct usertp__rb_sink *sink = file->sink;
-	uint64_t ts;
-	void *ent;
+	struct usertp_rb *rb = active_rb(file);
+	uint64_t word;
 
-	if (usertp_unlikely(!__atomic_load_n(&sink->active, __ATOMIC_RELAXED)))
-		return NULL;
-	if (usertp_likely(sink->rb.rseq))
-		return rb_sink_reserve_rseq(file, res, size);
-	ts = usertp_rb_clock();
-	ent = usertp_rb_try_reserve(&sink->rb, usertp_rb_this_cpu(&sink->rb), size, ts,
-				    (struct usertp_rb_event *)res->priv);
-	if (usertp_unlikely(!ent))
-		return rb_sink_reserve_slow(file, res, size);
-	return usertp__entry_fill(file, ent);
+	if (usertp_unlikely(!rb || !usertp__tid))
+		return rb ? reserve_new_thread(file, size) : NULL;
+	word = usertp__entry_word(file);
+	return usertp_rb_rseq_reserve_at(rb, size, word, usertp_rb_clock_mono());
 }
 
-static void rb_sink_commit(struct usertp_event_file *file, struct usertp_reservation *res)
+/* rseq mode's commit is usertp_rb_commit() without the counting of CAS mode. */
+static void rb_sink_commit_rseq(struct usertp_event_file *file, void *record)
 {
+	unsigned char *hdr = (unsigned char *)record - 8;
+
 	(void)file;
-	usertp_rb_commit((struct usertp_rb_event *)res->priv);
+	__atomic_store_n(hdr, (unsigned char)(*hdr & ~31u), __ATOMIC_RELEASE);
 }
 
-const struct usertp__sink_ops usertp__rb_sink_ops = { rb_sink_reserve, rb_sink_commit };
+static const struct usertp_event_file_head rb_sink_ops_rseq_tsc = { rb_sink_reserve_rseq_tsc,
+								     rb_sink_commit_rseq };
+static const struct usertp_event_file_head rb_sink_ops_rseq_mono = { rb_sink_reserve_rseq_mono,
+								      rb_sink_commit_rseq };
+#endif
+
+const struct usertp_event_file_head *usertp__rb_sink_ops(const struct usertp_rb *rb)
+{
+#if USERTP_RB_HAVE_RSEQ
+	if (rb->rseq)
+		return usertp_rb_clock_id == USERTP_RB_CLOCK_TSC ? &rb_sink_ops_rseq_tsc
+								  : &rb_sink_ops_rseq_mono;
+#endif
+	(void)rb;
+	return &rb_sink_ops;
+}

@@ -307,7 +307,7 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 	__atomic_store_n(&usertp__keep_objects, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&rec.sink.active, true, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
-	ret = usertp__listener_create_ops(events, &usertp__rb_sink_ops, NULL, &rec.sink,
+	ret = usertp__listener_create_ops(events, usertp__rb_sink_ops(&rec.sink.rb), NULL, &rec.sink,
 					  &rec.sink.listener);
 	if (ret) {
 		__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);

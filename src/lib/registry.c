@@ -207,8 +207,7 @@ int usertp__event_file_enable_locked(struct usertp_event_file *file)
 	int ret;
 
 	file->id = node->id;
-	file->reserve = file->ops->reserve;
-	file->commit = file->ops->commit;
+	file->head = *file->ops;
 	__atomic_store_n(&file->event, node->instances[0], __ATOMIC_RELEASE);
 	for (i = 0; i < node->nr_instances; i++) {
 		const struct usertp_event *ev = node->instances[i];
@@ -228,18 +227,6 @@ int usertp__event_file_enable_locked(struct usertp_event_file *file)
 		}
 	}
 	return 0;
-}
-
-/* The calls generated probes make: each event file records through its consumer. */
-void *usertp_event_reserve(struct usertp_event_file *file, struct usertp_reservation *res,
-			   size_t size)
-{
-	return file->reserve(file, res, size);
-}
-
-void usertp_event_commit(struct usertp_event_file *file, struct usertp_reservation *res)
-{
-	file->commit(file, res);
 }
 
 static void debug_note(const char *what, const struct usertp_event *ev)

@@ -14,7 +14,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rb-layout.h"
 #include "ring-buffer.h"
+
+USERTP_STATIC_ASSERT(offsetof(struct usertp_rb, nr_cpus) == USERTP_RB_NR_CPUS_OFFSET &&
+			     offsetof(struct usertp_rb, w) == USERTP_RB_W_OFFSET &&
+			     sizeof(struct usertp_rb_wcpu) == 1u << USERTP_RB_WCPU_SHIFT &&
+			     offsetof(struct usertp_rb_wcpu, c) == USERTP_RB_WCPU_C &&
+			     offsetof(struct usertp_rb_wcpu, page) == USERTP_RB_WCPU_PAGE &&
+			     offsetof(struct usertp_rb_cpu, pos) == USERTP_RB_CPU_POS &&
+			     offsetof(struct usertp_rb_cpu, last_ts) == USERTP_RB_CPU_LAST_TS,
+		     "rb-layout.h describes the structures rb-rseq-x86_64.S reads");
 
 enum usertp_rb_clock usertp_rb_clock_id = USERTP_RB_CLOCK_MONO;
 
@@ -25,13 +35,31 @@ static __thread int no_rseq_cpu __attribute__((tls_model("initial-exec"))) = -1;
 ptrdiff_t usertp_rb_cpu_offset;
 ptrdiff_t usertp_rb_rseq_offset;
 
+/*
+ * Is glibc's rseq area usable?  Registered by glibc, or (USERTP_RSEQ=1 only) holding a valid
+ * cpu_id although glibc could not register it: a stand-in that a measurement harness wrote
+ * there, under valgrind, which has no rseq(2), so that callgrind can count the instructions
+ * of the rseq writer (bench/bench-tracepoint.c; its threads never share a CPU number).
+ */
+static bool rseq_area_usable(void)
+{
+	const char *env = getenv("USERTP_RSEQ");
+
+	if (!&__rseq_offset)
+		return false;
+	if (&__rseq_size && __rseq_size >= 20)
+		return true;
+	return env && !strcmp(env, "1") &&
+	       *(const int *)((const char *)__builtin_thread_pointer() + __rseq_offset + 4) >= 0;
+}
+
 static void cpu_offset_init(void)
 {
 	ptrdiff_t off = (const char *)&no_rseq_cpu - (const char *)__builtin_thread_pointer();
 	ptrdiff_t rseq = 0;
 
 	/* struct rseq: u32 cpu_id_start, u32 cpu_id, u64 rseq_cs, u32 flags (20 bytes). */
-	if (&__rseq_size && __rseq_size >= 20) {
+	if (rseq_area_usable()) {
 		rseq = __rseq_offset;
 		off = rseq + 4;
 	}
@@ -116,13 +144,17 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 		if (base == MAP_FAILED)
 			return -ENOMEM;
 	}
+	rb->rseq = rseq_wanted(nr_cpus);
 	rb->cpus = calloc(nr_cpus, sizeof(*rb->cpus));
 	rb->pages = calloc(nr_cpus, sizeof(*rb->pages));
 	rb->w = aligned_alloc(64, round_up(nr_cpus * sizeof(*rb->w), 64));
-	if (!rb->cpus || !rb->pages || !rb->w) {
+	if (!rb->rseq)
+		rb->slot_commit = calloc(size / USERTP_RB_PAGE, sizeof(*rb->slot_commit));
+	if (!rb->cpus || !rb->pages || !rb->w || (!rb->rseq && !rb->slot_commit)) {
 		free(rb->cpus);
 		free(rb->pages);
 		free(rb->w);
+		free(rb->slot_commit);
 		munmap(base, size);
 		if (fd >= 0)
 			close(fd);
@@ -134,7 +166,6 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 	rb->nr_cpus = nr_cpus;
 	rb->nr_pages = nr_pages;
 	rb->overwrite = overwrite;
-	rb->rseq = rseq_wanted(nr_cpus);
 	rb->region->page_size = USERTP_RB_PAGE;
 	rb->region->nr_cpus = nr_cpus;
 	rb->region->nr_pages = nr_pages;
@@ -147,7 +178,14 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 		rb->cpus[i] = (struct usertp_rb_cpu *)(base + off);
 		rb->cpus[i]->pages_offset = off + cpu_area_header(nr_pages);
 		rb->pages[i] = base + rb->cpus[i]->pages_offset;
-		rb->w[i] = (struct usertp_rb_wcpu){ rb->cpus[i], rb->pages[i], rb->cpus[i]->commit, 0 };
+		rb->w[i] = (struct usertp_rb_wcpu){ rb->cpus[i], rb->pages[i], { 0, 0 } };
+		if (rb->slot_commit) {
+			size_t first = rb->cpus[i]->pages_offset / USERTP_RB_PAGE;
+			unsigned int k;
+
+			for (k = 0; k < nr_pages; k++)
+				rb->slot_commit[first + k] = &rb->cpus[i]->commit[k];
+		}
 	}
 	rb->region->version = USERTP_RB_VERSION;
 	__atomic_store_n(&rb->region->magic, USERTP_RB_MAGIC, __ATOMIC_RELEASE);
@@ -163,6 +201,7 @@ void usertp_rb_destroy(struct usertp_rb *rb)
 	free(rb->cpus);
 	free(rb->pages);
 	free(rb->w);
+	free(rb->slot_commit);
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
 }
@@ -236,6 +275,12 @@ static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *event
 		uint64_t h = __atomic_load_n((const uint64_t *)(data + off), __ATOMIC_ACQUIRE);
 		uint32_t word = (uint32_t)h, len = (uint32_t)(h >> 32);
 
+		/* The common case first: a committed event (type 0, 4 <= len <= what is left). */
+		if (usertp_likely(!(word & 31) && len - 4 <= bound - off - 8)) {
+			n++;
+			off += (len + 11) & ~7u; /* 8 + (len - 4) rounded up to 8 */
+			continue;
+		}
 		if ((word & 31) == USERTP_RB_TYPE_TIME_EXTEND) {
 			off += 8;
 			continue;
@@ -279,12 +324,22 @@ struct rseq_op {
 };
 
 #if USERTP_RB_HAVE_RSEQ
+/* The critical section's descriptor (struct rseq_cs), for labels 1 (start), 2 (end), 4. */
+#define RSEQ_CS                                                                                    \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                                       \
+	".balign 32\n\t"                                                                           \
+	"3:\n\t.long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t"                                            \
+	".popsection\n\t"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define RSEQ_SIG ".byte 0x0f, 0xb9, 0x3d\n\t.long " STR(USERTP_RB_RSEQ_SIG) "\n\t"
+
 static int rseq_move(unsigned int cpu, struct usertp_rb_cpu *c, const struct rseq_op *op)
 {
 	uint64_t tmp, tmp2;
 	int ret;
 
-	__asm__ __volatile__(USERTP_RB_RSEQ_CS
+	__asm__ __volatile__(RSEQ_CS
 			     "0:\n\t"
 			     "leaq 3b(%%rip), %[tmp]\n\t"
 			     "movq %[tmp], %%fs:8(%[roff])\n\t"
@@ -309,7 +364,7 @@ static int rseq_move(unsigned int cpu, struct usertp_rb_cpu *c, const struct rse
 			     "movdqa %%xmm0, (%[c])\n\t"
 			     "2:\n\t"
 			     "xorl %[ret], %[ret]\n\t"
-			     "jmp 5f\n\t" USERTP_RB_RSEQ_SIG "4:\n\t"
+			     "jmp 5f\n\t" RSEQ_SIG "4:\n\t"
 			     "jmp 0b\n\t"
 			     "5:\n\t"
 			     : [ret] "=&r"(ret), [tmp] "=&r"(tmp), [tmp2] "=&r"(tmp2)
@@ -361,19 +416,18 @@ static uint64_t scratch[2];
  * without overwrite) the event is dropped, and the current page is closed (FULL) so that a
  * smaller event cannot slip in after it: what is kept stays a prefix, as in the kernel.
  *
- * Return: where the event goes (offset 16 of the new page, *commit set to its counter), NULL
+ * Return: where the event goes (offset 16 of the new page, its pending header written), NULL
  * when dropped, USERTP_RB_RETRY when another writer moved first (or, rseq mode, we moved).
  */
 static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
-		       uint64_t ts, uint32_t total, uint64_t **commit)
+		       uint64_t ts, uint32_t total)
 {
 	struct usertp_rb_cpu *c = rb->cpus[cpu];
 	unsigned int nr = rb->nr_pages;
 	uint64_t page = pos / USERTP_RB_PAGE, new_page, *lost_before = c->commit + nr, retired = 0;
 	uint32_t off = (uint32_t)(pos % USERTP_RB_PAGE);
 	unsigned char *start, *old = rb->pages[cpu] + (page % nr) * USERTP_RB_PAGE;
-	uint64_t hdr = ((uint64_t)(total - 4) << 32) |
-		       usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, 1);
+	uint64_t hdr = usertp_rb_pending_header(total, 1), page_ts = ts - 1;
 	struct rseq_op op = { pos, last, 0, 0, scratch, 0, scratch, 0 };
 	int ret;
 
@@ -413,7 +467,7 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 	 * not understood yet, so both modes zero.)
 	 */
 	memset(start + USERTP_RB_PAGE_HEADER, 0, USERTP_RB_PAGE_DATA);
-	memcpy(start, &ts, 8);
+	memcpy(start, &page_ts, 8); /* the event is one tick after it: see the top of ring-buffer.h */
 	memset(start + 8, 0, 8);
 	__atomic_store_n(&lost_before[new_page % nr],
 			 __atomic_exchange_n(&c->lost_pending, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
@@ -429,8 +483,6 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 		__atomic_fetch_add(&c->retired, retired, __ATOMIC_RELAXED);
 	memcpy(start + USERTP_RB_PAGE_HEADER, &hdr, 8);
 	__atomic_store_n(&rb->w[cpu].page, start, __ATOMIC_RELAXED);
-	__atomic_store_n(&rb->w[cpu].commit, &c->commit[new_page % nr], __ATOMIC_RELAXED);
-	*commit = &c->commit[new_page % nr];
 	usertp_rb_cpu_stale();
 	if (rb->rseq) {
 		__atomic_store_n(&c->last_ts, ts, __ATOMIC_RELAXED);
@@ -443,15 +495,22 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 	return start + USERTP_RB_PAGE_HEADER;
 }
 
+/* A time extend entry of @delta. */
+static uint64_t time_extend(uint64_t delta)
+{
+	return (uint64_t)usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
+					      delta & ((1u << USERTP_RB_DELTA_BITS) - 1)) |
+	       (delta >> USERTP_RB_DELTA_BITS) << 32;
+}
+
 /*
- * The general writer: any size, page opening, time extends, clock behind the last event,
+ * The general writer: any size, page opening, time extends, clock not after the last event,
  * retries after another writer moved first; in rseq mode, on the CPU the thread runs on.
  */
-void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size,
-			     struct usertp_rb_event *ev)
+void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size)
 {
 	struct usertp_rb_cpu *c;
-	uint64_t pos, last, ts, delta, *commit;
+	uint64_t pos, last, ts, delta;
 	uint32_t total, off, ext;
 	unsigned char *entry;
 	struct rseq_op op;
@@ -476,10 +535,9 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 		pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 		last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
 		entry = __atomic_load_n(&rb->w[cpu].page, __ATOMIC_RELAXED);
-		commit = __atomic_load_n(&rb->w[cpu].commit, __ATOMIC_RELAXED);
 		ts = usertp_rb_clock();
-		if (ts < last)
-			ts = last; /* never backwards on one CPU */
+		if (ts <= last)
+			ts = last + 1; /* strictly after the last one: see the top of ring-buffer.h */
 		off = (uint32_t)(pos % USERTP_RB_PAGE);
 		delta = ts - last;
 		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
@@ -490,41 +548,43 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 				usertp_rb_drop(c);
 				return NULL;
 			}
-			entry = open_page(rb, cpu, pos, last, ts, total, &commit);
+			entry = open_page(rb, cpu, pos, last, ts, total);
 			if (entry == USERTP_RB_RETRY)
 				continue;
-			if (!entry)
-				return NULL;
-			ext = 0;
-			delta = 0;
-			break;
+			return entry ? entry + 8 : NULL;
 		}
 		entry += off;
+		/* After a time extend of delta - 1, the event is one tick later. */
 		op = (struct rseq_op){ pos, last, usertp_rb_pos_after(pos / USERTP_RB_PAGE, off + ext + total),
-				       ts, (uint64_t *)entry, 0, (uint64_t *)(entry + ext), 0 };
+				       ts, (uint64_t *)entry, 0, (uint64_t *)(entry + ext),
+				       usertp_rb_pending_header(total, ext ? 1 : delta) };
 		/* rseq mode: the headers in place before the position covers them. */
-		op.v2 = ((uint64_t)(total - 4) << 32) |
-			usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, ext ? 1 : delta + !delta);
-		op.v1 = ext ? (uint64_t)usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
-							     delta & ((1u << USERTP_RB_DELTA_BITS) - 1)) |
-				      (delta >> USERTP_RB_DELTA_BITS) << 32
-			    : op.v2;
+		op.v1 = ext ? time_extend(delta - 1) : op.v2;
 		if (move_pos(rb, cpu, &op) == 0)
 			break;
 		if (!rb->rseq)
 			usertp_rb_cpu_stale();
 	}
-
-	if (ext) {
-		uint32_t words[2] = { usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
-							   delta & ((1u << USERTP_RB_DELTA_BITS) - 1)),
-				      (uint32_t)(delta >> USERTP_RB_DELTA_BITS) };
-
-		memcpy(entry, words, 8);
-		entry += 8;
-		delta = 0;
+	if (!rb->rseq) {
+		/* CAS mode: ours now; the extend is complete at once, and counted so. */
+		if (ext) {
+			memcpy(entry, &op.v1, 8);
+			__atomic_fetch_add(rb->slot_commit[(size_t)(entry - (unsigned char *)rb->region) /
+							   USERTP_RB_PAGE],
+					   (uint64_t)ext, __ATOMIC_RELEASE);
+		}
+		memcpy(entry + ext, &op.v2, 8);
 	}
-	return usertp_rb_event_start(ev, rb->rseq ? NULL : commit, entry, total, ext, delta);
+	return entry + ext + 8;
+}
+
+void *usertp_rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t first)
+{
+	void *p = usertp_rb_reserve_slow(rb, 0, size);
+
+	if (p && first)
+		memcpy(p, &first, 8);
+	return p;
 }
 
 /* --- reading ------------------------------------------------------------------------------ */

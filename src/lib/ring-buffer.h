@@ -28,8 +28,13 @@
  *     event before.  Taking the time inside the sequence (or the CAS loop) keeps timestamps
  *     in buffer order: never backwards on a CPU;
  *   - every event is 8-byte aligned, written as a "type_len 0" entry (u32 header, u32 length,
- *     payload), first as padding (so readers skip it), and committed by one 8-byte store of
- *     its final header;
+ *     payload), first as padding (so readers skip it), and committed by one byte store that
+ *     clears its type (usertp_rb_commit()): the delta and length are final from the start.
+ *     For that, an event's delta is never 0 (a padding entry with a zero delta would read as
+ *     the end of the page): timestamps strictly increase on each CPU (a clock reading equal
+ *     to or behind the CPU's last timestamp is taken as one tick after it), the first event
+ *     of a page is one tick after the page's timestamp, and an event after a time extend is
+ *     one tick after it;
  *   - a page is opened in steps (open_page(), ring-buffer.c): claimed, zeroed (zeros read as the
  *     kernel's end-of-page entry, so bytes of the slot's earlier use are never taken for
  *     events), given its header, the page before it sealed, and only then made writable;
@@ -95,18 +100,17 @@ struct usertp_rb_cpu {
 
 /*
  * What a writer needs of one CPU, in process memory (never read from the shared region, so a
- * hostile region cannot send a writer outside its own pages): its control block, and the
- * slot of its newest page with that slot's commit counter.  The opener of a page sets page
- * and commit before it makes the page writable, so a writer that reads them *after* an open
- * position (and, in CAS mode, reserves with a compare-and-exchange of that position) gets
- * the ones of that position's page (in rseq mode the opener may publish from another CPU:
- * read before the position, page could be the previous one).  32 bytes: indexed by a shift.
+ * hostile region cannot send a writer outside its own pages): its control block, and its
+ * newest page.  The opener of a page sets page before it makes the page writable, so a
+ * writer that reads it *after* an open position (and, in CAS mode, reserves with a
+ * compare-and-exchange of that position) gets the one of that position's page (in rseq mode
+ * the opener may publish from another CPU: read before the position, page could be the
+ * previous one).  32 bytes: indexed by a shift (rb-rseq-x86_64.S relies on the layout).
  */
 struct usertp_rb_wcpu {
 	struct usertp_rb_cpu *c;
 	unsigned char *page;
-	uint64_t *commit;
-	uint64_t pad;
+	uint64_t pad[2];
 };
 
 /* The writer's process-local view: pointers computed once from the region. */
@@ -120,14 +124,8 @@ struct usertp_rb {
 	struct usertp_rb_cpu **cpus;
 	unsigned char **pages; /* per CPU, the first page */
 	struct usertp_rb_wcpu *w;
-};
-
-/* Where a reserved event is, until it is committed (fits in usertp_reservation.priv). */
-struct usertp_rb_event {
-	uint64_t *slot_commit; /* CAS mode: the slot's counter; rseq mode: NULL */
-	unsigned char *entry;  /* the entry header */
-	uint64_t word;	       /* its final header word and array[0] */
-	uint64_t add;	       /* added to *slot_commit: one event and the bytes it used */
+	/* CAS mode: for each 4 KiB of the region, the commit counter of the page slot there */
+	uint64_t **slot_commit;
 };
 
 /* Clocks: CLOCK_MONOTONIC nanoseconds (the kernel's "mono"), or the raw TSC ("x86-tsc"). */
@@ -147,14 +145,8 @@ extern enum usertp_rb_clock usertp_rb_clock_id;
 #define USERTP_RB_MAX_PAYLOAD (USERTP_RB_PAGE_DATA - 8u)
 
 /*
- * The writer's fast path, inline so that recording an event is one function call (the
- * generated probe's) plus what it must do.
- *
- * usertp_rb_this_cpu(): the CPU the calling thread runs on (may be stale by the time it is
- * used: that is fine).  usertp_rb_reserve(): reserve @size bytes of payload on @cpu (in rseq
- * mode: on the CPU the thread runs on, whatever @cpu says); returns where to write the
- * payload (8-byte aligned), or NULL when the event is dropped (counted); the event is then
- * committed with usertp_rb_commit().
+ * The writer's fast paths.  usertp_rb_this_cpu(): the CPU the calling thread runs on (may be
+ * stale by the time it is used: that is fine).
  */
 #include <string.h>
 #include <time.h>
@@ -221,16 +213,21 @@ static inline unsigned int usertp_rb_this_cpu(const struct usertp_rb *rb)
 	return (unsigned int)cpu < rb->nr_cpus ? (unsigned int)cpu : (unsigned int)cpu % rb->nr_cpus;
 }
 
-static inline uint64_t usertp_rb_clock(void)
+static inline uint64_t usertp_rb_clock_mono(void)
 {
 	struct timespec ts;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t usertp_rb_clock(void)
+{
 #if defined(__x86_64__)
 	if (usertp_rb_clock_id == USERTP_RB_CLOCK_TSC)
 		return __rdtsc();
 #endif
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return usertp_rb_clock_mono();
 }
 
 typedef unsigned __int128 __attribute__((may_alias)) usertp_rb_u128;
@@ -282,29 +279,17 @@ static inline void usertp_rb_drop(struct usertp_rb_cpu *c)
 }
 
 /*
- * Start event @ev at @entry, counted in @commit (CAS mode; NULL in rseq mode): @total bytes
- * with its header, after @ext bytes of time extend, @delta after the entry before it.  Until
- * committed the entry is padding (time_delta non-zero: a zero one would read as the end of
- * the page), so a reader of a page whose writer died skips it.
+ * The header of an event being written: padding of @total bytes (array[0], the length word,
+ * counts itself and the payload), @delta (at least 1) after the entry before it.  A reader of
+ * a page whose writer died skips it.
  */
-static inline void *usertp_rb_event_start(struct usertp_rb_event *ev, uint64_t *commit,
-					  unsigned char *entry, uint32_t total, uint32_t ext,
-					  uint64_t delta)
+static inline uint64_t usertp_rb_pending_header(uint32_t total, uint64_t delta)
 {
-	uint64_t len = (uint64_t)(total - 4) << 32; /* array[0]: the payload and its length word */
-	uint64_t pad = len | usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, delta + !delta);
-
-	memcpy(entry, &pad, 8);
-	ev->slot_commit = commit;
-	ev->entry = entry;
-	ev->word = len | usertp_rb_entry_word(0, delta);
-	ev->add = (1ull << 32) + ext + total;
-	return entry + 8;
+	return (uint64_t)(total - 4) << 32 | usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, delta);
 }
 
 /* The general writer, out of line. */
-void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size,
-			     struct usertp_rb_event *ev);
+void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size);
 
 /*
  * CAS mode, the common case, inline: the event fits on the open page, needs no time extend,
@@ -315,11 +300,11 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
  * usertp_rb_reserve_slow().
  */
 static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
-					  uint64_t ts, struct usertp_rb_event *ev)
+					  uint64_t ts)
 {
 	const struct usertp_rb_wcpu *w = &rb->w[cpu];
 	struct usertp_rb_cpu *c = w->c;
-	uint64_t pos, last, delta, *commit;
+	uint64_t pos, last, delta;
 	unsigned char *page;
 	uint32_t total, off;
 
@@ -329,10 +314,9 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
 	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 	last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
 	page = __atomic_load_n(&w->page, __ATOMIC_RELAXED);
-	commit = __atomic_load_n(&w->commit, __ATOMIC_RELAXED);
-	/* A clock behind last gives a huge delta too. */
+	/* 1 <= delta < 1 << 27; a clock equal to last gives 0, one behind it a huge delta. */
 	delta = ts - last;
-	if (usertp_unlikely(delta >> USERTP_RB_DELTA_BITS))
+	if (usertp_unlikely(delta - 1 >= (1u << USERTP_RB_DELTA_BITS) - 1))
 		return NULL;
 	/* The header <= off and off + total <= the page's end, in one unsigned comparison. */
 	off = (uint32_t)(pos % USERTP_RB_PAGE);
@@ -344,156 +328,75 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
 		usertp_rb_cpu_stale(); /* another writer on this buffer: maybe ours is stale */
 		return NULL;
 	}
-	return usertp_rb_event_start(ev, commit, page + off, total, 0, delta);
+	page += off;
+	*(uint64_t *)page = usertp_rb_pending_header(total, delta);
+	return page + 8;
 }
 
 /*
- * rseq mode, the common case: a restartable sequence (the kernel's rseq(2); glibc registers
- * the area, with the x86 signature 0x53053053) on the CPU the thread runs on.  Between its
- * start and its last instruction the kernel moves the thread to the abort handler (which
- * starts again) if it is preempted, migrated or interrupted by a signal; so, with plain loads
- * and stores, it reads cpu_id, that CPU's {pos, last_ts} and newest page, the clock (TSC:
- * rdtsc inside, so that events of one CPU are in clock order; mono: read before, and then
- * never behind last_ts), checks that the event fits and needs no time extend, writes the
- * entry's padding header, and commits with one 16-byte store of the new {pos, last_ts}
- * (movdqa: one instruction, so it happened or it did not).  A header written by an attempt
- * that was aborted lies past pos: the next reservation there overwrites it, and whoever
- * closes the page clears it.  No locked instruction: on this machine class a 16-byte
- * compare-and-exchange costs 10-20 ns.
- *
- * Registers: w, c, entry, pos, delta, tmp, and rax/rdx for the clock.  Return: the entry, or
- * NULL when the general writer must do it (another page, a time extend, no rseq area).
+ * rseq mode: usertp_rb_rseq_reserve_tsc() and usertp_rb_rseq_reserve_at() (rb-rseq-x86_64.S)
+ * reserve @size bytes on the CPU the thread runs on, in a restartable sequence (the kernel's
+ * rseq(2); glibc registers the area, with the x86 signature 0x53053053): between its start
+ * and its last instruction the kernel moves the thread to the abort handler (which starts
+ * again) if it is preempted, migrated or interrupted by a signal; so, with plain loads and
+ * stores, it reads cpu_id, that CPU's {pos, last_ts} and newest page, the clock (TSC: rdtsc
+ * inside, so that events of one CPU are in clock order; _at: @ts, read by the caller before),
+ * checks that the event fits and needs no time extend, writes the entry's pending header,
+ * and moves {pos, last_ts} with one 16-byte store (movdqa: it happened or it did not).  A
+ * header written by an attempt that was aborted lies past pos: the next reservation there
+ * overwrites it, and whoever closes the page clears it.  No locked instruction: on this
+ * machine class a 16-byte compare-and-exchange costs 10-20 ns.  Anything else (another page,
+ * a time extend, a clock not after last_ts, no rseq area) goes to usertp_rb_rseq_reserve_slow().
+ * Unless @first is 0, the payload's first 8 bytes are set to it (the record's common header).
+ * They use only call-clobbered registers and no stack.  Return: the payload, or NULL when
+ * the event was dropped (counted).
  */
+#define USERTP_RB_RSEQ_SIG 0x53053053
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define USERTP_RB_HAVE_RSEQ 1
-
-#define USERTP_RB_RSEQ_SIG ".byte 0x0f, 0xb9, 0x3d\n\t.long 0x53053053\n\t"
-
-/* The critical section's descriptor (struct rseq_cs), for labels 1 (start), 2 (end), 4. */
-#define USERTP_RB_RSEQ_CS                                                                      \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                                   \
-	".balign 32\n\t"                                                                       \
-	"3:\n\t.long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t"                                        \
-	".popsection\n\t"
-
-#define USERTP_RB_RSEQ_RESERVE(clock)                                                         \
-	USERTP_RB_RSEQ_CS                                                                      \
-	"0:\n\t"                                                                               \
-	"leaq 3b(%%rip), %[tmp]\n\t"                                                           \
-	"movq %[tmp], %%fs:8(%[roff])\n\t" /* rseq->rseq_cs */                                 \
-	"1:\n\t"                                                                               \
-	"movl %%fs:4(%[roff]), %k[w]\n\t" /* rseq->cpu_id (negative: none) */                  \
-	"cmpl %[nr], %k[w]\n\t"                                                                \
-	"jae 5f\n\t"                                                                           \
-	"shlq $5, %[w]\n\t"                                                                    \
-	"addq %[wbase], %[w]\n\t"                                                              \
-	"movq (%[w]), %[c]\n\t"                                                                \
-	"movq (%[c]), %[pos]\n\t"                                                              \
-	"movq 8(%[w]), %[entry]\n\t" /* after pos: see usertp_rb_wcpu */                        \
-	clock                                                                                  \
-	"movq %%rax, %[delta]\n\t"                                                             \
-	"subq 8(%[c]), %[delta]\n\t"                                                           \
-	"cmpq $0x8000000, %[delta]\n\t" /* 1 << USERTP_RB_DELTA_BITS, or behind */             \
-	"jae 5f\n\t"                                                                           \
-	"movl %k[pos], %k[tmp]\n\t"                                                            \
-	"andl $4095, %k[tmp]\n\t"                                                              \
-	"addq %[tmp], %[entry]\n\t"                                                            \
-	"subl $16, %k[tmp]\n\t"                                                                \
-	"cmpl %[limit], %k[tmp]\n\t" /* off - 16 > 4080 - total: does not fit */               \
-	"ja 5f\n\t"                                                                            \
-	"movq %[delta], %%rdx\n\t"                                                             \
-	"cmpq $1, %%rdx\n\t"                                                                   \
-	"adcq $0, %%rdx\n\t" /* a padding entry's delta is not 0 */                            \
-	"shlq $5, %%rdx\n\t"                                                                   \
-	"orq %[lenw], %%rdx\n\t"                                                               \
-	"movq %%rdx, (%[entry])\n\t"                                                           \
-	"leal 16(%k[tmp], %k[total]), %%edx\n\t"                                               \
-	"shrl $12, %%edx\n\t" /* 1 for an exact fit: it ends at OFF_EXACT */                   \
-	"addq %[total], %[pos]\n\t"                                                            \
-	"subq %%rdx, %[pos]\n\t"                                                               \
-	"movq %[pos], %%xmm0\n\t"                                                              \
-	"movq %%rax, %%xmm1\n\t"                                                               \
-	"punpcklqdq %%xmm1, %%xmm0\n\t"                                                        \
-	"movdqa %%xmm0, (%[c])\n\t"                                                            \
-	"2:\n\t"                                                                               \
-	"jmp 6f\n\t" USERTP_RB_RSEQ_SIG "4:\n\t"                                               \
-	"jmp 0b\n\t"                                                                           \
-	"5:\n\t"                                                                               \
-	"xorl %k[entry], %k[entry]\n\t"                                                        \
-	"6:\n\t"
-
-static inline void *usertp_rb_rseq_try_reserve(struct usertp_rb *rb, size_t size, bool tsc,
-					       uint64_t ts, struct usertp_rb_event *ev)
-{
-	uint64_t w, c, pos, delta, tmp, rdx, total, lenw;
-	unsigned char *entry;
-	uint32_t limit;
-
-	if (usertp_unlikely(size > USERTP_RB_MAX_PAYLOAD))
-		return NULL;
-	total = 8 + (((uint32_t)size + 7) & ~7u);
-	limit = USERTP_RB_PAGE_DATA - (uint32_t)total;
-	lenw = (total - 4) << 32;
-	if (tsc)
-		__asm__ __volatile__(USERTP_RB_RSEQ_RESERVE("rdtsc\n\t"
-							    "shlq $32, %%rdx\n\t"
-							    "orq %%rdx, %%rax\n\t")
-				     : [w] "=&r"(w), [c] "=&r"(c), [entry] "=&r"(entry),
-				       [pos] "=&r"(pos), [delta] "=&r"(delta), [tmp] "=&r"(tmp),
-				       "=&a"(ts), "=&d"(rdx)
-				     : [roff] "r"(usertp_rb_rseq_offset), [nr] "rm"(rb->nr_cpus),
-				       [wbase] "rm"(rb->w), [limit] "rm"(limit), [lenw] "rm"(lenw | 29),
-				       [total] "r"(total)
-				     : "memory", "cc", "xmm0", "xmm1");
-	else
-		__asm__ __volatile__(USERTP_RB_RSEQ_RESERVE("")
-				     : [w] "=&r"(w), [c] "=&r"(c), [entry] "=&r"(entry),
-				       [pos] "=&r"(pos), [delta] "=&r"(delta), [tmp] "=&r"(tmp),
-				       "+&a"(ts), "=&d"(rdx)
-				     : [roff] "r"(usertp_rb_rseq_offset), [nr] "rm"(rb->nr_cpus),
-				       [wbase] "rm"(rb->w), [limit] "rm"(limit), [lenw] "rm"(lenw | 29),
-				       [total] "r"(total)
-				     : "memory", "cc", "xmm0", "xmm1");
-	(void)w, (void)c, (void)pos, (void)tmp, (void)rdx, (void)ts;
-	if (usertp_unlikely(!entry))
-		return NULL;
-	ev->slot_commit = NULL;
-	ev->entry = entry;
-	ev->word = lenw | usertp_rb_entry_word(0, delta);
-	return entry + 8;
-}
+void *usertp_rb_rseq_reserve_tsc(struct usertp_rb *rb, size_t size, uint64_t first);
+void *usertp_rb_rseq_reserve_at(struct usertp_rb *rb, size_t size, uint64_t first, uint64_t ts);
 #else
 #define USERTP_RB_HAVE_RSEQ 0
-static inline void *usertp_rb_rseq_try_reserve(struct usertp_rb *rb, size_t size, bool tsc,
-					       uint64_t ts, struct usertp_rb_event *ev)
-{
-	(void)rb, (void)size, (void)tsc, (void)ts, (void)ev;
-	return NULL;
-}
 #endif
+void *usertp_rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t first);
 
-static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
-				      struct usertp_rb_event *ev)
+/*
+ * Reserve @size bytes of payload on @cpu (rseq mode: on the CPU the thread runs on, whatever
+ * @cpu says); returns where to write the payload (8-byte aligned), or NULL when the event is
+ * dropped (counted); the event is then committed with usertp_rb_commit().
+ */
+static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size)
 {
 	void *p;
 
-	if (rb->rseq) {
-		bool tsc = usertp_rb_clock_id == USERTP_RB_CLOCK_TSC;
-
-		p = usertp_rb_rseq_try_reserve(rb, size, tsc, tsc ? 0 : usertp_rb_clock(), ev);
-	} else {
-		p = usertp_rb_try_reserve(rb, cpu, size, usertp_rb_clock(), ev);
-	}
-	return usertp_likely(p) ? p : usertp_rb_reserve_slow(rb, cpu, size, ev);
+#if USERTP_RB_HAVE_RSEQ
+	if (rb->rseq)
+		return usertp_rb_clock_id == USERTP_RB_CLOCK_TSC
+			       ? usertp_rb_rseq_reserve_tsc(rb, size, 0)
+			       : usertp_rb_rseq_reserve_at(rb, size, 0, usertp_rb_clock());
+#endif
+	p = usertp_rb_try_reserve(rb, cpu, size, usertp_rb_clock());
+	return usertp_likely(p) ? p : usertp_rb_reserve_slow(rb, cpu, size);
 }
 
-static inline void usertp_rb_commit(struct usertp_rb_event *ev)
+/*
+ * Commit the event whose payload is at @payload: clear its type (padding -> data; one byte
+ * store, after the payload's), then, in CAS mode, count it in its page slot's counter (after
+ * the event: the count is what completes a page).
+ */
+static inline void usertp_rb_commit(const struct usertp_rb *rb, void *payload)
 {
-	/* The payload before the header that makes it an event... */
-	__atomic_store_n((uint64_t *)ev->entry, ev->word, __ATOMIC_RELEASE);
-	/* ...and, in CAS mode, the event before the count that completes the page. */
-	if (ev->slot_commit)
-		__atomic_fetch_add(ev->slot_commit, ev->add, __ATOMIC_RELEASE);
+	unsigned char *hdr = (unsigned char *)payload - 8;
+	uint64_t *slot;
+	uint32_t len;
+
+	__atomic_store_n(hdr, (unsigned char)(*hdr & ~31u), __ATOMIC_RELEASE);
+	if (rb->rseq)
+		return;
+	memcpy(&len, hdr + 4, 4);
+	slot = rb->slot_commit[(size_t)(hdr - (unsigned char *)rb->region) / USERTP_RB_PAGE];
+	__atomic_fetch_add(slot, (1ull << 32) + len + 4, __ATOMIC_RELEASE);
 }
 
 /*

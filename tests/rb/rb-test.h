@@ -150,16 +150,15 @@ static inline bool payload_check(const unsigned char *p, uint32_t entry_size, ui
 static inline bool rbt_write(struct usertp_rb *rb, unsigned int cpu, uint32_t size, uint32_t tag,
 			     uint64_t seq, uint64_t *before, uint64_t *after)
 {
-	struct usertp_rb_event ev;
 	unsigned char *p;
 
 	if (before)
 		*before = usertp_rb_clock();
-	p = usertp_rb_reserve(rb, cpu, size, &ev);
+	p = usertp_rb_reserve(rb, cpu, size);
 	if (!p)
 		return false;
 	payload_fill(p, size, tag, seq);
-	usertp_rb_commit(&ev);
+	usertp_rb_commit(rb, p);
 	if (after)
 		*after = usertp_rb_clock();
 	return true;

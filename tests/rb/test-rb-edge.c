@@ -118,18 +118,16 @@ static void slip(void)
 static void size_wrap(void)
 {
 	static const uint32_t sizes[] = { UINT32_MAX, UINT32_MAX - 6, UINT32_MAX - 7 };
-	struct usertp_rb_event ev;
 	struct usertp_rb rb;
 	unsigned int i;
 
 	CHECK_INT(usertp_rb_create(&rb, 1, 64, false), ==, 0);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		void *p = usertp_rb_reserve(&rb, 0, sizes[i], &ev);
+		void *p = usertp_rb_reserve(&rb, 0, sizes[i]);
 
 		if (p) {
-			fprintf(stderr, "size %#x: reserved (%#llx)\n", sizes[i],
-				(unsigned long long)ev.word);
-			usertp_rb_commit(&ev);
+			fprintf(stderr, "size %#x: reserved\n", sizes[i]);
+			usertp_rb_commit(&rb, p);
 		}
 		CHECK(!p);
 	}
@@ -143,21 +141,20 @@ static void commit_carry(void)
 	/* Pages of one max-size event: 2^32 / 4080 + 1 uses of each of the 2 slots. */
 	const uint64_t n = 2 * ((1ull << 32) / USERTP_RB_PAGE_DATA + 1) + 10;
 	struct usertp_rb_snapshot snap;
-	struct usertp_rb_event ev;
 	struct usertp_rb rb;
 	uint64_t i, fail = 0;
 
 	CHECK_INT(usertp_rb_create(&rb, 1, 1, true), ==, 0);
 	CHECK_INT(rb.nr_pages, ==, 2);
 	for (i = 0; i < n; i++) {
-		unsigned char *p = usertp_rb_reserve(&rb, 0, USERTP_RB_MAX_PAYLOAD, &ev);
+		unsigned char *p = usertp_rb_reserve(&rb, 0, USERTP_RB_MAX_PAYLOAD);
 
 		if (!p) {
 			fail++;
 			continue;
 		}
 		memcpy(p, &i, 8);
-		usertp_rb_commit(&ev);
+		usertp_rb_commit(&rb, p);
 	}
 	CHECK_INT(fail, ==, 0);
 	CHECK_INT(usertp_rb_snapshot(rb.region, rb.size, &snap), ==, 0);
@@ -303,7 +300,6 @@ static void dead_reserved(void)
 	int overwrite;
 
 	for (overwrite = 0; overwrite <= 1; overwrite++) {
-		struct usertp_rb_event ev;
 		struct usertp_rb rb;
 		uint64_t seq = 0;
 		unsigned char *p;
@@ -311,12 +307,12 @@ static void dead_reserved(void)
 		CHECK_INT(usertp_rb_create(&rb, 1, 64, overwrite), ==, 0);
 		write_n(&rb, 100, 100, &seq);
 		/* Died between reserve and commit: the event is padding. */
-		p = usertp_rb_reserve(&rb, 0, 100, &ev);
+		p = usertp_rb_reserve(&rb, 0, 100);
 		CHECK(p != NULL);
 		payload_fill(p, 100, TAG, seq);
 		expect_seqs(&rb, 0, seq);
-		/* Died between the two stores of commit: the event is there. */
-		__atomic_store_n((uint64_t *)ev.entry, ev.word, __ATOMIC_RELEASE);
+		/* Died after the store of commit, before its count (CAS mode): the event is there. */
+		__atomic_store_n(p - 8, (unsigned char)(p[-8] & ~31u), __ATOMIC_RELEASE);
 		expect_seqs(&rb, 0, seq + 1);
 		usertp_rb_destroy(&rb);
 	}
@@ -330,18 +326,18 @@ static void die_after_cas(struct usertp_rb *rb, uint32_t size)
 {
 	unsigned char *area = (unsigned char *)rb->cpus[0];
 	size_t len = rb->pages[0] + (size_t)rb->nr_pages * USERTP_RB_PAGE - area;
-	unsigned char *saved = malloc(len);
-	struct usertp_rb_event ev;
+	unsigned char *saved = malloc(len), *p;
 	uint64_t pos, last_ts;
 
 	if (!saved)
 		exit(2);
 	memcpy(saved, area, len);
-	CHECK(usertp_rb_reserve(rb, 0, size, &ev) != NULL);
+	p = usertp_rb_reserve(rb, 0, size);
+	CHECK(p != NULL);
 	pos = rb->cpus[0]->pos;
 	last_ts = rb->cpus[0]->last_ts;
 	if (rb->rseq) /* the header came with the reservation */
-		memcpy(saved + (ev.entry - area), ev.entry, 8);
+		memcpy(saved + (p - 8 - area), p - 8, 8);
 	memcpy(area, saved, len);
 	rb->cpus[0]->pos = pos;
 	rb->cpus[0]->last_ts = last_ts;

@@ -4,8 +4,8 @@
  * and its general one (usertp_rb_reserve_slow()): each case the fast path must hand over is
  * handed over and comes out right.
  *
- *	behind	the clock is behind the CPU's last timestamp: the event is recorded with a zero
- *		delta (never backwards), and the last timestamp stays
+ *	behind	the clock is behind the CPU's last timestamp: the event is recorded one tick
+ *		after it (never backwards, and a delta is never 0), and that is the last one now
  *	extend	the gap since the last event needs a time extend: the event gets its own time
  *	exact	events that end exactly at the end of a page, then the next page
  *	cpu	usertp_rb_this_cpu() names the CPU a pinned thread runs on, in new threads too
@@ -53,9 +53,10 @@ static void test_behind(void)
 	ahead = usertp_rb_clock() + 1000000;
 	rb.cpus[0]->last_ts = ahead;
 	CHECK(rbt_write(&rb, 0, 64, TAG, 1, NULL, NULL));
-	CHECK_INT(rb.cpus[0]->last_ts, ==, ahead);
+	CHECK_INT(rb.cpus[0]->last_ts, ==, ahead + 1);
 	CHECK_INT(read_back(&rb, ts, 2), ==, 2);
-	CHECK_INT(ts[1], ==, ts[0]); /* a zero delta */
+	/* Read back, the event is one tick after the one before (which was before "ahead"). */
+	CHECK_INT(ts[1], ==, ts[0] + 1);
 	usertp_rb_destroy(&rb);
 }
 

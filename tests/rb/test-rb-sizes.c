@@ -30,18 +30,17 @@ struct written {
 
 static bool write_one(struct usertp_rb *rb, struct written *w, uint32_t size, uint64_t key)
 {
-	struct usertp_rb_event ev;
 	unsigned char *p;
 
 	w->size = size;
 	w->key = key;
 	w->before = usertp_rb_clock();
-	p = usertp_rb_reserve(rb, 0, size, &ev);
+	p = usertp_rb_reserve(rb, 0, size);
 	if (!p)
 		return false;
 	CHECK_INT((uintptr_t)p % 8, ==, 0);
 	fill(p, size, key);
-	usertp_rb_commit(&ev);
+	usertp_rb_commit(rb, p);
 	w->after = usertp_rb_clock();
 	return true;
 }
@@ -96,7 +95,6 @@ int main(void)
 					    USERTP_RB_PAGE_DATA, USERTP_RB_PAGE, 1u << 20,
 					    1u << 31 };
 	struct written *w = calloc(USERTP_RB_MAX_PAYLOAD + 64, sizeof(*w));
-	struct usertp_rb_event ev;
 	struct usertp_rb rb;
 	size_t n = 0;
 	uint32_t size;
@@ -113,7 +111,7 @@ int main(void)
 	}
 	CHECK_INT(dropped, ==, 0);
 	for (i = 0; i < sizeof(too_big) / sizeof(too_big[0]); i++)
-		CHECK(!usertp_rb_reserve(&rb, 0, too_big[i], &ev));
+		CHECK(!usertp_rb_reserve(&rb, 0, too_big[i]));
 	check_all(&rb, w, n, sizeof(too_big) / sizeof(too_big[0]));
 	usertp_rb_destroy(&rb);
 

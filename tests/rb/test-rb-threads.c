@@ -75,7 +75,6 @@ static void *writer(void *arg)
 		t->pinned = pin(cpus[t->id]);
 	for (seq = 0; seq < events; seq++) {
 		uint32_t size = PAYLOAD_HEAD + (uint32_t)(rbt_rand(&rnd) % 48);
-		struct usertp_rb_event ev;
 		unsigned char *p;
 
 		if (t->id >= 2 && seq % MIGRATE_EVERY == 0) {
@@ -86,14 +85,14 @@ static void *writer(void *arg)
 			else if (step == 2)
 				sched_setaffinity(0, sizeof(allowed), &allowed);
 		}
-		p = usertp_rb_reserve(&rb, usertp_rb_this_cpu(&rb), size, &ev);
+		p = usertp_rb_reserve(&rb, usertp_rb_this_cpu(&rb), size);
 		if (!p) {
 			t->was_dropped[seq] = 1;
 			t->dropped++;
 			continue;
 		}
 		payload_fill(p, size, t->id, seq);
-		usertp_rb_commit(&ev);
+		usertp_rb_commit(&rb, p);
 		t->recorded++;
 	}
 	return NULL;

@@ -16,7 +16,7 @@
  *
  * Strings are measured once, kept in <item>_ptr_ (a NULL one as "(null)"), and cut at
  * USERTP_STRING_MAX bytes.  A record whose total size does not fit a location word is refused
- * by usertp_event_reserve() (counted as lost), so a too-long length here never corrupts
+ * by the event file's reserve (counted as lost), so a too-long length here never corrupts
  * anything.
  */
 #define TP_STRUCT__entry(...) __VA_ARGS__

@@ -5,12 +5,12 @@
  *	static void usertp__event_probe_<call>(void *__data, <proto>)
  *	{
  *		size = usertp__get_offsets_<call>(&__data_offsets, <args>);
- *		__entry = usertp_event_reserve(file, &res, sizeof(*__entry) + size);
+ *		__entry = usertp__event_reserve(file, sizeof(*__entry) + size);
  *		if (!__entry)
  *			return;				(no room: counted as lost)
  *		__entry->__data_loc_<item> = __data_offsets.<item>;	for each dynamic field
  *		{ <TP_fast_assign> }
- *		usertp_event_commit(file, &res);
+ *		usertp__event_commit(file, __entry);
  *	}
  *
  * __data is the struct usertp_event_file the probe was registered with.
@@ -66,19 +66,17 @@
 	static void usertp__event_probe_##call(void *__data, proto)                                \
 	{                                                                                          \
 		struct trace_event_data_offsets_##call __data_offsets;                             \
-		struct usertp_reservation __usertp_res;                                            \
 		struct trace_event_raw_##call *__entry;                                            \
 		unsigned long __data_size = usertp__get_offsets_##call(&__data_offsets, args);     \
-		__entry = (struct trace_event_raw_##call *)usertp_event_reserve(                   \
-			(struct usertp_event_file *)__data, &__usertp_res,                         \
-			sizeof(*__entry) + __data_size);                                           \
+		__entry = (struct trace_event_raw_##call *)usertp__event_reserve(                  \
+			__data, sizeof(*__entry) + __data_size);                                   \
 		if (!__entry)                                                                      \
 			return;                                                                    \
 		tstruct                                                                            \
 		{                                                                                  \
 			assign;                                                                    \
 		}                                                                                  \
-		usertp_event_commit((struct usertp_event_file *)__data, &__usertp_res);            \
+		usertp__event_commit(__data, __entry);                                             \
 	}
 
 #define DEFINE_EVENT(template, name, proto, args)                                                  \
