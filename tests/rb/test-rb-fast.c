@@ -6,6 +6,9 @@
  *
  *	behind	the clock is behind the CPU's last timestamp: the event is recorded one tick
  *		after it (never backwards, and a delta is never 0), and that is the last one now
+ *	equal	the clock reads exactly the CPU's last timestamp: the fast path (the rseq
+ *		sequence, or the CAS one) hands over, since a zero delta would make the pending
+ *		entry read as the end of the page, and the event is recorded after the last one
  *	extend	the gap since the last event needs a time extend: the event gets its own time
  *	exact	events that end exactly at the end of a page, then the next page
  *	cpu	usertp_rb_this_cpu() names the CPU a pinned thread runs on, in new threads too
@@ -57,6 +60,35 @@ static void test_behind(void)
 	CHECK_INT(read_back(&rb, ts, 2), ==, 2);
 	/* Read back, the event is one tick after the one before (which was before "ahead"). */
 	CHECK_INT(ts[1], ==, ts[0] + 1);
+	usertp_rb_destroy(&rb);
+}
+
+static void test_equal(void)
+{
+	struct usertp_rb rb;
+	uint64_t ts[2], last;
+	unsigned char *p;
+
+	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	CHECK(rbt_write(&rb, 0, 64, TAG, 0, NULL, NULL));
+	last = rb.cpus[0]->last_ts;
+#if USERTP_RB_HAVE_RSEQ
+	if (rb.rseq)
+		p = usertp_rb_rseq_reserve_at(&rb, 64, 0, last);
+	else
+#endif
+	{
+		CHECK(usertp_rb_try_reserve(&rb, 0, 64, last) == NULL);
+		p = usertp_rb_reserve_slow(&rb, 0, 64);
+	}
+	CHECK(p != NULL);
+	if (p) {
+		payload_fill(p, 64, TAG, 1);
+		usertp_rb_commit(&rb, p);
+	}
+	CHECK_INT(rb.cpus[0]->last_ts, >, last);
+	CHECK_INT(read_back(&rb, ts, 2), ==, 2);
+	CHECK_INT(ts[1], >, ts[0]);
 	usertp_rb_destroy(&rb);
 }
 
@@ -138,6 +170,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(c, "behind"))
 		test_behind();
+	else if (!strcmp(c, "equal"))
+		test_equal();
 	else if (!strcmp(c, "extend"))
 		test_extend();
 	else if (!strcmp(c, "exact"))
@@ -145,7 +179,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "cpu"))
 		test_cpu();
 	else {
-		fprintf(stderr, "usage: test-rb-fast behind|extend|exact|cpu\n");
+		fprintf(stderr, "usage: test-rb-fast behind|equal|extend|exact|cpu\n");
 		return 2;
 	}
 	return harness_done();
