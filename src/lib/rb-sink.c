@@ -65,13 +65,11 @@ static void *rb_sink_reserve_rseq_mono(struct usertp_event_file *file, size_t si
 	return usertp_rb_rseq_reserve_at(rb, size, word, usertp_rb_clock_mono());
 }
 
-/* rseq mode's commit is usertp_rb_commit() without the counting of CAS mode. */
+/* rseq mode's commit: no counting, no need of the buffers. */
 static void rb_sink_commit_rseq(struct usertp_event_file *file, void *record)
 {
-	unsigned char *hdr = (unsigned char *)record - 8;
-
 	(void)file;
-	__atomic_store_n(hdr, (unsigned char)(*hdr & ~31u), __ATOMIC_RELEASE);
+	usertp_rb_commit_entry(record);
 }
 
 static const struct usertp_event_file_head rb_sink_ops_rseq_tsc = { rb_sink_reserve_rseq_tsc,

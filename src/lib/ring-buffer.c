@@ -569,9 +569,8 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 		/* CAS mode: ours now; the extend is complete at once, and counted so. */
 		if (ext) {
 			memcpy(entry, &op.v1, 8);
-			__atomic_fetch_add(rb->slot_commit[(size_t)(entry - (unsigned char *)rb->region) /
-							   USERTP_RB_PAGE],
-					   (uint64_t)ext, __ATOMIC_RELEASE);
+			__atomic_fetch_add(usertp_rb_slot_commit(rb, entry), (uint64_t)ext,
+					   __ATOMIC_RELEASE);
 		}
 		memcpy(entry + ext, &op.v2, 8);
 	}

@@ -329,7 +329,8 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
 		return NULL;
 	}
 	page += off;
-	*(uint64_t *)page = usertp_rb_pending_header(total, delta);
+	delta = usertp_rb_pending_header(total, delta);
+	memcpy(page, &delta, 8);
 	return page + 8;
 }
 
@@ -380,23 +381,35 @@ static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, si
 	return usertp_likely(p) ? p : usertp_rb_reserve_slow(rb, cpu, size);
 }
 
-/*
- * Commit the event whose payload is at @payload: clear its type (padding -> data; one byte
- * store, after the payload's), then, in CAS mode, count it in its page slot's counter (after
- * the event: the count is what completes a page).
- */
-static inline void usertp_rb_commit(const struct usertp_rb *rb, void *payload)
+/* CAS mode: the commit counter of the page slot that holds @p. */
+static inline uint64_t *usertp_rb_slot_commit(const struct usertp_rb *rb, const void *p)
+{
+	return rb->slot_commit[(size_t)((const unsigned char *)p -
+					(const unsigned char *)rb->region) /
+			       USERTP_RB_PAGE];
+}
+
+/* The commit proper: clear the type of the event whose payload is at @payload (padding ->
+ * data; one byte store, after the payload's).  All rseq mode needs. */
+static inline void usertp_rb_commit_entry(void *payload)
 {
 	unsigned char *hdr = (unsigned char *)payload - 8;
-	uint64_t *slot;
-	uint32_t len;
 
 	__atomic_store_n(hdr, (unsigned char)(*hdr & ~31u), __ATOMIC_RELEASE);
+}
+
+/* Commit, and in CAS mode count the event in its page slot's counter (after the event: the
+ * count is what completes a page). */
+static inline void usertp_rb_commit(const struct usertp_rb *rb, void *payload)
+{
+	uint32_t len;
+
+	usertp_rb_commit_entry(payload);
 	if (rb->rseq)
 		return;
-	memcpy(&len, hdr + 4, 4);
-	slot = rb->slot_commit[(size_t)(hdr - (unsigned char *)rb->region) / USERTP_RB_PAGE];
-	__atomic_fetch_add(slot, (1ull << 32) + len + 4, __ATOMIC_RELEASE);
+	memcpy(&len, (unsigned char *)payload - 4, 4);
+	__atomic_fetch_add(usertp_rb_slot_commit(rb, payload), (1ull << 32) + len + 4,
+			   __ATOMIC_RELEASE);
 }
 
 /*

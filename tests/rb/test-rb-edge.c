@@ -312,7 +312,7 @@ static void dead_reserved(void)
 		payload_fill(p, 100, TAG, seq);
 		expect_seqs(&rb, 0, seq);
 		/* Died after the store of commit, before its count (CAS mode): the event is there. */
-		__atomic_store_n(p - 8, (unsigned char)(p[-8] & ~31u), __ATOMIC_RELEASE);
+		usertp_rb_commit_entry(p);
 		expect_seqs(&rb, 0, seq + 1);
 		usertp_rb_destroy(&rb);
 	}
