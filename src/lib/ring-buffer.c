@@ -403,9 +403,12 @@ static uint64_t scratch[2];
  * Open the next page, in two steps so that nobody writes into it before it is ready:
  *
  *	1. {pos, ts} -> {next page, OPENING}: writers arriving now drop their event (rseq mode:
- *	   the word after the last entry of the page left is cleared in the same sequence);
- *	2. zero the page (zeros read as the kernel's end-of-page entry, so nothing stale from
- *	   the slot's previous page is ever taken for an event), write its header, hand it the
+ *	   the word after the last entry of the page left is cleared in the same sequence, also
+ *	   when that entry ended at USERTP_RB_OFF_FULL, 8 bytes short of the page's end: that
+ *	   word is the end of the page's entries for every reader);
+ *	2. CAS mode: zero the page (zeros read as the kernel's end-of-page entry, so nothing
+ *	   stale from the slot's previous page is ever taken for an event: its entries' headers
+ *	   are written after the position covers them); write its header, hand it the
  *	   events lost meanwhile, seal the page left behind (its size, and in CAS mode its
  *	   unused tail counted as committed), write our entry's padding header;
  *	3. {next page, OPENING} -> {after our event, ts} (nobody else moves an OPENING position:
@@ -431,8 +434,9 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 	struct rseq_op op = { pos, last, 0, 0, scratch, 0, scratch, 0 };
 	int ret;
 
-	/* rseq mode: the word after the last entry, cleared when the page is left. */
-	if (off >= USERTP_RB_PAGE_HEADER && off < USERTP_RB_OFF_FULL)
+	/* rseq mode: the word after the last entry, cleared when the page is left (at FULL too:
+	 * an entry may end there, and after a page closed early those bytes are past its end). */
+	if (off >= USERTP_RB_PAGE_HEADER && off <= USERTP_RB_OFF_FULL)
 		op.dst1 = op.dst2 = (uint64_t *)(old + off);
 	new_page = off == 0 ? page : page + 1;
 	if (new_page >= nr &&
@@ -461,12 +465,12 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 
 	start = rb->pages[cpu] + (new_page % nr) * USERTP_RB_PAGE;
 	/*
-	 * Zeros read as the end of a page's entries.  (rseq mode could skip this: an entry has
-	 * its header before the position covers it, and the word after the last entry is
-	 * cleared; but the live-snapshot stress test then read a corrupt entry now and then:
-	 * not understood yet, so both modes zero.)
+	 * CAS mode: zeros read as the end of a page's entries.  rseq mode needs none: an entry
+	 * has its header before the position covers it, and the word after a page's last entry
+	 * is cleared when the page is left (step 1), so no reader goes past it into stale bytes.
 	 */
-	memset(start + USERTP_RB_PAGE_HEADER, 0, USERTP_RB_PAGE_DATA);
+	if (!rb->rseq)
+		memset(start + USERTP_RB_PAGE_HEADER, 0, USERTP_RB_PAGE_DATA);
 	memcpy(start, &page_ts, 8); /* the event is one tick after it: see the top of ring-buffer.h */
 	memset(start + 8, 0, 8);
 	__atomic_store_n(&lost_before[new_page % nr],
@@ -856,9 +860,10 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 		if (now >= p + nr)
 			continue; /* reused while we copied: it counts as overwritten */
 		/*
-		 * Pages are zeroed when opened, so a page is read up to its first zero entry:
-		 * its sealed size is not needed (and a page filled exactly is complete before
-		 * anyone seals it).
+		 * A page left behind is read up to its first zero entry (CAS mode zeroes pages
+		 * when opened; rseq mode clears the word after the last entry when leaving a
+		 * page): its sealed size is not needed (and a page filled exactly is complete
+		 * before anyone seals it).
 		 */
 		copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp_rb_used(head_off);
 		copy->page_no = p;

@@ -35,9 +35,11 @@
  *     to or behind the CPU's last timestamp is taken as one tick after it), the first event
  *     of a page is one tick after the page's timestamp, and an event after a time extend is
  *     one tick after it;
- *   - a page is opened in steps (open_page(), ring-buffer.c): claimed, zeroed (zeros read as the
- *     kernel's end-of-page entry, so bytes of the slot's earlier use are never taken for
- *     events), given its header, the page before it sealed, and only then made writable;
+ *   - a page is opened in steps (open_page(), ring-buffer.c): claimed (rseq mode: the word
+ *     after the last entry of the page left cleared at once), zeroed in CAS mode (zeros read
+ *     as the kernel's end-of-page entry: either way, bytes of the slot's earlier use are
+ *     never taken for events), given its header, the page before it sealed, and only then
+ *     made writable;
  *   - page completeness.  CAS mode: commit[slot] counts, cumulatively over all uses of that
  *     page slot, the bytes committed (low 32 bits) and the events (high 32 bits); a page is
  *     complete when its slot's byte count reaches (use + 1) * 4080 (the writer that leaves a

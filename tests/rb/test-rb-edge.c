@@ -6,6 +6,10 @@
  *			buffer is in the snapshot
  *	slip		producer/consumer mode: once an event was dropped for lack of room, a
  *			smaller one must not be recorded after it (the kernel pads the page out)
+ *	full-end	an event that ends 8 bytes short of its page's end (the offset a page
+ *			closed early shows, USERTP_RB_OFF_FULL), over a stale word of the slot's
+ *			earlier use (rseq mode does not zero the pages it opens): leaving the page
+ *			must end its entries there, or readers take that word for an entry
  *	size-wrap	sizes near UINT32_MAX are refused like any other too big one
  *	commit-carry	the per-slot byte count passes 2^32 (4 GiB through one slot): the event
  *			count next to it must not change
@@ -97,6 +101,26 @@ static void exact_fit(void)
 		}
 		usertp_rb_destroy(&rb);
 	}
+}
+
+static void full_end(void)
+{
+	/* A type_len 1 entry (4 bytes of data) that fills the last 8 bytes: what a live
+	 * snapshot once read there. */
+	static const uint64_t stale = 0x4142434416d39741ull;
+	struct usertp_rb rb;
+
+	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	/* 8 + 4064 bytes from offset 16: the event ends at 4088. */
+	CHECK(rbt_write(&rb, 0, 4064, TAG, 0, NULL, NULL));
+	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_OFF_FULL);
+	/* Only rseq mode can have stale bytes there: CAS mode zeroes the page it opens. */
+	if (rb.rseq)
+		memcpy(rb.pages[0] + USERTP_RB_OFF_FULL, &stale, 8);
+	CHECK(rbt_write(&rb, 0, 64, TAG, 1, NULL, NULL));
+	CHECK_INT(rb.cpus[0]->pos / USERTP_RB_PAGE, ==, 1);
+	expect_seqs(&rb, 0, 2);
+	usertp_rb_destroy(&rb);
 }
 
 static void slip(void)
@@ -399,7 +423,8 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} cases[] = {
 		{ "exact-fit", exact_fit },	  { "slip", slip },
-		{ "size-wrap", size_wrap },	  { "commit-carry", commit_carry },
+		{ "full-end", full_end },	  { "size-wrap", size_wrap },
+		{ "commit-carry", commit_carry },
 		{ "hostile-pos", hostile_pos },	  { "hostile-wrap", hostile_wrap },
 		{ "nested", nested },
 		{ "dead-reserved", dead_reserved },
