@@ -327,6 +327,21 @@ static uint64_t check_pages(const char *path)
 	return n;
 }
 
+/* Merge @n recordings into DIR/m.dat (@path), which must succeed and parse page by page with
+ * the number of records the merge counted; @what names the case in failures. */
+static void merge_checked(char *path, size_t size, struct spooled **s, unsigned int n,
+			  const char *what)
+{
+	int ret;
+
+	snprintf(path, size, "%s/m.dat", dir);
+	ret = merge(path, s, n, false);
+	if (ret)
+		fail("%s: %d (%s)", what, ret, err);
+	if (check_pages(path) != total(stats.events))
+		fail("%s: the pages hold another number of records than counted", what);
+}
+
 /* What trace-cmd report prints: per line, its CPU, and whether it is a drop mark. */
 struct line {
 	char *text; /* without the "FILE: " prefix of a report of several files */
@@ -573,12 +588,7 @@ static void test_merge(void)
 
 	record(false, 1500);
 	spool_all(s);
-	snprintf(path, sizeof(path), "%s/m.dat", dir);
-	ret = merge(path, all, 3, false);
-	if (ret)
-		fail("merge: %d (%s)", ret, err);
-	if (check_pages(path) != total(stats.events))
-		fail("merge: the pages hold another number of records than counted");
+	merge_checked(path, sizeof(path), all, 3, "merge");
 	report(&ours, "-i m.dat");
 	report(&theirs, "-i a.dat -i b.dat -i c.dat");
 	if (!compare("three programs", &ours, &theirs, s[0].dat.nr_cpus, NULL))
@@ -809,7 +819,7 @@ static void test_pages(void)
 	uint64_t t0 = 5000000000100ull, big_gap = 1ull << 60;
 	char path[96];
 	uint32_t len, i;
-	int fd, ret;
+	int fd;
 
 	/* Page 0: long and odd-sized records, padding, a time extend, an absolute time stamp. */
 	memcpy(pages[0].data, &t0, 8);
@@ -851,12 +861,7 @@ static void test_pages(void)
 		die("h.dat");
 	close(fd);
 	spool(&s, path, "hand-made");
-	snprintf(path, sizeof(path), "%s/m.dat", dir);
-	ret = merge(path, twice, 2, false);
-	if (ret)
-		fail("pages: %d (%s)", ret, err);
-	if (check_pages(path) != total(stats.events))
-		fail("pages: the pages hold another number of records than counted");
+	merge_checked(path, sizeof(path), twice, 2, "pages");
 	report(&ours, "-i m.dat");
 	report(&theirs, "-i h.dat -i h.dat");
 	compare("hand-made pages, twice", &ours, &theirs, 2, NULL);
