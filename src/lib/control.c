@@ -6,9 +6,9 @@
  * At start-up libusertp listens on "<runtime dir>/<pid>.sock" (ctl-proto.h says where and
  * how messages look) with one thread that sleeps in poll() until someone connects: no other
  * cost for a program that is never traced, and USERTP_CONTROL=0 switches it off (no thread,
- * no socket).  Starting the program never waits for anything, except under
- * `usertp record -- CMD`, whose USERTP_SESSION variable makes the program join the recorder
- * before main() ("join", below).
+ * no socket).  Starting the program waits for nothing, except under `usertp record -- CMD`,
+ * whose USERTP_SESSION variable makes the program join the recorder before main() (up to
+ * JOIN_SESSION_MS), and while `usertp record -a` runs (up to JOIN_ALL_MS).
  *
  * Requests (one per message; replies "ok..." or "error ERRNO text"):
  *	hello			ok pid= ppid= uid= cpus= version= comm=
@@ -21,9 +21,18 @@
  *	enabled			ok, then the "id sys:event" lines of the session
  *	stop			ok: the session ends (as it does when the connection closes)
  *
+ * Messages a session's connection carries unasked, to its recorder:
+ *	events			then "id sys:event" lines: events it has not heard of (a library
+ *				was loaded), sent before any of them can fire
+ *	format id=N name=SYS:EVENT  then the format text of a new event the session records
+ *	exit			then "tid comm" lines: the program is exiting
+ *
  * Every connection's peer must be this user or root; others get one error line and are
- * closed.  A peer that sends something malformed gets an error; one that sends too much or
- * stalls mid-message is disconnected.  Nothing a peer sends can stop the program.
+ * closed.  Each connection is served on its own, without blocking: a request must arrive
+ * whole within REQUEST_DEADLINE_MS of its first byte, replies wait until the peer reads them,
+ * past MAX_CONNS connections the extra ones are told EBUSY.  A peer that sends something
+ * malformed gets an error; one that sends too much, stalls or trickles is disconnected.
+ * Nothing a peer sends can stop the program or delay another peer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,27 +58,54 @@
 #include "session.h"
 
 #define MAX_CONNS 16
-#define PART_TIMEOUT_MS 2000   /* for the rest of a message once it has begun */
-#define JOIN_TIMEOUT_MS 10000  /* for the recorder to answer at start-up */
+#define MAX_REQUEST 65536      /* the longest request served (replies may be longer) */
+#define REQUEST_DEADLINE_MS 2000 /* a request must arrive whole this soon after its first byte */
+#define OUT_LIMIT (16u << 20)  /* replies a peer leaves unread: past this it is dropped */
+#define JOIN_SESSION_MS 10000  /* USERTP_SESSION: the recorder the user started us under */
+#define JOIN_ALL_MS 250	       /* `usertp record -a`: a recorder the program did not ask for */
+#define EXIT_FLUSH_MS 200      /* at exit, for the last messages to the recorders */
 
+/* A message waiting to be sent: the u32 length and the text, and a descriptor to pass. */
+struct out_msg {
+	struct out_msg *next;
+	size_t len, off;
+	int fd; /* ours (a dup), closed once sent; -1 if none */
+	unsigned char data[];
+};
+
+/*
+ * One connection.  The thread reads it without blocking: each request gathers in @in until
+ * it is whole, and must be whole by @deadline; replies and news wait in @out until the peer
+ * takes them.  So no peer, however slow, holds up the others or the program.
+ */
 struct conn {
 	int fd;
 	struct usertp__session *session;
-	bool held; /* the start-up path is using it: the thread leaves it alone */
+	unsigned char *in; /* the request being read: its u32 length, then its text */
+	size_t in_len;
+	long long deadline; /* ms, CLOCK_MONOTONIC; 0 while no request is begun */
+	struct out_msg *out, **out_tail;
+	size_t out_bytes;
 };
 
 static struct {
 	bool on;   /* the endpoint: not with USERTP_CONTROL=0 */
 	pid_t pid; /* 0 until set up (and never with USERTP_CONTROL=0 and no recorder to join) */
+	bool thread; /* the thread runs (in this process) */
 	int listen_fd;
 	int wake[2]; /* written to make the thread look at the connections again */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	pthread_mutex_t lock; /* conns */
-	pthread_mutex_t send_lock; /* one message at a time on any connection */
+	pthread_mutex_t lock; /* conns[].fd, .session, .out */
 	struct conn conns[MAX_CONNS];
-	int joined; /* the connection to the recorder that started us, until "ready", or -1 */
-} ctl = { .listen_fd = -1, .wake = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER,
-	     .send_lock = PTHREAD_MUTEX_INITIALIZER, .joined = -1 };
+} ctl = { .listen_fd = -1, .wake = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* --- replies ------------------------------------------------------------------------------ */
 
@@ -195,6 +231,7 @@ static void process_comm(char *buf, size_t size)
 static int serve(struct conn *c, const char *req, struct reply *r)
 {
 	size_t cmd_len = strcspn(req, " \n");
+	struct usertp__session *s;
 	const char *why;
 	int ret;
 
@@ -222,23 +259,33 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 			reply_add(r, "error EBUSY this connection has a session already\n");
 			return -1;
 		}
-		ret = usertp__session_start(req, &c->session, &why);
+		ret = usertp__session_start(req, &s, &why);
 		if (ret) {
 			reply_add(r, "error %s %s\n", ret == -EBUSY ? "EBUSY" : ret == -ENOMEM ? "ENOMEM" : "EINVAL",
 				  why ? why : strerror(-ret));
 			return -1;
 		}
-		reply_enabled(r, c->session);
-		return c->session->sink.rb.fd;
+		/* Told first, listed after: an event that comes in between is told twice, not never. */
+		usertp__session_news_skip(s);
+		reply_enabled(r, s);
+		pthread_mutex_lock(&ctl.lock);
+		c->session = s;
+		pthread_mutex_unlock(&ctl.lock);
+		return s->sink.rb.fd;
 	} else if (IS("enabled")) {
 		if (!c->session)
 			reply_add(r, "error ENOENT no session on this connection\n");
 		else
 			reply_enabled(r, c->session);
 	} else if (IS("stop")) {
-		usertp__session_end(c->session);
+		pthread_mutex_lock(&ctl.lock);
+		s = c->session;
 		c->session = NULL;
+		pthread_mutex_unlock(&ctl.lock);
+		usertp__session_end(s);
 		reply_add(r, "ok\n");
+	} else if (IS("run")) {
+		return -2; /* the end of a join (join_recorder()): no reply */
 	} else {
 		reply_add(r, "error EINVAL unknown request '%.*s'\n", (int)(cmd_len > 32 ? 32 : cmd_len),
 			  req);
@@ -247,34 +294,133 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 	return -1;
 }
 
-/* Read one request of @c and answer it.  Return: false when the connection is over. */
-static bool serve_one(struct conn *c, int timeout_ms, char *req, size_t cap, char *last_cmd,
-		      size_t last_size)
-{
-	struct reply r = { NULL, 0, 0 };
-	long n = usertp_ctl_recv(c->fd, req, cap, NULL, timeout_ms);
-	int fd;
-	bool ok;
+/* --- sending: queued, never waited for by the thread -------------------------------------- */
 
-	if (n == -EBADMSG) {
-		ok = !usertp_ctl_sendf(c->fd, -1, "error EINVAL not a text message\n");
-		return ok;
+/* Queue a message on @c, with a copy of @pass_fd.  Under ctl.lock.  Return: 0 or -errno. */
+static int conn_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd)
+{
+	struct out_msg *m;
+	uint32_t hdr = (uint32_t)len;
+
+	if (len > USERTP_CTL_MAX_MSG || c->out_bytes + len > OUT_LIMIT)
+		return -ENOBUFS;
+	m = malloc(sizeof(*m) + sizeof(hdr) + len);
+	if (!m)
+		return -ENOMEM;
+	m->next = NULL;
+	m->len = sizeof(hdr) + len;
+	m->off = 0;
+	m->fd = pass_fd >= 0 ? fcntl(pass_fd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (pass_fd >= 0 && m->fd < 0) {
+		free(m);
+		return -errno;
 	}
-	if (n <= 0)
-		return false;
-	if (last_cmd)
-		snprintf(last_cmd, last_size, "%.*s", (int)strcspn(req, " \n"), req);
-	if (last_cmd && !strcmp(last_cmd, "run"))
-		return true;
-	fd = serve(c, req, &r);
-	pthread_mutex_lock(&ctl.send_lock);
-	ok = r.buf && !usertp_ctl_send(c->fd, r.buf, r.len, fd);
-	pthread_mutex_unlock(&ctl.send_lock);
-	free(r.buf);
-	return ok;
+	memcpy(m->data, &hdr, sizeof(hdr));
+	memcpy(m->data + sizeof(hdr), text, len);
+	if (!c->out)
+		c->out_tail = &c->out;
+	*c->out_tail = m;
+	c->out_tail = &m->next;
+	c->out_bytes += len;
+	return 0;
 }
 
-/* --- the thread --------------------------------------------------------------------------- */
+/* Send what the peer takes now.  Under ctl.lock.  Return: 0 (sent or waiting) or -errno. */
+static int conn_flush_locked(struct conn *c)
+{
+	struct out_msg *m;
+
+	while ((m = c->out)) {
+		union {
+			struct cmsghdr align;
+			char buf[CMSG_SPACE(sizeof(int))];
+		} control;
+		struct iovec iov = { m->data + m->off, m->len - m->off };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n;
+
+		if (m->fd >= 0 && !m->off) {
+			struct cmsghdr *cm;
+
+			memset(&control, 0, sizeof(control));
+			mh.msg_control = control.buf;
+			mh.msg_controllen = sizeof(control.buf);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &m->fd, sizeof(int));
+		}
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		m->off += (size_t)n;
+		if (m->off < m->len)
+			continue;
+		c->out = m->next;
+		c->out_bytes -= m->len - sizeof(uint32_t);
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+	}
+	return 0;
+}
+
+static void conn_free_io(struct conn *c)
+{
+	struct out_msg *m;
+
+	while ((m = c->out)) {
+		c->out = m->next;
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+	}
+	c->out_bytes = 0;
+	free(c->in);
+	c->in = NULL;
+	c->in_len = 0;
+	c->deadline = 0;
+}
+
+static void wake_thread(void)
+{
+	if (ctl.wake[1] >= 0)
+		(void)!write(ctl.wake[1], "", 1);
+}
+
+/*
+ * Send @text on @c now if the peer takes it, else leave it to the thread (or, where there is
+ * no thread, wait for the peer at most @wait_ms).  Under ctl.lock.
+ */
+static int conn_send_locked(struct conn *c, const char *text, size_t len, int pass_fd,
+			    int wait_ms)
+{
+	long long until = now_ms() + wait_ms;
+	int ret = conn_queue_locked(c, text, len, pass_fd);
+
+	if (ret)
+		return ret;
+	for (;;) {
+		struct pollfd p = { c->fd, POLLOUT, 0 };
+		long long left;
+
+		ret = conn_flush_locked(c);
+		if (ret || !c->out)
+			return ret;
+		if (ctl.thread) {
+			wake_thread(); /* it polls for POLLOUT now */
+			return 0;
+		}
+		left = until - now_ms();
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return -ETIMEDOUT;
+	}
+}
+
+/* --- receiving ---------------------------------------------------------------------------- */
 
 static void conn_close(struct conn *c)
 {
@@ -285,30 +431,119 @@ static void conn_close(struct conn *c)
 	c->fd = -1;
 	s = c->session;
 	c->session = NULL;
+	conn_free_io(c);
 	pthread_mutex_unlock(&ctl.lock);
 	/* Ending a session waits for a grace period: not under our lock. */
 	usertp__session_end(s);
 }
 
-/* Return: the connection's index, or -1 when there are too many (it is then closed). */
-static int conn_add(int fd, struct usertp__session *s, bool held)
+/* Answer the whole request @req (@len bytes, not yet checked to be text).  False: close. */
+static bool conn_request(struct conn *c, char *req, size_t len)
 {
-	/* A peer that does not read cannot hold up the thread, or the exit, for long. */
-	struct timeval send_timeout = { 1, 0 };
-	int i;
+	struct reply r = { NULL, 0, 0 };
+	int fd, ret;
 
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
+	if (!len || strlen(req) != len) {
+		reply_add(&r, "error EINVAL not a text message\n");
+		fd = -1;
+	} else {
+		fd = serve(c, req, &r);
+		if (fd == -2)
+			return true;
+	}
+	pthread_mutex_lock(&ctl.lock);
+	ret = r.buf ? conn_send_locked(c, r.buf, r.len, fd, 0) : -ENOMEM;
+	pthread_mutex_unlock(&ctl.lock);
+	free(r.buf);
+	return !ret;
+}
+
+/*
+ * Read what @c's peer sent, without waiting, and answer every request that is whole.
+ * Return: false when the connection is over (closed by the peer, broken, or nonsense).
+ */
+static bool conn_read(struct conn *c)
+{
+	const size_t cap = sizeof(uint32_t) + MAX_REQUEST;
+	ssize_t n;
+
+	if (!c->in && !(c->in = malloc(cap + 1)))
+		return false;
+	for (;;) {
+		union {
+			struct cmsghdr align;
+			char buf[CMSG_SPACE(4 * sizeof(int))];
+		} control;
+		struct iovec iov = { c->in + c->in_len, cap - c->in_len };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
+		struct cmsghdr *cm;
+		uint32_t len;
+
+		n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN;
+		if (n == 0)
+			return false;
+		/* Requests carry no descriptors: any that come are closed. */
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+				int f;
+
+				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+				close(f);
+			}
+		}
+		if (!c->in_len)
+			c->deadline = now_ms() + REQUEST_DEADLINE_MS;
+		c->in_len += (size_t)n;
+		while (c->in_len >= sizeof(len)) {
+			memcpy(&len, c->in, sizeof(len));
+			if (len >= MAX_REQUEST)
+				return false; /* out of step for good */
+			if (c->in_len < sizeof(len) + len)
+				break;
+			{
+				char *req = (char *)c->in + sizeof(len);
+				char after = req[len];
+				bool ok;
+
+				req[len] = 0;
+				ok = conn_request(c, req, len);
+				req[len] = after;
+				if (!ok)
+					return false;
+			}
+			c->in_len -= sizeof(len) + len;
+			memmove(c->in, c->in + sizeof(len) + len, c->in_len);
+			c->deadline = c->in_len ? now_ms() + REQUEST_DEADLINE_MS : 0;
+		}
+	}
+}
+
+/* --- the thread --------------------------------------------------------------------------- */
+
+/* Return: the connection's index, or -1 when there are too many (it is then closed). */
+static int conn_add(int fd, struct usertp__session *s)
+{
+	int i;
 
 	pthread_mutex_lock(&ctl.lock);
 	for (i = 0; i < MAX_CONNS; i++) {
 		if (ctl.conns[i].fd < 0) {
-			ctl.conns[i] = (struct conn){ fd, s, held };
+			ctl.conns[i] = (struct conn){ .fd = fd, .session = s };
 			pthread_mutex_unlock(&ctl.lock);
+			wake_thread();
 			return i;
 		}
 	}
 	pthread_mutex_unlock(&ctl.lock);
-	usertp_ctl_sendf(fd, -1, "error EBUSY too many connections\n");
+	usertp_ctl_sendf_nowait(fd, "error EBUSY too many connections (%d served at once)\n",
+				MAX_CONNS);
 	close(fd);
 	usertp__session_end(s);
 	return -1;
@@ -322,37 +557,47 @@ static void accept_one(void)
 	if (fd < 0)
 		return;
 	if (!usertp_ctl_peer_allowed(fd, &uid)) {
-		usertp_ctl_sendf(fd, -1,
-				 "error EACCES uid %u may not control process %d (uid %u): only its "
-				 "user or root may\n",
-				 (unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
+		usertp_ctl_sendf_nowait(fd,
+					"error EACCES uid %u may not control process %d (uid %u): "
+					"only its user or root may\n",
+					(unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
 		close(fd);
 		return;
 	}
-	conn_add(fd, NULL, false);
+	conn_add(fd, NULL);
 }
 
 static void *control_thread(void *arg)
 {
-	static char req[65536];
 	struct pollfd pfd[MAX_CONNS + 2];
 	int idx[MAX_CONNS + 2];
 	unsigned int i, n;
 
 	(void)arg;
 	for (;;) {
+		long long next = 0, now;
+		int timeout = -1;
+
 		pfd[0] = (struct pollfd){ ctl.listen_fd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ ctl.wake[0], POLLIN, 0 };
 		n = 2;
 		pthread_mutex_lock(&ctl.lock);
 		for (i = 0; i < MAX_CONNS; i++) {
-			if (ctl.conns[i].fd >= 0 && !ctl.conns[i].held) {
-				idx[n] = (int)i;
-				pfd[n++] = (struct pollfd){ ctl.conns[i].fd, POLLIN, 0 };
-			}
+			struct conn *c = &ctl.conns[i];
+
+			if (c->fd < 0)
+				continue;
+			idx[n] = (int)i;
+			pfd[n++] = (struct pollfd){ c->fd, (short)(POLLIN | (c->out ? POLLOUT : 0)), 0 };
+			if (c->deadline && (!next || c->deadline < next))
+				next = c->deadline;
 		}
 		pthread_mutex_unlock(&ctl.lock);
-		if (poll(pfd, n, -1) < 0)
+		if (next) {
+			now = now_ms();
+			timeout = next > now ? (int)(next - now) : 0;
+		}
+		if (poll(pfd, n, timeout) < 0)
 			continue;
 		if (pfd[1].revents) {
 			char drain[64];
@@ -361,22 +606,54 @@ static void *control_thread(void *arg)
 		}
 		if (pfd[0].revents)
 			accept_one();
+		now = now_ms();
 		for (i = 2; i < n; i++) {
+			/* Only this thread closes connections: c stays valid. */
 			struct conn *c = &ctl.conns[idx[i]];
+			bool ok = true;
 
-			if (!pfd[i].revents)
-				continue;
-			/* Only this thread closes connections it polls: c stays valid. */
-			if (!serve_one(c, PART_TIMEOUT_MS, req, sizeof(req), NULL, 0))
+			if (pfd[i].revents & POLLOUT) {
+				pthread_mutex_lock(&ctl.lock);
+				ok = !conn_flush_locked(c);
+				pthread_mutex_unlock(&ctl.lock);
+			}
+			if (ok && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				ok = conn_read(c);
+			/* A request begun and not finished in time: the peer stalls, or trickles. */
+			if (ok && c->deadline && now >= c->deadline)
+				ok = false;
+			if (!ok)
 				conn_close(c);
 		}
 	}
 	return NULL;
 }
 
-static void wake_thread(void)
+/* --- news for recorders ------------------------------------------------------------------- */
+
+static void news_send(const char *msg, size_t len, void *arg)
 {
-	(void)!write(ctl.wake[1], "", 1);
+	struct conn *c = arg;
+
+	/* Without a thread (USERTP_CONTROL=0 under a recorder) nobody sends it later. */
+	conn_send_locked(c, msg, len, -1, 1000);
+}
+
+void usertp__control_events_changed(void)
+{
+	unsigned int i;
+
+	if (!ctl.pid)
+		return;
+	/*
+	 * Each session's recorder hears of the new events, with the formats of those it records,
+	 * before any of them can fire: it may have to write them out after we are gone.
+	 */
+	pthread_mutex_lock(&ctl.lock);
+	for (i = 0; i < MAX_CONNS; i++)
+		if (ctl.conns[i].fd >= 0 && ctl.conns[i].session)
+			usertp__session_news(ctl.conns[i].session, news_send, &ctl.conns[i]);
+	pthread_mutex_unlock(&ctl.lock);
 }
 
 /* --- start-up, fork, exit ----------------------------------------------------------------- */
@@ -426,21 +703,24 @@ static void thread_start(void)
 	/* The thread takes none of the program's signals. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&thread, &attr, control_thread, NULL))
+	if (!pthread_create(&thread, &attr, control_thread, NULL)) {
 		pthread_setname_np(thread, "usertp-control");
+		ctl.thread = true;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 }
 
 /*
  * At exit, each recorder hears which threads recorded (it could not ask a process that is
- * gone), and the endpoint goes.  The reply lock is only waited for a little: a recorder that
- * does not read must not hold up the exit.
+ * gone), after whatever news it has not taken yet; the endpoint goes.  A recorder that does
+ * not read holds up the exit EXIT_FLUSH_MS at most.
  */
 static void at_exit(void)
 {
 	struct timespec until;
 	struct reply r = { NULL, 0, 0 };
+	long long deadline;
 	unsigned int i;
 
 	if (getpid() != ctl.pid)
@@ -448,44 +728,53 @@ static void at_exit(void)
 	if (ctl.path[0])
 		unlink(ctl.path);
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += 200 * 1000000;
+	until.tv_nsec += EXIT_FLUSH_MS * 1000000;
 	if (until.tv_nsec >= 1000000000) {
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
-	/* Connections stay open meanwhile (ctl.lock), and no reply is half sent (send_lock). */
+	deadline = now_ms() + EXIT_FLUSH_MS;
 	if (pthread_mutex_timedlock(&ctl.lock, &until))
 		return;
-	if (pthread_mutex_timedlock(&ctl.send_lock, &until)) {
-		pthread_mutex_unlock(&ctl.lock);
-		return;
-	}
 	for (i = 0; i < MAX_CONNS; i++) {
-		if (ctl.conns[i].fd < 0 || !ctl.conns[i].session)
+		struct conn *c = &ctl.conns[i];
+
+		if (c->fd < 0 || !c->session)
 			continue;
 		if (!r.buf) {
 			reply_add(&r, "exit\n");
 			reply_comms_lines(&r);
 		}
-		if (r.buf)
-			usertp_ctl_send(ctl.conns[i].fd, r.buf, r.len, -1);
+		if (!r.buf || conn_queue_locked(c, r.buf, r.len, -1))
+			continue;
+		/* Sent here, not by the thread: the process is about to go. */
+		while (!conn_flush_locked(c) && c->out) {
+			struct pollfd p = { c->fd, POLLOUT, 0 };
+			long long left = deadline - now_ms();
+
+			if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+				break;
+		}
 	}
-	pthread_mutex_unlock(&ctl.send_lock);
 	pthread_mutex_unlock(&ctl.lock);
 	free(r.buf);
 }
 
 /*
- * Under `usertp record -- CMD`: connect to the recorder and serve its requests until it says
- * "run", so that recording starts before main().  The connection is held (the thread does not
- * read it) until the program's own events are registered (usertp__control_main_registered()).
+ * Join a recorder (`usertp record -- CMD` through USERTP_SESSION, or `record -a`): connect,
+ * say who we are, and answer its requests (it starts a session) until it says "run", all
+ * within @deadline_ms, so that recording starts before main().  The connection then stays,
+ * served by the thread like any other; the recorder hears of events as they come
+ * (usertp__control_events_changed()).
  */
-static void join_recorder(const char *path, bool quiet)
+static void join_recorder(const char *path, int deadline_ms, bool quiet)
 {
-	static char req[65536];
-	char cmd[16] = "", comm[17];
-	struct conn c = { -1, NULL, true };
+	static char req[MAX_REQUEST];
+	struct conn c = { .fd = -1 };
+	long long deadline = now_ms() + deadline_ms;
 	uid_t uid;
+	char comm[17];
+	bool ran = false;
 
 	c.fd = usertp_ctl_connect(path);
 	if (quiet && c.fd < 0)
@@ -501,14 +790,29 @@ static void join_recorder(const char *path, bool quiet)
 	if (usertp_ctl_sendf(c.fd, -1, "join pid=%d ppid=%d comm=%s\n", (int)getpid(),
 			     (int)getppid(), comm))
 		goto fail;
-	while (strcmp(cmd, "run"))
-		if (!serve_one(&c, JOIN_TIMEOUT_MS, req, sizeof(req), cmd, sizeof(cmd)))
+	while (!ran) {
+		struct reply r = { NULL, 0, 0 };
+		long long left = deadline - now_ms();
+		long n = left > 0 ? usertp_ctl_recv(c.fd, req, sizeof(req), NULL, (int)left)
+				  : -ETIMEDOUT;
+		int fd;
+
+		if (n == -EBADMSG || n <= 0)
 			goto fail;
-	ctl.joined = conn_add(c.fd, c.session, true);
+		fd = serve(&c, req, &r);
+		ran = fd == -2;
+		if (!ran && (!r.buf || usertp_ctl_send(c.fd, r.buf, r.len, fd))) {
+			free(r.buf);
+			goto fail;
+		}
+		free(r.buf);
+	}
+	conn_add(c.fd, c.session);
 	return;
 fail:
-	fprintf(stderr, "usertp: the recorder at USERTP_SESSION=%s did not answer; running "
-			"untraced\n", path);
+	if (!quiet)
+		fprintf(stderr, "usertp: the recorder at USERTP_SESSION=%s did not answer; running "
+				"untraced\n", path);
 	close(c.fd);
 	usertp__session_end(c.session);
 }
@@ -523,39 +827,7 @@ static void join_recorder_of_all(void)
 		return;
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_CTL_RECORD_ALL);
 	if (!stat(path, &st) && S_ISSOCK(st.st_mode))
-		join_recorder(path, true);
-}
-
-void usertp__control_main_registered(void)
-{
-	static char msg[65536];
-	struct reply r = { NULL, 0, 0 };
-	char cmd[16] = "";
-	struct conn *c;
-	bool ok;
-
-	if (ctl.joined < 0)
-		return;
-	c = &ctl.conns[ctl.joined];
-	ctl.joined = -1;
-	/*
-	 * The recorder checks its event specs against the program's events and takes the formats
-	 * it needs (a short-lived program may be gone before it could ask later), before main().
-	 */
-	reply_add(&r, "ready\n");
-	usertp_event_foreach(event_line, &r);
-	ok = r.buf && !usertp_ctl_send(c->fd, r.buf, r.len, -1);
-	free(r.buf);
-	while (ok && strcmp(cmd, "run"))
-		ok = serve_one(c, JOIN_TIMEOUT_MS, msg, sizeof(msg), cmd, sizeof(cmd));
-	if (!ok) {
-		conn_close(c);
-		return;
-	}
-	pthread_mutex_lock(&ctl.lock);
-	c->held = false;
-	pthread_mutex_unlock(&ctl.lock);
-	wake_thread();
+		join_recorder(path, JOIN_ALL_MS, true);
 }
 
 static void fork_prepare(void)
@@ -575,15 +847,16 @@ static void fork_child(void)
 	unsigned int i;
 
 	pthread_mutex_unlock(&ctl.lock);
-	pthread_mutex_init(&ctl.send_lock, NULL);
+	ctl.thread = false;
 	if (!ctl.pid)
 		return; /* nothing of ours runs in this process */
 	ctl.pid = getpid();
-	ctl.joined = -1;
 	if (ctl.listen_fd >= 0)
 		close(ctl.listen_fd);
-	close(ctl.wake[0]);
-	close(ctl.wake[1]);
+	if (ctl.wake[0] >= 0) {
+		close(ctl.wake[0]);
+		close(ctl.wake[1]);
+	}
 	ctl.listen_fd = ctl.wake[0] = ctl.wake[1] = -1;
 	ctl.path[0] = 0;
 	/*
@@ -605,7 +878,7 @@ static void fork_child(void)
 			continue;
 		close(c->fd);
 		c->fd = -1;
-		c->held = false;
+		conn_free_io(c); /* the parent's: it sends them */
 		if (!c->session)
 			continue;
 		fd = usertp__session_fork_child(c->session);
@@ -621,11 +894,17 @@ static void fork_child(void)
 static void __attribute__((constructor)) control_init(void)
 {
 	const char *v = getenv("USERTP_CONTROL"), *session = getenv("USERTP_SESSION");
-	bool off = v && !strcmp(v, "0");
+	bool off;
 	unsigned int i;
 
 	for (i = 0; i < MAX_CONNS; i++)
 		ctl.conns[i].fd = -1;
+	if (v && strcmp(v, "0") && strcmp(v, "1")) {
+		fprintf(stderr, "usertp: USERTP_CONTROL=%s: not 0 or 1; the control endpoint stays on\n",
+			v);
+		v = NULL;
+	}
+	off = v && !strcmp(v, "0");
 	/* A recorder this program was started by is joined even with the endpoint off. */
 	if (off && !(session && *session))
 		return;
@@ -633,7 +912,7 @@ static void __attribute__((constructor)) control_init(void)
 	ctl.on = !off;
 	ctl.pid = getpid();
 	if (session && *session)
-		join_recorder(session, false);
+		join_recorder(session, JOIN_SESSION_MS, false);
 	else
 		join_recorder_of_all();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

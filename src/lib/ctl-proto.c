@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl-proto.h"
@@ -117,21 +118,49 @@ int usertp_ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
 	return usertp_ctl_send(sock, buf, (size_t)n, pass_fd);
 }
 
-static int wait_readable(int sock, int timeout_ms)
+void usertp_ctl_sendf_nowait(int sock, const char *fmt, ...)
+{
+	char buf[512];
+	uint32_t len;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + sizeof(len), sizeof(buf) - sizeof(len), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf) - sizeof(len))
+		return;
+	len = (uint32_t)n;
+	memcpy(buf, &len, sizeof(len));
+	(void)!send(sock, buf, sizeof(len) + len, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until @sock is readable, or @deadline (ms, CLOCK_MONOTONIC; -1: none) has passed. */
+static int wait_readable(int sock, long long deadline)
 {
 	struct pollfd p = { sock, POLLIN, 0 };
 	int n;
 
-	do
-		n = poll(&p, 1, timeout_ms);
-	while (n < 0 && errno == EINTR);
+	do {
+		long long left = deadline < 0 ? -1 : deadline - now_ms();
+
+		n = poll(&p, 1, left < 0 && deadline >= 0 ? 0 : (int)left);
+	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	return n ? 0 : -ETIMEDOUT;
 }
 
-/* Read exactly @len bytes (the first read may bring a descriptor). */
-static long read_full(int sock, void *buf, size_t len, int *fd, int timeout_ms)
+/* Read exactly @len bytes by @deadline (the first read may bring a descriptor). */
+static long read_full(int sock, void *buf, size_t len, int *fd, long long deadline)
 {
 	size_t got = 0;
 
@@ -144,7 +173,7 @@ static long read_full(int sock, void *buf, size_t len, int *fd, int timeout_ms)
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		struct cmsghdr *cm;
 		ssize_t n;
-		int ret = wait_readable(sock, timeout_ms);
+		int ret = wait_readable(sock, deadline);
 
 		if (ret)
 			return ret;
@@ -180,17 +209,19 @@ static long read_full(int sock, void *buf, size_t len, int *fd, int timeout_ms)
 
 long usertp_ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
 {
+	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	uint32_t len;
 	long n;
 
 	if (fd)
 		*fd = -1;
-	n = read_full(sock, &len, sizeof(len), fd, timeout_ms);
+	/* One deadline for the whole message: a peer that trickles cannot hold us longer. */
+	n = read_full(sock, &len, sizeof(len), fd, deadline);
 	if (n <= 0)
 		return n;
 	if (len >= cap || len > USERTP_CTL_MAX_MSG)
 		return -EMSGSIZE;
-	n = len ? read_full(sock, buf, len, fd, timeout_ms) : 0;
+	n = len ? read_full(sock, buf, len, fd, deadline) : 0;
 	if (n < 0 || (len && n == 0))
 		return n ? n : -EPIPE;
 	buf[len] = 0;

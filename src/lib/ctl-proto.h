@@ -41,9 +41,12 @@ int usertp_ctl_send(int sock, const void *msg, size_t len, int pass_fd);
 int usertp_ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Send a short message only if the socket takes it now (errors to peers we drop). */
+void usertp_ctl_sendf_nowait(int sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /*
- * Receive one message into @buf (NUL-terminated; @cap includes the NUL), waiting at most
- * @timeout_ms for each part (-1: no limit).  A descriptor that came with it goes to *fd
+ * Receive one message into @buf (NUL-terminated; @cap includes the NUL), the whole of it
+ * within @timeout_ms (-1: no limit).  A descriptor that came with it goes to *fd
  * (-1 if none; fd may be NULL: it is then closed).
  * Return: its length, 0 at end of stream, -ETIMEDOUT, -EMSGSIZE (too long: the stream is
  * then out of step, close it), or another negative errno.

@@ -32,8 +32,8 @@ USERTP_HIDDEN void usertp__init(void);
 extern bool usertp__exiting USERTP_HIDDEN;
 /* The embedded recorder's set-up (a constructor; named so that a static link keeps it). */
 USERTP_HIDDEN void usertp__recorder_init(void);
-/* control.c: the program's own events are registered (its main object); see there. */
-USERTP_HIDDEN void usertp__control_main_registered(void);
+/* control.c: events came (an object registered): recorders hear of them before they fire. */
+USERTP_HIDDEN void usertp__control_events_changed(void);
 
 /* Set by the recorder: objects registered afterwards are never unloaded (see registry.c). */
 extern bool usertp__keep_objects USERTP_HIDDEN;
@@ -138,6 +138,14 @@ USERTP_HIDDEN void usertp__listeners_event_removed_locked(struct usertp__event_n
 /* set_event matching: does @spec (no leading '!') select the event? -EINVAL if malformed. */
 USERTP_HIDDEN int usertp__spec_check(const char *spec);
 USERTP_HIDDEN bool usertp__spec_match(const char *spec, const char *system, const char *name);
+/* Does @spec select one of the events @names lists ("sys:event" or "id sys:event" lines)? */
+USERTP_HIDDEN bool usertp__spec_matches_any(const char *spec, const char *names);
+/*
+ * The (up to three) events of @names closest to a @spec that matched nothing, for "close
+ * matches:", into @out separated by ", ".  Return: how many.
+ */
+USERTP_HIDDEN unsigned int usertp__spec_close_matches(const char *spec, const char *names,
+						      char *out, size_t size);
 
 /* format.c */
 USERTP_HIDDEN int usertp__format_write(const struct usertp__event_node *node, char *buf,

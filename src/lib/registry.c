@@ -466,8 +466,8 @@ void usertp__object_register(struct usertp__object *obj)
 			event_add(*ev);
 out:
 	pthread_mutex_unlock(&usertp__lock);
-	if (is_main)
-		usertp__control_main_registered();
+	if (obj->events && obj->events != obj->events_end)
+		usertp__control_events_changed();
 }
 
 void usertp__object_unregister(struct usertp__object *obj)

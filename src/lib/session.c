@@ -112,7 +112,145 @@ void usertp__session_end(struct usertp__session *s)
 	usertp_listener_destroy(s->sink.listener);
 	__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 	usertp_rb_destroy(&s->sink.rb);
+	free(s->named);
+	free(s->described);
 	free(s);
+}
+
+/* --- news for the recorder ---------------------------------------------------------------- */
+
+/*
+ * Was the recorder told of @ev under @id (in @table)?  It is taken as told from now on.
+ * (Out of memory: taken as told; the recorder's own refresh may still learn it.)
+ */
+static bool told(const struct usertp_event ***table, unsigned int *nr, int id,
+		 const struct usertp_event *ev)
+{
+	if (id <= 0 || id > 65535)
+		return true;
+	if ((unsigned int)id >= *nr) {
+		unsigned int n = (unsigned int)id + 64;
+		const struct usertp_event **bigger = realloc(*table, n * sizeof(*bigger));
+
+		if (!bigger)
+			return true;
+		memset(bigger + *nr, 0, (n - *nr) * sizeof(*bigger));
+		*table = bigger;
+		*nr = n;
+	}
+	if ((*table)[id] == ev)
+		return true;
+	(*table)[id] = ev;
+	return false;
+}
+
+struct news_names {
+	struct usertp__session *s;
+	FILE *text;
+	bool any;
+};
+
+static int news_name(const struct usertp_event *ev, void *arg)
+{
+	struct news_names *n = arg;
+	int id = usertp_event_id(ev);
+
+	if (!told(&n->s->named, &n->s->nr_named, id, ev)) {
+		fprintf(n->text, "%d %s:%s\n", id, usertp_event_system(ev), usertp_event_name(ev));
+		n->any = true;
+	}
+	return 0;
+}
+
+struct recorded {
+	int id;
+	const struct usertp_event *ev;
+};
+
+struct recorded_list {
+	struct recorded *list;
+	unsigned int n, cap;
+};
+
+static void recorded_add(const struct usertp_event_file *file, void *arg)
+{
+	struct recorded_list *r = arg;
+	const struct usertp_event *ev = __atomic_load_n(&file->event, __ATOMIC_ACQUIRE);
+
+	if (!ev)
+		return;
+	if (r->n == r->cap) {
+		unsigned int cap = r->cap ? 2 * r->cap : 32;
+		struct recorded *bigger = realloc(r->list, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return;
+		r->list = bigger;
+		r->cap = cap;
+	}
+	r->list[r->n++] = (struct recorded){ file->id, ev };
+}
+
+int usertp__session_news(struct usertp__session *s,
+			 void (*emit)(const char *msg, size_t len, void *arg), void *arg)
+{
+	struct news_names names = { s, NULL, false };
+	struct recorded_list rec = { NULL, 0, 0 };
+	char *text = NULL;
+	size_t len = 0;
+	int ret = 0;
+
+	names.text = open_memstream(&text, &len);
+	if (!names.text)
+		return -ENOMEM;
+	fputs("events\n", names.text);
+	usertp_event_foreach(news_name, &names);
+	if (fclose(names.text))
+		ret = -ENOMEM;
+	else if (names.any)
+		emit(text, len, arg);
+	free(text);
+
+	pthread_mutex_lock(&usertp__lock);
+	usertp__listener_files(s->sink.listener, recorded_add, &rec);
+	pthread_mutex_unlock(&usertp__lock);
+	for (unsigned int i = 0; i < rec.n; i++) {
+		const struct usertp_event *ev = rec.list[i].ev;
+		char head[600];
+		int hlen, flen;
+
+		if (told(&s->described, &s->nr_described, rec.list[i].id, ev))
+			continue;
+		hlen = snprintf(head, sizeof(head), "format id=%d name=%s:%s\n", rec.list[i].id,
+				usertp_event_system(ev), usertp_event_name(ev));
+		flen = usertp_event_format(ev, NULL, 0);
+		text = flen >= 0 && hlen > 0 && (size_t)hlen < sizeof(head)
+			       ? malloc((size_t)hlen + (size_t)flen + 1) : NULL;
+		if (!text || usertp_event_format(ev, text + hlen, (size_t)flen + 1) < 0) {
+			/* Gone meanwhile, or no memory: told another time. */
+			s->described[rec.list[i].id] = NULL;
+			free(text);
+			ret = ret ? ret : -ENOMEM;
+			continue;
+		}
+		memcpy(text, head, (size_t)hlen);
+		emit(text, (size_t)hlen + (size_t)flen, arg);
+		free(text);
+	}
+	free(rec.list);
+	return ret;
+}
+
+static void news_drop(const char *msg, size_t len, void *arg)
+{
+	(void)msg;
+	(void)len;
+	(void)arg;
+}
+
+void usertp__session_news_skip(struct usertp__session *s)
+{
+	usertp__session_news(s, news_drop, NULL);
 }
 
 struct enabled_text {

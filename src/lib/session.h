@@ -10,6 +10,13 @@
 struct usertp__session {
 	struct usertp__rb_sink sink;
 	char recorder[108]; /* the recorder's socket, where forked children announce themselves */
+	/*
+	 * What the recorder was told, by event id: the event whose name it has (named), and
+	 * the one whose format it has (described).  An id whose event changed (unloaded, the id
+	 * reused) is told again.
+	 */
+	const struct usertp_event **named, **described;
+	unsigned int nr_named, nr_described;
 };
 
 /*
@@ -23,6 +30,18 @@ USERTP_HIDDEN void usertp__session_end(struct usertp__session *s);
 /* "id sys:event" lines of the events the session records. */
 USERTP_HIDDEN size_t usertp__session_enabled(const struct usertp__session *s, char *buf,
 					     size_t size);
+/*
+ * The news for the session's recorder since last time: an "events" message naming the
+ * events it has not heard of ("id sys:event" lines), and a "format id=N" message with the
+ * format text of each new event the session records.  @emit gets each message.
+ * Return: 0 or -ENOMEM (the rest is told next time).
+ */
+USERTP_HIDDEN int usertp__session_news(struct usertp__session *s,
+				       void (*emit)(const char *msg, size_t len, void *arg),
+				       void *arg);
+/* Take everything there is now as told (the start reply tells it). */
+USERTP_HIDDEN void usertp__session_news_skip(struct usertp__session *s);
+
 /*
  * In a forked child: new buffers, and the recorder told about them on a new connection.
  * Return: that connection, or a negative errno (the session then records nothing).

@@ -16,9 +16,11 @@
  * How sources come:
  *   -P PID	this command connects to the program's endpoint and starts a session;
  *   -- CMD	CMD runs with USERTP_SESSION naming our socket: libusertp joins us from its
- *		constructor, and again when the program's own events are registered ("ready":
- *		for the first program, the event specs are checked then, before main(); a spec
- *		that matches nothing stops everything, naming the close matches);
+ *		constructor, before main(); as libraries with events load (linked or dlopen()ed),
+ *		the program tells us their names and the formats of those we record, before
+ *		they can fire.  A spec that matched no event of any program is warned of at the
+ *		end, with the close matches (it may name events of a library loaded later, so
+ *		it cannot be refused at the start, as it is under -P);
  *   -a		every program of this user: those running now, and those that start later,
  *		which join through the runtime directory's record-all.sock;
  *   fork()	children of traced programs announce themselves on our socket ("fork"), with
@@ -89,7 +91,6 @@ struct source {
 	char name[48];
 	int session;	     /* its session connection: closed by it when it ends */
 	int query;	     /* a connection to its endpoint, for ids, formats, thread names */
-	bool ready_pending;  /* joined under -- CMD: the "ready" check is still to come */
 	bool ended;	     /* drained to the end */
 	void *map;
 	size_t size;
@@ -98,6 +99,7 @@ struct source {
 	struct usertp_merge_event *events;
 	unsigned int nr_events;
 	char *comms;	     /* "tid comm" lines */
+	struct source *forked_from; /* the parent whose image it runs (until it execs) */
 	uint64_t events_read;
 };
 
@@ -127,7 +129,6 @@ static struct {
 	uint64_t spool_bytes;
 	uint64_t events; /* read so far */
 	int spool_error; /* the first failed spool write */
-	unsigned int specs_checked; /* against the command's first program */
 	int reserve_fd;	 /* disk space kept for the output's header, should the disk fill */
 	uint64_t lost[USERTP_MERGE_MAX_CPUS]; /* per CPU: dropped, or overwritten */
 } rec = { .output = "trace.dat", .kb = DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
@@ -173,84 +174,53 @@ static bool split_event(const char *line, char *system, size_t size, const char 
 	return **name != 0;
 }
 
-static unsigned int edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned int row[128], prev, tmp;
+/* Every event name the programs told us of ("sys:event" lines), for the checks of -e. */
+static struct {
+	char *text;
+	size_t len, cap;
+} names;
 
-	if (lb >= 128 || la >= 128)
-		return 1000;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned int)j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = (unsigned int)i;
-		for (size_t j = 1; j <= lb; j++) {
-			tmp = row[j];
-			row[j] = a[i - 1] == b[j - 1] ? prev
-						      : 1 + (prev < row[j] ? (prev < row[j - 1] ? prev : row[j - 1])
-									   : (row[j] < row[j - 1] ? row[j] : row[j - 1]));
-			prev = tmp;
-		}
+static void names_add(const char *line, size_t len)
+{
+	for (const char *p = names.text; p && p < names.text + names.len; p += strcspn(p, "\n") + 1)
+		if (strcspn(p, "\n") == len && !memcmp(p, line, len))
+			return;
+	if (names.len + len + 2 > names.cap) {
+		size_t cap = names.cap ? 2 * names.cap : 4096;
+		char *p;
+
+		while (cap < names.len + len + 2)
+			cap *= 2;
+		p = realloc(names.text, cap);
+		if (!p)
+			return;
+		names.text = p;
+		names.cap = cap;
 	}
-	return row[lb];
+	memcpy(names.text + names.len, line, len);
+	names.len += len;
+	names.text[names.len++] = '\n';
+	names.text[names.len] = 0;
 }
 
 /*
- * Check every spec that selects something against @events ("sys:event" lines).
- * Return: true when each matches one of them; otherwise say which does not, and what is close.
+ * Check every spec that selects something against @events ("sys:event" lines).  Each that
+ * matches none is named, with what is close, after @prefix.  Return: true when all match.
  */
-static bool specs_check(const char *events, const char *who)
+static bool specs_check(const char *events, const char *prefix, const char *who)
 {
 	bool ok = true;
 
 	for (unsigned int i = 0; i < rec.nr_specs; i++) {
-		const char *spec = rec.specs[i], *p, *best[3] = { NULL, NULL, NULL };
-		unsigned int best_d[3] = { 1000, 1000, 1000 };
-		bool found = false;
+		const char *spec = rec.specs[i];
+		char close[512];
 
-		if (spec[0] == '!')
-			continue;
-		for (p = events; *p && !found; p += strcspn(p, "\n"), p += *p == '\n') {
-			char line[512], system[256];
-			const char *name;
-			size_t len = strcspn(p, "\n");
-
-			if (len >= sizeof(line))
-				continue;
-			memcpy(line, p, len);
-			line[len] = 0;
-			if (!split_event(line, system, sizeof(system), &name))
-				continue;
-			if (usertp__spec_match(spec, system, name)) {
-				found = true;
-				break;
-			}
-			/* Keep the three closest names. */
-			{
-				unsigned int d = edit_distance(spec, line), k;
-
-				if (!strchr(spec, ':'))
-					d = d < edit_distance(spec, name) ? d : edit_distance(spec, name);
-				for (k = 0; k < 3 && best_d[k] <= d; k++)
-					;
-				if (k < 3 && d <= strlen(spec) / 2 + 1) {
-					for (unsigned int m = 2; m > k; m--) {
-						best[m] = best[m - 1];
-						best_d[m] = best_d[m - 1];
-					}
-					best[k] = p;
-					best_d[k] = d;
-				}
-			}
-		}
-		if (found)
+		if (spec[0] == '!' || usertp__spec_matches_any(spec, events ? events : ""))
 			continue;
 		ok = false;
-		fprintf(stderr, "usertp record: no event %s in %s", spec, who);
-		for (unsigned int k = 0; k < 3 && best[k]; k++)
-			fprintf(stderr, "%s%.*s", k ? ", " : "; close matches: ",
-				(int)strcspn(best[k], "\n"), best[k]);
+		fprintf(stderr, "usertp record: %sno event %s in %s", prefix, spec, who);
+		if (usertp__spec_close_matches(spec, events ? events : "", close, sizeof(close)))
+			fprintf(stderr, "; close matches: %s", close);
 		fputc('\n', stderr);
 	}
 	return ok;
@@ -338,27 +308,31 @@ static bool source_has_event(const struct source *s, unsigned int id)
 	return false;
 }
 
-/* Take the format of "sys:event" (id @id) through @sock. */
+/* Keep @format as the format of event @id (of @system) of @s. */
+static void source_keep_format(struct source *s, unsigned int id, const char *system,
+			       const char *format)
+{
+	struct usertp_merge_event *ev = realloc(s->events, (s->nr_events + 1) * sizeof(*ev));
+
+	if (!ev)
+		return;
+	s->events = ev;
+	ev[s->nr_events++] = (struct usertp_merge_event){ id, strdup(system), strdup(format) };
+}
+
+/* Take the format of "sys:event" (id @id) through @sock, if we record it. */
 static void source_add_format(struct source *s, int sock, unsigned int id, const char *line)
 {
 	char req[600], system[256], *reply = NULL;
 	const char *name;
-	struct usertp_merge_event *ev;
 
+	names_add(line, strlen(line));
 	if (source_has_event(s, id) || !split_event(line, system, sizeof(system), &name) ||
 	    !spec_selects(system, name))
 		return;
 	snprintf(req, sizeof(req), "format %s", line);
-	if (usertp_client_call(sock, req, &reply, NULL, CALL_TIMEOUT_MS)) {
-		free(reply);
-		return;
-	}
-	ev = realloc(s->events, (s->nr_events + 1) * sizeof(*ev));
-	if (ev) {
-		s->events = ev;
-		ev[s->nr_events++] = (struct usertp_merge_event){ id, strdup(system),
-								  strdup(usertp_client_body(reply)) };
-	}
+	if (!usertp_client_call(sock, req, &reply, NULL, CALL_TIMEOUT_MS))
+		source_keep_format(s, id, system, usertp_client_body(reply));
 	free(reply);
 }
 
@@ -532,14 +506,14 @@ static bool check_running(const pid_t *pids, unsigned int n)
 	if (!all)
 		return true; /* nobody answered: the attach says why */
 	snprintf(who, sizeof(who), n == 1 ? "process %d" : "the programs given", (int)pids[0]);
-	ok = specs_check(all, who);
+	ok = specs_check(all, "", who);
 	free(all);
 	return ok;
 }
 
 static void source_finish(struct source *s);
 
-/* --- our socket: joins, ready checks, forked children ------------------------------------- */
+/* --- our socket: joins, forked children ------------------------------------------- */
 
 static int listen_open(void)
 {
@@ -614,9 +588,13 @@ static void on_join(int sock, const char *msg)
 		s->ended = true;
 		return;
 	}
-	s->ready_pending = true;
-	if (usertp_ctl_sendf(sock, -1, "run"))
-		s->ended = true;
+	/* The names of all its events so far (for the checks of -e), then it may go on. */
+	source_learn(s, sock, "ids");
+	if (usertp_ctl_sendf(sock, -1, "run")) {
+		close(sock);
+		s->session = -1;
+		source_finish(s);
+	}
 }
 
 /* A traced program forked: the child's new region. */
@@ -639,17 +617,11 @@ static void on_fork(int sock, const char *msg, int fd)
 		close(sock);
 		return;
 	}
-	/* Same program image: the parent's events, with the same ids. */
-	for (unsigned int i = 0; parent && i < parent->nr_events; i++) {
-		struct usertp_merge_event *ev = realloc(s->events, (s->nr_events + 1) * sizeof(*ev));
-
-		if (!ev)
-			break;
-		s->events = ev;
-		ev[s->nr_events++] = (struct usertp_merge_event){ parent->events[i].id,
-								  strdup(parent->events[i].system),
-								  strdup(parent->events[i].format) };
-	}
+	/*
+	 * Same program image: the parent's events, with the same ids (those we hear of from the
+	 * parent later too: they are taken at the end, source_inherit_events()).
+	 */
+	s->forked_from = parent;
 	s->session = sock;
 }
 
@@ -678,35 +650,43 @@ static void accept_one(void)
 }
 
 /*
- * A message a program sent on its session connection: "ready" (its events, to check the specs
- * against before it goes on) or "exit" (the names of its threads).  False: the session is over.
+ * What a program told us on its session connection unasked: "events" (new events: their
+ * names), "format" (the format of a new event we record; before any of it can fire) or
+ * "exit" (the names of its threads).  False: the session is over.
  */
 static bool session_message(struct source *s)
 {
 	static char msg[USERTP_CTL_MAX_MSG + 1];
 	long n = usertp_ctl_recv(s->session, msg, sizeof(msg), NULL, CALL_TIMEOUT_MS);
+	const char *body = usertp_client_body(msg);
 
 	if (n <= 0)
 		return false;
 	if (!strncmp(msg, "exit\n", 5)) {
 		free(s->comms);
-		s->comms = strdup(msg + 5);
-	} else if (!strncmp(msg, "ready\n", 6) && s->ready_pending) {
-		s->ready_pending = false;
-		/*
-		 * The specs are checked against the first program of -- CMD only: later ones
-		 * (run by it) may well have other events, and -a records whoever starts.
-		 */
-		if (rec.cmd && !rec.specs_checked++ && !specs_check(msg + 6, s->name)) {
-			/* Before its main(): it must not run on as if traced. */
-			kill(s->pid, SIGKILL);
-			rec.stop = true;
-			rec.child_status = -1;
-			return false;
+		s->comms = strdup(body);
+	} else if (!strncmp(msg, "events\n", 7)) {
+		for (const char *p = body; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+			const char *sp = memchr(p, ' ', strcspn(p, "\n"));
+
+			if (sp)
+				names_add(sp + 1, strcspn(sp + 1, "\n"));
 		}
-		source_learn(s, s->session, "enabled");
-		if (usertp_ctl_sendf(s->session, -1, "run"))
-			return false;
+	} else if (!strncmp(msg, "format ", 7)) {
+		char id_text[16], line[512], system[256];
+		const char *name;
+		char *end;
+		unsigned long id;
+
+		if (!usertp_ctl_arg(msg, "id", id_text, sizeof(id_text)) ||
+		    !usertp_ctl_arg(msg, "name", line, sizeof(line)) ||
+		    !split_event(line, system, sizeof(system), &name))
+			return true;
+		id = strtoul(id_text, &end, 10);
+		names_add(line, strlen(line));
+		if (!*end && id > 0 && id < 65536 && !source_has_event(s, (unsigned int)id) &&
+		    spec_selects(system, name))
+			source_keep_format(s, (unsigned int)id, system, body);
 	}
 	return true;
 }
@@ -1005,6 +985,17 @@ static void release_reserve(void)
 	rec.reserve_fd = -1;
 }
 
+/* A forked child runs its parent's image: it has the events the parent told us of. */
+static void source_inherit_events(struct source *s)
+{
+	const struct source *parent = s->forked_from;
+
+	for (unsigned int i = 0; parent && i < parent->nr_events; i++)
+		if (!source_has_event(s, parent->events[i].id))
+			source_keep_format(s, parent->events[i].id, parent->events[i].system,
+					   parent->events[i].format);
+}
+
 static int write_output(void)
 {
 	struct usertp_merge_source *ms = calloc(rec.nr_sources + 1, sizeof(*ms));
@@ -1020,6 +1011,8 @@ static int write_output(void)
 	for (unsigned int i = 0; i < rec.nr_sources; i++) {
 		struct source *s = rec.sources[i];
 
+		/* (Sources come in order: a parent has inherited its own before.) */
+		source_inherit_events(s);
 		ms[i].name = s->name;
 		ms[i].events = s->events;
 		ms[i].nr_events = s->nr_events;
@@ -1104,6 +1097,7 @@ static void cleanup(void)
 		free(s);
 	}
 	free(rec.sources);
+	free(names.text);
 	if (rec.all_path[0])
 		unlink(rec.all_path);
 	if (rec.sock_path[0])
@@ -1293,17 +1287,11 @@ int usertp_cmd_record(int argc, char **argv)
 		if (!rec.sources[i]->ended)
 			source_finish(rec.sources[i]);
 	}
-	if (rec.child_status == -1) {
-		/* The specs did not match: nothing was recorded. */
-		if (rec.child > 0)
-			waitpid(rec.child, NULL, 0);
-		unlink(rec.output);
-		cleanup();
-		return 1;
-	}
 	if (rec.cmd && !rec.nr_sources)
 		fail("no program of %s joined: not linked with libusertp, or started without the "
 		     "USERTP_SESSION variable this command sets", rec.cmd[0]);
+	else if (rec.cmd || rec.all)
+		specs_check(names.text, "warning: ", "the programs recorded");
 	ret = write_output();
 	cleanup();
 	if (ret || rec.spool_error)
