@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -273,10 +274,15 @@ int usertp_ctl_connect(const char *path)
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/*
+	 * Connected without waiting: a peer that does not accept (stopped, or with its backlog
+	 * full) gives -EAGAIN at once instead of holding us.  The socket then blocks as usual.
+	 */
+	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sock < 0)
 		return -errno;
-	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa))) {
+	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) & ~O_NONBLOCK)) {
 		int err = -errno;
 
 		close(sock);

@@ -59,7 +59,10 @@ bool usertp_ctl_arg(const char *msg, const char *key, char *out, size_t size);
 /* Is the peer of @sock the same user as us, or root?  *uid gets its uid. */
 bool usertp_ctl_peer_allowed(int sock, uid_t *uid);
 
-/* Connect to the Unix socket at @path (non-blocking connect not needed: local). */
+/*
+ * Connect to the Unix socket at @path; a listener that does not take connections now gives
+ * -EAGAIN at once.  Return: the (blocking) socket or a negative errno.
+ */
 int usertp_ctl_connect(const char *path);
 
 #endif /* USERTP_CTL_PROTO_H */

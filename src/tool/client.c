@@ -43,20 +43,45 @@ static int cmp_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Ask @prog who it is; false if nobody answers (a stale endpoint). */
-static bool hello(struct usertp_program *prog)
+/*
+ * Ask @prog who it is.  Return: 0; -EBUSY when it serves as many connections as it can;
+ * -EACCES when it refuses us; -ENOENT when nobody answers (a stale endpoint).
+ */
+static int hello(struct usertp_program *prog)
 {
 	char *reply = NULL;
 	int sock = usertp_client_connect(prog), ret;
 
 	if (sock < 0)
-		return false;
+		return -ENOENT;
 	ret = usertp_client_call(sock, "hello", &reply, NULL, CALL_TIMEOUT_MS);
 	close(sock);
 	if (!ret)
 		usertp_ctl_arg(reply, "comm", prog->comm, sizeof(prog->comm));
+	else if (ret == -EREMOTEIO && !strncmp(reply, "error EBUSY ", 12))
+		ret = -EBUSY;
+	else if (ret == -EREMOTEIO && !strncmp(reply, "error EACCES ", 13))
+		ret = -EACCES;
+	else
+		ret = -ENOENT;
 	free(reply);
-	return !ret;
+	return ret;
+}
+
+const char *usertp_client_find_error(int err)
+{
+	switch (err) {
+	case -ESRCH:
+		return "no such process";
+	case -EBUSY:
+		return "busy: its control endpoint serves as many connections as it can; try again "
+		       "later";
+	case -EACCES:
+		return "its control endpoint refuses us (another user's program)";
+	default:
+		return "no libusertp control endpoint (not a program that uses libusertp, or "
+		       "USERTP_CONTROL=0)";
+	}
 }
 
 int usertp_client_programs(struct usertp_program **out)
@@ -82,7 +107,7 @@ int usertp_client_programs(struct usertp_program **out)
 		if (!prog.pid || (size_t)snprintf(prog.path, sizeof(prog.path), "%s/%s", dir,
 						  de->d_name) >= sizeof(prog.path))
 			continue;
-		if (!hello(&prog)) {
+		if (hello(&prog)) {
 			if (!process_exists(prog.pid))
 				unlink(prog.path); /* left by a process that died */
 			continue;
@@ -147,7 +172,7 @@ int usertp_client_find(pid_t pid, struct usertp_program *prog)
 	if (!ret && (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) <
 			    sizeof(prog->path) &&
 	    !access(prog->path, F_OK))
-		return hello(prog) ? 0 : -ENOENT;
+		return hello(prog);
 	/* Another user's program: only root may, and it is found in that user's directory. */
 	if (geteuid() != 0 || st.st_uid == 0)
 		return -ENOENT;
@@ -156,7 +181,7 @@ int usertp_client_find(pid_t pid, struct usertp_program *prog)
 	    (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) >=
 		    sizeof(prog->path))
 		return -ENOENT;
-	return hello(prog) ? 0 : -ENOENT;
+	return hello(prog);
 }
 
 int usertp_client_connect(const struct usertp_program *prog)

@@ -24,9 +24,12 @@ int usertp_client_programs(struct usertp_program **out);
 
 /*
  * Find the endpoint of process @pid: ours, or as root any user's.
- * Return: 0, -ESRCH when there is no such process, -ENOENT when it has no endpoint.
+ * Return: 0, -ESRCH when there is no such process, -ENOENT when it has no endpoint, -EBUSY
+ * when the endpoint serves all it can, -EACCES when it refuses us.
  */
 int usertp_client_find(pid_t pid, struct usertp_program *prog);
+/* What an error of usertp_client_find() means, for a message. */
+const char *usertp_client_find_error(int err);
 
 /* Connect to @prog's endpoint.  Return: the socket or a negative errno. */
 int usertp_client_connect(const struct usertp_program *prog);

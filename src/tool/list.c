@@ -161,8 +161,7 @@ int usertp_cmd_list(int argc, char **argv)
 
 			if (ret) {
 				usertp_tool_error("list", "process %d: %s", (int)pids[i],
-						  ret == -ESRCH ? "no such process"
-								: "no libusertp control endpoint");
+						  usertp_client_find_error(ret));
 				status = 1;
 				continue;
 			}

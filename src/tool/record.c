@@ -439,10 +439,7 @@ static int attach(pid_t pid, bool quiet_if_gone)
 	ret = usertp_client_find(pid, &prog);
 	if (ret) {
 		if (!quiet_if_gone)
-			fail("process %d: %s", (int)pid,
-			     ret == -ESRCH ? "no such process" : "no libusertp control endpoint (not a "
-								 "program that uses libusertp, or "
-								 "USERTP_CONTROL=0)");
+			fail("process %d: %s", (int)pid, usertp_client_find_error(ret));
 		return ret;
 	}
 	sock = usertp_client_connect(&prog);

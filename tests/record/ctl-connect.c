@@ -8,11 +8,16 @@
  *						SECONDS (default 0) before reading a reply
  *	ctl-connect SOCKET --hold N SECONDS	N connections held open, SECONDS long; the first
  *						reply of each (or "none") on stdout
+ *	ctl-connect SOCKET --trickle HEX MS	these bytes one at a time, MS milliseconds apart;
+ *						"closed after N bytes, T ms" when the endpoint
+ *						drops us, or "not closed"
  *
  * Exit: 0 when a reply came, 3 when the endpoint closed the connection without one, 1 for
  * other failures.
  */
 #include <errno.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +88,28 @@ int main(int argc, char **argv)
 	if (sock < 0) {
 		fprintf(stderr, "connect %s: %s\n", argv[1], strerror(-sock));
 		return 1;
+	}
+	if (!strcmp(argv[2], "--trickle") && argc == 5) {
+		size_t len = strlen(argv[3]) / 2;
+		struct timespec t0, t1, gap = { atoi(argv[4]) / 1000, atoi(argv[4]) % 1000 * 1000000L };
+
+		signal(SIGPIPE, SIG_IGN);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (size_t i = 0; i < len; i++) {
+			char byte[3] = { argv[3][2 * i], argv[3][2 * i + 1], 0 };
+			unsigned char b = (unsigned char)strtoul(byte, NULL, 16);
+
+			if (i)
+				nanosleep(&gap, NULL);
+			if (write(sock, &b, 1) != 1) {
+				clock_gettime(CLOCK_MONOTONIC, &t1);
+				printf("closed after %zu bytes, %ld ms\n", i,
+				       (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+				return 0;
+			}
+		}
+		printf("not closed\n");
+		return 0;
 	}
 	if (!strcmp(argv[2], "--raw") && argc >= 4) {
 		send_raw(sock, argv[3]);

@@ -211,6 +211,21 @@ all)
 	check_count "events of the killed one" "$(count "$dir/report.txt" "^ *rec-prog-$p3 ")" 7
 	check_count "events of the one that ran before" \
 		"$(count "$dir/report.txt" "^ *rec-prog-$p1 .*rec_mark: *what=handled")" 1
+	# A stopped `record -a` holds up a program that starts for JOIN_ALL_MS (250 ms) at most
+	# (10 s before): it runs untraced.  The limit checked is loose, for a loaded machine.
+	"$usertp" record -q -e 'rec:*' -a -o "$dir/b.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$XDG_RUNTIME_DIR/usertp/record-all.sock"
+	kill -STOP "$rec"
+	t0=$(date +%s%N)
+	"$recprog" seq 3 >/dev/null
+	t1=$(date +%s%N)
+	kill -CONT "$rec"
+	kill -INT "$rec"
+	wait "$rec" || true
+	[ $(((t1 - t0) / 1000000)) -lt 3000 ] ||
+		{ echo "a stopped record -a held a program $(((t1 - t0) / 1000000)) ms"; fail=1; }
 	;;
 unknown-event)
 	# An event no program has: under -- a warning at the end naming close matches (a library
@@ -375,10 +390,31 @@ hostile)
 	sleep 0.2
 	knock hello
 	expect "$dir/knock" "^ok pid=$p1 " "hello while another peer stalls"
-	# More connections than it serves at once: the extra ones are told so.
+	# A request trickled in a byte at a time: dropped once it is 2 s old (before, each byte
+	# gave it 2 s more, forever), and others are served meanwhile.
+	"$ctlconnect" "$sock" --trickle 0500000068656c6c6f 600 >"$dir/trickle" &
+	trickle=$!
+	bg $trickle
+	sleep 0.3
+	knock hello
+	expect "$dir/knock" "^ok pid=$p1 " "hello while another peer trickles"
+	wait $trickle
+	expect "$dir/trickle" "^closed after [1-5] bytes" "a trickling peer dropped"
+	# More connections than it serves at once: the extra ones are told so, and the usertp
+	# command says the program is busy (not that it has no endpoint).
 	"$ctlconnect" "$sock" --hold 20 0 >"$dir/many"
 	expect "$dir/many" "^error EBUSY too many connections" "refusal of extra connections"
 	[ "$(grep -c '^ok pid=' "$dir/many")" -ge 10 ] || { echo "too few served:"; cat "$dir/many"; fail=1; }
+	"$ctlconnect" "$sock" --hold 16 3 >/dev/null &
+	bg $!
+	sleep 0.5
+	set +e
+	"$usertp" list -P "$p1" >/dev/null 2>"$dir/busy"
+	s_busy=$?
+	set -e
+	check_count "status of list -P of a busy program" "$s_busy" 1
+	expect "$dir/busy" "process $p1: busy" "busy named as such"
+	wait_until "the held connections to go" sh -c "'$ctlconnect' '$sock' hello | grep -q '^ok pid='"
 	# Still itself: answers, records, ends normally.
 	knock hello
 	expect "$dir/knock" "^ok pid=$p1 " "hello after all that"
