@@ -100,7 +100,7 @@ static int write_dat(int fd, const struct usertp_rb_snapshot *snap)
 {
 	const size_t cmdlines_size = 1 << 20;
 	struct usertp__dat_source src = { NULL, 0, NULL, 0,
-					  usertp_rb_clock_id == USERTP_RB_CLOCK_TSC };
+					  usertp_rb_clock_id == USERTP_RB_CLOCK_TSC, NULL };
 	struct dat_events d = { NULL, 0, 0 };
 	char *cmdlines;
 	int ret = -ENOMEM;

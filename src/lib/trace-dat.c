@@ -7,7 +7,8 @@
  *	header_page and header_event texts
  *	ftrace formats (none), then per system the format texts of the recorded events
  *	kallsyms and printk formats (none), saved cmdlines ("pid comm" lines)
- *	CPU count, options (trace clock), "flyrecord", per CPU (offset, size), the clock text
+ *	CPU count, options (trace clock, per-CPU stats), "flyrecord", per CPU (offset, size), the
+ *	clock text
  *	padding to a page, then per CPU its pages, exactly in the ring buffer's format
  *
  * Pages that follow lost events carry the kernel's flags in their commit word (bit 31: events
@@ -107,6 +108,73 @@ static const char header_event[] = "# compressed entry header\n"
 				   "\ttime_stamp : type == 31\n"
 				   "\tdata max type_len  == 28\n";
 
+#define OPTION_CPUSTAT 2
+
+size_t usertp__dat_cpustat_option(unsigned char *buf, unsigned int cpu,
+				  const struct usertp__dat_cpu_stats *st)
+{
+	/*
+	 * The kernel's per_cpu/cpuN/stats lines that apply, with the numbers padded to 20
+	 * columns so that a writer can put the final counts in place once it knows them.
+	 */
+	int n = snprintf((char *)buf + 6, USERTP__DAT_CPUSTAT_MAX - 6,
+			 "CPU: %u\nentries: 0\noverrun: %-20llu\ncommit overrun: 0\n"
+			 "dropped events: %-20llu\nread events: %-20llu\n",
+			 cpu, (unsigned long long)st->overrun, (unsigned long long)st->dropped,
+			 (unsigned long long)st->read);
+	uint16_t id = OPTION_CPUSTAT;
+	uint32_t size = (uint32_t)n + 1;
+
+	memcpy(buf, &id, 2);
+	memcpy(buf + 2, &size, 4);
+	return 6 + size;
+}
+
+/* The number after "@key: " in @text (@len bytes); false if absent. */
+static bool stat_value(const char *text, size_t len, const char *key, uint64_t *out)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t line = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+
+		if (line > klen + 1 && !memcmp(p, key, klen) && p[klen] == ':') {
+			uint64_t v = 0;
+			size_t i = klen + 1, digits = 0;
+
+			while (i < line && p[i] == ' ')
+				i++;
+			for (; i < line && p[i] >= '0' && p[i] <= '9' && digits < 20; i++, digits++) {
+				if (v > (UINT64_MAX - (uint64_t)(p[i] - '0')) / 10)
+					return false;
+				v = v * 10 + (uint64_t)(p[i] - '0');
+			}
+			if (!digits)
+				return false;
+			*out = v;
+			return true;
+		}
+		p += line + 1;
+	}
+	return false;
+}
+
+bool usertp__dat_cpustat_parse(const char *text, size_t len, unsigned int *cpu,
+			       struct usertp__dat_cpu_stats *st)
+{
+	uint64_t n;
+
+	if (!stat_value(text, len, "CPU", &n) || n > 1u << 20)
+		return false;
+	*cpu = (unsigned int)n;
+	st->overrun = st->dropped = st->read = 0;
+	stat_value(text, len, "overrun", &st->overrun);
+	stat_value(text, len, "dropped events", &st->dropped);
+	stat_value(text, len, "read events", &st->read);
+	return true;
+}
+
 /* The same bytes whether counting or writing (the recorder counts first). */
 uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__dat_source *src,
 				unsigned int nr_cpus, const uint64_t *cpu_offset,
@@ -171,6 +239,12 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 	put_u16(o, 4);
 	put_u32(o, (uint32_t)strlen(clock) + 1);
 	put_str(o, clock);
+	o->cpustat_at = src->cpu_stats ? o->pos : 0;
+	for (i = 0; src->cpu_stats && i < nr_cpus; i++) {
+		unsigned char opt[USERTP__DAT_CPUSTAT_MAX];
+
+		put(o, opt, usertp__dat_cpustat_option(opt, i, &src->cpu_stats[i]));
+	}
 	put_u16(o, 0);
 	put(o, "flyrecord", 10);
 	table = o->pos;
@@ -213,11 +287,19 @@ int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
 {
 	/* 64 KiB: static for the reasons usertp__trace_text_write() gives (written once). */
 	static struct usertp__dat_out o;
+	static struct usertp__dat_cpu_stats stats[64];
+	struct usertp__dat_source with_stats = *src;
 	uint64_t cpu_offset[64] = { 0 }, cpu_size[64] = { 0 }, start;
 	unsigned int i, p, nr = snap->nr_cpus;
 
 	if (nr > 64)
 		return -E2BIG;
+	/* Each CPU's events: in the file, overwritten, dropped (fired = the three). */
+	for (i = 0; i < nr; i++)
+		stats[i] = (struct usertp__dat_cpu_stats){ snap->cpus[i].entries, snap->cpus[i].overrun,
+							   snap->cpus[i].dropped };
+	with_stats.cpu_stats = stats;
+	src = &with_stats;
 	/* Pass 1: how long the metadata is, hence where the pages go. */
 	usertp__dat_out_init(&o, -1);
 	usertp__dat_put_header(&o, src, nr, cpu_offset, cpu_size);

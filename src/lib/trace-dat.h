@@ -22,6 +22,17 @@ struct usertp__dat_event {
 	const char *format;
 };
 
+/*
+ * The events of one CPU that the file holds and that it does not: what trace-cmd records from
+ * the kernel's per_cpu/cpuN/stats in a CPUSTAT option and prints with `report --stat`.  Events
+ * fired on the CPU = read + overrun + dropped, exactly.
+ */
+struct usertp__dat_cpu_stats {
+	uint64_t read;	  /* records in the file */
+	uint64_t overrun; /* overwritten (overwrite mode: older than the oldest page kept) */
+	uint64_t dropped; /* not recorded, or recorded and not in the file (full buffer or disk...) */
+};
+
 /* What the file needs besides the pages. */
 struct usertp__dat_source {
 	const struct usertp__dat_event *events;
@@ -29,7 +40,21 @@ struct usertp__dat_source {
 	const char *cmdlines; /* "pid comm\n" lines */
 	size_t cmdlines_len;
 	bool raw_clock;	      /* x86-tsc ticks rather than mono nanoseconds */
+	/* per CPU, for CPUSTAT options; NULL: none.  Fixed width: rewritable in place. */
+	const struct usertp__dat_cpu_stats *cpu_stats;
 };
+
+/*
+ * The CPUSTAT option of @cpu (u16 id, u32 size, the text "CPU: N\nentries: 0\noverrun: ...")
+ * into @buf (USERTP__DAT_CPUSTAT_MAX bytes); its length does not depend on the numbers.
+ * Return: the length.
+ */
+#define USERTP__DAT_CPUSTAT_MAX 256
+size_t usertp__dat_cpustat_option(unsigned char *buf, unsigned int cpu,
+				  const struct usertp__dat_cpu_stats *st);
+/* Parse the text of a CPUSTAT option (ours or the kernel's).  Return: false if it is not one. */
+bool usertp__dat_cpustat_parse(const char *text, size_t len, unsigned int *cpu,
+			       struct usertp__dat_cpu_stats *st);
 
 /* Return: 0, or a negative errno of the first failed write. */
 int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
@@ -44,6 +69,7 @@ struct usertp__dat_out {
 	int error;	  /* errno of the first failed write, or 0 */
 	uint64_t pos;	  /* bytes produced so far */
 	uint64_t written; /* of which the file has received */
+	uint64_t cpustat_at; /* where the header put its CPUSTAT options (0: none) */
 	size_t len;
 	unsigned char buf[65536];
 };

@@ -53,7 +53,7 @@ static int hello(struct usertp_program *prog)
 	int sock = usertp_client_connect(prog), ret;
 
 	if (sock < 0)
-		return -ENOENT;
+		return sock == -EAGAIN ? -EBUSY : -ENOENT; /* EAGAIN: its backlog is full */
 	ret = usertp_client_call(sock, "hello", &reply, NULL, CALL_TIMEOUT_MS);
 	close(sock);
 	if (!ret)
@@ -199,8 +199,9 @@ int usertp_client_call(int sock, const char *req, char **reply, int *fd, int tim
 	*reply = NULL;
 	if (fd)
 		*fd = -1;
+	/* A refusal (EBUSY, EACCES) may come, and the peer close, before the request is sent. */
 	ret = usertp_ctl_send(sock, req, strlen(req), -1);
-	if (ret)
+	if (ret && ret != -EPIPE && ret != -ECONNRESET)
 		return ret;
 	buf = malloc(cap);
 	if (!buf)
@@ -208,7 +209,7 @@ int usertp_client_call(int sock, const char *req, char **reply, int *fd, int tim
 	n = usertp_ctl_recv(sock, buf, cap, fd, timeout_ms);
 	if (n <= 0) {
 		free(buf);
-		return n ? (int)n : -EPIPE;
+		return ret ? ret : n ? (int)n : -EPIPE;
 	}
 	*reply = buf;
 	if (!strncmp(buf, "ok", 2) && (buf[2] == 0 || buf[2] == ' ' || buf[2] == '\n'))

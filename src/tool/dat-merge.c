@@ -631,9 +631,35 @@ static void merge_free(struct merge *m, struct usertp__dat_event *dat_events)
 	free(dat_events);
 }
 
+/*
+ * The CPUSTAT options, final: each CPU's records in the file, overwritten, and the rest of
+ * what was fired as dropped.  Written in place over the header's (same length).
+ */
+static int put_cpu_stats(struct merge *m, int fd, uint64_t at)
+{
+	const struct usertp_merge_input *in = m->in;
+
+	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
+		uint64_t read = m->stats->events[cpu], overrun = in->overrun[cpu];
+		uint64_t rest = in->fired[cpu] > read ? in->fired[cpu] - read : 0;
+		struct usertp__dat_cpu_stats st = { read, overrun < rest ? overrun : rest, 0 };
+		unsigned char opt[USERTP__DAT_CPUSTAT_MAX];
+		size_t len;
+
+		st.dropped = rest - st.overrun;
+		m->stats->file_lost[cpu] = rest;
+		len = usertp__dat_cpustat_option(opt, cpu, &st);
+		if (pwrite(fd, opt, len, (off_t)at) != (ssize_t)len)
+			return -errno;
+		at += len;
+	}
+	return 0;
+}
+
 int usertp_merge_write(int out_fd, const struct usertp_merge_input *in,
 		       struct usertp_merge_stats *stats, char *err, size_t errlen)
 {
+	struct usertp__dat_cpu_stats *placeholder = NULL;
 	struct merge m = { .in = in };
 	struct usertp__dat_event *dat_events = NULL;
 	struct usertp__dat_source src;
@@ -663,8 +689,13 @@ int usertp_merge_write(int out_fd, const struct usertp_merge_input *in,
 		goto out;
 	}
 
+	if (in->fired && in->overrun && !(placeholder = calloc(in->nr_cpus, sizeof(*placeholder)))) {
+		ret = -ENOMEM;
+		say(err, errlen, "%s", "out of memory");
+		goto out;
+	}
 	src = (struct usertp__dat_source){ dat_events, m.nr_events, in->cmdlines,
-					   in->cmdlines_len, in->raw_clock };
+					   in->cmdlines_len, in->raw_clock, placeholder };
 	usertp__dat_out_init(m.o, out_fd);
 	table = usertp__dat_put_header(m.o, &src, in->nr_cpus, NULL, NULL);
 	meta_end = m.o->pos;
@@ -703,7 +734,17 @@ int usertp_merge_write(int out_fd, const struct usertp_merge_input *in,
 	} else {
 		m.stats->size = m.o->pos;
 	}
+	/* (Also after a failed write: the header, with its CPUSTAT, is there.) */
+	if (m.o->cpustat_at && m.stats->size > m.o->cpustat_at) {
+		int err_stats = put_cpu_stats(&m, out_fd, m.o->cpustat_at);
+
+		if (err_stats && !ret) {
+			ret = err_stats;
+			say(err, errlen, "pwrite of the CPU stats: %s", strerror(-ret));
+		}
+	}
 out:
+	free(placeholder);
 	if (!stats)
 		free(m.stats);
 	merge_free(&m, dat_events);

@@ -63,6 +63,13 @@ struct usertp_merge_input {
 	bool release_spools;  /* punch the spools' pages out as they are read: on a full disk
 			       * the file can then take the space they held (the spools are
 			       * used up) */
+	/*
+	 * Per CPU (nr_cpus entries; NULL: the file says nothing of them): events fired, and of
+	 * those overwritten.  The file's CPUSTAT options then give, per CPU, the records it
+	 * holds, the overwritten, and as dropped all the others (dropped by the buffers, left
+	 * out, cut by a full disk): the three add up to the events fired.
+	 */
+	const uint64_t *fired, *overrun;
 };
 
 /* What went into the file (about 64 KiB: keep it off small stacks). */
@@ -70,6 +77,8 @@ struct usertp_merge_stats {
 	uint64_t events[USERTP_MERGE_MAX_CPUS]; /* records in the file, per CPU */
 	uint64_t lost[USERTP_MERGE_MAX_CPUS];	/* events lost by the sources, by the counts
 						 * marked in the file's pages, per CPU */
+	uint64_t file_lost[USERTP_MERGE_MAX_CPUS]; /* with in->fired: fired - events, per CPU,
+						    * as the file's CPUSTAT says */
 	uint64_t pages;	    /* pages of CPU data in the file */
 	uint64_t size;	    /* bytes of the file */
 	uint64_t dropped;   /* records left out: no id, or one their source did not declare */

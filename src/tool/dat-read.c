@@ -25,6 +25,7 @@
 
 #include <kbuffer.h>
 
+#include "../lib/trace-dat.h"
 #include "dat-read.h"
 
 #define MAGIC "\x17\x08\x44tracing"
@@ -49,6 +50,7 @@
 enum {
 	OPT_DONE = 0,
 	OPT_DATE = 1,
+	OPT_CPUSTAT = 2,
 	OPT_BUFFER = 3,
 	OPT_TRACECLOCK = 4,
 	OPT_OFFSET = 7,
@@ -105,6 +107,10 @@ struct dat_input {
 	long long ts_offset;
 	uint32_t tsc_mult, tsc_shift;
 	int cpucount_option;
+	/* CPUSTAT options: per CPU, the events the file holds, overwritten and dropped */
+	struct usertp__dat_cpu_stats *cpustat;
+	bool *has_cpustat;
+	unsigned int nr_cpustat;
 	uint64_t section_offset[OPT_CMDLINES + 1];
 
 	/* v7: the top instance's BUFFER option */
@@ -602,6 +608,40 @@ static bool parse_buffer_option(struct cursor *c)
 	return true;
 }
 
+/* A CPUSTAT option's counts (text that is not one is ignored).  False: out of memory. */
+static bool keep_cpustat(struct dat_input *in, const char *text, uint64_t size)
+{
+	struct usertp__dat_cpu_stats st;
+	unsigned int cpu;
+
+	if (!usertp__dat_cpustat_parse(text, (size_t)size, &cpu, &st) || cpu >= 65536)
+		return true;
+	if (cpu >= in->nr_cpustat) {
+		unsigned int n = cpu + 1;
+		struct usertp__dat_cpu_stats *s = realloc(in->cpustat, n * sizeof(*s));
+		bool *h = s ? realloc(in->has_cpustat, n * sizeof(*h)) : NULL;
+
+		if (s)
+			in->cpustat = s;
+		if (!h)
+			return false;
+		in->has_cpustat = h;
+		memset(h + in->nr_cpustat, 0, (n - in->nr_cpustat) * sizeof(*h));
+		in->nr_cpustat = n;
+	}
+	in->cpustat[cpu] = st;
+	in->has_cpustat[cpu] = true;
+	return true;
+}
+
+bool dat_cpu_stats(const struct dat_input *in, int cpu, struct usertp__dat_cpu_stats *st)
+{
+	if (cpu < 0 || (unsigned int)cpu >= in->nr_cpustat || !in->has_cpustat[cpu])
+		return false;
+	*st = in->cpustat[cpu];
+	return true;
+}
+
 /* Options up to DONE; for v7, *next receives the offset of the next options section. */
 static bool parse_options(struct cursor *c, uint64_t *next)
 {
@@ -643,6 +683,10 @@ static bool parse_options(struct cursor *c, uint64_t *next)
 				in->ts_offset += strtoll(text, NULL, 0) * (id == OPT_DATE ? 1000 : 1);
 			}
 			free(text);
+			break;
+		case OPT_CPUSTAT:
+			if (!keep_cpustat(in, (const char *)data, size))
+				return fail(in, "out of memory");
 			break;
 		case OPT_CPUCOUNT:
 			if (size >= 4)
@@ -1214,6 +1258,8 @@ void dat_close(struct dat_input *in)
 		munmap(in->map, in->file_size);
 	free(in->owned);
 	free(in->name);
+	free(in->cpustat);
+	free(in->has_cpustat);
 	free(in);
 }
 

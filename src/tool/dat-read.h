@@ -41,6 +41,14 @@ const char *dat_latency_text(const struct dat_input *in, size_t *len);
 struct tep_record *dat_peek(struct dat_input *in, int cpu);
 void dat_consume(struct dat_input *in, int cpu);
 
+/*
+ * The CPUSTAT option of @cpu (the events the file holds of it, and those its ring buffer
+ * overwrote or dropped), as the kernel's per_cpu stats or usertp record wrote it.
+ * Return: false when the file has none for that CPU.
+ */
+struct usertp__dat_cpu_stats;
+bool dat_cpu_stats(const struct dat_input *in, int cpu, struct usertp__dat_cpu_stats *st);
+
 /* Damage met while reading the CPU data so far, one message per damaged CPU, or NULL. */
 const char *dat_damage(const struct dat_input *in, int cpu);
 

@@ -79,6 +79,7 @@ static const char usage_text[] =
 
 /* One spool file: the pages of one source on one CPU. */
 struct spool {
+	unsigned int cpu;
 	int fd;
 	struct usertp__dat_out *out;
 	uint64_t pages;
@@ -130,7 +131,9 @@ static struct {
 	uint64_t events; /* read so far */
 	int spool_error; /* the first failed spool write */
 	int reserve_fd;	 /* disk space kept for the output's header, should the disk fill */
-	uint64_t lost[USERTP_MERGE_MAX_CPUS]; /* per CPU: dropped, or overwritten */
+	/* Per CPU, by the buffers' counters: events read, dropped, overwritten (--overwrite). */
+	uint64_t read[USERTP_MERGE_MAX_CPUS], dropped[USERTP_MERGE_MAX_CPUS],
+		overrun[USERTP_MERGE_MAX_CPUS];
 } rec = { .output = "trace.dat", .kb = DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
 	  .sig_fd = -1, .reserve_fd = -1 };
 
@@ -237,6 +240,7 @@ static int spools_open(struct source *s)
 		char path[PATH_MAX + 64];
 		struct spool *sp = &s->spools[cpu];
 
+		sp->cpu = cpu;
 		snprintf(path, sizeof(path), "%s/%d-%u.cpu%u", rec.spool_dir, (int)s->pid,
 			 rec.nr_sources, cpu);
 		sp->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -696,6 +700,7 @@ static int spool_page(const struct usertp_rb_page_copy *page, uint64_t events, v
 	uint64_t before = sp->out->pos;
 
 	rec.events += events;
+	rec.read[sp->cpu] += events;
 	usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
 	sp->pages++;
 	rec.spool_bytes += sp->out->pos - before;
@@ -758,7 +763,10 @@ static void source_finish(struct source *s)
 					spool_failed(-s->spools[cpu].out->error);
 			}
 			rec.events += c->entries;
-			rec.lost[cpu] += c->dropped + (rec.overwrite ? c->overrun : 0);
+			rec.read[cpu] += c->entries;
+			rec.dropped[cpu] += c->dropped;
+			/* (Without --overwrite, "overrun" are the pages we consumed.) */
+			rec.overrun[cpu] += rec.overwrite ? c->overrun : 0;
 		}
 		usertp_rb_snapshot_free(&snap);
 	}
@@ -1000,10 +1008,10 @@ static int write_output(void)
 	struct usertp_merge_input in = { 0 };
 	int **fds = calloc(rec.nr_sources + 1, sizeof(*fds));
 	char err[512] = "", *cmdlines;
-	uint64_t total = 0, lost = 0;
+	uint64_t total = 0, lost = 0, *fired = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*fired));
 	int fd, ret;
 
-	if (!ms || !stats || !fds)
+	if (!ms || !stats || !fds || !fired)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < rec.nr_sources; i++) {
 		struct source *s = rec.sources[i];
@@ -1030,6 +1038,10 @@ static int write_output(void)
 	in.nr_cpus = rec.nr_cpus ? rec.nr_cpus : (unsigned int)get_nprocs_conf();
 	in.raw_clock = rec.tsc;
 	in.release_spools = true; /* they are deleted afterwards anyway */
+	for (unsigned int cpu = 0; cpu < in.nr_cpus; cpu++)
+		fired[cpu] = rec.read[cpu] + rec.dropped[cpu] + rec.overrun[cpu];
+	in.fired = fired;
+	in.overrun = rec.overrun;
 	release_reserve();
 	cmdlines = all_cmdlines(&in.cmdlines_len);
 	in.cmdlines = cmdlines ? cmdlines : "";
@@ -1048,12 +1060,17 @@ static int write_output(void)
 		if (ret)
 			fail("%s: %s", rec.output, err);
 	}
-	/* Lost: what the buffers counted (the file marks only losses that have an event after). */
+	/*
+	 * Lost: everything fired that is not in the file, as its CPUSTAT options say (the file
+	 * marks only losses that have an event after them).
+	 */
 	for (unsigned int cpu = 0; cpu < in.nr_cpus; cpu++) {
+		uint64_t cpu_lost = fired[cpu] > stats->events[cpu] ? fired[cpu] - stats->events[cpu] : 0;
+
 		fprintf(stderr, "  CPU %u: %llu events, %llu lost\n", cpu,
-			(unsigned long long)stats->events[cpu], (unsigned long long)rec.lost[cpu]);
+			(unsigned long long)stats->events[cpu], (unsigned long long)cpu_lost);
 		total += stats->events[cpu];
-		lost += rec.lost[cpu];
+		lost += cpu_lost;
 	}
 	fprintf(stderr, "usertp record: %u program%s, %llu events, %llu lost, %s: %.1f MB\n",
 		rec.nr_sources, rec.nr_sources == 1 ? "" : "s", (unsigned long long)total,
@@ -1061,6 +1078,7 @@ static int write_output(void)
 	for (unsigned int i = 0; i < rec.nr_sources; i++)
 		free(fds[i]);
 	free(fds);
+	free(fired);
 	free(cmdlines);
 	free(stats);
 	free(ms);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/trace-dat.h"
 #include "dat-read.h"
 #include "tool.h"
 
@@ -293,6 +294,7 @@ static void print_stat(FILE *out, struct input *in, const struct options *opt, i
 	unsigned long all_events = 0;
 	long long all_lost = 0;
 	bool all_unknown = false;
+	struct usertp__dat_cpu_stats st;
 
 	print_label(out, in, width);
 	fprintf(out, "cpus=%d\n", dat_cpus(in->dat));
@@ -305,6 +307,11 @@ static void print_stat(FILE *out, struct input *in, const struct options *opt, i
 		if (!shown)
 			continue;
 		fprintf(out, "%3d %11lu", cpu, in->cpu_events[cpu]);
+		/* The file's own count when it has one (losses after the last event included). */
+		if (dat_cpu_stats(in->dat, cpu, &st)) {
+			in->cpu_lost[cpu] = (long long)(st.overrun + st.dropped);
+			in->cpu_lost_unknown[cpu] = false;
+		}
 		print_lost(out, in->cpu_lost[cpu], in->cpu_lost_unknown[cpu]);
 		all_events += in->cpu_events[cpu];
 		all_lost += in->cpu_lost[cpu];

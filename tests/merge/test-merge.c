@@ -240,7 +240,7 @@ static char err[256];
 static int merge(const char *out, struct spooled **s, unsigned int n, bool raw_clock)
 {
 	struct usertp_merge_source sources[MAX_SOURCES];
-	struct usertp_merge_input in = { sources, n, 0, cmdlines, 0, raw_clock, false };
+	struct usertp_merge_input in = { sources, n, 0, cmdlines, 0, raw_clock, false, NULL, NULL };
 	unsigned int i;
 	int fd, ret;
 
@@ -812,7 +812,7 @@ static void test_pages(void)
 	static struct usertp_rb_page_copy pages[4];
 	struct usertp_rb_cpu_snapshot cpus[2] = { { pages, 4, 0, 0, 0, 0 } };
 	struct usertp_rb_snapshot snap = { 2, cpus };
-	struct usertp__dat_source src = { hand_events, 2, "4242 hand-made\n", 15, false };
+	struct usertp__dat_source src = { hand_events, 2, "4242 hand-made\n", 15, false, NULL };
 	struct spooled s, *twice[2] = { &s, &s };
 	struct report ours, theirs;
 	unsigned char rec[512];
@@ -919,7 +919,7 @@ static void test_enospc(void)
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
 	{
 		struct usertp_merge_input in = { (struct usertp_merge_source[]){ s[2].src }, 1, 2,
-						 "", 0, false, false };
+						 "", 0, false, false, NULL, NULL };
 
 		ret = usertp_merge_write(fd, &in, &stats, err, sizeof(err));
 	}

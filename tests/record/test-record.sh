@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # usertp record and list end to end.   usage: test-record.sh TEST USERTP WORKER-POOL REC-PROG
-# CTL-CONNECT DLOPEN-HOST REC-MOD LINKED-HOST
+# CTL-CONNECT DLOPEN-HOST REC-MOD LINKED-HOST BENCH-PRODUCER
 # Each test has a runtime directory of its own (XDG_RUNTIME_DIR), so that `record -a` and
 # `list` see only its programs.  Files are checked with trace-cmd report (the reference
 # reader) and usertp report must print the same lines.
 set -eu
-test=$1 usertp=$2 pool=$3 recprog=$4 ctlconnect=$5 dlopenhost=${6:-} recmod=${7:-} linkedhost=${8:-}
+test=$1 usertp=$2 pool=$3 recprog=$4 ctlconnect=$5 dlopenhost=${6:-} recmod=${7:-} linkedhost=${8:-} producer=${9:-}
 . "$(dirname "$0")/../report/lib.sh"
 # Whatever this test started goes with it, also when it fails half-way.
 trap 'for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
@@ -65,7 +65,70 @@ wait_file() {
 	wait_until "$1" sh -c "ls $1 >/dev/null"
 }
 
+# exact FILE ERR FIRED: recorded + lost = fired, per CPU the same in the file's CPUSTAT
+# options (trace-cmd report --stat), its records (trace-cmd report), usertp report --stat and,
+# when ERR has one, usertp record's summary
+exact() {
+	trace-cmd report --stat -i "$1" >"$dir/tstat" 2>&1
+	trace-cmd report -i "$1" 2>/dev/null | grep -v 'EVENTS DROPPED\]' >"$dir/lines"
+	"$usertp" report --stat "$1" >"$dir/ustat"
+	awk '/^CPU: /{c=$2} /^overrun:/{o[c]=$2} /^dropped events:/{d[c]=$3} /^read events:/{r[c]=$3}
+	     END {for (c in r) print c, r[c], o[c] + d[c]}' "$dir/tstat" | sort -n >"$dir/cpustat"
+	[ -s "$dir/cpustat" ] || { echo "$1: no CPUSTAT options"; fail=1; return; }
+	total=0
+	while read -r cpu read lost; do
+		total=$((total + read + lost))
+		lines=$(grep -c "\[$(printf %03d "$cpu")\]" "$dir/lines" || true)
+		check_count "$1 CPU $cpu: records against the CPUSTAT's read events" "$lines" "$read"
+		grep -q "^ *$cpu *$read *$lost\$" "$dir/ustat" ||
+			{ echo "$1 CPU $cpu: usertp report --stat is not $read $lost:"; cat "$dir/ustat"; fail=1; }
+		if grep -q '^  CPU ' "$2"; then
+			grep -q "^  CPU $cpu: $read events, $lost lost\$" "$2" ||
+				{ echo "$1 CPU $cpu: the summary is not $read, $lost:"; cat "$2"; fail=1; }
+		fi
+	done <"$dir/cpustat"
+	check_count "$1: recorded + lost" "$total" "$3"
+}
+
+# fired FILE: the count bench-producer printed
+fired() {
+	sed -n 's/^fired \([0-9]*\).*/\1/p' "$1"
+}
+
 case $test in
+exact)
+	# Recorded + lost = fired, per CPU, in every mode: four threads on two CPUs, buffers far
+	# too small, with the recorder reading (consumer), as a flight recorder, attached by pid,
+	# and the embedded recorder both ways, .dat and .txt.
+	for mode in "" --overwrite; do
+		"$usertp" record -q $mode -b 64 -e 'usertp_bench:*' -o "$dir/a.dat" -- \
+			"$producer" -t 4 1000000 1 >"$dir/out" 2>"$dir/err"
+		exact "$dir/a.dat" "$dir/err" "$(fired "$dir/out")"
+	done
+	"$recprog" term-fire 100000 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	timeout 60 "$usertp" record -q -b 8 -e 'rec:rec_event' -P "$p1" -o "$dir/p.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$dir/p.dat.spool-*/$p1-*.cpu0"
+	kill -TERM "$p1"
+	wait_until "fired in $dir/p1" grep -q fired "$dir/p1"
+	kill -KILL "$p1"
+	wait "$rec" || { echo "usertp record -P failed:"; cat "$dir/err"; fail=1; }
+	exact "$dir/p.dat" "$dir/err" 100000
+	for ow in 0 1; do
+		USERTP_EVENTS='usertp_bench:*' USERTP_OVERWRITE=$ow USERTP_BUFFER_KB=16 \
+			USERTP_OUTPUT="$dir/e$ow.dat" "$producer" -t 4 400000 1 >"$dir/out" 2>"$dir/err"
+		exact "$dir/e$ow.dat" "$dir/err" "$(fired "$dir/out")"
+		USERTP_EVENTS='usertp_bench:*' USERTP_OVERWRITE=$ow USERTP_BUFFER_KB=16 \
+			USERTP_OUTPUT="$dir/e$ow.txt" "$producer" -t 4 400000 1 >"$dir/out" 2>"$dir/err"
+		kept=$(grep -c ' bench_event: ' "$dir/e$ow.txt" || true)
+		lost=$(sed -n 's/.*\[LOST \([0-9]*\) EVENTS\]/\1/p' "$dir/e$ow.txt" | awk '{s += $1} END {print s + 0}')
+		check_count "text output, USERTP_OVERWRITE=$ow: recorded + lost" $((kept + lost)) "$(fired "$dir/out")"
+	done
+	;;
 library)
 	# The events are in a linked library, or in a module the program dlopen()s: all recorded
 	# (the program has none of its own, so nothing is known of them before main()).
