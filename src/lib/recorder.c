@@ -35,11 +35,11 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "number.h"
 #include "ring-buffer.h"
 #include "trace-dat.h"
 #include "trace-text.h"
 
-#define DEFAULT_BUFFER_KB 1408
 #define DEFAULT_OUTPUT "trace.txt"
 
 static struct {
@@ -224,20 +224,10 @@ static bool bad(const char *var, const char *value, const char *why)
 	return false;
 }
 
-static bool parse_unsigned(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !errno && !*end && *out && *out <= max;
-}
-
 static bool read_settings(const char *events, unsigned long *kb, bool *overwrite)
 {
 	const char *output = getenv("USERTP_OUTPUT"), *v;
+	uint64_t value;
 	size_t len;
 
 	if (!*events)
@@ -261,10 +251,12 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 		   (int)sizeof(rec.base_output)) {
 		return bad("USERTP_OUTPUT", output, "path too long");
 	}
-	*kb = DEFAULT_BUFFER_KB;
+	*kb = USERTP_RB_DEFAULT_KB;
 	v = getenv("USERTP_BUFFER_KB");
-	if (v && !parse_unsigned(v, 1ul << 22, kb))
+	if (v && usertp__parse_u64(v, 1, USERTP_RB_MAX_KB, &value))
 		return bad("USERTP_BUFFER_KB", v, "not a number of KiB from 1 to 4194304");
+	if (v)
+		*kb = (unsigned long)value;
 	*overwrite = true;
 	v = getenv("USERTP_OVERWRITE");
 	if (v && strcmp(v, "0") && strcmp(v, "1"))

@@ -68,6 +68,9 @@
 #define USERTP_RB_PAGE 4096u
 #define USERTP_RB_PAGE_HEADER 16u
 #define USERTP_RB_PAGE_DATA (USERTP_RB_PAGE - USERTP_RB_PAGE_HEADER)
+/* Buffer sizes per CPU, in KiB, as users give them (rounded up to whole pages of data). */
+#define USERTP_RB_DEFAULT_KB 1408u /* the kernel's buffer_size_kb */
+#define USERTP_RB_MAX_KB 4194304u  /* 4 GiB */
 #define USERTP_RB_OVERWRITE 0x1u
 #define USERTP_RB_RSEQ 0x2u /* written in rseq mode: completeness by walking pages */
 

@@ -21,28 +21,16 @@
 
 #include "ctl-proto.h"
 #include "internal.h"
+#include "number.h"
 #include "session.h"
 
-#define MAX_SESSION_KB (1ul << 22)
-
 unsigned int usertp__rb_sinks;
-
-static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !errno && !*end && *out && *out <= max;
-}
 
 int usertp__session_start(const char *request, struct usertp__session **out, const char **why)
 {
 	struct usertp__session *s;
 	char events[4096], value[64];
-	unsigned long kb = 1408;
+	uint64_t kb = USERTP_RB_DEFAULT_KB;
 	bool overwrite = false;
 	enum usertp_rb_clock clock = USERTP_RB_CLOCK_MONO;
 	int ret;
@@ -53,7 +41,7 @@ int usertp__session_start(const char *request, struct usertp__session **out, con
 		return -EINVAL;
 	}
 	if (usertp_ctl_arg(request, "kb", value, sizeof(value)) &&
-	    !parse_ulong(value, MAX_SESSION_KB, &kb)) {
+	    usertp__parse_u64(value, 1, USERTP_RB_MAX_KB, &kb)) {
 		*why = "kb= is not a number of KiB from 1 to 4194304";
 		return -EINVAL;
 	}
@@ -81,7 +69,8 @@ int usertp__session_start(const char *request, struct usertp__session **out, con
 	if (!s)
 		return -ENOMEM;
 	usertp_ctl_arg(request, "recorder", s->recorder, sizeof(s->recorder));
-	ret = usertp_rb_create(&s->sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
+	ret = usertp_rb_create(&s->sink.rb, (unsigned int)get_nprocs_conf(), (unsigned long)kb,
+			       overwrite);
 	if (ret) {
 		free(s);
 		return ret;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../lib/internal.h"
+#include "../lib/number.h"
 #include "client.h"
 #include "tool.h"
 
@@ -123,10 +124,9 @@ int usertp_cmd_list(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+P:Fh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'P': {
-			char *end;
-			long pid = strtol(optarg, &end, 10);
+			uint64_t pid;
 
-			if (*end || pid <= 0 || pid > INT32_MAX) {
+			if (usertp__parse_u64(optarg, 1, INT32_MAX, &pid)) {
 				usertp_tool_error("list", "-P %s: not a process id", optarg);
 				return 2;
 			}

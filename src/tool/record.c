@@ -54,6 +54,7 @@
 
 #include "../lib/ctl-proto.h"
 #include "../lib/internal.h"
+#include "../lib/number.h"
 #include "../lib/ring-buffer.h"
 #include "../lib/trace-dat.h"
 #include "client.h"
@@ -61,8 +62,8 @@
 #include "tool.h"
 
 #define CALL_TIMEOUT_MS 5000
+#define MAX_REGION (1ull << 44) /* a program's buffers: 4096 CPUs x 4 GiB */
 #define MAX_SPECS 256
-#define DEFAULT_KB 1408
 
 static const char usage_text[] =
 	"usage: usertp record -e SPEC [-e SPEC]... [options] (-P PID... | -a | -- CMD [ARGS...])\n"
@@ -134,7 +135,7 @@ static struct {
 	/* Per CPU, by the buffers' counters: events read, dropped, overwritten (--overwrite). */
 	uint64_t read[USERTP_MERGE_MAX_CPUS], dropped[USERTP_MERGE_MAX_CPUS],
 		overrun[USERTP_MERGE_MAX_CPUS];
-} rec = { .output = "trace.dat", .kb = DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
+} rec = { .output = "trace.dat", .kb = USERTP_RB_DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
 	  .sig_fd = -1, .reserve_fd = -1 };
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -229,6 +230,17 @@ static bool specs_check(const char *events, const char *prefix, const char *who)
 	return ok;
 }
 
+/* The number "key=" of a message from a program, from 1 to @max; 0 when it is not that. */
+static uint64_t msg_number(const char *msg, const char *key, uint64_t max)
+{
+	char text[32];
+	uint64_t v;
+
+	if (!usertp_ctl_arg(msg, key, text, sizeof(text)) || usertp__parse_u64(text, 1, max, &v))
+		return 0;
+	return v;
+}
+
 /* --- sources ------------------------------------------------------------------------------ */
 
 static int spools_open(struct source *s)
@@ -257,7 +269,7 @@ static int source_map(struct source *s, int fd, size_t size)
 {
 	int ret;
 
-	if (!size || size > (1ull << 40))
+	if (!size || size > MAX_REGION)
 		return -EINVAL;
 	s->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (s->map == MAP_FAILED) {
@@ -412,17 +424,18 @@ static void start_request(char *buf, size_t size)
 /* Start a session on @sock; the region comes back.  Return: 0 or a negative errno. */
 static int session_start(struct source *s, int sock)
 {
-	char req[8192], *reply = NULL, size_text[32], err[256];
+	char req[8192], *reply = NULL, err[256];
+	uint64_t size = 0;
 	int fd = -1, ret;
 
 	start_request(req, sizeof(req));
 	ret = usertp_client_call(sock, req, &reply, &fd, CALL_TIMEOUT_MS);
 	if (ret == -EREMOTEIO)
 		fail("%s: %s", s->name, usertp_client_error_text(reply, err, sizeof(err)));
-	if (!ret && (fd < 0 || !usertp_ctl_arg(reply, "size", size_text, sizeof(size_text))))
+	if (!ret && (fd < 0 || !(size = msg_number(reply, "size", MAX_REGION))))
 		ret = -EPROTO;
 	if (!ret)
-		ret = source_map(s, fd, strtoull(size_text, NULL, 10));
+		ret = source_map(s, fd, size);
 	if (!ret)
 		source_add_formats(s, sock, usertp_client_body(reply));
 	if (fd >= 0)
@@ -562,13 +575,11 @@ static int listen_open(void)
 /* A program joined (USERTP_SESSION or -a): start its session, let it run. */
 static void on_join(int sock, const char *msg)
 {
-	char pid_text[16] = "0", comm[17] = "";
+	char comm[17] = "";
 	struct source *s;
-	pid_t pid;
+	pid_t pid = (pid_t)msg_number(msg, "pid", INT32_MAX);
 
-	usertp_ctl_arg(msg, "pid", pid_text, sizeof(pid_text));
 	usertp_ctl_arg(msg, "comm", comm, sizeof(comm));
-	pid = (pid_t)atoi(pid_text);
 	/*
 	 * A process we record already joins again when it has exec'd a program (its old image
 	 * and session are gone, whether or not we have seen that session's end yet).
@@ -601,18 +612,12 @@ static void on_join(int sock, const char *msg)
 /* A traced program forked: the child's new region. */
 static void on_fork(int sock, const char *msg, int fd)
 {
-	char text[32] = "0";
 	struct source *s, *parent;
-	pid_t pid, ppid;
+	pid_t pid = (pid_t)msg_number(msg, "pid", INT32_MAX);
 
-	usertp_ctl_arg(msg, "pid", text, sizeof(text));
-	pid = (pid_t)atoi(text);
-	usertp_ctl_arg(msg, "ppid", text, sizeof(text));
-	ppid = (pid_t)atoi(text);
-	parent = source_of_pid(ppid);
-	usertp_ctl_arg(msg, "size", text, sizeof(text));
+	parent = source_of_pid((pid_t)msg_number(msg, "ppid", INT32_MAX));
 	s = pid > 0 && fd >= 0 ? source_new(pid, parent ? parent->comm : NULL) : NULL;
-	if (!s || source_map(s, fd, strtoull(text, NULL, 10))) {
+	if (!s || source_map(s, fd, msg_number(msg, "size", MAX_REGION))) {
 		if (s)
 			s->ended = true;
 		close(sock);
@@ -674,19 +679,15 @@ static bool session_message(struct source *s)
 				names_add(sp + 1, strcspn(sp + 1, "\n"));
 		}
 	} else if (!strncmp(msg, "format ", 7)) {
-		char id_text[16], line[512], system[256];
+		char line[512], system[256];
 		const char *name;
-		char *end;
-		unsigned long id;
+		uint64_t id = msg_number(msg, "id", 65535);
 
-		if (!usertp_ctl_arg(msg, "id", id_text, sizeof(id_text)) ||
-		    !usertp_ctl_arg(msg, "name", line, sizeof(line)) ||
+		if (!usertp_ctl_arg(msg, "name", line, sizeof(line)) ||
 		    !split_event(line, system, sizeof(system), &name))
 			return true;
-		id = strtoul(id_text, &end, 10);
 		names_add(line, strlen(line));
-		if (!*end && id > 0 && id < 65536 && !source_has_event(s, (unsigned int)id) &&
-		    spec_selects(system, name))
+		if (id && !source_has_event(s, (unsigned int)id) && spec_selects(system, name))
 			source_keep_format(s, (unsigned int)id, system, body);
 	}
 	return true;
@@ -1140,7 +1141,7 @@ static bool parse_options(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	char *end;
+	uint64_t value;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "+e:o:b:P:aqC:s:h", longopts, NULL)) != -1) {
@@ -1163,18 +1164,17 @@ static bool parse_options(int argc, char **argv)
 			rec.output = optarg;
 			break;
 		case 'b':
-			errno = 0;
-			rec.kb = strtoul(optarg, &end, 10);
-			if (errno || *end || !rec.kb || rec.kb > (1ul << 22) || optarg[0] == '-') {
-				fail("-b %s: not a buffer size in KiB from 1 to 4194304", optarg);
+			if (usertp__parse_u64(optarg, 1, USERTP_RB_MAX_KB, &value)) {
+				fail("-b %s: not a buffer size in KiB from 1 to %u", optarg,
+				     USERTP_RB_MAX_KB);
 				return false;
 			}
+			rec.kb = (unsigned long)value;
 			break;
 		case 'P': {
-			long pid = strtol(optarg, &end, 10);
 			pid_t *p;
 
-			if (*end || pid <= 0 || pid > INT32_MAX) {
+			if (usertp__parse_u64(optarg, 1, INT32_MAX, &value)) {
 				fail("-P %s: not a process id", optarg);
 				return false;
 			}
@@ -1182,7 +1182,7 @@ static bool parse_options(int argc, char **argv)
 			if (!p)
 				return false;
 			rec.pids = p;
-			rec.pids[rec.nr_pids++] = (pid_t)pid;
+			rec.pids[rec.nr_pids++] = (pid_t)value;
 			break;
 		}
 		case 'a':
@@ -1200,12 +1200,11 @@ static bool parse_options(int argc, char **argv)
 			}
 			break;
 		case 's':
-			errno = 0;
-			rec.interval_us = (unsigned int)strtoul(optarg, &end, 10);
-			if (errno || *end || !rec.interval_us || rec.interval_us > 10000000) {
+			if (usertp__parse_u64(optarg, 1, 10000000, &value)) {
 				fail("-s %s: not a number of microseconds from 1 to 10000000", optarg);
 				return false;
 			}
+			rec.interval_us = (unsigned int)value;
 			break;
 		case OPT_OVERWRITE:
 			rec.overwrite = true;

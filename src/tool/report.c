@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/number.h"
 #include "../lib/trace-dat.h"
 #include "dat-read.h"
 #include "tool.h"
@@ -53,33 +54,32 @@ static void usage(FILE *out)
 		"usage: usertp report [-i FILE]... [--cpu LIST] [-v] [-F FILTER]... [--stat] [-l] [-t] [-R] [FILE]\n"
 		"  -i FILE     a trace.dat file (repeatable: events merged by time; default trace.dat)\n"
 		"  --cpu LIST  only these CPUs (\"0,2-3\")\n"
-		"  -F FILTER   only events matching the libtraceevent filter (\"sys:event\", \"event: field > 3\")\n"
+		"  -F FILTER   only events matching the libtraceevent filter: \"event\", \"sys/event\",\n"
+		"              \"event: field > 3\", \"sys/event: field == 1 && name ~ \\\"a*\\\"\"\n"
 		"  -v          filters given after -v drop the events they match\n"
 		"  --stat      events per CPU and per event, and events lost, instead of the events\n"
 		"  -l          latency format columns      -t  nanosecond timestamps\n"
 		"  -R          raw field values\n");
 }
 
+#define MAX_CPU 65535 /* the highest CPU number --cpu takes */
+
 static bool parse_cpu_list(const char *text, struct options *opt)
 {
-	const char *s = text;
-	char *end;
-	long a, b;
+	const char *s = text, *end;
+	uint64_t a, b;
 
 	do {
-		a = b = strtol(s, &end, 10);
-		if (end == s || a < 0)
+		if (usertp__parse_u64_prefix(s, &end, 0, MAX_CPU, &a))
 			return false;
+		b = a;
 		s = end;
 		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a)
+			if (usertp__parse_u64_prefix(s + 1, &end, a, MAX_CPU, &b))
 				return false;
 			s = end;
 		}
-		if (b - a > 65536)
-			return false;
-		for (long cpu = a; cpu <= b; cpu++) {
+		for (uint64_t cpu = a; cpu <= b; cpu++) {
 			int *cpus = realloc(opt->cpus, (opt->nr_cpus + 1) * sizeof(*cpus));
 
 			if (!cpus)
@@ -134,8 +134,17 @@ static bool setup_filters(struct input *inputs, int nr_inputs, const struct opti
 			(*list)[(*nr)++] = filter;
 		}
 		if (!taken) {
-			usertp_tool_error("report", "filter \"%s\": %s", opt->filters[f].text,
-					  msg[0] ? msg : "it names no event of the files");
+			const char *text = opt->filters[f].text;
+			size_t sys = strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+
+			/* trace-cmd's -e form: say how filters name events. */
+			if (sys && text[sys] == ':' && !strpbrk(text + sys + 1, " =<>!~&|()"))
+				usertp_tool_error("report", "filter \"%s\": filters name an event "
+						  "\"%.*s/%s\" (or \"%s\"), not \"sys:event\"", text,
+						  (int)sys, text, text + sys + 1, text + sys + 1);
+			else
+				usertp_tool_error("report", "filter \"%s\": %s", text,
+						  msg[0] ? msg : "it names no event of the files");
 			return false;
 		}
 	}
@@ -426,7 +435,8 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 static void free_filters(struct tep_event_filter **filters, int nr)
 {
 	for (int i = 0; i < nr; i++)
-		tep_filter_free(filters[i]);
+		if (filters[i]) /* a filter a file could not take is NULL there */
+			tep_filter_free(filters[i]);
 	free(filters);
 }
 
@@ -500,7 +510,8 @@ int usertp_cmd_report(int argc, char **argv)
 			break;
 		case OPT_CPU:
 			if (!parse_cpu_list(optarg, &opt)) {
-				usertp_tool_error("report", "bad CPU list \"%s\"", optarg);
+				usertp_tool_error("report", "--cpu %s: not a list of CPU numbers from 0 "
+						  "to %d (\"0,2-3\")", optarg, MAX_CPU);
 				goto out;
 			}
 			break;

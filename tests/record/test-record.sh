@@ -337,6 +337,37 @@ options)
 	check_count "status with a pid that is not there" "$s4" 1
 	grep -q "process 999999999" "$dir/err4" || { cat "$dir/err4"; fail=1; }
 	check_count "status with -b 0" "$s5" 2
+	# Every number of every command line: range and overflow checked, one line, status 2
+	# (before: -b, -s wrapped around; report --cpu crashed or ran out of memory).
+	for args in "record -e jobs:* -b 99999999999999999999 -- $pool 1" \
+		"record -e jobs:* -b 4194305 -- $pool 1" "record -e jobs:* -s 18446744073709551617 -- $pool 1" \
+		"record -e jobs:* -P 4294967296" "record -e jobs:* -P -1" "record -e jobs:* -b +8 -- $pool 1" \
+		"list -P 99999999999999999999" "report --cpu 2147483648 $dir/none.dat" \
+		"report --cpu 99999999999999999999 $dir/none.dat" "report --cpu 1-99999999999 $dir/none.dat" \
+		"report --cpu 3-1 $dir/none.dat"; do
+		set +e
+		# shellcheck disable=SC2086
+		timeout 10 "$usertp" $args >/dev/null 2>"$dir/err"
+		status=$?
+		set -e
+		check_count "status of usertp $args" "$status" 2
+		[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^usertp [a-z]*: ' "$dir/err" ||
+			{ echo "usertp $args: not one line:"; cat "$dir/err"; fail=1; }
+	done
+	# report -F with a filter it cannot use: one error, no crash (before: a segfault after it).
+	"$usertp" record -q -e 'jobs:*' -o "$dir/f.dat" -- "$pool" 3 >/dev/null 2>&1
+	for filter in nosuch '' 'garbage((' 'jobs:job_queued'; do
+		set +e
+		"$usertp" report -F "$filter" "$dir/f.dat" >/dev/null 2>"$dir/err"
+		status=$?
+		set -e
+		check_count "status of report -F '$filter'" "$status" 1
+		grep -q "^usertp report: filter \"$filter\": " "$dir/err" || { cat "$dir/err"; fail=1; }
+	done
+	expect "$dir/err" 'filters name an event "jobs/job_queued"' "the sys/event form named"
+	# The forms -h shows work.
+	"$usertp" report -h | grep -q '"sys/event"' || { echo "-h does not show sys/event"; fail=1; }
+	check_count "report -F jobs/job_queued" "$("$usertp" report -F jobs/job_queued "$dir/f.dat" | grep -c ' job_queued: ')" 3
 	;;
 lost)
 	# Small buffers, read ten times a second: most events are dropped, counted, and marked
