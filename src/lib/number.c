@@ -15,6 +15,7 @@ int usertp__parse_u64_prefix(const char *text, const char **end, uint64_t min, u
 	uint64_t v = 0;
 	bool range = false;
 
+	*end = text;
 	if (*p < '0' || *p > '9')
 		return -EINVAL;
 	for (; *p >= '0' && *p <= '9'; p++) {
