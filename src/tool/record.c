@@ -700,25 +700,32 @@ static int spool_page(const struct usertp_rb_page_copy *page, uint64_t events, v
 	struct spool *sp = arg;
 	uint64_t before = sp->out->pos;
 
+	usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
+	if (sp->out->error)
+		return -sp->out->error; /* not consumed: the page stays, and is counted there */
 	rec.events += events;
 	rec.read[sp->cpu] += events;
-	usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
 	sp->pages++;
 	rec.spool_bytes += sp->out->pos - before;
-	return sp->out->error ? -sp->out->error : 0;
+	return 0;
 }
 
 /*
- * A spool could not be written (a full disk...): recording stops, and what the spools hold is
+ * A spool could not be written (a full disk...): reading stops, and what the spools hold is
  * merged into the output, which takes the space the spools give back as they are read.
+ * Under -- CMD the command runs on to its end (its status is passed on): what its programs
+ * fire meanwhile is dropped by their buffers, and counted.  Otherwise recording stops.
  */
 static void spool_failed(int err)
 {
 	if (rec.spool_error)
 		return;
 	rec.spool_error = err;
-	rec.stop = true;
-	fail("writing the spool in %s: %s; recording stops", rec.spool_dir, strerror(-err));
+	if (!rec.cmd)
+		rec.stop = true;
+	fail("writing the spool in %s: %s; %s", rec.spool_dir, strerror(-err),
+	     rec.cmd ? "events are no longer read (they are counted lost) until the command ends"
+		     : "recording stops");
 }
 
 /* Copy the complete pages the source's writers left since last time. */
@@ -726,7 +733,7 @@ static void source_consume(struct source *s)
 {
 	uint64_t n;
 
-	if (!s->view || s->ended || rec.overwrite)
+	if (!s->view || s->ended || rec.overwrite || rec.spool_error)
 		return;
 	for (unsigned int cpu = 0; cpu < s->view->nr_cpus; cpu++) {
 		int ret = usertp_rb_consume(s->view, cpu, spool_page, &s->spools[cpu], &n);
@@ -1308,11 +1315,11 @@ int usertp_cmd_record(int argc, char **argv)
 		specs_check(names.text, "warning: ", "the programs recorded");
 	ret = write_output();
 	cleanup();
-	if (ret || rec.spool_error)
-		return 1;
-	if (rec.child > 0 && rec.child_done && WIFEXITED(rec.child_status))
+	/* Under -- the command's failure comes first; then ours. */
+	if (rec.child > 0 && rec.child_done && WIFEXITED(rec.child_status) &&
+	    WEXITSTATUS(rec.child_status))
 		return WEXITSTATUS(rec.child_status);
 	if (rec.child > 0 && rec.child_done && WIFSIGNALED(rec.child_status))
 		return 128 + WTERMSIG(rec.child_status);
-	return 0;
+	return ret || rec.spool_error ? 1 : 0;
 }
