@@ -227,6 +227,7 @@ static bool bad(const char *var, const char *value, const char *why)
 static bool read_settings(const char *events, unsigned long *kb, bool *overwrite)
 {
 	const char *output = getenv("USERTP_OUTPUT"), *v;
+	char why[160];
 	uint64_t value;
 	size_t len;
 
@@ -257,6 +258,8 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 		return bad("USERTP_BUFFER_KB", v, "not a number of KiB from 1 to 4194304");
 	if (v)
 		*kb = (unsigned long)value;
+	if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), *kb, why, sizeof(why)))
+		return bad("USERTP_BUFFER_KB", v ? v : "1408 (the default)", why);
 	*overwrite = true;
 	v = getenv("USERTP_OVERWRITE");
 	if (v && strcmp(v, "0") && strcmp(v, "1"))

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,12 +106,125 @@ static size_t cpu_area_header(unsigned int nr_pages)
 			USERTP_RB_PAGE);
 }
 
+/* Bytes of memory the buffers of @nr_cpus CPUs of @kb KiB each take. */
+static uint64_t buffers_bytes(unsigned int nr_cpus, unsigned long kb)
+{
+	uint64_t pages = ((uint64_t)kb * 1024 + USERTP_RB_PAGE_DATA - 1) / USERTP_RB_PAGE_DATA;
+
+	return (uint64_t)nr_cpus * (pages < 2 ? 2 : pages) * USERTP_RB_PAGE;
+}
+
+/* MemAvailable of /proc/meminfo, in bytes; 0 when it cannot be read. */
+static uint64_t memory_available(void)
+{
+	char buf[4096];
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	const char *p;
+	unsigned long long kib;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strstr(buf, "MemAvailable:");
+	return p && sscanf(p + 13, "%llu", &kib) == 1 ? (uint64_t)kib * 1024 : 0;
+}
+
+/* The number in file @dir/@name; false if there is none ("max" and the like). */
+static bool read_u64_file(const char *dir, const char *name, uint64_t *out)
+{
+	char path[4200], buf[64];
+	int fd;
+	ssize_t n;
+	unsigned long long v;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu", &v) != 1)
+		return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * What the memory cgroup of this process and its ancestors still allow (limit - usage, the
+ * least of them), cgroup v2 or v1; UINT64_MAX when nothing limits it.
+ */
+static uint64_t cgroup_room(void)
+{
+	char buf[4096], dir[4200];
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	uint64_t room = UINT64_MAX;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return room;
+	buf[n] = 0;
+	for (char *line = buf, *next; line && *line; line = next) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		const char *limit, *usage, *base;
+		bool v2;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (!c2)
+			continue;
+		*c2 = 0;
+		v2 = c1[1] == 0 && line[0] == '0' && c1 == line + 1;
+		if (!v2 && !strstr(c1 + 1, "memory"))
+			continue;
+		base = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
+		limit = v2 ? "memory.max" : "memory.limit_in_bytes";
+		usage = v2 ? "memory.current" : "memory.usage_in_bytes";
+		/* From the process's cgroup up to the root. */
+		snprintf(dir, sizeof(dir), "%s%s", base, c2 + 1);
+		for (;;) {
+			uint64_t lim, used;
+
+			if (read_u64_file(dir, limit, &lim) && read_u64_file(dir, usage, &used) &&
+			    lim < (1ull << 60))
+				room = lim > used ? (lim - used < room ? lim - used : room) : 0;
+			if (strlen(dir) <= strlen(base))
+				break;
+			*strrchr(dir, '/') = 0;
+		}
+	}
+	return room;
+}
+
+int usertp_rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size)
+{
+	uint64_t need = buffers_bytes(nr_cpus, kb), avail = memory_available(), room = cgroup_room();
+
+	if (room < avail || !avail)
+		avail = room == UINT64_MAX ? 0 : room;
+
+	if (!avail || need <= avail / 2)
+		return 0;
+	snprintf(why, size,
+		 "%u CPUs x %lu KiB = %llu MiB of buffers per program, more than half the memory "
+		 "available (%llu MiB, in the memory cgroup's limit if lower)", nr_cpus, kb, (unsigned long long)(need >> 20),
+		 (unsigned long long)(avail >> 20));
+	return -ENOMEM;
+}
+
 int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite)
 {
 	size_t header, area, size;
 	unsigned int nr_pages, i;
 	unsigned char *base;
-	int fd;
+	int fd, populate;
 
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
@@ -128,10 +242,15 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 	area = cpu_area_header(nr_pages) + (size_t)nr_pages * USERTP_RB_PAGE;
 	size = header + (size_t)nr_cpus * area;
 
-	/* Populated now: no page fault on the writers' path later. */
+	/*
+	 * Populated now: no page fault on the writers' path later.  Up to USERTP_RB_POPULATE_MAX
+	 * per CPU: populating takes about 3 s per GiB here, which a program would wait for at
+	 * start; beyond that, pages are faulted in as the writers first reach them.
+	 */
+	populate = area <= USERTP_RB_POPULATE_MAX ? MAP_POPULATE : 0;
 	fd = memfd_create("usertp-buffers", MFD_CLOEXEC);
 	if (fd >= 0 && ftruncate(fd, (off_t)size) == 0)
-		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | populate, fd, 0);
 	else
 		base = MAP_FAILED;
 	if (base == MAP_FAILED) {
@@ -140,10 +259,16 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 			close(fd);
 		fd = -1;
 		base = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			    MAP_SHARED | MAP_ANONYMOUS | populate, -1, 0);
 		if (base == MAP_FAILED)
 			return -ENOMEM;
 	}
+#ifdef MADV_POPULATE_WRITE
+	for (i = 0; !populate && i < nr_cpus; i++)
+		(void)!madvise(base + header + i * area, USERTP_RB_POPULATE_MAX, MADV_POPULATE_WRITE);
+	if (!populate)
+		(void)!madvise(base, header, MADV_POPULATE_WRITE);
+#endif
 	rb->rseq = rseq_wanted(nr_cpus);
 	rb->cpus = calloc(nr_cpus, sizeof(*rb->cpus));
 	rb->pages = calloc(nr_cpus, sizeof(*rb->pages));

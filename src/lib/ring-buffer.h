@@ -71,6 +71,7 @@
 /* Buffer sizes per CPU, in KiB, as users give them (rounded up to whole pages of data). */
 #define USERTP_RB_DEFAULT_KB 1408u /* the kernel's buffer_size_kb */
 #define USERTP_RB_MAX_KB 4194304u  /* 4 GiB */
+#define USERTP_RB_POPULATE_MAX (64ul << 20) /* per CPU: faulted in at creation */
 #define USERTP_RB_OVERWRITE 0x1u
 #define USERTP_RB_RSEQ 0x2u /* written in rseq mode: completeness by walking pages */
 
@@ -478,6 +479,12 @@ int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size);
 int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 		      int (*fn)(const struct usertp_rb_page_copy *page, uint64_t events, void *arg),
 		      void *arg, uint64_t *consumed);
+
+/*
+ * Can the machine hold buffers of @kb KiB for @nr_cpus CPUs (at most half its available
+ * memory)?  Return: 0, or -ENOMEM with the reason in @why.
+ */
+int usertp_rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size);
 
 /* Wait up to @ms milliseconds for events being written to be committed (async-signal-safe). */
 void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms);

@@ -60,6 +60,15 @@ int usertp__session_start(const char *request, struct usertp__session **out, con
 			return -EINVAL;
 		}
 	}
+	{
+		static char size_why[160];
+
+		if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), (unsigned long)kb, size_why,
+					 sizeof(size_why))) {
+			*why = size_why;
+			return -ENOMEM;
+		}
+	}
 	/* One clock per process: every buffer's timestamps must compare. */
 	if (clock != usertp_rb_clock_id && __atomic_load_n(&usertp__rb_sinks, __ATOMIC_RELAXED)) {
 		*why = "another recorder of this process uses another clock";

@@ -131,6 +131,7 @@ static struct {
 	uint64_t spool_bytes;
 	uint64_t events; /* read so far */
 	int spool_error; /* the first failed spool write */
+	unsigned int untraced; /* programs that joined and could not be recorded */
 	int reserve_fd;	 /* disk space kept for the output's header, should the disk fill */
 	/* Per CPU, by the buffers' counters: events read, dropped, overwritten (--overwrite). */
 	uint64_t read[USERTP_MERGE_MAX_CPUS], dropped[USERTP_MERGE_MAX_CPUS],
@@ -438,6 +439,8 @@ static int session_start(struct source *s, int sock)
 		ret = source_map(s, fd, size);
 	if (!ret)
 		source_add_formats(s, sock, usertp_client_body(reply));
+	else if (ret != -EREMOTEIO)
+		fail("%s: cannot start recording it: %s", s->name, strerror(-ret));
 	if (fd >= 0)
 		close(fd);
 	free(reply);
@@ -598,6 +601,7 @@ static void on_join(int sock, const char *msg)
 	if (session_start(s, sock)) {
 		close(sock);
 		s->ended = true;
+		rec.untraced++;
 		return;
 	}
 	/* The names of all its events so far (for the checks of -e), then it may go on. */
@@ -1234,6 +1238,14 @@ static bool parse_options(int argc, char **argv)
 		fail("say what to record: -P PID..., -a, or -- CMD (one of them)");
 		return false;
 	}
+	{
+		char why[160];
+
+		if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), rec.kb, why, sizeof(why))) {
+			fail("-b %lu: %s", rec.kb, why);
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -1270,8 +1282,9 @@ int usertp_cmd_record(int argc, char **argv)
 		cleanup();
 		return 1;
 	}
+	/* A program asked for that cannot be recorded makes the run fail (it goes on with the rest). */
 	for (unsigned int i = 0; i < rec.nr_pids; i++)
-		attach(rec.pids[i], false);
+		rec.untraced += attach(rec.pids[i], false) != 0;
 	if (rec.all) {
 		struct usertp_program *progs;
 		int n = usertp_client_programs(&progs);
@@ -1282,7 +1295,7 @@ int usertp_cmd_record(int argc, char **argv)
 		if (n > 0)
 			free(progs);
 	}
-	if (rec.nr_pids && !rec.nr_sources) {
+	if (rec.nr_pids && rec.untraced == rec.nr_pids) {
 		cleanup();
 		return 1;
 	}
@@ -1321,5 +1334,5 @@ int usertp_cmd_record(int argc, char **argv)
 		return WEXITSTATUS(rec.child_status);
 	if (rec.child > 0 && rec.child_done && WIFSIGNALED(rec.child_status))
 		return 128 + WTERMSIG(rec.child_status);
-	return ret || rec.spool_error ? 1 : 0;
+	return ret || rec.spool_error || rec.untraced ? 1 : 0;
 }

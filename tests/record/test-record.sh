@@ -563,6 +563,57 @@ dlopen)
 	kill -TERM "$p1"
 	wait "$p1" || { echo "the program failed:"; cat "$dir/p1.err"; fail=1; }
 	;;
+big-buffers)
+	# The largest -b: a program starts at once (its buffers are populated as they are first
+	# written, past 64 MiB per CPU), or the machine cannot hold it and it is refused; never
+	# "0 events" with the program untraced.
+	set +e
+	timeout 60 "$usertp" record -q -b 4194304 -e 'rec:*' -o "$dir/a.dat" -- "$recprog" seq 10 >/dev/null 2>"$dir/err"
+	status=$?
+	set -e
+	if [ "$status" -eq 0 ]; then
+		grep -q '^usertp record: 1 program, 10 events, 0 lost' "$dir/err" || { cat "$dir/err"; fail=1; }
+	else
+		check_count "status of -b 4194304 refused" "$status" 2
+		expect "$dir/err" "^usertp record: -b 4194304: .* more than half the memory available" "refusal"
+	fi
+	# In a memory cgroup of 256 MiB: 2 x 64 MiB per program is more than it can hold.
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to make a memory cgroup"; exit $fail; }
+	cgpath=$(sed -n 's/^[0-9]*:\(memory\)\{0,1\}:\(.*\)/\2/p' /proc/self/cgroup | head -1)
+	cg=/sys/fs/cgroup/memory$cgpath
+	[ -w "$cg" ] || cg=/sys/fs/cgroup$cgpath
+	mkdir "$cg/usertp-test-$$" 2>/dev/null || { echo "SKIP: cannot make a memory cgroup"; exit $fail; }
+	trap 'rmdir "$cg/usertp-test-$$" 2>/dev/null; for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+	echo 268435456 >"$cg/usertp-test-$$/memory.limit_in_bytes" 2>/dev/null ||
+		echo 268435456 >"$cg/usertp-test-$$/memory.max"
+	in_cgroup() {
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/usertp-test-$$" "$@"
+	}
+	kb=$((65536 * 2 / $(getconf _NPROCESSORS_CONF)))
+	set +e
+	in_cgroup "$usertp" record -q -b $kb -e 'rec:*' -o "$dir/b.dat" -- "$recprog" seq 10 >/dev/null 2>"$dir/err"
+	status=$?
+	set -e
+	check_count "status of -b $kb in a 256 MiB cgroup" "$status" 2
+	expect "$dir/err" "^usertp record: -b $kb: .* MiB of buffers per program, more than half the memory available" \
+		"refusal in a cgroup"
+	[ "$(wc -l <"$dir/err")" -eq 1 ] || { echo "not one line:"; cat "$dir/err"; fail=1; }
+	# A program in the cgroup attached from outside refuses the session: said, and status 1.
+	in_cgroup "$recprog" handler 2 >"$dir/p1" &
+	bg $!
+	wait_ready "$dir/p1"
+	# (Started through a subshell: its pid is its endpoint's, the only one here.)
+	p1=$(ls "$XDG_RUNTIME_DIR/usertp" | sed -n 's/^\([0-9]*\)\.sock$/\1/p')
+	bg "$p1"
+	set +e
+	"$usertp" record -q -b $kb -e 'rec:*' -P "$p1" -o "$dir/c.dat" 2>"$dir/err"
+	status=$?
+	set -e
+	kill "$p1"
+	check_count "status of -P of a program that cannot hold the buffers" "$status" 1
+	grep -q "rec-prog\\[$p1\\]: .*more than half the memory available" "$dir/err" ||
+		{ echo "no refusal by the program:"; cat "$dir/err"; fail=1; }
+	;;
 disk-full)
 	# The disk fills while recording: a clear error, and a valid file of what fitted.
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to mount a small file system"; exit 77; }
