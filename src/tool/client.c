@@ -84,6 +84,43 @@ const char *usertp_client_find_error(int err)
 	}
 }
 
+/*
+ * @name in the runtime directory @dir, left by a recorder that died (record-PID.sock, or
+ * record-all.sock pointing to nothing): removed.
+ */
+static void remove_if_stale(const char *dir, const char *name)
+{
+	char path[PATH_MAX], *end;
+	struct stat st;
+	long pid;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return;
+	if (!strcmp(name, USERTP_CTL_RECORD_ALL)) {
+		if (stat(path, &st) && errno == ENOENT)
+			unlink(path); /* a link to a socket that is gone */
+		return;
+	}
+	if (strncmp(name, "record-", 7))
+		return;
+	pid = strtol(name + 7, &end, 10);
+	if (pid > 0 && pid <= INT32_MAX && !strcmp(end, ".sock") && !process_exists((pid_t)pid))
+		unlink(path);
+}
+
+void usertp_client_remove_stale(void)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (usertp_ctl_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d)))
+		remove_if_stale(dir, de->d_name);
+	closedir(d);
+}
+
 int usertp_client_programs(struct usertp_program **out)
 {
 	struct usertp_program *list = NULL;
@@ -104,6 +141,7 @@ int usertp_client_programs(struct usertp_program **out)
 	while ((de = readdir(d))) {
 		struct usertp_program prog = { endpoint_pid(de->d_name), "", "" };
 
+		remove_if_stale(dir, de->d_name);
 		if (!prog.pid || (size_t)snprintf(prog.path, sizeof(prog.path), "%s/%s", dir,
 						  de->d_name) >= sizeof(prog.path))
 			continue;

@@ -21,6 +21,8 @@ struct usertp_program {
  * processes are removed).  Return: how many (in *out, to free()), or a negative errno.
  */
 int usertp_client_programs(struct usertp_program **out);
+/* Remove the sockets recorders that died left in the runtime directory. */
+void usertp_client_remove_stale(void);
 
 /*
  * Find the endpoint of process @pid: ours, or as root any user's.

@@ -59,6 +59,7 @@
 #include "../lib/trace-dat.h"
 #include "client.h"
 #include "dat-merge.h"
+#include "spool.h"
 #include "tool.h"
 
 #define CALL_TIMEOUT_MS 5000
@@ -76,6 +77,7 @@ static const char usage_text[] =
 	"  -C CLOCK       mono (default) or x86-tsc\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
 	"  -q             no status line\n"
+	"  --recover DIR  write the spool DIR of a recorder that was killed into a trace.dat\n"
 	"  -- CMD ARGS    run CMD and record it (and its children)\n";
 
 /* One spool file: the pages of one source on one CPU. */
@@ -94,10 +96,12 @@ struct source {
 	int session;	     /* its session connection: closed by it when it ends */
 	int query;	     /* a connection to its endpoint, for ids, formats, thread names */
 	bool ended;	     /* drained to the end */
+	unsigned int index;  /* in rec.sources, and in the spool's names */
 	void *map;
 	size_t size;
 	struct usertp_rb_view *view;
-	struct spool *spools; /* per CPU of view */
+	struct spool *spools; /* per CPU of view (or of the recording, when recovering) */
+	unsigned int nr_spools;
 	struct usertp_merge_event *events;
 	unsigned int nr_events;
 	char *comms;	     /* "tid comm" lines */
@@ -132,12 +136,15 @@ static struct {
 	uint64_t events; /* read so far */
 	int spool_error; /* the first failed spool write */
 	unsigned int untraced; /* programs that joined and could not be recorded */
+	int meta_fd;	       /* the spool's meta file (spool.h) */
+	const char *recover;   /* --recover DIR */
+	bool output_given;
 	int reserve_fd;	 /* disk space kept for the output's header, should the disk fill */
 	/* Per CPU, by the buffers' counters: events read, dropped, overwritten (--overwrite). */
 	uint64_t read[USERTP_MERGE_MAX_CPUS], dropped[USERTP_MERGE_MAX_CPUS],
 		overrun[USERTP_MERGE_MAX_CPUS];
 } rec = { .output = "trace.dat", .kb = USERTP_RB_DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
-	  .sig_fd = -1, .reserve_fd = -1 };
+	  .sig_fd = -1, .reserve_fd = -1, .meta_fd = -1 };
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
@@ -244,18 +251,44 @@ static uint64_t msg_number(const char *msg, const char *key, uint64_t max)
 
 /* --- sources ------------------------------------------------------------------------------ */
 
+/* What the spool's meta file could not take is said once: a recovery would miss it. */
+static void meta_check(int ret)
+{
+	static bool said;
+
+	if (ret && !said && rec.meta_fd >= 0)
+		fail("writing %s/%s: %s (a recovery of this spool would miss what follows)",
+		     rec.spool_dir, USERTP_SPOOL_META, strerror(-ret));
+	said |= ret != 0;
+}
+
+/* The names of the threads of @s ("tid comm" lines): the latest. */
+static void source_keep_comms(struct source *s, const char *comms)
+{
+	if (s->comms && !strcmp(s->comms, comms))
+		return;
+	free(s->comms);
+	s->comms = strdup(comms);
+	meta_check(usertp_spool_meta_comms(rec.meta_fd, s->index, comms));
+}
+
 static int spools_open(struct source *s)
 {
 	s->spools = calloc(s->view->nr_cpus, sizeof(*s->spools));
 	if (!s->spools)
 		return -ENOMEM;
+	s->nr_spools = s->view->nr_cpus;
+	for (unsigned int cpu = 0; cpu < s->nr_spools; cpu++)
+		s->spools[cpu].fd = -1;
+	/* Whoever recovers the spool learns of the source first. */
+	meta_check(usertp_spool_meta_source(rec.meta_fd, s->index, s->pid, s->comm,
+					    s->forked_from ? (int)s->forked_from->index : -1));
 	for (unsigned int cpu = 0; cpu < s->view->nr_cpus; cpu++) {
 		char path[PATH_MAX + 64];
 		struct spool *sp = &s->spools[cpu];
 
 		sp->cpu = cpu;
-		snprintf(path, sizeof(path), "%s/%d-%u.cpu%u", rec.spool_dir, (int)s->pid,
-			 rec.nr_sources, cpu);
+		usertp_spool_path(path, sizeof(path), rec.spool_dir, s->pid, s->index, cpu);
 		sp->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		sp->out = malloc(sizeof(*sp->out));
 		if (sp->fd < 0 || !sp->out)
@@ -301,6 +334,7 @@ static struct source *source_new(pid_t pid, const char *comm)
 		return NULL;
 	}
 	rec.sources = list;
+	s->index = rec.nr_sources;
 	s->pid = pid;
 	s->session = s->query = -1;
 	snprintf(s->comm, sizeof(s->comm), "%s", comm ? comm : "");
@@ -333,6 +367,7 @@ static void source_keep_format(struct source *s, unsigned int id, const char *sy
 
 	if (!ev)
 		return;
+	meta_check(usertp_spool_meta_event(rec.meta_fd, s->index, id, system, format));
 	s->events = ev;
 	ev[s->nr_events++] = (struct usertp_merge_event){ id, strdup(system), strdup(format) };
 }
@@ -396,10 +431,8 @@ static void source_learn(struct source *s, int sock, const char *listing)
 	free(reply);
 	reply = NULL;
 	if (!usertp_client_call(sock, "comms", &reply, NULL, CALL_TIMEOUT_MS) &&
-	    *usertp_client_body(reply)) {
-		free(s->comms);
-		s->comms = strdup(usertp_client_body(reply));
-	}
+	    *usertp_client_body(reply))
+		source_keep_comms(s, usertp_client_body(reply));
 	free(reply);
 }
 
@@ -540,6 +573,7 @@ static int listen_open(void)
 
 	if (ret)
 		return ret;
+	usertp_client_remove_stale();
 	if ((size_t)snprintf(rec.sock_path, sizeof(rec.sock_path), "%s/record-%d.sock", dir,
 			     (int)getpid()) >= sizeof(rec.sock_path))
 		return -ENAMETOOLONG;
@@ -621,6 +655,8 @@ static void on_fork(int sock, const char *msg, int fd)
 
 	parent = source_of_pid((pid_t)msg_number(msg, "ppid", INT32_MAX));
 	s = pid > 0 && fd >= 0 ? source_new(pid, parent ? parent->comm : NULL) : NULL;
+	if (s)
+		s->forked_from = parent;
 	if (!s || source_map(s, fd, msg_number(msg, "size", MAX_REGION))) {
 		if (s)
 			s->ended = true;
@@ -631,7 +667,6 @@ static void on_fork(int sock, const char *msg, int fd)
 	 * Same program image: the parent's events, with the same ids (those we hear of from the
 	 * parent later too: they are taken at the end, source_inherit_events()).
 	 */
-	s->forked_from = parent;
 	s->session = sock;
 }
 
@@ -673,8 +708,7 @@ static bool session_message(struct source *s)
 	if (n <= 0)
 		return false;
 	if (!strncmp(msg, "exit\n", 5)) {
-		free(s->comms);
-		s->comms = strdup(body);
+		source_keep_comms(s, body);
 	} else if (!strncmp(msg, "events\n", 7)) {
 		for (const char *p = body; *p; p += strcspn(p, "\n"), p += *p == '\n') {
 			const char *sp = memchr(p, ' ', strcspn(p, "\n"));
@@ -749,6 +783,12 @@ static void source_consume(struct source *s)
 		}
 		if (ret)
 			spool_failed(ret);
+		/* On disk after each round: a recorder killed now leaves them recoverable. */
+		if (n) {
+			usertp__dat_flush(s->spools[cpu].out);
+			if (s->spools[cpu].out->error)
+				spool_failed(-s->spools[cpu].out->error);
+		}
 	}
 }
 
@@ -1033,16 +1073,17 @@ static int write_output(void)
 		ms[i].name = s->name;
 		ms[i].events = s->events;
 		ms[i].nr_events = s->nr_events;
-		if (!s->view)
+		if (!s->nr_spools)
 			continue;
-		fds[i] = calloc(s->view->nr_cpus, sizeof(int));
+		fds[i] = calloc(s->nr_spools, sizeof(int));
 		if (!fds[i])
 			return -ENOMEM;
-		for (unsigned int cpu = 0; cpu < s->view->nr_cpus; cpu++) {
-			usertp__dat_flush(s->spools[cpu].out);
+		for (unsigned int cpu = 0; cpu < s->nr_spools; cpu++) {
+			if (s->spools[cpu].out)
+				usertp__dat_flush(s->spools[cpu].out);
 			fds[i][cpu] = s->spools[cpu].fd;
 		}
-		ms[i].nr_cpus = s->view->nr_cpus;
+		ms[i].nr_cpus = s->nr_spools;
 		ms[i].cpu_fd = fds[i];
 	}
 	in.sources = ms;
@@ -1052,7 +1093,8 @@ static int write_output(void)
 	in.release_spools = true; /* they are deleted afterwards anyway */
 	for (unsigned int cpu = 0; cpu < in.nr_cpus; cpu++)
 		fired[cpu] = rec.read[cpu] + rec.dropped[cpu] + rec.overrun[cpu];
-	in.fired = fired;
+	/* (A recovered spool has no counts: what its recorder read last died with it.) */
+	in.fired = rec.recover ? NULL : fired;
 	in.overrun = rec.overrun;
 	release_reserve();
 	cmdlines = all_cmdlines(&in.cmdlines_len);
@@ -1077,16 +1119,18 @@ static int write_output(void)
 	 * marks only losses that have an event after them).
 	 */
 	for (unsigned int cpu = 0; cpu < in.nr_cpus; cpu++) {
-		uint64_t cpu_lost = fired[cpu] > stats->events[cpu] ? fired[cpu] - stats->events[cpu] : 0;
+		uint64_t cpu_lost = rec.recover ? stats->lost[cpu]
+				    : fired[cpu] > stats->events[cpu] ? fired[cpu] - stats->events[cpu] : 0;
 
 		fprintf(stderr, "  CPU %u: %llu events, %llu lost\n", cpu,
 			(unsigned long long)stats->events[cpu], (unsigned long long)cpu_lost);
 		total += stats->events[cpu];
 		lost += cpu_lost;
 	}
-	fprintf(stderr, "usertp record: %u program%s, %llu events, %llu lost, %s: %.1f MB\n",
+	fprintf(stderr, "usertp record: %u program%s, %llu events, %llu lost%s, %s: %.1f MB\n",
 		rec.nr_sources, rec.nr_sources == 1 ? "" : "s", (unsigned long long)total,
-		(unsigned long long)lost, rec.output, (double)stats->size / 1e6);
+		(unsigned long long)lost, rec.recover ? " at least (as marked in the pages)" : "",
+		rec.output, (double)stats->size / 1e6);
 	for (unsigned int i = 0; i < rec.nr_sources; i++)
 		free(fds[i]);
 	free(fds);
@@ -1106,7 +1150,7 @@ static void cleanup(void)
 			close(s->session);
 		if (s->query >= 0)
 			close(s->query);
-		for (unsigned int cpu = 0; s->spools && s->view && cpu < s->view->nr_cpus; cpu++) {
+		for (unsigned int cpu = 0; s->spools && cpu < s->nr_spools; cpu++) {
 			if (s->spools[cpu].fd >= 0)
 				close(s->spools[cpu].fd);
 			free(s->spools[cpu].out);
@@ -1125,6 +1169,8 @@ static void cleanup(void)
 	}
 	free(rec.sources);
 	free(names.text);
+	if (rec.meta_fd >= 0)
+		close(rec.meta_fd);
 	if (rec.all_path[0])
 		unlink(rec.all_path);
 	if (rec.sock_path[0])
@@ -1146,9 +1192,10 @@ static void cleanup(void)
 
 static bool parse_options(int argc, char **argv)
 {
-	enum { OPT_OVERWRITE = 256 };
+	enum { OPT_OVERWRITE = 256, OPT_RECOVER };
 	static const struct option longopts[] = {
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+		{ "recover", required_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -1173,6 +1220,7 @@ static bool parse_options(int argc, char **argv)
 			break;
 		case 'o':
 			rec.output = optarg;
+			rec.output_given = true;
 			break;
 		case 'b':
 			if (usertp__parse_u64(optarg, 1, USERTP_RB_MAX_KB, &value)) {
@@ -1220,6 +1268,9 @@ static bool parse_options(int argc, char **argv)
 		case OPT_OVERWRITE:
 			rec.overwrite = true;
 			break;
+		case OPT_RECOVER:
+			rec.recover = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
@@ -1230,6 +1281,13 @@ static bool parse_options(int argc, char **argv)
 	}
 	if (optind < argc)
 		rec.cmd = argv + optind;
+	if (rec.recover) {
+		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all) {
+			fail("--recover DIR takes only -o FILE");
+			return false;
+		}
+		return true;
+	}
 	if (!rec.nr_specs) {
 		fail("no events: give at least one -e SPEC");
 		return false;
@@ -1249,27 +1307,116 @@ static bool parse_options(int argc, char **argv)
 	return true;
 }
 
+/*
+ * -o FILE: a trace.dat is written with seeks (its CPU table and counts go in place at the
+ * end), next to a spool directory: a regular file, or none yet, in a directory we can write.
+ */
+static bool output_usable(void)
+{
+	struct stat st;
+	int fd = open(rec.output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		fail("cannot write %s: %s", rec.output, strerror(errno));
+		return false;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		fail("-o %s: not a regular file; a trace.dat is written with seeks (write a file, "
+		     "then copy it where it should go)", rec.output);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/*
+ * --recover DIR: the spool of a recorder that was killed, merged into a trace.dat (the output
+ * it was recording to, or -o), and removed once that is written.
+ */
+static int recover_spool(void)
+{
+	struct usertp_spool_meta meta;
+	char err[512];
+	bool output_given = rec.output_given;
+	int ret;
+
+	ret = usertp_spool_meta_read(rec.recover, &meta, err, sizeof(err));
+	if (ret) {
+		fail("--recover %s: %s", rec.recover, err);
+		return 1;
+	}
+	static char output[sizeof(meta.output)];
+
+	if (!output_given) {
+		memcpy(output, meta.output, sizeof(output));
+		rec.output = output;
+	}
+	rec.tsc = meta.tsc;
+	rec.nr_cpus = meta.nr_cpus;
+	if (!output_usable()) {
+		usertp_spool_meta_free(&meta);
+		return 1;
+	}
+	for (unsigned int i = 0; i < meta.nr_sources && !ret; i++) {
+		struct usertp_spool_source *ms = &meta.sources[i];
+		struct source *s = source_new(ms->pid, ms->comm);
+
+		if (!s || !(s->spools = calloc(meta.nr_cpus, sizeof(*s->spools)))) {
+			ret = -ENOMEM;
+			break;
+		}
+		s->ended = true;
+		s->nr_spools = meta.nr_cpus;
+		s->forked_from = ms->forked_from >= 0 ? rec.sources[ms->forked_from] : NULL;
+		/* The source takes over the texts. */
+		s->events = ms->events;
+		s->nr_events = ms->nr_events;
+		s->comms = ms->comms;
+		ms->events = NULL;
+		ms->nr_events = 0;
+		ms->comms = NULL;
+		for (unsigned int cpu = 0; cpu < meta.nr_cpus; cpu++) {
+			char path[PATH_MAX + 64];
+
+			usertp_spool_path(path, sizeof(path), rec.recover, ms->pid, i, cpu);
+			s->spools[cpu].cpu = cpu;
+			s->spools[cpu].fd = open(path, O_RDONLY | O_CLOEXEC); /* -1: none */
+		}
+	}
+	usertp_spool_meta_free(&meta);
+	ret = ret ? ret : write_output();
+	if (!ret)
+		snprintf(rec.spool_dir, sizeof(rec.spool_dir), "%s", rec.recover);
+	cleanup(); /* (removes the spool directory once the file is written) */
+	return ret ? 1 : 0;
+}
+
 int usertp_cmd_record(int argc, char **argv)
 {
-	int ret = 0, fd;
+	int ret = 0;
 
 	if (!parse_options(argc, argv))
 		return 2;
 	clock_gettime(CLOCK_MONOTONIC, &rec.start);
 	rec.nr_cpus = (unsigned int)get_nprocs_conf();
-	/* The output must be writable before anything starts. */
-	fd = open(rec.output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fail("cannot write %s: %s", rec.output, strerror(errno));
+	if (rec.recover)
+		return recover_spool();
+	/* The output must be writable, as a trace.dat, before anything starts. */
+	if (!output_usable())
 		return 1;
-	}
-	close(fd);
 	if (rec.nr_pids && !check_running(rec.pids, rec.nr_pids))
 		return 1;
 	snprintf(rec.spool_dir, sizeof(rec.spool_dir), "%s.spool-XXXXXX", rec.output);
 	if (!mkdtemp(rec.spool_dir)) {
 		fail("cannot make a spool directory next to %s: %s", rec.output, strerror(errno));
 		rec.spool_dir[0] = 0;
+		return 1;
+	}
+	rec.meta_fd = usertp_spool_meta_create(rec.spool_dir, rec.nr_cpus, rec.tsc, rec.output);
+	if (rec.meta_fd < 0) {
+		fail("cannot write in %s: %s", rec.spool_dir, strerror(-rec.meta_fd));
+		cleanup();
 		return 1;
 	}
 	reserve_space();

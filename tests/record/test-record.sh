@@ -354,6 +354,14 @@ options)
 		[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^usertp [a-z]*: ' "$dir/err" ||
 			{ echo "usertp $args: not one line:"; cat "$dir/err"; fail=1; }
 	done
+	# An output that cannot be written as a trace.dat (a pipe): refused before anything runs.
+	set +e
+	"$usertp" record -q -e 'jobs:*' -o /dev/stdout -- "$pool" 3 2>"$dir/err" | cat >/dev/null
+	status=$?
+	set -e
+	grep -q '^usertp record: -o /dev/stdout: not a regular file' "$dir/err" || { cat "$dir/err"; fail=1; }
+	grep -q '^worker-pool:' "$dir/err" && { echo "the program ran with a pipe for output"; fail=1; }
+	grep -q ' events, ' "$dir/err" && { echo "a summary for a pipe output"; fail=1; }
 	# report -F with a filter it cannot use: one error, no crash (before: a segfault after it).
 	"$usertp" record -q -e 'jobs:*' -o "$dir/f.dat" -- "$pool" 3 >/dev/null 2>&1
 	for filter in nosuch '' 'garbage((' 'jobs:job_queued'; do
@@ -562,6 +570,38 @@ dlopen)
 	expect "$dir/knock" "^ok pid=$p1 " "hello after the module went"
 	kill -TERM "$p1"
 	wait "$p1" || { echo "the program failed:"; cat "$dir/p1.err"; fail=1; }
+	;;
+killed)
+	# A recorder SIGKILLed mid-run: what it had spooled becomes a valid trace.dat with
+	# --recover, and the socket it left goes at the next list (before: a 0-byte output, an
+	# unreadable spool, a stale socket).
+	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 100000 4 >"$dir/out" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -gt 40000 ]"
+	kill -KILL "$rec"
+	wait "$rec" || true
+	[ -S "$XDG_RUNTIME_DIR/usertp/record-$rec.sock" ] || { echo "no socket left to clean"; fail=1; }
+	"$usertp" list >/dev/null
+	[ ! -e "$XDG_RUNTIME_DIR/usertp/record-$rec.sock" ] || { echo "stale socket kept"; fail=1; }
+	spool=$(ls -d "$dir"/a.dat.spool-*)
+	# A damaged meta file: one clear error, nothing removed.
+	cp -r "$spool" "$dir/bad-spool"
+	printf 'event 9 len=5\nxx' >>"$dir/bad-spool/meta"
+	set +e
+	"$usertp" record --recover "$dir/bad-spool" -o "$dir/bad.dat" 2>"$dir/err-bad"
+	status=$?
+	set -e
+	check_count "status of --recover of a damaged spool" "$status" 1
+	expect "$dir/err-bad" "^usertp record: --recover .*meta file: a record of no source" "damage named"
+	[ -d "$dir/bad-spool" ] || { echo "a damaged spool was removed"; fail=1; }
+	"$usertp" record --recover "$spool" 2>"$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	[ ! -e "$spool" ] || { echo "the spool was kept after its recovery"; fail=1; }
+	report "$dir/a.dat"
+	n=$(count "$dir/report.txt" " bench_event: ")
+	[ "$n" -ge 1000 ] || { echo "only $n events recovered"; fail=1; }
+	grep -q "^usertp record: 1 program, $n events" "$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	pkill -f "$producer -t 2 100000 4" || true
 	;;
 big-buffers)
 	# The largest -b: a program starts at once (its buffers are populated as they are first

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/* spool.c - the spool directory of a recording (spool.h says what it holds). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/ctl-proto.h"
+#include "../lib/number.h"
+#include "spool.h"
+
+#define MAGIC "usertp-spool 1\n"
+#define MAX_TEXT (16u << 20) /* a format or a comms text */
+#define MAX_SOURCES 1000000u
+
+int usertp_spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsigned int idx,
+		      unsigned int cpu)
+{
+	int n = snprintf(buf, size, "%s/%d-%u.cpu%u", dir, (int)pid, idx, cpu);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* One record: the line, then @len bytes of @data; in one write(2). */
+static int put_record(int fd, const char *data, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int put_record(int fd, const char *data, size_t len, const char *fmt, ...)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	va_list ap;
+	ssize_t n;
+	int ret = 0;
+
+	if (!f)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	if (data)
+		fwrite(data, 1, len, f);
+	if (fclose(f))
+		return -ENOMEM;
+	n = write(fd, buf, size);
+	if (n != (ssize_t)size)
+		ret = n < 0 ? -errno : -ENOSPC;
+	free(buf);
+	return ret;
+}
+
+int usertp_spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, const char *output)
+{
+	char path[4200];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_META);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = put_record(fd, NULL, 0, "%srecording cpus=%u clock=%s output=%s\n", MAGIC, nr_cpus,
+			 tsc ? "x86-tsc" : "mono", output);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int usertp_spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *comm, int forked_from)
+{
+	char forked[32] = "";
+
+	if (forked_from >= 0)
+		snprintf(forked, sizeof(forked), " forked=%d", forked_from);
+	/* The comm goes last: it may hold spaces. */
+	return put_record(fd, NULL, 0, "source %u pid=%d%s comm=%s\n", idx, (int)pid, forked,
+			  comm);
+}
+
+int usertp_spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
+			    const char *format)
+{
+	return put_record(fd, format, strlen(format), "event %u id=%u system=%s len=%zu\n", idx, id,
+			  system, strlen(format));
+}
+
+int usertp_spool_meta_comms(int fd, unsigned int idx, const char *comms)
+{
+	return put_record(fd, comms, strlen(comms), "comms %u len=%zu\n", idx, strlen(comms));
+}
+
+/* --- reading ------------------------------------------------------------------------------ */
+
+struct cursor {
+	const char *p, *end;
+	unsigned int line;
+};
+
+static int bad(char *err, size_t errlen, const struct cursor *c, const char *what)
+{
+	snprintf(err, errlen, "line %u of the spool's meta file: %s", c->line, what);
+	return -EINVAL;
+}
+
+/* The value after " key=" on @line (up to a space, or the end of the line with @last). */
+static bool field(const char *line, const char *key, bool last, char *out, size_t size)
+{
+	char pattern[32];
+	const char *v;
+	size_t len;
+
+	snprintf(pattern, sizeof(pattern), " %s=", key);
+	v = strstr(line, pattern);
+	if (!v)
+		return false;
+	v += strlen(pattern);
+	len = last ? strlen(v) : strcspn(v, " ");
+	if (len >= size)
+		return false;
+	memcpy(out, v, len);
+	out[len] = 0;
+	return true;
+}
+
+static bool field_u64(const char *line, const char *key, uint64_t max, uint64_t *out)
+{
+	char text[32];
+
+	return field(line, key, false, text, sizeof(text)) && !usertp__parse_u64(text, 0, max, out);
+}
+
+int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char *err,
+			   size_t errlen)
+{
+	char path[4200], line[8192];
+	struct cursor c;
+	struct stat st;
+	char *data;
+	int fd, ret = 0;
+	ssize_t n;
+
+	memset(meta, 0, sizeof(*meta));
+	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_META);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s (not a spool directory of usertp record?)", path,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	data = malloc((size_t)st.st_size + 1);
+	n = data ? read(fd, data, (size_t)st.st_size) : -1;
+	close(fd);
+	if (n != st.st_size) {
+		free(data);
+		snprintf(err, errlen, "%s: cannot read it", path);
+		return -EIO;
+	}
+	data[n] = 0;
+	c = (struct cursor){ data, data + n, 0 };
+	if ((size_t)n < strlen(MAGIC) || memcmp(data, MAGIC, strlen(MAGIC))) {
+		free(data);
+		snprintf(err, errlen, "%s: not a spool's meta file", path);
+		return -EINVAL;
+	}
+	c.p += strlen(MAGIC);
+	c.line = 1;
+	while (c.p < c.end && !ret) {
+		const char *nl = memchr(c.p, '\n', (size_t)(c.end - c.p));
+		size_t len;
+		uint64_t idx, v, tlen;
+
+		c.line++;
+		if (!nl)
+			break; /* cut short: the recorder died writing it */
+		len = (size_t)(nl - c.p);
+		if (len >= sizeof(line)) {
+			ret = bad(err, errlen, &c, "a line too long");
+			break;
+		}
+		memcpy(line, c.p, len);
+		line[len] = 0;
+		c.p = nl + 1;
+		if (!strncmp(line, "recording ", 10)) {
+			if (!field_u64(line, "cpus", USERTP_MERGE_MAX_CPUS, &v) || !v ||
+			    !field(line, "clock", false, path, sizeof(path)) ||
+			    !field(line, "output", true, meta->output, sizeof(meta->output))) {
+				ret = bad(err, errlen, &c, "a malformed recording line");
+				break;
+			}
+			meta->nr_cpus = (unsigned int)v;
+			meta->tsc = !strcmp(path, "x86-tsc");
+			continue;
+		}
+		if (sscanf(line, "%*s %lu", (unsigned long *)&idx) != 1 || idx >= MAX_SOURCES) {
+			ret = bad(err, errlen, &c, "no source number");
+			break;
+		}
+		if (!strncmp(line, "source ", 7)) {
+			struct usertp_spool_source *s;
+			uint64_t pid, parent = 0;
+			bool forked = strstr(line, " forked=") != NULL;
+
+			if (idx != meta->nr_sources || !field_u64(line, "pid", INT32_MAX, &pid) ||
+			    (forked && (!field_u64(line, "forked", idx, &parent) || parent >= idx))) {
+				ret = bad(err, errlen, &c, "a malformed source line");
+				break;
+			}
+			s = realloc(meta->sources, (meta->nr_sources + 1) * sizeof(*s));
+			if (!s) {
+				ret = -ENOMEM;
+				break;
+			}
+			meta->sources = s;
+			s += meta->nr_sources++;
+			memset(s, 0, sizeof(*s));
+			s->pid = (pid_t)pid;
+			s->forked_from = forked ? (int)parent : -1;
+			field(line, "comm", true, s->comm, sizeof(s->comm));
+			continue;
+		}
+		if (idx >= meta->nr_sources || !field_u64(line, "len", MAX_TEXT, &tlen)) {
+			ret = bad(err, errlen, &c, "a record of no source, or without len=");
+			break;
+		}
+		if ((uint64_t)(c.end - c.p) < tlen)
+			break; /* cut short */
+		{
+			struct usertp_spool_source *s = &meta->sources[idx];
+			char *text = strndup(c.p, (size_t)tlen);
+
+			c.p += tlen;
+			if (!text) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (!strncmp(line, "comms ", 6)) {
+				free(s->comms);
+				s->comms = text;
+			} else if (!strncmp(line, "event ", 6)) {
+				char system[256];
+				struct usertp_merge_event *ev;
+
+				if (!field_u64(line, "id", 65535, &v) || !v ||
+				    !field(line, "system", false, system, sizeof(system)) ||
+				    !(ev = realloc(s->events, (s->nr_events + 1) * sizeof(*ev)))) {
+					free(text);
+					ret = bad(err, errlen, &c, "a malformed event");
+					break;
+				}
+				s->events = ev;
+				ev[s->nr_events++] = (struct usertp_merge_event){ (unsigned int)v,
+										  strdup(system), text };
+			} else {
+				free(text);
+				ret = bad(err, errlen, &c, "an unknown record");
+			}
+		}
+	}
+	free(data);
+	if (!ret && !meta->nr_cpus) {
+		snprintf(err, errlen, "the spool's meta file has no recording line");
+		ret = -EINVAL;
+	}
+	if (ret)
+		usertp_spool_meta_free(meta);
+	return ret;
+}
+
+void usertp_spool_meta_free(struct usertp_spool_meta *meta)
+{
+	for (unsigned int i = 0; i < meta->nr_sources; i++) {
+		struct usertp_spool_source *s = &meta->sources[i];
+
+		for (unsigned int e = 0; e < s->nr_events; e++) {
+			free((char *)s->events[e].system);
+			free((char *)s->events[e].format);
+		}
+		free(s->events);
+		free(s->comms);
+	}
+	free(meta->sources);
+	memset(meta, 0, sizeof(*meta));
+}

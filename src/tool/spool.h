@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spool.h - private to the usertp command: the spool directory of a recording, the one home
+ * of its layout.
+ *
+ * `usertp record -o FILE` keeps what it reads in FILE.spool-XXXXXX/ until it merges it into
+ * FILE at the end:
+ *
+ *	PID-N.cpuC	the pages of source N (process PID) on CPU C, whole ring-buffer pages
+ *			in the kernel's format, as read (flushed after each read round)
+ *	meta		what the merge needs besides the pages, appended as it is learnt, one
+ *			record per write(2), so that a recorder killed at any time leaves a
+ *			directory `usertp record --recover` turns into a valid trace.dat:
+ *
+ *	usertp-spool 1\n			first line
+ *	recording cpus=C clock=mono|x86-tsc output=PATH\n
+ *	source N pid=PID comm=COMM\n		(forked=M: a child of source M, whose events it has)
+ *	event N id=ID system=SYS len=L\n	then the L bytes of the format text
+ *	comms N len=L\n				then L bytes of "tid comm" lines (the latest count)
+ *
+ * Reading trusts nothing: a record cut short (the recorder died while writing it) ends the
+ * file there; anything malformed is an error naming the line.
+ */
+#ifndef USERTP_SPOOL_H
+#define USERTP_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "dat-merge.h"
+
+#define USERTP_SPOOL_META "meta"
+
+/* The path of the spool of source @idx (process @pid) on @cpu. */
+int usertp_spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsigned int idx,
+		      unsigned int cpu);
+
+/* Writing (errors are the caller's to notice: each returns 0 or a negative errno). */
+int usertp_spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, const char *output);
+int usertp_spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *comm, int forked_from);
+int usertp_spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
+			    const char *format);
+int usertp_spool_meta_comms(int fd, unsigned int idx, const char *comms);
+
+/* Reading. */
+struct usertp_spool_source {
+	pid_t pid;
+	char comm[17];
+	int forked_from; /* -1, or the index of the parent */
+	struct usertp_merge_event *events;
+	unsigned int nr_events;
+	char *comms;
+};
+
+struct usertp_spool_meta {
+	unsigned int nr_cpus;
+	bool tsc;
+	char output[4096];
+	struct usertp_spool_source *sources;
+	unsigned int nr_sources;
+};
+
+/* Return: 0, or a negative errno with the reason in @err. */
+int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char *err,
+			   size_t errlen);
+void usertp_spool_meta_free(struct usertp_spool_meta *meta);
+
+#endif
