@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,28 +33,103 @@ static int dir_check(const char *path, uid_t uid)
 	return 0;
 }
 
-int usertp_ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg)
+/* Is @path a directory of @uid's that others cannot write (a parent we may create in)? */
+static bool parent_ok(const char *path, uid_t uid)
 {
+	struct stat st;
+
+	return path && path[0] == '/' && !stat(path, &st) && S_ISDIR(st.st_mode) &&
+	       st.st_uid == uid && !(st.st_mode & 022);
+}
+
+/* The home directory of @uid: ours is $HOME; another's, as the password database has it. */
+static const char *home_of(uid_t uid, char *buf, size_t size)
+{
+	struct passwd pw, *found = NULL;
+	const char *home = getenv("HOME");
+
+	if (uid == geteuid() && home && home[0] == '/')
+		return home;
+	if (getpwuid_r(uid, &pw, buf, size, &found) || !found || !found->pw_dir)
+		return NULL;
+	return found->pw_dir;
+}
+
+/*
+ * The candidates, in order: $XDG_RUNTIME_DIR/usertp; /run/user/UID/usertp (where logind made
+ * the user's runtime directory); /tmp/usertp-UID, unless someone else made that first (a
+ * directory or a link of another user: /tmp is everybody's); then ~/.cache/usertp-run.
+ * Return: 0 with the path in @buf and, when /tmp/usertp-UID was passed over, why in @note.
+ */
+static int pick_dir(char *buf, size_t size, uid_t uid, const char *xdg, char *note,
+		    size_t note_size)
+{
+	char run[64], tmp[64], pwbuf[4096];
+	const char *home;
 	struct stat st;
 	int n;
 
+	if (note_size)
+		note[0] = 0;
 	if (xdg && xdg[0] == '/' && !stat(xdg, &st) && S_ISDIR(st.st_mode) && st.st_uid == uid)
 		n = snprintf(buf, size, "%s/usertp", xdg);
-	else
-		n = snprintf(buf, size, "/tmp/usertp-%u", (unsigned int)uid);
+	else if (snprintf(run, sizeof(run), "/run/user/%u", (unsigned int)uid) > 0 &&
+		 parent_ok(run, uid))
+		n = snprintf(buf, size, "%s/usertp", run);
+	else if (snprintf(tmp, sizeof(tmp), "/tmp/usertp-%u", (unsigned int)uid) > 0 &&
+		 (lstat(tmp, &st) || (S_ISDIR(st.st_mode) && st.st_uid == uid)))
+		n = snprintf(buf, size, "%s", tmp);
+	else if ((home = home_of(uid, pwbuf, sizeof(pwbuf))) && parent_ok(home, uid)) {
+		if (note_size)
+			snprintf(note, note_size,
+				 "%s is %s of uid %u, not ours (another user made it first): using "
+				 "%s/.cache/usertp-run instead", tmp, S_ISLNK(st.st_mode) ? "a link" :
+				 S_ISDIR(st.st_mode) ? "a directory" : "a file",
+				 (unsigned int)st.st_uid, home);
+		n = snprintf(buf, size, "%s/.cache/usertp-run", home);
+	} else {
+		if (note_size)
+			snprintf(note, note_size, "%s belongs to uid %u (another user made it first) "
+				 "and there is no home directory of ours to use instead: set "
+				 "XDG_RUNTIME_DIR to a directory of yours", tmp, (unsigned int)st.st_uid);
+		return -EPERM;
+	}
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int usertp_ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg)
+{
+	return pick_dir(buf, size, uid, xdg, NULL, 0);
+}
+
+int usertp_ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size)
+{
+	uid_t uid = geteuid();
+	int ret = pick_dir(buf, size, uid, getenv("XDG_RUNTIME_DIR"), note, note_size);
+
+	if (ret)
+		return ret;
+	if (create) {
+		char *slash = strrchr(buf, '/');
+
+		/* ~/.cache may not be there yet. */
+		if (slash && !strcmp(slash, "/usertp-run")) {
+			*slash = 0;
+			if (mkdir(buf, 0700) && errno != EEXIST)
+				ret = -errno;
+			*slash = '/';
+			if (ret)
+				return ret;
+		}
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+	}
+	return dir_check(buf, uid);
 }
 
 int usertp_ctl_dir(char *buf, size_t size, bool create)
 {
-	uid_t uid = geteuid();
-	int ret = usertp_ctl_dir_of(buf, size, uid, getenv("XDG_RUNTIME_DIR"));
-
-	if (ret)
-		return ret;
-	if (create && mkdir(buf, 0700) && errno != EEXIST)
-		return -errno;
-	return dir_check(buf, uid);
+	return usertp_ctl_dir_note(buf, size, create, NULL, 0);
 }
 
 int usertp_ctl_send(int sock, const void *msg, size_t len, int pass_fd)

@@ -3,12 +3,12 @@
  * ctl-proto.h - the control protocol between libusertp in a program and the usertp command
  * (private to both; compiled into each).
  *
- * Where: a per-user runtime directory, $XDG_RUNTIME_DIR/usertp when that variable names a
- * directory of ours, else /tmp/usertp-<uid>; created 0700 and refused when it is not ours or
- * others may enter it.  A program's endpoint is "<dir>/<pid>.sock" (a Unix stream socket,
- * 0600); a recorder's is "<dir>/record-<pid>.sock", and "<dir>/record-all.sock" while a
- * recorder records every program of the user (programs that start join it).  Every connection's peer uid is checked
- * (SO_PEERCRED): the same user or root.
+ * Where: a per-user runtime directory (usertp_ctl_dir() below says which); created 0700 and
+ * refused when it is not ours or others may enter it.  A program's endpoint is
+ * "<dir>/<pid>.sock" (a Unix stream socket, 0600); a recorder's is "<dir>/record-<pid>.sock",
+ * and "<dir>/record-all.sock" while a recorder records every program of the user (programs
+ * that start join it).  Every connection's peer uid is checked (SO_PEERCRED): the same user
+ * or root.
  *
  * Messages: a u32 length (host order, at most USERTP_CTL_MAX_MSG) then that many bytes of
  * text: a command word and "key=value" words on the first line, data lines after it.
@@ -28,10 +28,14 @@
 #define USERTP_CTL_RECORD_ALL "record-all.sock"
 
 /*
- * The runtime directory into @buf; with @create, made if missing.
- * Return: 0, -EPERM when it exists but is not ours alone, or another negative errno.
+ * The runtime directory into @buf; with @create, made if missing: $XDG_RUNTIME_DIR/usertp,
+ * /run/user/UID/usertp, /tmp/usertp-UID, or when another user made that one first,
+ * ~/.cache/usertp-run.  Return: 0, -EPERM when it exists but is not ours alone, or another
+ * negative errno.
  */
 int usertp_ctl_dir(char *buf, size_t size, bool create);
+/* The same; @note gets what was passed over and why (empty if nothing), for a warning. */
+int usertp_ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size);
 /* The runtime directory of user @uid for a process whose environment is @environ (root). */
 int usertp_ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg_runtime_dir);
 

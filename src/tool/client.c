@@ -21,6 +21,21 @@
 
 #define CALL_TIMEOUT_MS 5000
 
+int usertp_client_dir(char *buf, size_t size, bool create)
+{
+	static bool warned;
+	char note[600];
+	int ret = usertp_ctl_dir_note(buf, size, create, note, sizeof(note));
+
+	if (note[0] && !warned)
+		fprintf(stderr, "usertp: warning: %s\n", note);
+	else if (ret == -EPERM && !warned)
+		fprintf(stderr, "usertp: the runtime directory %s is not ours alone (another user's, "
+			"or others may enter it): set XDG_RUNTIME_DIR to a directory of yours\n", buf);
+	warned |= note[0] || ret == -EPERM;
+	return ret;
+}
+
 static bool process_exists(pid_t pid)
 {
 	return !kill(pid, 0) || errno == EPERM;
@@ -114,7 +129,7 @@ void usertp_client_remove_stale(void)
 	struct dirent *de;
 	DIR *d;
 
-	if (usertp_ctl_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
+	if (usertp_client_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
 		return;
 	while ((de = readdir(d)))
 		remove_if_stale(dir, de->d_name);
@@ -128,7 +143,7 @@ int usertp_client_programs(struct usertp_program **out)
 	struct dirent *de;
 	size_t n = 0, cap = 0;
 	DIR *d;
-	int ret = usertp_ctl_dir(dir, sizeof(dir), false);
+	int ret = usertp_client_dir(dir, sizeof(dir), false);
 
 	*out = NULL;
 	if (ret == -ENOENT)
@@ -206,7 +221,7 @@ int usertp_client_find(pid_t pid, struct usertp_program *prog)
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (pid <= 0 || stat(proc, &st))
 		return -ESRCH;
-	ret = usertp_ctl_dir(dir, sizeof(dir), false);
+	ret = usertp_client_dir(dir, sizeof(dir), false);
 	if (!ret && (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) <
 			    sizeof(prog->path) &&
 	    !access(prog->path, F_OK))

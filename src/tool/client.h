@@ -21,6 +21,11 @@ struct usertp_program {
  * processes are removed).  Return: how many (in *out, to free()), or a negative errno.
  */
 int usertp_client_programs(struct usertp_program **out);
+/*
+ * The runtime directory (ctl-proto.h), with a warning on stderr, once, when it is not the
+ * usual one because another user took that, or when it cannot be used.
+ */
+int usertp_client_dir(char *buf, size_t size, bool create);
 /* Remove the sockets recorders that died left in the runtime directory. */
 void usertp_client_remove_stale(void);
 

@@ -569,7 +569,7 @@ static int listen_open(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[PATH_MAX];
-	int ret = usertp_ctl_dir(dir, sizeof(dir), true);
+	int ret = usertp_client_dir(dir, sizeof(dir), true);
 
 	if (ret)
 		return ret;

@@ -462,6 +462,51 @@ other-user)
 	kill -TERM "$p1"
 	wait "$p1" || { echo "the program failed"; fail=1; }
 	;;
+hijack)
+	# Another user made /tmp/usertp-UID first (a directory, then a link): without
+	# XDG_RUNTIME_DIR the user still traces, in ~/.cache/usertp-run, and is told why (before:
+	# "Operation not permitted" and a 0-byte output).
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to make a second user"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
+	id usertp-test2 >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin usertp-test2 ||
+		{ echo "SKIP: cannot add a user"; exit 77; }
+	uid=$(id -u usertp-test2)
+	[ ! -e "/run/user/$uid" ] || { echo "SKIP: /run/user/$uid exists"; exit 77; }
+	chmod 755 "$dir"
+	mkdir -m 700 "$dir/home2"
+	chown usertp-test2 "$dir/home2"
+	cp "$usertp" "$dir/usertp-copy"
+	as_victim() {
+		setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
+			env -u XDG_RUNTIME_DIR HOME="$dir/home2" "$@"
+	}
+	for kind in dir link; do
+		rm -rf "/tmp/usertp-$uid"
+		if [ $kind = dir ]; then mkdir -m 777 "/tmp/usertp-$uid"; else ln -s "$dir" "/tmp/usertp-$uid"; fi
+		trap 'rm -rf "/tmp/usertp-$uid"; for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+		as_victim "$recprog" handler 2 >"$dir/p-$kind" 2>"$dir/p-$kind.err" &
+		bg $!
+		wait_ready "$dir/p-$kind"
+		# (Started through a subshell: its pid is its endpoint's, the only one there.)
+		p1=$(ls "$dir/home2/.cache/usertp-run" | sed -n 's/^\([0-9]*\)\.sock$/\1/p')
+		bg "$p1"
+		as_victim "$dir/usertp-copy" list -P "$p1" >"$dir/list" 2>"$dir/err"
+		expect "$dir/list" '^rec:rec_event$' "the victim's events listed ($kind)"
+		expect "$dir/err" "warning: /tmp/usertp-$uid is a $( [ $kind = dir ] && echo directory || echo link) of uid 0, not ours (another user made it first): using $dir/home2/.cache/usertp-run instead" \
+			"what happened said ($kind)"
+		as_victim "$dir/usertp-copy" record -q -e 'rec:rec_mark' -P "$p1" -o "$dir/home2/a.dat" 2>"$dir/err" &
+		rec=$!
+		bg "$rec"
+		wait_file "$dir/home2/a.dat.spool-*/$p1-*.cpu0"
+		kill -TERM "$p1"
+		wait "$rec" || { echo "record as the victim failed ($kind):"; cat "$dir/err"; fail=1; }
+		report "$dir/home2/a.dat"
+		check_count "rec_mark recorded ($kind)" "$(count "$dir/report.txt" "rec_mark: *what=handled")" 1
+		[ -z "$(ls -A "/tmp/usertp-$uid" 2>/dev/null | grep sock)" ] || { echo "used the hijacked directory"; fail=1; }
+		rm -f "$dir/home2/a.dat"
+	done
+	rm -rf "/tmp/usertp-$uid"
+	;;
 hostile)
 	# A peer that sends nonsense gets an error or is disconnected; the program goes on.
 	"$recprog" handler 2 >"$dir/p1" &
