@@ -84,6 +84,7 @@ struct conn {
 	unsigned char *in; /* the request being read: its u32 length, then its text */
 	size_t in_len;
 	long long deadline; /* ms, CLOCK_MONOTONIC; 0 while no request is begun */
+	int in_fd; /* a descriptor that came with the request ("start": the recorder's eventfd) */
 	struct out_msg *out, **out_tail;
 	size_t out_bytes;
 };
@@ -224,6 +225,19 @@ static void process_comm(char *buf, size_t size)
 	buf[strcspn(buf, "\n")] = 0;
 }
 
+static bool is_eventfd(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = 0;
+	return !strcmp(target, "anon_inode:[eventfd]");
+}
+
 /*
  * Serve one request of connection @c.  Return: the descriptor to send with the reply, or -1;
  * the reply is in @r.
@@ -264,6 +278,11 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 			reply_add(r, "error %s %s\n", ret == -EBUSY ? "EBUSY" : ret == -ENOMEM ? "ENOMEM" : "EINVAL",
 				  why ? why : strerror(-ret));
 			return -1;
+		}
+		/* The recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
+		if (c->in_fd >= 0 && is_eventfd(c->in_fd)) {
+			usertp_rb_set_wake_fd(&s->sink.rb, c->in_fd);
+			c->in_fd = -1;
 		}
 		/* Told first, listed after: an event that comes in between is told twice, not never. */
 		usertp__session_news_skip(s);
@@ -383,6 +402,9 @@ static void conn_free_io(struct conn *c)
 	c->in = NULL;
 	c->in_len = 0;
 	c->deadline = 0;
+	if (c->in_fd >= 0)
+		close(c->in_fd);
+	c->in_fd = -1;
 }
 
 static void wake_thread(void)
@@ -448,9 +470,13 @@ static bool conn_request(struct conn *c, char *req, size_t len)
 		fd = -1;
 	} else {
 		fd = serve(c, req, &r);
-		if (fd == -2)
-			return true;
 	}
+	if (c->in_fd >= 0) {
+		close(c->in_fd); /* not taken by the request */
+		c->in_fd = -1;
+	}
+	if (fd == -2)
+		return true;
 	pthread_mutex_lock(&ctl.lock);
 	ret = r.buf ? conn_send_locked(c, r.buf, r.len, fd, 0) : -ENOMEM;
 	pthread_mutex_unlock(&ctl.lock);
@@ -487,7 +513,7 @@ static bool conn_read(struct conn *c)
 			return errno == EAGAIN;
 		if (n == 0)
 			return false;
-		/* Requests carry no descriptors: any that come are closed. */
+		/* One descriptor is kept for the request it came with; any others are closed. */
 		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 				continue;
@@ -495,7 +521,10 @@ static bool conn_read(struct conn *c)
 				int f;
 
 				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-				close(f);
+				if (c->in_fd < 0)
+					c->in_fd = f;
+				else
+					close(f);
 			}
 		}
 		if (!c->in_len)
@@ -535,7 +564,7 @@ static int conn_add(int fd, struct usertp__session *s)
 	pthread_mutex_lock(&ctl.lock);
 	for (i = 0; i < MAX_CONNS; i++) {
 		if (ctl.conns[i].fd < 0) {
-			ctl.conns[i] = (struct conn){ .fd = fd, .session = s };
+			ctl.conns[i] = (struct conn){ .fd = fd, .session = s, .in_fd = -1 };
 			pthread_mutex_unlock(&ctl.lock);
 			wake_thread();
 			return i;
@@ -770,7 +799,7 @@ static void at_exit(void)
 static void join_recorder(const char *path, int deadline_ms, bool quiet)
 {
 	static char req[MAX_REQUEST];
-	struct conn c = { .fd = -1 };
+	struct conn c = { .fd = -1, .in_fd = -1 };
 	long long deadline = now_ms() + deadline_ms;
 	uid_t uid;
 	char comm[17];
@@ -793,13 +822,17 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 	while (!ran) {
 		struct reply r = { NULL, 0, 0 };
 		long long left = deadline - now_ms();
-		long n = left > 0 ? usertp_ctl_recv(c.fd, req, sizeof(req), NULL, (int)left)
+		long n = left > 0 ? usertp_ctl_recv(c.fd, req, sizeof(req), &c.in_fd, (int)left)
 				  : -ETIMEDOUT;
 		int fd;
 
 		if (n == -EBADMSG || n <= 0)
 			goto fail;
 		fd = serve(&c, req, &r);
+		if (c.in_fd >= 0) {
+			close(c.in_fd);
+			c.in_fd = -1;
+		}
 		ran = fd == -2;
 		if (!ran && (!r.buf || usertp_ctl_send(c.fd, r.buf, r.len, fd))) {
 			free(r.buf);
@@ -898,7 +931,7 @@ static void __attribute__((constructor)) control_init(void)
 	unsigned int i;
 
 	for (i = 0; i < MAX_CONNS; i++)
-		ctl.conns[i].fd = -1;
+		ctl.conns[i].fd = ctl.conns[i].in_fd = -1;
 	if (v && strcmp(v, "0") && strcmp(v, "1")) {
 		fprintf(stderr, "usertp: USERTP_CONTROL=%s: not 0 or 1; the control endpoint stays on\n",
 			v);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
@@ -228,6 +229,7 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
+	rb->wake_fd = -1;
 	cpu_offset_init();
 	if (!nr_cpus || nr_cpus > 4096 || !kb || kb > (1ul << 30))
 		return -EINVAL;
@@ -323,12 +325,15 @@ void usertp_rb_destroy(struct usertp_rb *rb)
 		munmap(rb->region, rb->size);
 	if (rb->fd >= 0)
 		close(rb->fd);
+	if (rb->wake_fd >= 0)
+		close(rb->wake_fd);
 	free(rb->cpus);
 	free(rb->pages);
 	free(rb->w);
 	free(rb->slot_commit);
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
+	rb->wake_fd = -1;
 }
 
 int usertp_rb_getcpu(void)
@@ -520,6 +525,53 @@ static int move_pos(const struct usertp_rb *rb, unsigned int cpu, struct rseq_op
 	return rseq_move(cpu, c, op);
 }
 
+/*
+ * The consumer of @c asked to be woken: wake it, once (a page opened past the watermark, or
+ * events are being dropped).  The descriptor is checked to still be our eventfd (a program
+ * may close descriptors it does not know): a write anywhere else would do harm.
+ */
+static void wake_consumer(struct usertp_rb *rb, struct usertp_rb_cpu *c)
+{
+	static const uint64_t one = 1;
+	struct stat st;
+	int fd;
+
+	if (!__atomic_load_n(&c->reader_wait, __ATOMIC_RELAXED) ||
+	    !__atomic_exchange_n(&c->reader_wait, 0, __ATOMIC_RELAXED))
+		return;
+	fd = __atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED);
+	if (fd < 0 || fstat(fd, &st) || st.st_ino != rb->wake_ino) {
+		__atomic_store_n(&rb->wake_fd, -1, __ATOMIC_RELAXED);
+		return;
+	}
+	(void)!write(fd, &one, sizeof(one));
+}
+
+void usertp_rb_set_wake_fd(struct usertp_rb *rb, int fd)
+{
+	struct stat st;
+
+	if (rb->wake_fd >= 0)
+		close(rb->wake_fd);
+	rb->wake_fd = -1;
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rb->wake_ino = st.st_ino;
+	rb->wake_fd = fd;
+}
+
+void usertp_rb_wait_request(const struct usertp_rb_view *view)
+{
+	for (unsigned int cpu = 0; cpu < view->nr_cpus; cpu++) {
+		struct usertp_rb_cpu *c = (void *)((char *)view->base + view->cpu_offset[cpu]);
+
+		__atomic_store_n(&c->reader_wait, 1, __ATOMIC_RELAXED);
+	}
+}
+
 /* The op's stores go nowhere that matters. */
 static uint64_t scratch[2];
 
@@ -580,6 +632,8 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 		}
 		usertp_rb_drop(c);
 		usertp_rb_cpu_stale();
+		if (__atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED) >= 0)
+			wake_consumer(rb, c);
 		return NULL;
 	}
 	op.pos1 = new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING;
@@ -610,6 +664,10 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 	}
 	if (retired)
 		__atomic_fetch_add(&c->retired, retired, __ATOMIC_RELAXED);
+	/* Half the buffer or more unconsumed, this page included: the consumer should come. */
+	if (__atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED) >= 0 &&
+	    new_page + 1 - __atomic_load_n(&c->read_page, __ATOMIC_RELAXED) >= nr / 2)
+		wake_consumer(rb, c);
 	memcpy(start + USERTP_RB_PAGE_HEADER, &hdr, 8);
 	__atomic_store_n(&rb->w[cpu].page, start, __ATOMIC_RELAXED);
 	usertp_rb_cpu_stale();

@@ -100,7 +100,7 @@ struct usertp_rb_cpu {
 	uint64_t lost_pending; /* dropped since the last page was opened */
 	uint64_t pages_offset; /* from the region start */
 	uint64_t retired;   /* rseq mode: events of pages whose slot was taken for a newer page */
-	uint64_t pad;
+	uint64_t reader_wait; /* set by a consumer about to sleep: wake it past the watermark */
 	uint64_t commit[];  /* nr_pages entries, then lost_before[nr_pages] */
 } __attribute__((aligned(64)));
 
@@ -132,6 +132,13 @@ struct usertp_rb {
 	struct usertp_rb_wcpu *w;
 	/* CAS mode: for each 4 KiB of the region, the commit counter of the page slot there */
 	uint64_t **slot_commit;
+	/*
+	 * Producer/consumer mode: an eventfd of the consumer's (-1: none), written when a page
+	 * opens with half the buffer or more unconsumed and the consumer said it waits
+	 * (reader_wait), as the kernel wakes trace_pipe_raw readers: once per wait, not per event.
+	 */
+	int wake_fd;
+	uint64_t wake_ino; /* its inode, checked before each write: the program may have closed it */
 };
 
 /* Clocks: CLOCK_MONOTONIC nanoseconds (the kernel's "mono"), or the raw TSC ("x86-tsc"). */
@@ -479,6 +486,11 @@ int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size);
 int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 		      int (*fn)(const struct usertp_rb_page_copy *page, uint64_t events, void *arg),
 		      void *arg, uint64_t *consumed);
+
+/* Use @fd (an eventfd, ours from now on) to wake the consumer; see wake_fd. */
+void usertp_rb_set_wake_fd(struct usertp_rb *rb, int fd);
+/* The consumer side: ask to be woken (on every CPU of @view) before sleeping. */
+void usertp_rb_wait_request(const struct usertp_rb_view *view);
 
 /*
  * Can the machine hold buffers of @kb KiB for @nr_cpus CPUs (at most half its available

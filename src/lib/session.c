@@ -299,6 +299,10 @@ int usertp__session_fork_child(struct usertp__session *s)
 		s->sink.rb = old;
 		return ret;
 	}
+	/* The recorder's eventfd (inherited) wakes it for the child's buffers too. */
+	s->sink.rb.wake_fd = old.wake_fd;
+	s->sink.rb.wake_ino = old.wake_ino;
+	old.wake_fd = -1;
 	usertp_rb_destroy(&old);
 	sock = usertp_ctl_connect(s->recorder);
 	if (sock < 0)

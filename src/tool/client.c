@@ -244,6 +244,12 @@ int usertp_client_connect(const struct usertp_program *prog)
 
 int usertp_client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms)
 {
+	return usertp_client_call_fd(sock, req, -1, reply, fd, timeout_ms);
+}
+
+int usertp_client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
+			  int timeout_ms)
+{
 	size_t cap = USERTP_CTL_MAX_MSG + 1;
 	char *buf;
 	long n;
@@ -253,7 +259,7 @@ int usertp_client_call(int sock, const char *req, char **reply, int *fd, int tim
 	if (fd)
 		*fd = -1;
 	/* A refusal (EBUSY, EACCES) may come, and the peer close, before the request is sent. */
-	ret = usertp_ctl_send(sock, req, strlen(req), -1);
+	ret = usertp_ctl_send(sock, req, strlen(req), pass_fd);
 	if (ret && ret != -EPIPE && ret != -ECONNRESET)
 		return ret;
 	buf = malloc(cap);

@@ -48,6 +48,9 @@ int usertp_client_connect(const struct usertp_program *prog);
  * another negative errno when the exchange failed.
  */
 int usertp_client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms);
+/* The same, with @pass_fd (>= 0) sent with the request. */
+int usertp_client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
+			  int timeout_ms);
 
 /* The text after the first line of a reply. */
 const char *usertp_client_body(const char *reply);

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -137,6 +138,7 @@ static struct {
 	int spool_error; /* the first failed spool write */
 	unsigned int untraced; /* programs that joined and could not be recorded */
 	int meta_fd;	       /* the spool's meta file (spool.h) */
+	int wake_fd;	       /* an eventfd the programs write when their buffers fill */
 	const char *recover;   /* --recover DIR */
 	bool output_given;
 	int reserve_fd;	 /* disk space kept for the output's header, should the disk fill */
@@ -144,7 +146,8 @@ static struct {
 	uint64_t read[USERTP_MERGE_MAX_CPUS], dropped[USERTP_MERGE_MAX_CPUS],
 		overrun[USERTP_MERGE_MAX_CPUS];
 } rec = { .output = "trace.dat", .kb = USERTP_RB_DEFAULT_KB, .interval_us = 10000, .listen_fd = -1,
-	  .sig_fd = -1, .reserve_fd = -1, .meta_fd = -1 };
+	  .sig_fd = -1, .reserve_fd = -1, .meta_fd = -1,
+	  .wake_fd = -1 };
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
@@ -463,7 +466,9 @@ static int session_start(struct source *s, int sock)
 	int fd = -1, ret;
 
 	start_request(req, sizeof(req));
-	ret = usertp_client_call(sock, req, &reply, &fd, CALL_TIMEOUT_MS);
+	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
+	ret = usertp_client_call_fd(sock, req, rec.overwrite ? -1 : rec.wake_fd, &reply, &fd,
+				    CALL_TIMEOUT_MS);
 	if (ret == -EREMOTEIO)
 		fail("%s: %s", s->name, usertp_client_error_text(reply, err, sizeof(err)));
 	if (!ret && (fd < 0 || !(size = msg_number(reply, "size", MAX_REGION))))
@@ -926,28 +931,37 @@ static void loop(void)
 	bool tty = isatty(STDERR_FILENO) && !rec.quiet;
 
 	while (!rec.stop) {
-		struct pollfd pfd[2 + 1024];
+		struct pollfd pfd[3 + 1024];
 		struct source *polled[1024];
-		unsigned int n = 2, live = 0;
+		unsigned int n = 3, live = 0;
 
 		pfd[0] = (struct pollfd){ rec.listen_fd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ rec.sig_fd, POLLIN, 0 };
-		for (unsigned int i = 0; i < rec.nr_sources && n < 2 + 1024; i++) {
+		pfd[2] = (struct pollfd){ rec.wake_fd, POLLIN, 0 };
+		for (unsigned int i = 0; i < rec.nr_sources && n < 3 + 1024; i++) {
 			struct source *s = rec.sources[i];
 
 			if (s->ended || s->session < 0)
 				continue;
 			live++;
-			polled[n - 2] = s;
+			polled[n - 3] = s;
 			pfd[n++] = (struct pollfd){ s->session, POLLIN, 0 };
+			/* Past the watermark, the writers wake us rather than wait for the poll. */
+			if (s->view && !rec.overwrite && !rec.spool_error)
+				usertp_rb_wait_request(s->view);
 		}
 		poll(pfd, n, (int)(rec.interval_us / 1000) ? (int)(rec.interval_us / 1000) : 1);
 		if (pfd[1].revents)
 			on_signals();
+		if (pfd[2].revents) {
+			uint64_t count;
+
+			(void)!read(rec.wake_fd, &count, sizeof(count));
+		}
 		if (pfd[0].revents)
 			accept_one();
-		for (unsigned int i = 2; i < n; i++) {
-			struct source *s = polled[i - 2];
+		for (unsigned int i = 3; i < n; i++) {
+			struct source *s = polled[i - 3];
 
 			/* (A join may have ended it meanwhile: a program that exec'd.) */
 			if (s->ended || s->session < 0)
@@ -1169,6 +1183,8 @@ static void cleanup(void)
 	}
 	free(rec.sources);
 	free(names.text);
+	if (rec.wake_fd >= 0)
+		close(rec.wake_fd);
 	if (rec.meta_fd >= 0)
 		close(rec.meta_fd);
 	if (rec.all_path[0])
@@ -1423,6 +1439,7 @@ int usertp_cmd_record(int argc, char **argv)
 	ret = signals_open();
 	if (!ret)
 		ret = listen_open();
+	rec.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ret) {
 		if (ret != -EBUSY)
 			fail("cannot listen in the runtime directory: %s", strerror(-ret));

@@ -129,6 +129,16 @@ exact)
 		check_count "text output, USERTP_OVERWRITE=$ow: recorded + lost" $((kept + lost)) "$(fired "$dir/out")"
 	done
 	;;
+wake)
+	# The writers wake the recorder when a buffer is half full: with a read interval of 10 s,
+	# a 64 KiB buffer (about 1200 of these events per CPU) still keeps most of 20000 events
+	# fired over one second (without the wakeup it kept only what fits in the buffers).
+	"$usertp" record -q -s 10000000 -b 64 -e 'usertp_bench:*' -o "$dir/a.dat" -- \
+		"$producer" -t 1 20000 1 >"$dir/out" 2>"$dir/err"
+	exact "$dir/a.dat" "$dir/err" "$(fired "$dir/out")"
+	kept=$(grep -c ' bench_event: ' "$dir/lines" || true)
+	[ "$kept" -gt 10000 ] || { echo "only $kept of 20000 kept: the recorder was not woken"; cat "$dir/err"; fail=1; }
+	;;
 library)
 	# The events are in a linked library, or in a module the program dlopen()s: all recorded
 	# (the program has none of its own, so nothing is known of them before main()).
