@@ -44,6 +44,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -64,6 +65,7 @@
 #include "tool.h"
 
 #define CALL_TIMEOUT_MS 5000
+#define RECORDER_NICE (-10)
 #define MAX_REGION (1ull << 44) /* a program's buffers: 4096 CPUs x 4 GiB */
 #define MAX_SPECS 256
 
@@ -96,6 +98,7 @@ struct source {
 	char name[48];
 	int session;	     /* its session connection: closed by it when it ends */
 	int query;	     /* a connection to its endpoint, for ids, formats, thread names */
+	bool comms_asked;    /* a "comms" request is out on query: the reply is read by the loop */
 	bool ended;	     /* drained to the end */
 	unsigned int index;  /* in rec.sources, and in the spool's names */
 	void *map;
@@ -139,6 +142,7 @@ static struct {
 	unsigned int untraced; /* programs that joined and could not be recorded */
 	int meta_fd;	       /* the spool's meta file (spool.h) */
 	int wake_fd;	       /* an eventfd the programs write when their buffers fill */
+	int nice;	       /* ours before raise_priority() */
 	const char *recover;   /* --recover DIR */
 	bool output_given;
 	int reserve_fd;	 /* disk space kept for the output's header, should the disk fill */
@@ -439,12 +443,49 @@ static void source_learn(struct source *s, int sock, const char *listing)
 	free(reply);
 }
 
-/* New events (dlopen) and thread names, while the source is alive. */
+/* Everything it can tell still, at the end (while it runs, events come unasked). */
 static void source_refresh(struct source *s)
 {
+	if (s->comms_asked) {
+		/* A reply of the loop's on the way: not to be taken for ours. */
+		close(s->query);
+		s->query = -1;
+		s->comms_asked = false;
+	}
 	if (s->ended || !source_query(s))
 		return;
 	source_learn(s, s->query, "ids");
+}
+
+/*
+ * The names of its threads, while it runs (a program killed cannot say them at its exit):
+ * asked without waiting, the reply read by the loop (source_comms_reply()), so that a
+ * program slow to answer never holds up the reading of the buffers.
+ */
+static void source_ask_comms(struct source *s)
+{
+	if (s->ended || s->comms_asked || !source_query(s))
+		return;
+	s->comms_asked = !usertp_ctl_send(s->query, "comms", 5, -1);
+	if (!s->comms_asked) {
+		close(s->query);
+		s->query = -1;
+	}
+}
+
+static void source_comms_reply(struct source *s)
+{
+	static char reply[USERTP_CTL_MAX_MSG + 1];
+	long n = usertp_ctl_recv(s->query, reply, sizeof(reply), NULL, CALL_TIMEOUT_MS);
+
+	s->comms_asked = false;
+	if (n <= 0) {
+		close(s->query);
+		s->query = -1;
+		return;
+	}
+	if (!strncmp(reply, "ok\n", 3) && reply[3])
+		source_keep_comms(s, reply + 3);
 }
 
 /* The start request for a session of ours. */
@@ -907,6 +948,20 @@ static void on_signals(void)
 	}
 }
 
+/*
+ * Reading must keep up with bursts on a busy machine: the recorder takes a higher priority
+ * (nice -10) where it may (root, or RLIMIT_NICE); the command it starts keeps its own.
+ */
+static void raise_priority(void)
+{
+	errno = 0;
+	rec.nice = getpriority(PRIO_PROCESS, 0);
+	if (errno || rec.nice <= RECORDER_NICE)
+		return;
+	if (setpriority(PRIO_PROCESS, 0, RECORDER_NICE))
+		return; /* not allowed: as it was */
+}
+
 static int run_command(void)
 {
 	sigset_t empty;
@@ -917,6 +972,7 @@ static int run_command(void)
 	if (rec.child == 0) {
 		sigemptyset(&empty);
 		sigprocmask(SIG_SETMASK, &empty, NULL);
+		setpriority(PRIO_PROCESS, 0, rec.nice); /* the command's own */
 		setenv("USERTP_SESSION", rec.sock_path, 1);
 		execvp(rec.cmd[0], rec.cmd);
 		fprintf(stderr, "usertp record: cannot run %s: %s\n", rec.cmd[0], strerror(errno));
@@ -931,16 +987,20 @@ static void loop(void)
 	bool tty = isatty(STDERR_FILENO) && !rec.quiet;
 
 	while (!rec.stop) {
-		struct pollfd pfd[3 + 1024];
-		struct source *polled[1024];
+		struct pollfd pfd[3 + 2048];
+		struct source *polled[2048];
 		unsigned int n = 3, live = 0;
 
 		pfd[0] = (struct pollfd){ rec.listen_fd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ rec.sig_fd, POLLIN, 0 };
 		pfd[2] = (struct pollfd){ rec.wake_fd, POLLIN, 0 };
-		for (unsigned int i = 0; i < rec.nr_sources && n < 3 + 1024; i++) {
+		for (unsigned int i = 0; i < rec.nr_sources && n < 3 + 2048 - 1; i++) {
 			struct source *s = rec.sources[i];
 
+			if (s->comms_asked) {
+				polled[n - 3] = s;
+				pfd[n++] = (struct pollfd){ s->query, POLLIN, 0 };
+			}
 			if (s->ended || s->session < 0)
 				continue;
 			live++;
@@ -963,8 +1023,13 @@ static void loop(void)
 		for (unsigned int i = 3; i < n; i++) {
 			struct source *s = polled[i - 3];
 
+			if (pfd[i].fd == s->query) {
+				if (pfd[i].revents && s->comms_asked)
+					source_comms_reply(s);
+				continue;
+			}
 			/* (A join may have ended it meanwhile: a program that exec'd.) */
-			if (s->ended || s->session < 0)
+			if (s->ended || s->session < 0 || pfd[i].fd != s->session)
 				continue;
 			if (pfd[i].revents && !session_message(s)) {
 				/* Gone: what it committed is still in our mapping. */
@@ -978,7 +1043,7 @@ static void loop(void)
 		if (elapsed() - last_refresh >= 1.0) {
 			last_refresh = elapsed();
 			for (unsigned int i = 0; i < rec.nr_sources; i++)
-				source_refresh(rec.sources[i]);
+				source_ask_comms(rec.sources[i]);
 		}
 		if (tty && elapsed() - last_status >= 1.0) {
 			last_status = elapsed();
@@ -1440,6 +1505,7 @@ int usertp_cmd_record(int argc, char **argv)
 	if (!ret)
 		ret = listen_open();
 	rec.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	raise_priority();
 	if (ret) {
 		if (ret != -EBUSY)
 			fail("cannot listen in the runtime directory: %s", strerror(-ret));
