@@ -809,7 +809,7 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 	if (quiet && c.fd < 0)
 		return;
 	if (c.fd < 0 || !usertp_ctl_peer_allowed(c.fd, &uid)) {
-		fprintf(stderr, "usertp: cannot join the recorder at USERTP_SESSION=%s: %s; "
+		fprintf(stderr, "usertp: USERTP_SESSION=%s: cannot join the recorder there: %s; "
 				"running untraced\n", path, c.fd < 0 ? strerror(-c.fd) : "not our user");
 		if (c.fd >= 0)
 			close(c.fd);
@@ -844,8 +844,8 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 	return;
 fail:
 	if (!quiet)
-		fprintf(stderr, "usertp: the recorder at USERTP_SESSION=%s did not answer; running "
-				"untraced\n", path);
+		fprintf(stderr, "usertp: USERTP_SESSION=%s: the recorder there did not answer; "
+				"running untraced\n", path);
 	close(c.fd);
 	usertp__session_end(c.session);
 }

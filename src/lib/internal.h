@@ -101,7 +101,7 @@ USERTP_HIDDEN int usertp__event_file_enable_locked(struct usertp_event_file *fil
 USERTP_HIDDEN void usertp__event_file_disable_locked(struct usertp_event_file *file);
 
 /* A listener with its own sink (the recorder's ring buffers); fn may be NULL. */
-USERTP_HIDDEN int usertp__listener_create_ops(const char *events,
+USERTP_HIDDEN int usertp__listener_create_ops(const char *events, unsigned int spec_flags,
 					      const struct usertp_event_file_head *ops,
 					      usertp_record_func fn, void *arg,
 					      struct usertp_listener **out);
@@ -136,7 +136,8 @@ USERTP_HIDDEN void usertp__listeners_event_added_locked(struct usertp__event_nod
 USERTP_HIDDEN void usertp__listeners_event_removed_locked(struct usertp__event_node *node);
 
 /* set_event matching: does @spec (no leading '!') select the event? -EINVAL if malformed. */
-USERTP_HIDDEN int usertp__spec_check(const char *spec);
+#define USERTP__SPEC_GLOB 1u /* trace-cmd's -e forms too: globs on either side */
+USERTP_HIDDEN int usertp__spec_check(const char *spec, unsigned int flags);
 USERTP_HIDDEN bool usertp__spec_match(const char *spec, const char *system, const char *name);
 /* Does @spec select one of the events @names lists ("sys:event" or "id sys:event" lines)? */
 USERTP_HIDDEN bool usertp__spec_matches_any(const char *spec, const char *names);

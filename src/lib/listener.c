@@ -178,7 +178,7 @@ static void specs_free(char **specs, unsigned int n)
 }
 
 /* Split @events at commas and white space and check every spec. */
-static int specs_parse(const char *events, char ***out, unsigned int *nr)
+static int specs_parse(const char *events, unsigned int flags, char ***out, unsigned int *nr)
 {
 	char **specs = NULL;
 	unsigned int n = 0;
@@ -206,7 +206,7 @@ static int specs_parse(const char *events, char ***out, unsigned int *nr)
 		}
 		specs = more;
 		specs[n++] = spec;
-		if (usertp__spec_check(spec + (spec[0] == '!'))) {
+		if (usertp__spec_check(spec + (spec[0] == '!'), flags)) {
 			specs_free(specs, n);
 			return -EINVAL;
 		}
@@ -221,10 +221,11 @@ int usertp_listener_create(const char *events, usertp_record_func fn, void *arg,
 {
 	if (!fn)
 		return -EINVAL;
-	return usertp__listener_create_ops(events, &listener_ops, fn, arg, out);
+	return usertp__listener_create_ops(events, 0, &listener_ops, fn, arg, out);
 }
 
-int usertp__listener_create_ops(const char *events, const struct usertp_event_file_head *ops,
+int usertp__listener_create_ops(const char *events, unsigned int spec_flags,
+				const struct usertp_event_file_head *ops,
 				usertp_record_func fn, void *arg, struct usertp_listener **out)
 {
 	struct usertp_listener *l;
@@ -237,7 +238,7 @@ int usertp__listener_create_ops(const char *events, const struct usertp_event_fi
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	ret = specs_parse(events, &l->specs, &l->nr_specs);
+	ret = specs_parse(events, spec_flags, &l->specs, &l->nr_specs);
 	if (ret) {
 		free(l);
 		return ret;

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -44,6 +45,8 @@
 
 static struct {
 	struct usertp__rb_sink sink;
+	char *events; /* USERTP_EVENTS as it was (the program may change its environment) */
+	pid_t pid;    /* of the process that started recording (not a forked child) */
 	int written; /* the output is written once */
 	bool dat; /* trace.dat rather than text */
 	char output[PATH_MAX];
@@ -121,6 +124,67 @@ static int write_dat(int fd, const struct usertp_rb_snapshot *snap)
 	return ret;
 }
 
+/* "usertp: cannot write OUTPUT: REASON" on stderr, async-signal-safe. */
+static void say_write_error(int err)
+{
+	static const struct { int err; const char *text; } reasons[] = {
+		{ ENOSPC, "No space left on device" }, { EDQUOT, "Disk quota exceeded" },
+		{ EACCES, "Permission denied" }, { ENOENT, "No such file or directory" },
+		{ EROFS, "Read-only file system" }, { EIO, "Input/output error" },
+		{ EISDIR, "Is a directory" }, { ENOMEM, "Cannot allocate memory" },
+	};
+	const char *why = "error";
+	struct iovec iov[5];
+
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (reasons[i].err == err)
+			why = reasons[i].text;
+	iov[0] = (struct iovec){ (void *)"usertp: cannot write ", 21 };
+	iov[1] = (struct iovec){ rec.output, strlen(rec.output) };
+	iov[2] = (struct iovec){ (void *)": ", 2 };
+	iov[3] = (struct iovec){ (void *)why, strlen(why) };
+	iov[4] = (struct iovec){ (void *)"; the trace is lost\n", 20 };
+	(void)!writev(STDERR_FILENO, iov, 5);
+}
+
+/* The names of every event the program has, "sys:event" lines (malloc'd). */
+static int name_line(const struct usertp_event *ev, void *arg)
+{
+	fprintf(arg, "%s:%s\n", usertp_event_system(ev), usertp_event_name(ev));
+	return 0;
+}
+
+/*
+ * At exit: each spec of USERTP_EVENTS that selected no event of the program is named, with
+ * the close matches (a typo records nothing, silently, otherwise).
+ */
+static void check_specs(void)
+{
+	char *names = NULL, *specs, *save = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!rec.events || getpid() != rec.pid || !(f = open_memstream(&names, &len)))
+		return;
+	usertp_event_foreach(name_line, f);
+	if (fclose(f) || !(specs = strdup(rec.events))) {
+		free(names);
+		return;
+	}
+	for (char *spec = strtok_r(specs, ", \t", &save); spec; spec = strtok_r(NULL, ", \t", &save)) {
+		char close_ones[512];
+
+		if (spec[0] == '!' || usertp__spec_matches_any(spec, names))
+			continue;
+		fprintf(stderr, "usertp: USERTP_EVENTS: no event %s in this program", spec);
+		if (usertp__spec_close_matches(spec, names, close_ones, sizeof(close_ones)))
+			fprintf(stderr, "; close matches: %s", close_ones);
+		fputc('\n', stderr);
+	}
+	free(specs);
+	free(names);
+}
+
 /* Write what the buffers hold; async-signal-safe (no malloc, no stdio). */
 static void write_output(void)
 {
@@ -146,17 +210,15 @@ static void write_output(void)
 	} else {
 		ret = -errno;
 	}
-	if (ret) {
-		static const char msg[] = "usertp: cannot write the trace output\n";
-
-		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
-	}
+	if (ret)
+		say_write_error(-ret);
 	usertp_rb_snapshot_free(&snap);
 }
 
 static void at_exit(void)
 {
 	write_output();
+	check_specs();
 }
 
 static void on_fatal_signal(int sig)
@@ -224,6 +286,25 @@ static bool bad(const char *var, const char *value, const char *why)
 	return false;
 }
 
+/* Can @path be written at exit (it, or a new file in its directory)?  Else why not. */
+static bool output_writable(const char *path, char *why, size_t size)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!access(path, F_OK)) {
+		if (!access(path, W_OK))
+			return true;
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1,
+			 slash ? path : ".");
+		if (!access(dir, W_OK | X_OK))
+			return true;
+	}
+	snprintf(why, size, "cannot be written: %s", strerror(errno));
+	return false;
+}
+
 static bool read_settings(const char *events, unsigned long *kb, bool *overwrite)
 {
 	const char *output = getenv("USERTP_OUTPUT"), *v;
@@ -252,6 +333,8 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 		   (int)sizeof(rec.base_output)) {
 		return bad("USERTP_OUTPUT", output, "path too long");
 	}
+	if (!output_writable(rec.base_output, why, sizeof(why)))
+		return bad("USERTP_OUTPUT", output, why);
 	*kb = USERTP_RB_DEFAULT_KB;
 	v = getenv("USERTP_BUFFER_KB");
 	if (v && usertp__parse_u64(v, 1, USERTP_RB_MAX_KB, &value))
@@ -298,11 +381,14 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 		return;
 	}
 	name_output(0);
+	rec.events = strdup(events);
+	rec.pid = getpid();
 	/* Objects registered from now on stay loaded: their records are printed at exit. */
 	__atomic_store_n(&usertp__keep_objects, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&rec.sink.active, true, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
-	ret = usertp__listener_create_ops(events, usertp__rb_sink_ops(&rec.sink.rb), NULL, &rec.sink,
+	ret = usertp__listener_create_ops(events, 0, usertp__rb_sink_ops(&rec.sink.rb), NULL,
+					  &rec.sink,
 					  &rec.sink.listener);
 	if (ret) {
 		__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);

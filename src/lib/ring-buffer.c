@@ -43,9 +43,22 @@ ptrdiff_t usertp_rb_rseq_offset;
  * there, under valgrind, which has no rseq(2), so that callgrind can count the instructions
  * of the rseq writer (bench/bench-tracepoint.c; its threads never share a CPU number).
  */
+/* USERTP_RSEQ: "0", "1", or NULL; anything else is said once and ignored. */
+static const char *rseq_setting(void)
+{
+	static bool said;
+	const char *env = getenv("USERTP_RSEQ");
+
+	if (!env || !strcmp(env, "0") || !strcmp(env, "1"))
+		return env;
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		fprintf(stderr, "usertp: USERTP_RSEQ=%s: not 0 or 1; ignored\n", env);
+	return NULL;
+}
+
 static bool rseq_area_usable(void)
 {
-	const char *env = getenv("USERTP_RSEQ");
+	const char *env = rseq_setting();
 
 	if (!&__rseq_offset)
 		return false;
@@ -88,7 +101,7 @@ static int rseq_cpu(void)
  */
 static bool rseq_wanted(unsigned int nr_cpus)
 {
-	const char *env = getenv("USERTP_RSEQ");
+	const char *env = rseq_setting();
 
 	if (!USERTP_RB_HAVE_RSEQ || !usertp_rb_rseq_offset || (env && !strcmp(env, "0")) ||
 	    rseq_cpu() < 0)

@@ -87,7 +87,9 @@ int usertp__session_start(const char *request, struct usertp__session **out, con
 	usertp_rb_clock_id = clock;
 	__atomic_store_n(&s->sink.active, true, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
-	ret = usertp__listener_create_ops(events, usertp__rb_sink_ops(&s->sink.rb), NULL, &s->sink,
+	/* A recorder's specs are trace-cmd's -e: globs too. */
+	ret = usertp__listener_create_ops(events, USERTP__SPEC_GLOB, usertp__rb_sink_ops(&s->sink.rb),
+					  NULL, &s->sink,
 					  &s->sink.listener);
 	if (ret) {
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@
 
 #define SPEC_MAX 127 /* the kernel's limit for one set_event token */
 
-int usertp__spec_check(const char *spec)
+int usertp__spec_check(const char *spec, unsigned int flags)
 {
 	size_t len = strlen(spec);
 	const char *colon = strchr(spec, ':');
@@ -24,11 +25,14 @@ int usertp__spec_check(const char *spec)
 		return -EINVAL;
 	if (colon && strchr(colon + 1, ':'))
 		return -EINVAL;
-	/* A star is a whole side of the colon or nothing: there is no globbing. */
+	/*
+	 * set_event's: a star is a whole side of the colon or nothing, no globbing.  trace-cmd's
+	 * -e (USERTP__SPEC_GLOB): shell globs on either side ("sys:io_*", "sched:sched_*").
+	 */
 	for (const char *p = spec; *p; p++) {
 		if (isspace((unsigned char)*p))
 			return -EINVAL;
-		if (*p != '*')
+		if (*p != '*' || (flags & USERTP__SPEC_GLOB))
 			continue;
 		if (!colon || !((p == spec && p + 1 == colon) || (p == colon + 1 && !p[1])))
 			return -EINVAL;
@@ -38,8 +42,17 @@ int usertp__spec_check(const char *spec)
 
 static bool side_matches(const char *pattern, size_t len, const char *value)
 {
+	char glob[SPEC_MAX + 1];
+
 	if (!len || (len == 1 && pattern[0] == '*'))
 		return true;
+	/* Only specs checked with USERTP__SPEC_GLOB have these (no event name does). */
+	if (len < sizeof(glob) && (memchr(pattern, '*', len) || memchr(pattern, '?', len) ||
+				   memchr(pattern, '[', len))) {
+		memcpy(glob, pattern, len);
+		glob[len] = 0;
+		return !fnmatch(glob, value, 0);
+	}
 	return strlen(value) == len && !memcmp(pattern, value, len);
 }
 

@@ -148,7 +148,8 @@ int usertp_cmd_list(int argc, char **argv)
 		}
 	}
 	for (int i = optind; i < argc; i++) {
-		if (usertp__spec_check(argv[i] + (argv[i][0] == '!'))) {
+		if (strcmp(argv[i], "all") &&
+		    usertp__spec_check(argv[i] + (argv[i][0] == '!'), USERTP__SPEC_GLOB)) {
 			usertp_tool_error("list", "%s: not an event spec (sys:event, sys:*, *:event, "
 					  "event)", argv[i]);
 			return 2;

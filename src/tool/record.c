@@ -71,7 +71,8 @@
 
 static const char usage_text[] =
 	"usage: usertp record -e SPEC [-e SPEC]... [options] (-P PID... | -a | -- CMD [ARGS...])\n"
-	"  -e SPEC        events: sys:event, sys:*, *:event, event or sys; !SPEC leaves out\n"
+	"  -e SPEC        events: sys:event, sys:*, *:event, event or sys, globs (sys:io_*),\n"
+	"                 all; !SPEC leaves out\n"
 	"  -o FILE        output (default trace.dat)\n"
 	"  -b KIB         buffer size per CPU and program, in KiB (default 1408)\n"
 	"  -P PID         record a running program (repeatable)\n"
@@ -1287,9 +1288,12 @@ static bool parse_options(int argc, char **argv)
 		switch (opt) {
 		case 'e':
 			for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
-				if (usertp__spec_check(tok + (tok[0] == '!'))) {
-					fail("-e %s: not an event spec (sys:event, sys:*, *:event, event)",
-					     tok);
+				/* trace-cmd's "all": every event. */
+				if (!strcmp(tok, "all"))
+					tok = (char *)"*:*";
+				if (usertp__spec_check(tok + (tok[0] == '!'), USERTP__SPEC_GLOB)) {
+					fail("-e %s: not an event spec (sys:event, sys:*, *:event, event, "
+					     "globs such as sys:io_*, all)", tok);
 					return false;
 				}
 				if (rec.nr_specs == MAX_SPECS) {

@@ -138,6 +138,14 @@ needs_usertp "$work/consumer-shared" yes
 LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$work/consumer-shared" ||
 	fail "consumer-shared"
 
+step "pkg-config: a probe in a library of its own (LD_PRELOAD)"
+# shellcheck disable=SC2086
+run "$work/probe.log" "$cc" -std=gnu11 $warn -fPIC -shared -I"$src" "$src/probe.c" \
+	-o "$work/probe.so" $cflags $libs
+LD_PRELOAD=$work/probe.so LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+	"$work/consumer-shared" >"$work/probe.out" 2>&1 || { cat "$work/probe.out"; fail "consumer with probe.so"; }
+grep -q '^probe.so: 4 calls$' "$work/probe.out" || { cat "$work/probe.out"; fail "probe.so was not called"; }
+
 step "pkg-config, shared: C++17"
 # shellcheck disable=SC2086
 run "$work/shared-cxx.log" "$cxx" -x c++ -std=c++17 $warn -I"$src" -MD \
@@ -206,6 +214,40 @@ needs_usertp "$work/cmake-build/consumer-static" no
 for p in consumer consumer-cxx consumer-static; do
 	"$work/cmake-build/$p" || fail "$p (find_package)"
 done
+LD_PRELOAD=$work/cmake-build/libconsumer-probe.so "$work/cmake-build/consumer" >"$work/probe.out" 2>&1 ||
+	{ cat "$work/probe.out"; fail "consumer with libconsumer-probe.so (find_package)"; }
+grep -q '^probe.so: 4 calls$' "$work/probe.out" || { cat "$work/probe.out"; fail "probe not called (find_package)"; }
+
+# --- man pages: where man(1) looks ------------------------------------------------------
+step "man pages"
+for page in man1/usertp.1 man1/usertp-record.1 man3/libusertp.3; do
+	[ -f "$prefix/share/man/$page" ] || fail "$prefix/share/man/$page not installed"
+done
+if command -v man >/dev/null 2>&1; then
+	MANPATH=$prefix/share/man man -w usertp >/dev/null 2>&1 || fail "man -w usertp does not find it"
+fi
+
+# --- 4: the build tree, not installed ------------------------------------------------------
+step "the build tree: pkg-config (usertp-uninstalled.pc)"
+btcflags=$(PKG_CONFIG_PATH=$build pkg-config --cflags usertp)
+btlibs=$(PKG_CONFIG_PATH=$build pkg-config --libs usertp)
+echo "cflags: $btcflags"
+case " $btcflags " in
+*" -I$root/include "*) ;;
+*) fail "the build tree's pkg-config does not point at $root/include: $btcflags" ;;
+esac
+# shellcheck disable=SC2086
+run "$work/buildtree.log" "$cc" -std=gnu11 $warn -I"$src" "$src/consumer.c" \
+	-o "$work/consumer-buildtree" $btcflags $btlibs
+"$work/consumer-buildtree" || fail "consumer-buildtree"
+
+step "the build tree: find_package with usertp_DIR"
+run "$work/bt-configure.log" "$cmake" -S "$src" -B "$work/bt-build" -G "$generator" \
+	-DCMAKE_MAKE_PROGRAM="$make_program" -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+	-Dusertp_DIR="$build" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON \
+	-DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san"
+run "$work/bt-build.log" "$cmake" --build "$work/bt-build" --target consumer
+"$work/bt-build/consumer" || fail "consumer (usertp_DIR=$build)"
 
 echo
 echo "install test passed"

@@ -186,6 +186,15 @@ command)
 	"$usertp" record -q -e 'rec:*' -o "$dir/e.dat" -- true 2>"$dir/err-true"
 	expect "$dir/err-true" "no program of true joined" "warning for a command without libusertp"
 	check_count "exit status of abort()" "$status_abort" 134
+	# trace-cmd's -e forms: globs, and all.
+	"$usertp" record -q -e 'jobs:job_q*' -e 'jobs:job_d?ne' -o "$dir/g.dat" -- "$pool" 30 >/dev/null 2>&1
+	report "$dir/g.dat"
+	check_count "job_queued by a glob" "$(count "$dir/report.txt" " job_queued: ")" 30
+	check_count "job_done by a glob" "$(count "$dir/report.txt" " job_done: ")" 30
+	check_count "job_started, not selected" "$(count "$dir/report.txt" " job_started: ")" 0
+	"$usertp" record -q -e all -o "$dir/h.dat" -- "$pool" 30 >/dev/null 2>&1
+	report "$dir/h.dat"
+	check_count "job_started with -e all" "$(count "$dir/report.txt" " job_started: ")" 30
 	report "$dir/c.dat"
 	check_count "events before abort()" "$(count "$dir/report.txt" " rec_event: ")" 3
 	;;

@@ -1144,6 +1144,8 @@ static void test_bad_settings(void)
 		{ "USERTP_EVENTS", "" },	 { "USERTP_EVENTS", "jobs:job*" },
 		{ "USERTP_CLOCK", "foo" },
 		{ "USERTP_CLOCK", "" },
+		/* named with the reason at the start (before: a bare "cannot write" at exit) */
+		{ "USERTP_OUTPUT", "/nonexistent-dir/x.txt" },
 	};
 	char *outdir = xasprintf("%s/out", workdir);
 	size_t i;
@@ -1188,6 +1190,70 @@ static void test_bad_settings(void)
 		free(named);
 	}
 	free(outdir);
+}
+
+/* The lines of @text that start with @prefix. */
+static int count_lines(const char *text, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p += p != NULL)
+		n += !strncmp(p, prefix, strlen(prefix));
+	return n;
+}
+
+/*
+ * Garbage in the settings that only tune or connect (USERTP_RSEQ, USERTP_CONTROL,
+ * USERTP_SESSION) is reported as the others are, in one line naming the variable, and the
+ * program runs (before: silently taken as the default).
+ */
+static void test_settings_ignored(void)
+{
+	static const char *const settings[] = { "USERTP_RSEQ=maybe", "USERTP_CONTROL=yes",
+						"USERTP_SESSION=/nonexistent/record.sock" };
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		char *named = xasprintf("usertp: %s: ", settings[i]);
+		struct run r;
+
+		run_init_cmd(&r, rec_prog, "seq", "10");
+		r.env[0] = "USERTP_EVENTS=rec:*";
+		r.env[1] = settings[i];
+		run(&r);
+		CHECK(exited(&r, 0));
+		CHECK_INT(count_lines(r.err, "usertp:"), ==, 1);
+		CHECK_INT(count_lines(r.err, named), ==, 1);
+		if (count_lines(r.err, named) != 1)
+			fprintf(stderr, "with %s: stderr:\n%s", settings[i], r.err);
+		run_free(&r);
+		free(named);
+	}
+}
+
+/*
+ * A spec of USERTP_EVENTS that selected nothing is named at exit with the close matches, once
+ * (not again by a forked child); the others record as usual.
+ */
+static void test_events_nomatch(void)
+{
+	char *trace = out_path("trace.txt");
+	struct trace t;
+	struct run r;
+
+	run_init_cmd(&r, rec_prog, "fork", "5");
+	r.env[0] = "USERTP_EVENTS=rec:rec_evnt,rec:rec_mark";
+	run(&r);
+	CHECK(exited(&r, 0));
+	CHECK_INT(count_lines(r.err, "usertp: USERTP_EVENTS: no event rec:rec_evnt in this "
+				     "program; close matches: rec:rec_event"), ==, 1);
+	CHECK_INT(count_lines(r.err, "usertp:"), ==, 1);
+	if (count_lines(r.err, "usertp:") != 1)
+		fprintf(stderr, "stderr:\n%s", r.err);
+	/* rec:rec_mark was recorded all the same (one at the program's exit). */
+	CHECK(read_trace(trace, &t, false));
+	trace_free(&t);
+	run_free(&r);
+	free(trace);
 }
 
 /* Good settings at their limits are taken without a word. */
@@ -1715,6 +1781,8 @@ static const struct {
 	void (*fn)(void);
 } simple_tests[] = {
 	{ "bad-settings", test_bad_settings },
+	{ "settings-ignored", test_settings_ignored },
+	{ "events-nomatch", test_events_nomatch },
 	{ "good-settings", test_good_settings },
 	{ "tsc", test_tsc },
 	{ "relative-output", test_relative_output },
