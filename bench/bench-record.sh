@@ -21,7 +21,7 @@
 # bench/bench-producer; this script builds nothing.
 #
 # Each run is
-#	usertp record -q -e usertp_bench:bench_event -o DIR/run.dat -- bench-producer RATE SECONDS
+#	usertp record -e usertp_bench:bench_event -o DIR/run.dat -- bench-producer RATE SECONDS
 # bench-producer's threads fire the benchmark's event (an int, a long, an unsigned int and a
 # 9-character string) at RATE events per second in all, evenly spaced (busy-waiting against
 # CLOCK_MONOTONIC), from before their first event to the end: the recorder reads the buffers
@@ -118,7 +118,7 @@ run() {
 	rate=$1 secs=$2
 	shift 2
 	rm -f "$work/run.dat"
-	if ! timeout $((${secs%.*} * 4 + 60)) "$usertp" record -q -e usertp_bench:bench_event \
+	if ! timeout $((${secs%.*} * 4 + 60)) "$usertp" record -e usertp_bench:bench_event \
 		-o "$work/run.dat" "$@" -- "$producer" -t "$threads" "$rate" "$secs" \
 		>"$work/out" 2>"$work/err"; then
 		echo "bench-record.sh: usertp record failed at $rate events/s:" >&2
@@ -170,7 +170,7 @@ if [ -n "$smoke" ]; then
 	exit $status
 fi
 
-echo "# usertp record -q -e usertp_bench:bench_event${kb:+ -b $kb}${interval:+ -s $interval}" \
+echo "# usertp record -e usertp_bench:bench_event${kb:+ -b $kb}${interval:+ -s $interval}" \
 	"-o $work/run.dat -- bench-producer -t $threads RATE $seconds"
 device=$(df -P "$work" | awk 'NR == 2 { print $1 }')
 echo "# output on $(fstype "$work") ($device), $(nproc) CPUs," \

@@ -1278,6 +1278,17 @@ int dat_cpus(const struct dat_input *in)
 	return in->cpus;
 }
 
+int dat_cpus_shown(const struct dat_input *in)
+{
+	/* v7 lists only the CPUs with data; its CPUCOUNT option has them all, as trace-cmd shows. */
+	return in->cpucount_option > in->cpus ? in->cpucount_option : in->cpus;
+}
+
+int dat_cpu_id(const struct dat_input *in, int index)
+{
+	return in->cpu[index].id;
+}
+
 bool dat_time_in_usecs(const struct dat_input *in)
 {
 	return in->in_usecs;

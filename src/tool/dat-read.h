@@ -26,8 +26,12 @@ void dat_close(struct dat_input *in);
 
 const char *dat_name(const struct dat_input *in);
 struct tep_handle *dat_tep(const struct dat_input *in);
-/* CPUs with a data table entry, as trace-cmd counts them ("cpus=N"). */
+/* CPUs with a data table entry (their data is read by index, 0 .. dat_cpus() - 1). */
 int dat_cpus(const struct dat_input *in);
+/* The CPU count trace-cmd prints ("cpus=N"): the machine's, also those without data. */
+int dat_cpus_shown(const struct dat_input *in);
+/* The number of the CPU at @index. */
+int dat_cpu_id(const struct dat_input *in, int index);
 /* Whether timestamps are nanoseconds shown as secs.usecs (trace-cmd's rule on clock names). */
 bool dat_time_in_usecs(const struct dat_input *in);
 /* A latency-format file: plain text instead of ring-buffer pages (NULL otherwise). */

@@ -143,7 +143,7 @@ int usertp_cmd_list(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			fputs(usage_text, stderr);
+			usertp_tool_bad_option("list", "+P:Fh", argv);
 			return 2;
 		}
 	}

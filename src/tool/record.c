@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -80,7 +81,7 @@ static const char usage_text[] =
 	"  --overwrite    flight recorder: keep only the latest data, written at the end\n"
 	"  -C CLOCK       mono (default) or x86-tsc\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
-	"  -q             no status line\n"
+	"  -q             quiet: no status line, no summary (errors and warnings stay)\n"
 	"  --recover DIR  write the spool DIR of a recorder that was killed into a trace.dat\n"
 	"  -- CMD ARGS    run CMD and record it (and its children)\n";
 
@@ -900,16 +901,40 @@ static uint64_t dropped_so_far(void)
 	return lost;
 }
 
+/*
+ * The status line lives on the terminal's last row, kept out of the scrolling region, so
+ * that what the programs print (on the same terminal) never runs into it: the region is set
+ * to the rows above it at the start and given back at the end.  Without the terminal's size,
+ * each status is a line of its own.
+ */
 static void status_line(bool final)
 {
+	static unsigned short rows;
 	unsigned int live = 0;
+	char text[256];
+	struct winsize ws;
 
 	for (unsigned int i = 0; i < rec.nr_sources; i++)
 		live += !rec.sources[i]->ended;
-	fprintf(stderr, "\r\033[Kusertp record: %.0fs  %u program%s  %llu events  %.1f MB  %llu lost%s",
-		elapsed(), live, live == 1 ? "" : "s", (unsigned long long)rec.events,
-		(double)rec.spool_bytes / 1e6, (unsigned long long)dropped_so_far(),
-		final ? "\n" : "");
+	snprintf(text, sizeof(text), "usertp record: %.0fs  %u program%s  %llu events  %.1f MB  %llu lost",
+		 elapsed(), live, live == 1 ? "" : "s", (unsigned long long)rec.events,
+		 (double)rec.spool_bytes / 1e6, (unsigned long long)dropped_so_far());
+	if (!rows && !ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 2) {
+		rows = ws.ws_row;
+		/* Room for it below the cursor, then the scrolling region above it. */
+		fprintf(stderr, "\n\0337\033[1;%ur\0338\033[1A", rows - 1u);
+	}
+	if (!rows) {
+		/* A terminal of no known size: whole lines, that nothing can run into. */
+		fprintf(stderr, "%s\n", text);
+	} else if (!final) {
+		fprintf(stderr, "\0337\033[%u;1H\033[K%s\0338", (unsigned int)rows, text);
+	} else {
+		/* The whole screen scrolls again; the last status stays, on its own line. */
+		fprintf(stderr, "\0337\033[r\033[%u;1H\033[K\0338%s\n", (unsigned int)rows, text);
+		rows = 0;
+	}
+	fflush(stderr);
 }
 
 /* --- the run ------------------------------------------------------------------------------ */
@@ -1202,15 +1227,18 @@ static int write_output(void)
 		uint64_t cpu_lost = rec.recover ? stats->lost[cpu]
 				    : fired[cpu] > stats->events[cpu] ? fired[cpu] - stats->events[cpu] : 0;
 
-		fprintf(stderr, "  CPU %u: %llu events, %llu lost\n", cpu,
-			(unsigned long long)stats->events[cpu], (unsigned long long)cpu_lost);
+		if (!rec.quiet)
+			fprintf(stderr, "  CPU %u: %llu events, %llu lost\n", cpu,
+				(unsigned long long)stats->events[cpu], (unsigned long long)cpu_lost);
 		total += stats->events[cpu];
 		lost += cpu_lost;
 	}
-	fprintf(stderr, "usertp record: %u program%s, %llu events, %llu lost%s, %s: %.1f MB\n",
-		rec.nr_sources, rec.nr_sources == 1 ? "" : "s", (unsigned long long)total,
-		(unsigned long long)lost, rec.recover ? " at least (as marked in the pages)" : "",
-		rec.output, (double)stats->size / 1e6);
+	/* -q: no status line, no summary (as trace-cmd record -q); errors and warnings stay. */
+	if (!rec.quiet)
+		fprintf(stderr, "usertp record: %u program%s, %llu events, %llu lost%s, %s: %.1f MB\n",
+			rec.nr_sources, rec.nr_sources == 1 ? "" : "s", (unsigned long long)total,
+			(unsigned long long)lost, rec.recover ? " at least (as marked in the pages)" : "",
+			rec.output, (double)stats->size / 1e6);
 	for (unsigned int i = 0; i < rec.nr_sources; i++)
 		free(fds[i]);
 	free(fds);
@@ -1360,7 +1388,7 @@ static bool parse_options(int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			fputs(usage_text, stderr);
+			usertp_tool_bad_option("record", "+e:o:b:P:aqC:s:h", argv);
 			return false;
 		}
 	}

@@ -306,7 +306,7 @@ static void print_stat(FILE *out, struct input *in, const struct options *opt, i
 	struct usertp__dat_cpu_stats st;
 
 	print_label(out, in, width);
-	fprintf(out, "cpus=%d\n", dat_cpus(in->dat));
+	fprintf(out, "cpus=%d\n", dat_cpus_shown(in->dat));
 	fprintf(out, "CPU      events        lost\n");
 	for (int cpu = 0; cpu < dat_cpus(in->dat); cpu++) {
 		bool shown = !opt->cpus;
@@ -315,9 +315,9 @@ static void print_stat(FILE *out, struct input *in, const struct options *opt, i
 			shown |= opt->cpus[i] == cpu;
 		if (!shown)
 			continue;
-		fprintf(out, "%3d %11lu", cpu, in->cpu_events[cpu]);
+		fprintf(out, "%3d %11lu", dat_cpu_id(in->dat, cpu), in->cpu_events[cpu]);
 		/* The file's own count when it has one (losses after the last event included). */
-		if (dat_cpu_stats(in->dat, cpu, &st)) {
+		if (dat_cpu_stats(in->dat, dat_cpu_id(in->dat, cpu), &st)) {
 			in->cpu_lost[cpu] = (long long)(st.overrun + st.dropped);
 			in->cpu_lost_unknown[cpu] = false;
 		}
@@ -373,7 +373,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		if (opt->stat)
 			continue;
 		print_label(out, &inputs[i], width);
-		fprintf(out, "cpus=%d\n", dat_cpus(inputs[i].dat));
+		fprintf(out, "cpus=%d\n", dat_cpus_shown(inputs[i].dat));
 		if (text) {
 			if (nr_inputs > 1) {
 				usertp_tool_error("report", "%s: latency traces cannot be merged with "
@@ -519,7 +519,7 @@ int usertp_cmd_report(int argc, char **argv)
 			opt.stat = true;
 			break;
 		default:
-			usage(stderr);
+			usertp_tool_bad_option("report", "+hi:F:vltR", argv);
 			goto out;
 		}
 	}

@@ -13,4 +13,7 @@ int usertp_cmd_report(int argc, char **argv);
 /* "usertp <cmd>: <message>" on stderr (printf-style). */
 void usertp_tool_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* What getopt found wrong ('?'), as "usertp <cmd>: invalid option -x" and the like. */
+void usertp_tool_bad_option(const char *cmd, const char *optstring, char **argv);
+
 #endif /* USERTP_TOOL_H */

@@ -2,6 +2,7 @@
 /*
  * usertp.c - the usertp command: "usertp SUBCOMMAND [OPTIONS]", as trace-cmd is used.
  */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,16 @@ void usertp_tool_error(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void usertp_tool_bad_option(const char *cmd, const char *optstring, char **argv)
+{
+	if (optopt > 0 && optopt < 128 && optopt != ':' && strchr(optstring, optopt))
+		usertp_tool_error(cmd, "option -%c needs a value", optopt);
+	else if (optopt > 0 && optopt < 128)
+		usertp_tool_error(cmd, "invalid option -%c", optopt);
+	else
+		usertp_tool_error(cmd, "%s: unknown option, or its value is missing", argv[optind - 1]);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: usertp COMMAND [OPTIONS]\n\ncommands:\n");
@@ -51,6 +62,8 @@ int main(int argc, char **argv)
 		printf("usertp %s\n", USERTP_VERSION_STRING);
 		return 0;
 	}
+	/* Option errors are said by the subcommands, in their own words (tool.h). */
+	opterr = 0;
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].run(argc - 1, argv + 1);

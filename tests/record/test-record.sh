@@ -101,7 +101,7 @@ exact)
 	# too small, with the recorder reading (consumer), as a flight recorder, attached by pid,
 	# and the embedded recorder both ways, .dat and .txt.
 	for mode in "" --overwrite; do
-		"$usertp" record -q $mode -b 64 -e 'usertp_bench:*' -o "$dir/a.dat" -- \
+		"$usertp" record $mode -b 64 -e 'usertp_bench:*' -o "$dir/a.dat" -- \
 			"$producer" -t 4 1000000 1 >"$dir/out" 2>"$dir/err"
 		exact "$dir/a.dat" "$dir/err" "$(fired "$dir/out")"
 	done
@@ -109,7 +109,7 @@ exact)
 	p1=$!
 	bg "$p1"
 	wait_ready "$dir/p1"
-	timeout 60 "$usertp" record -q -b 8 -e 'rec:rec_event' -P "$p1" -o "$dir/p.dat" 2>"$dir/err" &
+	timeout 60 "$usertp" record -b 8 -e 'rec:rec_event' -P "$p1" -o "$dir/p.dat" 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
 	wait_file "$dir/p.dat.spool-*/$p1-*.cpu0"
@@ -133,7 +133,7 @@ wake)
 	# The writers wake the recorder when a buffer is half full: with a read interval of 10 s,
 	# a 64 KiB buffer (about 1200 of these events per CPU) still keeps most of 20000 events
 	# fired over one second (without the wakeup it kept only what fits in the buffers).
-	"$usertp" record -q -s 10000000 -b 64 -e 'usertp_bench:*' -o "$dir/a.dat" -- \
+	"$usertp" record -s 10000000 -b 64 -e 'usertp_bench:*' -o "$dir/a.dat" -- \
 		"$producer" -t 1 20000 1 >"$dir/out" 2>"$dir/err"
 	exact "$dir/a.dat" "$dir/err" "$(fired "$dir/out")"
 	kept=$(grep -c ' bench_event: ' "$dir/lines" || true)
@@ -142,24 +142,24 @@ wake)
 library)
 	# The events are in a linked library, or in a module the program dlopen()s: all recorded
 	# (the program has none of its own, so nothing is known of them before main()).
-	"$usertp" record -q -e 'recmod:*' -o "$dir/a.dat" -- "$linkedhost" 1000 2>"$dir/err"
+	"$usertp" record -e 'recmod:*' -o "$dir/a.dat" -- "$linkedhost" 1000 2>"$dir/err"
 	grep -q '^usertp record: 1 program, 1000 events, 0 lost' "$dir/err" || { cat "$dir/err"; fail=1; }
 	report "$dir/a.dat"
 	check_count "events of the linked library" "$(count "$dir/report.txt" " mod_event: ")" 1000
-	"$usertp" record -q -e 'recmod:mod_event' -o "$dir/b.dat" -- "$dlopenhost" "$recmod" 700 2>"$dir/err"
+	"$usertp" record -e 'recmod:mod_event' -o "$dir/b.dat" -- "$dlopenhost" "$recmod" 700 2>"$dir/err"
 	grep -q '^usertp record: 1 program, 700 events, 0 lost' "$dir/err" || { cat "$dir/err"; fail=1; }
 	report "$dir/b.dat"
 	check_count "events of the dlopen()ed module" "$(count "$dir/report.txt" " mod_event: ")" 700
 	# A spec that never matched anything: a warning at the end, with the close matches; what
 	# the other specs selected is recorded, and the status is the command's.
-	"$usertp" record -q -e 'recmod:mod_evnt' -e 'recmod:*' -o "$dir/c.dat" -- "$dlopenhost" "$recmod" 5 2>"$dir/err"
+	"$usertp" record -e 'recmod:mod_evnt' -e 'recmod:*' -o "$dir/c.dat" -- "$dlopenhost" "$recmod" 5 2>"$dir/err"
 	expect "$dir/err" "warning: no event recmod:mod_evnt in the programs recorded; close matches: recmod:mod_event" \
 		"warning for a spec that matched nothing"
 	grep -q '^usertp record: 1 program, 5 events, 0 lost' "$dir/err" || { cat "$dir/err"; fail=1; }
 	;;
 command)
 	# A command, recorded from before its main(): every call once, its exit status passed on.
-	"$usertp" record -q -e 'jobs:*' -o "$dir/a.dat" -- "$pool" -w 2 700 >"$dir/out" 2>"$dir/err"
+	"$usertp" record -e 'jobs:*' -o "$dir/a.dat" -- "$pool" -w 2 700 >"$dir/out" 2>"$dir/err"
 	grep -q '^usertp record: 1 program, ' "$dir/err" || { cat "$dir/err"; fail=1; }
 	grep -q '^  CPU 0: [0-9]* events, 0 lost$' "$dir/err" || { echo "no per-CPU summary"; fail=1; }
 	report "$dir/a.dat"
@@ -172,27 +172,27 @@ command)
 	[ "$(ls "$dir" | grep -c spool)" -eq 0 ] || { echo "spool directory left behind"; fail=1; }
 	# The command's exit status is ours.
 	set +e
-	"$usertp" record -q -e 'rec:*' -o "$dir/b.dat" -- "$recprog" _exit 3 2>/dev/null
+	"$usertp" record -e 'rec:*' -o "$dir/b.dat" -- "$recprog" _exit 3 2>/dev/null
 	status=$?
-	"$usertp" record -q -e 'rec:*' -o "$dir/c.dat" -- "$recprog" abort 3 2>/dev/null
+	"$usertp" record -e 'rec:*' -o "$dir/c.dat" -- "$recprog" abort 3 2>/dev/null
 	status_abort=$?
 	set -e
 	check_count "exit status" "$status" 0
 	# The endpoint switched off: a command is recorded all the same.
-	USERTP_CONTROL=0 "$usertp" record -q -e 'rec:*' -o "$dir/d.dat" -- "$recprog" seq 5 2>/dev/null
+	USERTP_CONTROL=0 "$usertp" record -e 'rec:*' -o "$dir/d.dat" -- "$recprog" seq 5 2>/dev/null
 	report "$dir/d.dat"
 	check_count "events with USERTP_CONTROL=0" "$(count "$dir/report.txt" " rec_event: ")" 5
 	# A command that does not use libusertp: said so.
-	"$usertp" record -q -e 'rec:*' -o "$dir/e.dat" -- true 2>"$dir/err-true"
+	"$usertp" record -e 'rec:*' -o "$dir/e.dat" -- true 2>"$dir/err-true"
 	expect "$dir/err-true" "no program of true joined" "warning for a command without libusertp"
 	check_count "exit status of abort()" "$status_abort" 134
 	# trace-cmd's -e forms: globs, and all.
-	"$usertp" record -q -e 'jobs:job_q*' -e 'jobs:job_d?ne' -o "$dir/g.dat" -- "$pool" 30 >/dev/null 2>&1
+	"$usertp" record -e 'jobs:job_q*' -e 'jobs:job_d?ne' -o "$dir/g.dat" -- "$pool" 30 >/dev/null 2>&1
 	report "$dir/g.dat"
 	check_count "job_queued by a glob" "$(count "$dir/report.txt" " job_queued: ")" 30
 	check_count "job_done by a glob" "$(count "$dir/report.txt" " job_done: ")" 30
 	check_count "job_started, not selected" "$(count "$dir/report.txt" " job_started: ")" 0
-	"$usertp" record -q -e all -o "$dir/h.dat" -- "$pool" 30 >/dev/null 2>&1
+	"$usertp" record -e all -o "$dir/h.dat" -- "$pool" 30 >/dev/null 2>&1
 	report "$dir/h.dat"
 	check_count "job_started with -e all" "$(count "$dir/report.txt" " job_started: ")" 30
 	report "$dir/c.dat"
@@ -200,7 +200,7 @@ command)
 	;;
 exec)
 	# A command that runs two programs: both recorded (exec keeps USERTP_SESSION).
-	"$usertp" record -q -e 'jobs:job_done' -o "$dir/a.dat" -- \
+	"$usertp" record -e 'jobs:job_done' -o "$dir/a.dat" -- \
 		sh -c "'$pool' 50 >/dev/null && '$pool' -w 3 70 >/dev/null" 2>"$dir/err"
 	grep -q '^usertp record: 2 programs, 120 events, 0 lost' "$dir/err" || { cat "$dir/err"; fail=1; }
 	report "$dir/a.dat"
@@ -208,7 +208,7 @@ exec)
 	pids=$(sed -n 's/^ *worker-[0-9]*-\([0-9]*\) .*/\1/p' "$dir/report.txt" | sort -u | wc -l)
 	[ "$pids" -ge 4 ] || { echo "expected the threads of two programs, got $pids"; fail=1; }
 	# A traced program that execs another: the same pid, both images recorded.
-	"$usertp" record -q -e 'rec:*' -o "$dir/b.dat" -- \
+	"$usertp" record -e 'rec:*' -o "$dir/b.dat" -- \
 		"$recprog" exec 6 "$recprog" return 4 >/dev/null 2>"$dir/err"
 	report "$dir/b.dat"
 	check_count "events before and after the exec" "$(count "$dir/report.txt" " rec_event: ")" 10
@@ -313,7 +313,7 @@ unknown-event)
 	# An event no program has: under -- a warning at the end naming close matches (a library
 	# loaded later might have had it); the command runs and its status is ours.
 	set +e
-	"$usertp" record -q -e 'jobs:job_donne' -o "$dir/a.dat" -- "$pool" 10 >"$dir/out" 2>"$dir/err"
+	"$usertp" record -e 'jobs:job_donne' -o "$dir/a.dat" -- "$pool" 10 >"$dir/out" 2>"$dir/err"
 	status=$?
 	set -e
 	check_count "status with an event no program had" "$status" 0
@@ -326,7 +326,7 @@ unknown-event)
 	bg "$p1"
 	wait_ready "$dir/p1"
 	set +e
-	"$usertp" record -q -e 'rec:rec_evnt' -P "$p1" -o "$dir/b.dat" 2>"$dir/err"
+	"$usertp" record -e 'rec:rec_evnt' -P "$p1" -o "$dir/b.dat" 2>"$dir/err"
 	status=$?
 	set -e
 	kill "$p1"
@@ -609,19 +609,32 @@ signals)
 	pkill -f "$recprog wait 9" || true
 	;;
 status)
-	# On a terminal: a status line about once a second; -q, or no terminal: none.
+	# On a terminal: a status line about once a second, on the last row, out of the region
+	# where the program's output scrolls (before: the program's lines ran into it); -q, or no
+	# terminal: none.
 	command -v script >/dev/null || { echo "SKIP: no script(1) to make a terminal"; exit 77; }
-	script -qfec "'$usertp' record -e 'jobs:*' -o '$dir/a.dat' -- '$pool' -w 2 4000" \
+	script -qfec "stty rows 30 cols 150; '$usertp' record -e 'jobs:*' -o '$dir/a.dat' -- '$pool' -w 2 60000" \
 		"$dir/typescript" >/dev/null 2>&1 </dev/null || true
-	tr '\r' '\n' <"$dir/typescript" >"$dir/lines"
-	grep -q '^.*usertp record: [0-9]*s  [0-9]* programs\{0,1\}  [0-9]* events  [0-9.]* MB  [0-9]* lost' "$dir/lines" ||
-		{ echo "no status line on a terminal:"; head -5 "$dir/lines"; fail=1; }
+	# One line per piece between cursor saves and restores.
+	sed 's/\x1b7/\n/g; s/\x1b8/\n/g' "$dir/typescript" | tr '\r' '\n' >"$dir/lines"
+	grep -q "$(printf '\033')\\[1;29r" "$dir/typescript" || { echo "no scrolling region set"; fail=1; }
+	grep -q "$(printf '\033')\\[30;1H$(printf '\033')\\[Kusertp record: [0-9]*s  [0-9]* programs\\{0,1\\}  [0-9]* events  [0-9.]* MB  [0-9]* lost" "$dir/lines" ||
+		{ echo "no status line on the last row:"; head -5 "$dir/lines" | cat -v; fail=1; }
+	grep -q 'lost.*worker-pool:' "$dir/lines" && { echo "the program's output ran into the status line"; fail=1; }
+	expect "$dir/lines" "^worker-pool: 60000 queued" "the program's line of its own"
 	expect "$dir/lines" "^  CPU 0: [0-9]* events, [0-9]* lost" "per-CPU summary"
+	# A terminal of no known size: whole status lines.
+	script -qfec "stty rows 0 cols 0; '$usertp' record -e 'jobs:*' -o '$dir/c.dat' -- '$pool' -w 2 60000" \
+		"$dir/typescript3" >/dev/null 2>&1 </dev/null || true
+	tr '\r' '\n' <"$dir/typescript3" >"$dir/lines3"
+	grep -q 'lost.*worker-pool:' "$dir/lines3" && { echo "the program's output ran into the status line (no size)"; fail=1; }
+	expect "$dir/lines3" "^worker-pool: 60000 queued" "the program's line of its own (no size)"
 	script -qfec "'$usertp' record -q -e 'jobs:*' -o '$dir/b.dat' -- '$pool' -w 2 4000" \
 		"$dir/typescript2" >/dev/null 2>&1 </dev/null || true
 	tr '\r' '\n' <"$dir/typescript2" >"$dir/lines2"
 	grep -q 'usertp record: [0-9]*s ' "$dir/lines2" && { echo "status line despite -q"; fail=1; }
-	expect "$dir/lines2" "^  CPU 0: " "summary with -q"
+	# -q: no summary either, as trace-cmd record -q (before: the summary stayed).
+	grep -q '^  CPU 0: ' "$dir/lines2" && { echo "a summary despite -q"; fail=1; }
 	;;
 dlopen)
 	# libusertp brought in by dlopen() and left by dlclose(): it loads, and stays to serve.
@@ -672,7 +685,7 @@ big-buffers)
 	# written, past 64 MiB per CPU), or the machine cannot hold it and it is refused; never
 	# "0 events" with the program untraced.
 	set +e
-	timeout 60 "$usertp" record -q -b 4194304 -e 'rec:*' -o "$dir/a.dat" -- "$recprog" seq 10 >/dev/null 2>"$dir/err"
+	timeout 60 "$usertp" record -b 4194304 -e 'rec:*' -o "$dir/a.dat" -- "$recprog" seq 10 >/dev/null 2>"$dir/err"
 	status=$?
 	set -e
 	if [ "$status" -eq 0 ]; then
@@ -695,7 +708,7 @@ big-buffers)
 	}
 	kb=$((65536 * 2 / $(getconf _NPROCESSORS_CONF)))
 	set +e
-	in_cgroup "$usertp" record -q -b $kb -e 'rec:*' -o "$dir/b.dat" -- "$recprog" seq 10 >/dev/null 2>"$dir/err"
+	in_cgroup "$usertp" record -b $kb -e 'rec:*' -o "$dir/b.dat" -- "$recprog" seq 10 >/dev/null 2>"$dir/err"
 	status=$?
 	set -e
 	check_count "status of -b $kb in a 256 MiB cgroup" "$status" 2
@@ -710,7 +723,7 @@ big-buffers)
 	p1=$(ls "$XDG_RUNTIME_DIR/usertp" | sed -n 's/^\([0-9]*\)\.sock$/\1/p')
 	bg "$p1"
 	set +e
-	"$usertp" record -q -b $kb -e 'rec:*' -P "$p1" -o "$dir/c.dat" 2>"$dir/err"
+	"$usertp" record -b $kb -e 'rec:*' -P "$p1" -o "$dir/c.dat" 2>"$dir/err"
 	status=$?
 	set -e
 	kill "$p1"
@@ -725,7 +738,7 @@ disk-full)
 	mount -t tmpfs -o size=1m none "$dir/small" || { echo "SKIP: cannot mount tmpfs"; exit 77; }
 	trap 'umount "$dir/small" 2>/dev/null; for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
 	set +e
-	timeout 60 "$usertp" record -q -e 'jobs:*' -o "$dir/small/a.dat" -- "$pool" -w 2 20000 \
+	timeout 60 "$usertp" record -e 'jobs:*' -o "$dir/small/a.dat" -- "$pool" -w 2 20000 \
 		>/dev/null 2>"$dir/err"
 	status=$?
 	set -e
@@ -740,7 +753,7 @@ disk-full)
 	# untraced, and the summary said 0 lost).
 	rm -f "$dir/small/a.dat"
 	set +e
-	timeout 60 "$usertp" record -q -e 'usertp_bench:*' -o "$dir/small/b.dat" -- \
+	timeout 60 "$usertp" record -e 'usertp_bench:*' -o "$dir/small/b.dat" -- \
 		sh -c "'$producer' -t 2 400000 2 >'$dir/out'; echo done >'$dir/done'; exit 7" 2>"$dir/err"
 	status=$?
 	set -e

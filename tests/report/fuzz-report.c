@@ -21,6 +21,13 @@ void usertp_tool_error(const char *cmd, const char *fmt, ...)
 	(void)fmt;
 }
 
+void usertp_tool_bad_option(const char *cmd, const char *optstring, char **argv)
+{
+	(void)cmd;
+	(void)optstring;
+	(void)argv;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

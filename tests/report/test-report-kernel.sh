@@ -41,5 +41,16 @@ same -F 'sched_switch: prev_pid != 0' -i "$dir/k.dat"
 trace-cmd convert -i "$dir/k.dat" -o "$dir/k6.dat" --file-version 6 --compression none >/dev/null 2>&1
 same -i "$dir/k6.dat"
 same -i "$dir/k.dat" -i "$dir/ours.dat"
+# A file trace-cmd recorded with CPU 1 alone (-M 2): "cpus=" counts the machine's CPUs, as
+# trace-cmd prints it, not those with data (before: cpus=0 or 1 on this 2-CPU machine).
+on=$(cat $tracefs/tracing_on)
+echo 1 >"$dir/one"
+if unshare -m sh -c "mount --bind '$dir/one' /proc/sys/kernel/ftrace_enabled &&
+	trace-cmd record -M 2 -e sched:sched_switch -o '$dir/k1.dat' taskset -c 1 sleep 0.05" \
+	>/dev/null 2>&1; then
+	same -i "$dir/k1.dat"
+	expect "$dir/ours" "^cpus=$(getconf _NPROCESSORS_CONF)\$" "cpus= of a file with CPU 1 alone"
+fi
+echo "$on" >$tracefs/tracing_on
 echo "$compared comparisons with trace-cmd report"
 exit $fail
