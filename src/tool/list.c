@@ -2,12 +2,14 @@
 /*
  * list.c - usertp list: the events of running programs that use libusertp.
  *
- *	usertp list [-P PID]... [-F] [SPEC...]
+ *	usertp list [-P PID]... [-f FILE]... [-v] [-F] [SPEC...]
  *
  * One "sys:event" line per event (available_events form), each event once however many
  * programs define it, in the order found (programs by pid).  SPECs (set_event forms, as in
  * `usertp record -e`) select events; -F prints their format texts instead, each after a
- * "system: SYS" line, separated by blank lines, as `trace-cmd list -F` does.
+ * "system: SYS" line, separated by blank lines, as `trace-cmd list -F` does.  -v groups the
+ * events by program ("PID COMM:" then its events).  -f FILE lists the events an executable
+ * or shared library defines, from its ELF file, without running it (elf-events.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,15 +23,19 @@
 #include "../lib/internal.h"
 #include "../lib/number.h"
 #include "client.h"
+#include "elf-events.h"
 #include "tool.h"
 
 #define CALL_TIMEOUT_MS 5000
 
 static const char usage_text[] =
-	"usage: usertp list [-P PID]... [-F] [SPEC...]\n"
+	"usage: usertp list [-P PID]... [-f FILE]... [-v] [-F] [SPEC...]\n"
 	"  -P PID   only this program (repeatable; default: every program of this user)\n"
-	"  -F       print the format texts\n"
-	"  SPEC     sys:event, sys:*, *:event, event or sys, !SPEC to leave out\n";
+	"  -f FILE  the events FILE (an executable or a library) defines, without running it\n"
+	"  -v       by program: \"PID COMM:\" (or \"FILE:\") and its events\n"
+	"  -F       print the format texts (of running programs)\n"
+	"  SPEC     sys:event, sys:*, *:event, event or sys, globs (sys:io_*), all;\n"
+	"           !SPEC to leave out\n";
 
 struct seen {
 	char **names;
@@ -52,7 +58,7 @@ static bool seen_add(struct seen *s, const char *name)
 	return true;
 }
 
-/* Does the SPEC list select sys:event?  No SPEC: everything. */
+/* Does the SPEC list select sys:event?  No SPEC (or "all"): everything. */
 static bool selected(char **specs, int nr_specs, const char *sysname)
 {
 	char system[256];
@@ -68,14 +74,37 @@ static bool selected(char **specs, int nr_specs, const char *sysname)
 
 		if (negate && i == 0)
 			on = true; /* "!x" alone: everything but x */
-		if (usertp__spec_match(specs[i] + negate, system, colon + 1))
+		if (!strcmp(specs[i], "all") ||
+		    usertp__spec_match(specs[i] + negate, system, colon + 1))
 			on = !negate;
 	}
 	return on;
 }
 
-static int list_program(const struct usertp_program *prog, bool formats, char **specs,
-			int nr_specs, struct seen *seen)
+/* Print the selected events of @lines ("sys:event" lines): once each, or under @header. */
+static void list_lines(char *lines, const char *header, char **specs, int nr_specs,
+		       struct seen *seen)
+{
+	char *line, *save = NULL;
+	bool headed = false;
+
+	for (line = strtok_r(lines, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!selected(specs, nr_specs, line))
+			continue;
+		if (header && !headed)
+			printf("%s:\n", header);
+		headed = true;
+		if (header)
+			printf("  %s\n", line);
+		else if (seen_add(seen, line))
+			printf("%s\n", line);
+		if (header)
+			seen_add(seen, line);
+	}
+}
+
+static int list_program(const struct usertp_program *prog, bool formats, bool verbose,
+			char **specs, int nr_specs, struct seen *seen)
 {
 	char *reply = NULL, *line, *save = NULL, err[256];
 	int sock = usertp_client_connect(prog), ret;
@@ -90,6 +119,16 @@ static int list_program(const struct usertp_program *prog, bool formats, char **
 		free(reply);
 		close(sock);
 		return ret;
+	}
+	if (!formats) {
+		char header[64];
+
+		snprintf(header, sizeof(header), "%d %s", (int)prog->pid, prog->comm);
+		list_lines((char *)usertp_client_body(reply), verbose ? header : NULL, specs,
+			   nr_specs, seen);
+		free(reply);
+		close(sock);
+		return 0;
 	}
 	for (line = strtok_r((char *)usertp_client_body(reply), "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -115,13 +154,15 @@ static int list_program(const struct usertp_program *prog, bool formats, char **
 int usertp_cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const char optstring[] = "+P:f:vFh";
 	struct usertp_program *progs = NULL;
 	struct seen seen = { NULL, 0, 0 };
 	pid_t *pids = NULL;
-	int nr_pids = 0, nr = 0, opt, status = 0;
-	bool formats = false;
+	const char **files = NULL;
+	int nr_pids = 0, nr_files = 0, nr = 0, opt, status = 0;
+	bool formats = false, verbose = false;
 
-	while ((opt = getopt_long(argc, argv, "+P:Fh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'P': {
 			uint64_t pid;
@@ -136,6 +177,15 @@ int usertp_cmd_list(int argc, char **argv)
 			pids[nr_pids++] = (pid_t)pid;
 			break;
 		}
+		case 'f':
+			files = realloc(files, (size_t)(nr_files + 1) * sizeof(*files));
+			if (!files)
+				return 1;
+			files[nr_files++] = optarg;
+			break;
+		case 'v':
+			verbose = true;
+			break;
 		case 'F':
 			formats = true;
 			break;
@@ -143,7 +193,7 @@ int usertp_cmd_list(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			usertp_tool_bad_option("list", "+P:Fh", argv);
+			usertp_tool_bad_option("list", optstring, argv);
 			return 2;
 		}
 	}
@@ -151,9 +201,25 @@ int usertp_cmd_list(int argc, char **argv)
 		if (strcmp(argv[i], "all") &&
 		    usertp__spec_check(argv[i] + (argv[i][0] == '!'), USERTP__SPEC_GLOB)) {
 			usertp_tool_error("list", "%s: not an event spec (sys:event, sys:*, *:event, "
-					  "event)", argv[i]);
+					  "event, globs such as sys:io_*, all)", argv[i]);
 			return 2;
 		}
+	}
+	if (nr_files && formats) {
+		usertp_tool_error("list", "-F needs running programs (formats are made at run time)");
+		return 2;
+	}
+	/* Files: what they define, read from them. */
+	for (int i = 0; i < nr_files; i++) {
+		char err[600], *lines;
+
+		if (usertp_elf_events(files[i], &lines, err, sizeof(err))) {
+			usertp_tool_error("list", "%s", err);
+			status = 1;
+			continue;
+		}
+		list_lines(lines, verbose ? files[i] : NULL, argv + optind, argc - optind, &seen);
+		free(lines);
 	}
 	if (nr_pids) {
 		progs = calloc((size_t)nr_pids, sizeof(*progs));
@@ -168,21 +234,32 @@ int usertp_cmd_list(int argc, char **argv)
 			}
 			nr++;
 		}
-	} else {
+	} else if (!nr_files) {
+		char dir[4096];
+
 		nr = usertp_client_programs(&progs);
 		if (nr < 0) {
 			usertp_tool_error("list", "cannot read the runtime directory: %s",
 					  strerror(-nr));
 			return 1;
 		}
+		/* An empty list is not an answer anyone can read: say why it is empty. */
+		if (!nr && !usertp_client_dir(dir, sizeof(dir), false))
+			usertp_tool_error("list", "no program of yours that uses libusertp is running "
+					  "(none has an endpoint in %s); -f FILE lists the events of a "
+					  "program that is not running", dir);
+		else if (!nr)
+			usertp_tool_error("list", "no program of yours that uses libusertp is running; "
+					  "-f FILE lists the events of a program that is not running");
 	}
 	for (int i = 0; i < nr; i++)
-		if (list_program(&progs[i], formats, argv + optind, argc - optind, &seen) &&
+		if (list_program(&progs[i], formats, verbose, argv + optind, argc - optind, &seen) &&
 		    nr_pids)
 			status = 1;
-	if (argc > optind && !seen.n) {
-		usertp_tool_error("list", "no running program has events matching %s%s",
-				  argv[optind], argc - optind > 1 ? " ..." : "");
+	if (argc > optind && !seen.n && (nr || nr_files)) {
+		usertp_tool_error("list", "no %s has events matching %s%s",
+				  nr_files ? "program or file" : "running program", argv[optind],
+				  argc - optind > 1 ? " ..." : "");
 		status = 1;
 	}
 	for (size_t i = 0; i < seen.n; i++)
@@ -190,5 +267,6 @@ int usertp_cmd_list(int argc, char **argv)
 	free(seen.names);
 	free(progs);
 	free(pids);
+	free(files);
 	return status;
 }

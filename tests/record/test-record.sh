@@ -431,6 +431,7 @@ list)
 	"$usertp" list >"$dir/all"
 	"$usertp" list -P "$p1" >"$dir/one"
 	"$usertp" list -F 'jobs:job_done' >"$dir/fmt"
+	"$usertp" list -v >"$dir/verbose"
 	set +e
 	"$usertp" list -P 999999999 >/dev/null 2>"$dir/err"
 	s1=$?
@@ -444,6 +445,34 @@ list)
 		{ echo "list -F:"; head -3 "$dir/fmt"; fail=1; }
 	expect "$dir/fmt" 'print fmt: ' "print fmt line"
 	check_count "status of list -P with no such process" "$s1" 1
+	# -v: which program has which events (before: one merged list, no pids).
+	grep -q "^$p1 rec-prog:\$" "$dir/verbose" || { echo "list -v:"; cat "$dir/verbose"; fail=1; }
+	sed -n "/^$p1 rec-prog:\$/,/^[0-9]/p" "$dir/verbose" | grep -q '^  rec:rec_event$' ||
+		{ echo "list -v: rec:rec_event not under $p1"; cat "$dir/verbose"; fail=1; }
+	grep -q "^$p2 worker-pool:\$" "$dir/verbose" || { echo "list -v: no worker-pool"; fail=1; }
+	# -f: the events of a program or library that is not running, from its file.
+	"$usertp" list -f "$pool" >"$dir/file"
+	expect "$dir/file" '^jobs:job_done$' "jobs:job_done in list -f"
+	"$usertp" list -v -f "$recmod" 'recmod:*' >"$dir/file2"
+	head -2 "$dir/file2" | tr '\n' '|' | grep -q "^$recmod:|  recmod:mod_event|\$" ||
+		{ echo "list -v -f:"; cat "$dir/file2"; fail=1; }
+	set +e
+	"$usertp" list -f /etc/passwd >/dev/null 2>"$dir/err"
+	s2=$?
+	# Damaged files: an error or nothing, never a crash.
+	for cut in 64 1000 4096 20000; do
+		head -c $cut "$pool" >"$dir/cut"
+		"$usertp" list -f "$dir/cut" >/dev/null 2>&1
+		[ $? -le 1 ] || { echo "list -f of a file cut at $cut: status $?"; fail=1; }
+	done
+	mkdir -m 700 "$dir/empty"
+	XDG_RUNTIME_DIR="$dir/empty" "$usertp" list >"$dir/none" 2>"$dir/none.err"
+	s3=$?
+	set -e
+	check_count "status of list -f of a file that is not ELF" "$s2" 1
+	expect "$dir/err" "/etc/passwd: not a 64-bit x86-64 ELF file" "not an ELF file"
+	check_count "status of list with no program running" "$s3" 0
+	expect "$dir/none.err" "no program of yours that uses libusertp is running" "an empty list explained"
 	;;
 other-user)
 	# Another user can neither find nor control our programs, and the program goes on.
