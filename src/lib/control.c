@@ -350,26 +350,14 @@ static int conn_flush_locked(struct conn *c)
 	struct out_msg *m;
 
 	while ((m = c->out)) {
-		union {
-			struct cmsghdr align;
-			char buf[CMSG_SPACE(sizeof(int))];
-		} control;
+		union usertp_ctl_fd_control control;
 		struct iovec iov = { m->data + m->off, m->len - m->off };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		ssize_t n;
 
-		if (m->fd >= 0 && !m->off) {
-			struct cmsghdr *cm;
-
-			memset(&control, 0, sizeof(control));
-			mh.msg_control = control.buf;
-			mh.msg_controllen = sizeof(control.buf);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &m->fd, sizeof(int));
-		}
+		/* The descriptor goes with the message's first bytes. */
+		if (m->fd >= 0 && !m->off)
+			usertp_ctl_attach_fd(&mh, &control, m->fd);
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -132,31 +132,32 @@ int usertp_ctl_dir(char *buf, size_t size, bool create)
 	return usertp_ctl_dir_note(buf, size, create, NULL, 0);
 }
 
+void usertp_ctl_attach_fd(struct msghdr *mh, union usertp_ctl_fd_control *control, int fd)
+{
+	struct cmsghdr *cm;
+
+	memset(control, 0, sizeof(*control));
+	mh->msg_control = control->buf;
+	mh->msg_controllen = sizeof(control->buf);
+	cm = CMSG_FIRSTHDR(mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+}
+
 int usertp_ctl_send(int sock, const void *msg, size_t len, int pass_fd)
 {
 	uint32_t hdr = (uint32_t)len;
 	struct iovec iov[2] = { { &hdr, sizeof(hdr) }, { (void *)msg, len } };
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control;
+	union usertp_ctl_fd_control control;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	size_t sent = 0, total = sizeof(hdr) + len;
 
 	if (len > USERTP_CTL_MAX_MSG)
 		return -EMSGSIZE;
-	if (pass_fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&control, 0, sizeof(control));
-		mh.msg_control = control.buf;
-		mh.msg_controllen = sizeof(control.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-	}
+	if (pass_fd >= 0)
+		usertp_ctl_attach_fd(&mh, &control, pass_fd);
 	while (sent < total) {
 		ssize_t n = sendmsg(sock, &mh, MSG_NOSIGNAL);
 

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #define USERTP_CTL_VERSION 1
@@ -38,6 +39,14 @@ int usertp_ctl_dir(char *buf, size_t size, bool create);
 int usertp_ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size);
 /* The runtime directory of user @uid for a process whose environment is @environ (root). */
 int usertp_ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg_runtime_dir);
+
+/* Room for the control data of a message passing one descriptor. */
+union usertp_ctl_fd_control {
+	struct cmsghdr align;
+	char buf[CMSG_SPACE(sizeof(int))];
+};
+/* Make @mh pass descriptor @fd (SCM_RIGHTS), in @control. */
+void usertp_ctl_attach_fd(struct msghdr *mh, union usertp_ctl_fd_control *control, int fd);
 
 /* Send one message, with @pass_fd when it is >= 0.  Return: 0 or a negative errno. */
 int usertp_ctl_send(int sock, const void *msg, size_t len, int pass_fd);
