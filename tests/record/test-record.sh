@@ -397,10 +397,24 @@ options)
 	check_count "report -F jobs/job_queued" "$("$usertp" report -F jobs/job_queued "$dir/f.dat" | grep -c ' job_queued: ')" 3
 	;;
 lost)
-	# Small buffers, read ten times a second: most events are dropped, counted, and marked
-	# where they were lost.
+	# Small buffers and a recorder that is stopped most of the time (SIGSTOP 30 ms, SIGCONT
+	# 10 ms: the buffers' wakeups cannot make it keep up): most events are dropped, counted,
+	# and marked where they were lost.
 	"$usertp" record -e 'jobs:*' -b 4 -s 100000 -o "$dir/a.dat" -- "$pool" -w 2 3000 \
-		2>"$dir/err"
+		2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	# (Until it has ended: a zombie not reaped yet still takes signals, hence the bound.)
+	i=0
+	while [ $i -lt 500 ] && kill -STOP "$rec" 2>/dev/null &&
+		! grep -q ') Z ' "/proc/$rec/stat" 2>/dev/null; do
+		sleep 0.03
+		kill -CONT "$rec" 2>/dev/null || true
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -CONT "$rec" 2>/dev/null || true
+	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
 	report "$dir/a.dat"
 	expect "$dir/report.txt" 'EVENTS DROPPED\]' "lost events mark"
 	lost=$(sed -n 's/^usertp record: .* events, \([0-9]*\) lost.*/\1/p' "$dir/err")
