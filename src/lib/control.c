@@ -247,7 +247,7 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 	size_t cmd_len = strcspn(req, " \n");
 	struct usertp__session *s;
 	const char *why;
-	int ret;
+	int ret, wake_fd;
 
 #define IS(word) (cmd_len == sizeof(word) - 1 && !strncmp(req, word, cmd_len))
 	if (IS("hello")) {
@@ -273,16 +273,15 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 			reply_add(r, "error EBUSY this connection has a session already\n");
 			return -1;
 		}
-		ret = usertp__session_start(req, &s, &why);
+		/* With the recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
+		wake_fd = c->in_fd >= 0 && is_eventfd(c->in_fd) ? c->in_fd : -1;
+		ret = usertp__session_start(req, wake_fd, &s, &why);
+		if (!ret && wake_fd >= 0)
+			c->in_fd = -1; /* the session's now */
 		if (ret) {
 			reply_add(r, "error %s %s\n", ret == -EBUSY ? "EBUSY" : ret == -ENOMEM ? "ENOMEM" : "EINVAL",
 				  why ? why : strerror(-ret));
 			return -1;
-		}
-		/* The recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
-		if (c->in_fd >= 0 && is_eventfd(c->in_fd)) {
-			usertp_rb_set_wake_fd(&s->sink.rb, c->in_fd);
-			c->in_fd = -1;
 		}
 		/* Told first, listed after: an event that comes in between is told twice, not never. */
 		usertp__session_news_skip(s);

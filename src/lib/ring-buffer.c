@@ -573,7 +573,7 @@ void usertp_rb_set_wake_fd(struct usertp_rb *rb, int fd)
 		return;
 	}
 	rb->wake_ino = st.st_ino;
-	rb->wake_fd = fd;
+	__atomic_store_n(&rb->wake_fd, fd, __ATOMIC_RELAXED);
 }
 
 void usertp_rb_wait_request(const struct usertp_rb_view *view)

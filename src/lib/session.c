@@ -26,7 +26,8 @@
 
 unsigned int usertp__rb_sinks;
 
-int usertp__session_start(const char *request, struct usertp__session **out, const char **why)
+int usertp__session_start(const char *request, int wake_fd, struct usertp__session **out,
+			  const char **why)
 {
 	struct usertp__session *s;
 	char events[4096], value[64];
@@ -85,6 +86,8 @@ int usertp__session_start(const char *request, struct usertp__session **out, con
 		return ret;
 	}
 	usertp_rb_clock_id = clock;
+	/* Before the listener: writers read it from their first event on. */
+	usertp_rb_set_wake_fd(&s->sink.rb, wake_fd);
 	__atomic_store_n(&s->sink.active, true, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 	/* A recorder's specs are trace-cmd's -e: globs too. */
@@ -93,6 +96,7 @@ int usertp__session_start(const char *request, struct usertp__session **out, con
 					  &s->sink.listener);
 	if (ret) {
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
+		s->sink.rb.wake_fd = -1; /* the caller's still */
 		usertp_rb_destroy(&s->sink.rb);
 		free(s);
 		*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or event specs"

@@ -21,10 +21,12 @@ struct usertp__session {
 
 /*
  * Start a session from a "start" request (events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc
- * recorder=PATH).  Return: 0, or a negative errno with *why saying what was wrong (or NULL).
+ * recorder=PATH); @wake_fd (or -1), the recorder's eventfd, is the session's from then on,
+ * set before anything is recorded.  Return: 0, or a negative errno with *why saying what was
+ * wrong (or NULL); @wake_fd is then the caller's still.
  */
-USERTP_HIDDEN int usertp__session_start(const char *request, struct usertp__session **out,
-					const char **why);
+USERTP_HIDDEN int usertp__session_start(const char *request, int wake_fd,
+					struct usertp__session **out, const char **why);
 /* Stop recording and free the buffers (the recorder's mapping stays valid). */
 USERTP_HIDDEN void usertp__session_end(struct usertp__session *s);
 /* "id sys:event" lines of the events the session records. */
