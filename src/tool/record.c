@@ -786,7 +786,17 @@ static int spool_page(const struct usertp_rb_page_copy *page, uint64_t events, v
 	struct spool *sp = arg;
 	uint64_t before = sp->out->pos;
 
-	usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
+	/*
+	 * A full page has no room after its entries for the count of the events lost before it:
+	 * the count then goes on an empty page of its own just before it, which the merge marks
+	 * before the next event, so that the file says how many were lost there.
+	 */
+	if (page->lost_before && page->used + 8 > USERTP_RB_PAGE_DATA) {
+		usertp__dat_put_page(sp->out, page->data, 0, page->lost_before);
+		usertp__dat_put_page(sp->out, page->data, page->used, 0);
+	} else {
+		usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
+	}
 	if (sp->out->error)
 		return -sp->out->error; /* not consumed: the page stays, and is counted there */
 	rec.events += events;

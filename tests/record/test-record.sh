@@ -424,6 +424,32 @@ lost)
 	slow=$(sed -n 's/^worker-pool: .* done, \([0-9]*\) slow.*/\1/p' "$dir/err")
 	check_count "recorded + lost" $((kept + lost)) $((9000 + slow))
 	;;
+lost-full-pages)
+	# Losses before pages that are full (170 rec_event of 24 bytes fill one exactly, leaving
+	# no room for the count after them): every mark still has its count (before: "CPU:0
+	# [EVENTS DROPPED]" with none), and the marks never say more than was lost.
+	"$usertp" record -e 'rec:rec_event' -b 4 -o "$dir/a.dat" -- "$recprog" seq 200000 \
+		>/dev/null 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	i=0
+	while [ $i -lt 500 ] && kill -STOP "$rec" 2>/dev/null &&
+		! grep -q ') Z ' "/proc/$rec/stat" 2>/dev/null; do
+		sleep 0.02
+		kill -CONT "$rec" 2>/dev/null || true
+		sleep 0.005
+		i=$((i + 1))
+	done
+	kill -CONT "$rec" 2>/dev/null || true
+	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
+	exact "$dir/a.dat" "$dir/err" 200000
+	trace-cmd report -i "$dir/a.dat" >"$dir/report.txt" 2>/dev/null
+	grep -q 'EVENTS DROPPED\]' "$dir/report.txt" || { echo "no losses marked"; fail=1; }
+	grep -q '^CPU:[0-9]* \[EVENTS DROPPED\]' "$dir/report.txt" && { echo "a mark without a count"; fail=1; }
+	marked=$(sed -n 's/^CPU:[0-9]* \[\([0-9]*\) EVENTS DROPPED\]/\1/p' "$dir/report.txt" | awk '{s += $1} END {print s + 0}')
+	lost=$(sed -n 's/^usertp record: .* events, \([0-9]*\) lost.*/\1/p' "$dir/err")
+	[ "$marked" -le "${lost:-0}" ] || { echo "marked $marked, more than the $lost lost"; fail=1; }
+	;;
 overwrite)
 	# Flight recorder: the latest data only, the older overwritten and marked.
 	"$usertp" record -q -e 'jobs:*' -b 8 --overwrite -o "$dir/a.dat" -- "$pool" -w 2 3000 \
