@@ -90,6 +90,21 @@ exact() {
 	check_count "$1: recorded + lost" "$total" "$3"
 }
 
+# mostly_stopped PID STOPPED RUNNING: hold PID stopped STOPPED seconds, let it run RUNNING
+# seconds, until it has ended (a zombie not reaped yet still takes signals: checked, and
+# bounded to 500 rounds)
+mostly_stopped() {
+	i=0
+	while [ $i -lt 500 ] && kill -STOP "$1" 2>/dev/null &&
+		! grep -q ') Z ' "/proc/$1/stat" 2>/dev/null; do
+		sleep "$2"
+		kill -CONT "$1" 2>/dev/null || true
+		sleep "$3"
+		i=$((i + 1))
+	done
+	kill -CONT "$1" 2>/dev/null || true
+}
+
 # fired FILE: the count bench-producer printed
 fired() {
 	sed -n 's/^fired \([0-9]*\).*/\1/p' "$1"
@@ -404,16 +419,7 @@ lost)
 		2>"$dir/err" &
 	rec=$!
 	bg "$rec"
-	# (Until it has ended: a zombie not reaped yet still takes signals, hence the bound.)
-	i=0
-	while [ $i -lt 500 ] && kill -STOP "$rec" 2>/dev/null &&
-		! grep -q ') Z ' "/proc/$rec/stat" 2>/dev/null; do
-		sleep 0.03
-		kill -CONT "$rec" 2>/dev/null || true
-		sleep 0.01
-		i=$((i + 1))
-	done
-	kill -CONT "$rec" 2>/dev/null || true
+	mostly_stopped "$rec" 0.03 0.01
 	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
 	report "$dir/a.dat"
 	expect "$dir/report.txt" 'EVENTS DROPPED\]' "lost events mark"
@@ -432,15 +438,7 @@ lost-full-pages)
 		>/dev/null 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
-	i=0
-	while [ $i -lt 500 ] && kill -STOP "$rec" 2>/dev/null &&
-		! grep -q ') Z ' "/proc/$rec/stat" 2>/dev/null; do
-		sleep 0.02
-		kill -CONT "$rec" 2>/dev/null || true
-		sleep 0.005
-		i=$((i + 1))
-	done
-	kill -CONT "$rec" 2>/dev/null || true
+	mostly_stopped "$rec" 0.02 0.005
 	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
 	exact "$dir/a.dat" "$dir/err" 200000
 	trace-cmd report -i "$dir/a.dat" >"$dir/report.txt" 2>/dev/null
