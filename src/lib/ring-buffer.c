@@ -128,20 +128,29 @@ static uint64_t buffers_bytes(unsigned int nr_cpus, unsigned long kb)
 	return (uint64_t)nr_cpus * (pages < 2 ? 2 : pages) * USERTP_RB_PAGE;
 }
 
-/* MemAvailable of /proc/meminfo, in bytes; 0 when it cannot be read. */
-static uint64_t memory_available(void)
+/* The start of the small file @path, NUL-terminated, in @buf.  Return: false if none. */
+static bool read_text(const char *path, char *buf, size_t size)
 {
-	char buf[4096];
-	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	const char *p;
-	unsigned long long kib;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
 
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0)
-		return 0;
+		return false;
 	buf[n] = 0;
+	return true;
+}
+
+/* MemAvailable of /proc/meminfo, in bytes; 0 when it cannot be read. */
+static uint64_t memory_available(void)
+{
+	char buf[4096];
+	const char *p;
+	unsigned long long kib;
+
+	if (!read_text("/proc/meminfo", buf, sizeof(buf)))
+		return 0;
 	p = strstr(buf, "MemAvailable:");
 	return p && sscanf(p + 13, "%llu", &kib) == 1 ? (uint64_t)kib * 1024 : 0;
 }
@@ -150,19 +159,10 @@ static uint64_t memory_available(void)
 static bool read_u64_file(const char *dir, const char *name, uint64_t *out)
 {
 	char path[4200], buf[64];
-	int fd;
-	ssize_t n;
 	unsigned long long v;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	if (sscanf(buf, "%llu", &v) != 1)
+	if (!read_text(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &v) != 1)
 		return false;
 	*out = v;
 	return true;
@@ -175,15 +175,10 @@ static bool read_u64_file(const char *dir, const char *name, uint64_t *out)
 static uint64_t cgroup_room(void)
 {
 	char buf[4096], dir[4200];
-	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	uint64_t room = UINT64_MAX;
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
+	if (!read_text("/proc/self/cgroup", buf, sizeof(buf)))
 		return room;
-	buf[n] = 0;
 	for (char *line = buf, *next; line && *line; line = next) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		const char *limit, *usage, *base;
