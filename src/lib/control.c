@@ -16,8 +16,12 @@
  *	ids			ok, then "id sys:event" lines
  *	format SYS:EVENT	ok, then the event's format text
  *	comms			ok, then "tid comm" lines of the threads that recorded
- *	start events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc recorder=PATH
+ *	start events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc tracing=0|1 recorder=PATH
  *				ok size=BYTES, then "id sys:event" lines, with the region's memfd
+ *	set [events=SPECS] [tracing=0|1]
+ *				the session's settings, changed at once while the program runs;
+ *				ok size=BYTES, then the "id sys:event" lines it records now
+ *				(after the "format" news of those it did not record before)
  *	enabled			ok, then the "id sys:event" lines of the session
  *	stop			ok: the session ends (as it does when the connection closes)
  *
@@ -238,6 +242,8 @@ static bool is_eventfd(int fd)
 	return !strcmp(target, "anon_inode:[eventfd]");
 }
 
+static void news_send(const char *msg, size_t len, void *arg);
+
 /*
  * Serve one request of connection @c.  Return: the descriptor to send with the reply, or -1;
  * the reply is in @r.
@@ -290,6 +296,22 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 		c->session = s;
 		pthread_mutex_unlock(&ctl.lock);
 		return s->sink.rb.fd;
+	} else if (IS("set")) {
+		if (!c->session) {
+			reply_add(r, "error ENOENT no session on this connection\n");
+			return -1;
+		}
+		ret = usertp__session_set(c->session, req, &why);
+		if (ret) {
+			reply_add(r, "error %s %s\n", ret == -E2BIG ? "E2BIG" : ret == -ENOMEM ? "ENOMEM" : "EINVAL",
+				  why ? why : strerror(-ret));
+			return -1;
+		}
+		/* The formats of the events it records now go first (queued before the reply). */
+		pthread_mutex_lock(&ctl.lock);
+		usertp__session_news(c->session, news_send, c);
+		pthread_mutex_unlock(&ctl.lock);
+		reply_enabled(r, c->session);
 	} else if (IS("enabled")) {
 		if (!c->session)
 			reply_add(r, "error ENOENT no session on this connection\n");

@@ -106,6 +106,13 @@ USERTP_HIDDEN int usertp__listener_create_ops(const char *events, unsigned int s
 					      usertp_record_func fn, void *arg,
 					      struct usertp_listener **out);
 /*
+ * Replace the specs of @l: events they no longer select stop being recorded, those they
+ * select now start, the others go on untouched.  Return: 0, -EINVAL (a bad spec: nothing
+ * changes) or -ENOMEM.
+ */
+USERTP_HIDDEN int usertp__listener_set_specs(struct usertp_listener *l, const char *events,
+					     unsigned int spec_flags);
+/*
  * A consumer that records into ring buffers: the embedded recorder, and each session of a
  * recorder outside the process.  Its listener's files record with usertp__rb_sink_ops(), the
  * reserve and commit for the buffers' writer mode and the process's clock.

@@ -256,6 +256,50 @@ int usertp__listener_create_ops(const char *events, unsigned int spec_flags,
 	return 0;
 }
 
+/* The file of @l on @node, or NULL.  Under usertp__lock. */
+static struct usertp_event_file *listener_file_locked(const struct usertp_listener *l,
+						      const struct usertp__event_node *node)
+{
+	struct usertp_event_file *f;
+
+	for (f = node->files; f; f = f->next_in_node)
+		if (f->owner == l)
+			return f;
+	return NULL;
+}
+
+int usertp__listener_set_specs(struct usertp_listener *l, const char *events,
+			       unsigned int spec_flags)
+{
+	struct usertp__event_node *node;
+	char **specs, **old;
+	unsigned int n, nr_old;
+	int ret;
+
+	if (!l || !events)
+		return -EINVAL;
+	ret = specs_parse(events, spec_flags, &specs, &n);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&usertp__lock);
+	old = l->specs;
+	nr_old = l->nr_specs;
+	l->specs = specs;
+	l->nr_specs = n;
+	/* Events that stay selected keep their file: not one of their records is missed. */
+	for (node = usertp__events_first_locked(); node; node = node->next) {
+		struct usertp_event_file *file = listener_file_locked(l, node);
+
+		if (!file)
+			listener_attach_locked(l, node);
+		else if (!listener_selects(l, node->instances[0]))
+			file_release_locked(file);
+	}
+	pthread_mutex_unlock(&usertp__lock);
+	specs_free(old, nr_old);
+	return 0;
+}
+
 void usertp_listener_destroy(struct usertp_listener *l)
 {
 	struct usertp_listener **pp;

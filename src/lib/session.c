@@ -30,14 +30,15 @@ int usertp__session_start(const char *request, int wake_fd, struct usertp__sessi
 			  const char **why)
 {
 	struct usertp__session *s;
-	char events[4096], value[64];
+	char events[USERTP__SESSION_MAX_SPECS], value[64];
 	uint64_t kb = USERTP_RB_DEFAULT_KB;
 	bool overwrite = false;
 	enum usertp_rb_clock clock = USERTP_RB_CLOCK_MONO;
 	int ret;
 
 	*why = NULL;
-	if (!usertp_ctl_arg(request, "events", events, sizeof(events)) || !events[0]) {
+	/* (Empty: nothing yet; a "set" enables events later.) */
+	if (!usertp_ctl_arg(request, "events", events, sizeof(events))) {
 		*why = "events= is missing";
 		return -EINVAL;
 	}
@@ -86,9 +87,10 @@ int usertp__session_start(const char *request, int wake_fd, struct usertp__sessi
 		return ret;
 	}
 	usertp_rb_clock_id = clock;
+	s->tracing = !usertp_ctl_arg(request, "tracing", value, sizeof(value)) || strcmp(value, "0");
 	/* Before the listener: writers read it from their first event on. */
 	usertp_rb_set_wake_fd(&s->sink.rb, wake_fd);
-	__atomic_store_n(&s->sink.active, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 	/* A recorder's specs are trace-cmd's -e: globs too. */
 	ret = usertp__listener_create_ops(events, USERTP__SPEC_GLOB, usertp__rb_sink_ops(&s->sink.rb),
@@ -104,6 +106,37 @@ int usertp__session_start(const char *request, int wake_fd, struct usertp__sessi
 		return ret;
 	}
 	*out = s;
+	return 0;
+}
+
+int usertp__session_set(struct usertp__session *s, const char *request, const char **why)
+{
+	char events[USERTP__SESSION_MAX_SPECS], value[8];
+	bool has_events = usertp_ctl_arg(request, "events", events, sizeof(events)), tracing = s->tracing;
+	int ret;
+
+	*why = NULL;
+	if (usertp_ctl_arg(request, "tracing", value, sizeof(value))) {
+		if (strcmp(value, "0") && strcmp(value, "1")) {
+			*why = "tracing= is not 0 or 1";
+			return -EINVAL;
+		}
+		tracing = value[0] == '1';
+	}
+	if (has_events && strlen(events) == sizeof(events) - 1) {
+		*why = "events= is too long";
+		return -E2BIG;
+	}
+	if (has_events) {
+		ret = usertp__listener_set_specs(s->sink.listener, events, USERTP__SPEC_GLOB);
+		if (ret) {
+			*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or event specs"
+					      : NULL;
+			return ret;
+		}
+	}
+	s->tracing = tracing;
+	__atomic_store_n(&s->sink.active, tracing, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -320,6 +353,6 @@ int usertp__session_fork_child(struct usertp__session *s)
 		close(sock);
 		return ret;
 	}
-	__atomic_store_n(&s->sink.active, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
 	return sock;
 }

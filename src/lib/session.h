@@ -7,8 +7,12 @@
 
 #include "internal.h"
 
+/* The longest list of event specs a session takes (events=). */
+#define USERTP__SESSION_MAX_SPECS 16384
+
 struct usertp__session {
 	struct usertp__rb_sink sink;
+	bool tracing; /* the recorder's tracing on/off (sink.active follows it) */
 	char recorder[108]; /* the recorder's socket, where forked children announce themselves */
 	/*
 	 * What the recorder was told, by event id: the event whose name it has (named), and
@@ -21,12 +25,19 @@ struct usertp__session {
 
 /*
  * Start a session from a "start" request (events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc
- * recorder=PATH); @wake_fd (or -1), the recorder's eventfd, is the session's from then on,
+ * tracing=0|1 recorder=PATH); @wake_fd (or -1), the recorder's eventfd, is the session's from then on,
  * set before anything is recorded.  Return: 0, or a negative errno with *why saying what was
  * wrong (or NULL); @wake_fd is then the caller's still.
  */
 USERTP_HIDDEN int usertp__session_start(const char *request, int wake_fd,
 					struct usertp__session **out, const char **why);
+/*
+ * Change a session's settings from a "set" request (events=SPECS, the whole new list;
+ * tracing=0|1), while its program runs.  Return: 0, or a negative errno with *why saying what
+ * was wrong (nothing then changes).
+ */
+USERTP_HIDDEN int usertp__session_set(struct usertp__session *s, const char *request,
+				      const char **why);
 /* Stop recording and free the buffers (the recorder's mapping stays valid). */
 USERTP_HIDDEN void usertp__session_end(struct usertp__session *s);
 /* "id sys:event" lines of the events the session records. */

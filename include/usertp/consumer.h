@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * usertp/consumer.h - libusertp-consumer: record and read the events of other programs that
+ * use libusertp, in private sessions whose settings change while the programs run.
+ *
+ *	pkg-config --cflags --libs usertp-consumer	(CMake: usertp::usertp-consumer)
+ *
+ * A session is what one tracefs instance is to the kernel: its programs (targets), its buffers
+ * (a size per CPU and program, producer/consumer or overwrite mode, a clock), tracing on or
+ * off, and the set of events it records.  Each program records a session's events into
+ * buffers of that session alone, in shared memory the session maps; two sessions on one
+ * program never see or change each other's events or settings.  The settings change while
+ * the programs run: usertp_session_enable() and the others return once every program of the
+ * session applies the change (docs/consumer-design.md says how), and a program that joins or
+ * forks later starts with the session's settings of that moment.
+ *
+ * The records of all the session's programs are read merged in timestamp order, with
+ * usertp_session_next(), or written to a trace.dat file (usertp_session_write_dat()).
+ *
+ * One thread at a time per session.  Int-returning calls return 0 (or a count) on success and
+ * a negative errno on failure; usertp_session_error() then says what went wrong, in words.
+ */
+#ifndef USERTP_CONSUMER_H
+#define USERTP_CONSUMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define USERTP_CONSUMER_EXPORT __attribute__((visibility("default")))
+
+struct usertp_session;
+struct tep_handle;
+struct tep_event;
+
+/* Settings fixed for a session's life (zeroed: the defaults). */
+struct usertp_session_options {
+	unsigned long buffer_kb; /* per CPU and program, 1..4194304 KiB; 0: 1408 (the kernel's) */
+	bool overwrite;		 /* flight recorder: the oldest pages go (default: new events are
+				  * dropped, and counted, while the buffer is full) */
+	const char *clock;	 /* "mono" (NULL: CLOCK_MONOTONIC, the kernel's mono) or "x86-tsc" */
+	bool tracing_off;	 /* start with tracing off (usertp_session_set_tracing()) */
+};
+
+/**
+ * usertp_session_new() - a new session, with no programs and no events yet.
+ * @opts: NULL for the defaults.
+ * Return: 0, -EINVAL (an unknown clock), -ERANGE (a size out of range), -ENOMEM (buffers of
+ * that size would take more than half the memory available).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_new(struct usertp_session **out,
+					      const struct usertp_session_options *opts);
+/* End the session: its programs stop recording for it and go on running.  NULL: nothing. */
+USERTP_CONSUMER_EXPORT void usertp_session_free(struct usertp_session *s);
+
+/* What the last failed call of @s said went wrong (empty if nothing). */
+USERTP_CONSUMER_EXPORT const char *usertp_session_error(const struct usertp_session *s);
+/*
+ * Where the session reports what happens to its programs besides the calls' errors (a program
+ * whose buffers stop holding together, one that stalls): @fn gets one line (no newline).
+ * Default: nowhere.
+ */
+USERTP_CONSUMER_EXPORT void usertp_session_set_log(struct usertp_session *s,
+						   void (*fn)(const char *line, void *arg),
+						   void *arg);
+
+/* --- targets ------------------------------------------------------------------------------ */
+
+/**
+ * usertp_session_attach_pid() - add the running program @pid.
+ * Return: 0, -ESRCH (no such process), -ENOENT (not a program using libusertp, or one whose
+ * control endpoint is off), -EACCES (another user's program: only root may), -EBUSY (it
+ * serves as many consumers as it can), -EALREADY (in the session already), -ETIMEDOUT (it
+ * did not answer), -EPROTO (it answered nonsense).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_attach_pid(struct usertp_session *s, pid_t pid);
+/**
+ * usertp_session_attach_all() - every program of this user: those running now, and those
+ * that start later (they join before their main()).  One session of a user can do this at a
+ * time.  Return: 0, -EBUSY (another session does), or the errno of the runtime directory.
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_attach_all(struct usertp_session *s);
+/**
+ * usertp_session_run() - start @argv (a command searched in PATH) as a program of the
+ * session: it joins before its main(), as do the programs it execs and the children it forks.
+ * The caller waits for it (waitpid).  Return: its pid, or a negative errno.
+ */
+USERTP_CONSUMER_EXPORT pid_t usertp_session_run(struct usertp_session *s, char *const argv[]);
+
+/* --- settings: all take effect in the running programs before the call returns ------------ */
+
+/**
+ * usertp_session_enable() - record the events @specs selects: a comma-separated list of
+ * set_event specs (sys:event, sys:*, *:event, event, sys, globs such as sys:io_*).  They are
+ * patterns: events that appear later (a library loaded, a program started) that match are
+ * recorded too.
+ * Return: 0, -EINVAL (not a spec), -ENOENT (the session has programs and none has a
+ * matching event: nothing changes).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_enable(struct usertp_session *s, const char *specs);
+/* Stop recording what @specs selects (as `echo '!spec' >> set_event`).  Return: as enable. */
+USERTP_CONSUMER_EXPORT int usertp_session_disable(struct usertp_session *s, const char *specs);
+/* Tracing on or off (the kernel's tracing_on): off, events are neither recorded nor counted. */
+USERTP_CONSUMER_EXPORT int usertp_session_set_tracing(struct usertp_session *s, bool on);
+/* The session's event specs, in the order given ("!" before those disabled after). */
+USERTP_CONSUMER_EXPORT unsigned int usertp_session_specs(const struct usertp_session *s,
+							 const char *const **specs);
+
+/* --- running ------------------------------------------------------------------------------ */
+
+/*
+ * A descriptor that is readable when the session has something to do (a program joined or
+ * sent something, buffers filled); then call usertp_session_process().
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_fd(const struct usertp_session *s);
+/**
+ * usertp_session_process() - wait up to @timeout_ms (0: not at all, -1: no limit) for
+ * something to do, and do it: take programs that joined or forked, what they told, and the
+ * pages their buffers filled (read ahead of usertp_session_next(), or written to the file).
+ * Return: 0 or a negative errno.
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_process(struct usertp_session *s, int timeout_ms);
+
+/* One record of one program. */
+struct usertp_record {
+	pid_t pid;		/* the program (its process id) */
+	pid_t tid;		/* the thread (common_pid) */
+	unsigned int cpu;
+	uint64_t ts;		/* on the session's clock */
+	int id;			/* the event's id in the session (tep_find_event()) */
+	struct tep_event *event; /* NULL if the program never said what it is */
+	const void *data;	/* the raw record (common header first), as tep_record's data */
+	unsigned int size;
+	uint64_t lost_before;	/* events this program lost on this CPU just before it */
+};
+
+/**
+ * usertp_session_next() - the next record of the session in timestamp order, waiting up to
+ * @timeout_ms for one (-1: no limit).  @rec's pointers stay valid until the next call.
+ * Return: 1 with *rec filled, 0 when none came in time, -ENODATA when there is none and
+ * none can come (every program attached by pid has ended, and nothing else can join).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_next(struct usertp_session *s, struct usertp_record *rec,
+					       int timeout_ms);
+/*
+ * The libtraceevent handle that knows the formats of every event of every program of the
+ * session, under the session's ids (the same event of several programs has one id).
+ */
+USERTP_CONSUMER_EXPORT struct tep_handle *usertp_session_tep(struct usertp_session *s);
+
+/* --- programs and counts ------------------------------------------------------------------ */
+
+struct usertp_program_info {
+	pid_t pid;
+	char comm[17];
+	bool running;		/* still recording for the session */
+	int forked_from;	/* pid of the program it was forked from, or 0 */
+	unsigned int nr_cpus;	/* of its buffers */
+};
+
+/* Per CPU of one program: read + dropped + overrun = the events it fired for the session. */
+struct usertp_cpu_stats {
+	uint64_t read;		/* records taken from its buffers */
+	uint64_t dropped;	/* not recorded: the buffer was full (or the record too big) */
+	uint64_t overrun;	/* overwritten before they were read (overwrite mode) */
+};
+
+/* How many programs the session has had (running or not).  Index them from 0. */
+USERTP_CONSUMER_EXPORT unsigned int usertp_session_nr_programs(const struct usertp_session *s);
+USERTP_CONSUMER_EXPORT int usertp_session_program(const struct usertp_session *s, unsigned int index,
+						  struct usertp_program_info *info);
+/* Counts of program @index on @cpu so far.  Return: 0, -ERANGE (no such program or CPU). */
+USERTP_CONSUMER_EXPORT int usertp_session_cpu_stats(const struct usertp_session *s,
+						    unsigned int index, unsigned int cpu,
+						    struct usertp_cpu_stats *stats);
+
+/* --- trace.dat ---------------------------------------------------------------------------- */
+
+/**
+ * usertp_session_write_dat() - write what the session records to the trace.dat file @path
+ * (version 6, as trace-cmd writes it) instead of handing it to usertp_session_next(): call
+ * it before the first target.  Pages go to disk as they fill, into a spool directory next to
+ * @path (@path.spool-XXXXXX); usertp_session_finish() merges them into @path.
+ * Return: 0, -EISDIR or -EINVAL (@path is not a regular file), or the errno of creating it.
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_write_dat(struct usertp_session *s, const char *path);
+
+/* What the file holds, per CPU (summed over programs). */
+struct usertp_dat_summary {
+	unsigned int nr_cpus;
+	uint64_t events[4096]; /* records in the file */
+	uint64_t lost[4096];   /* fired and not in the file */
+	uint64_t bytes;	       /* of the file */
+};
+
+/**
+ * usertp_session_finish() - stop recording (the programs go on), read what is left in every
+ * buffer, and write the file.  @sum (may be NULL) gets its counts.
+ * Return: 0, or the negative errno of writing it (usertp_session_error() says more).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_finish(struct usertp_session *s,
+						 struct usertp_dat_summary *sum);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* USERTP_CONSUMER_H */
