@@ -179,6 +179,29 @@ USERTP_CONSUMER_EXPORT int usertp_session_cpu_stats(const struct usertp_session 
 						    unsigned int index, unsigned int cpu,
 						    struct usertp_cpu_stats *stats);
 
+/* The session at a glance (a status line). */
+struct usertp_session_status {
+	unsigned int programs;	/* it has had */
+	unsigned int running;	/* still recording for it */
+	unsigned int untraced;	/* joined, and could not be recorded (their buffers, a reply) */
+	uint64_t events;	/* read from the buffers so far */
+	uint64_t dropped;	/* dropped by the programs' buffers so far */
+	uint64_t bytes;		/* file mode: written so far */
+	int write_error;	/* file mode: the first failed write (a negative errno) or 0; the
+				 * buffers are no longer read (what they drop is counted) */
+};
+USERTP_CONSUMER_EXPORT void usertp_session_status(const struct usertp_session *s,
+						  struct usertp_session_status *st);
+
+/**
+ * usertp_session_spec_seen() - does @spec select an event that one of the session's programs
+ * has told of (loaded libraries included)?  When not, @close (if not NULL) gets the closest
+ * event names, separated by ", " (empty if none).
+ * Return: 1, 0, or -EINVAL (not a spec).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_spec_seen(const struct usertp_session *s, const char *spec,
+						    char *close, size_t size);
+
 /* --- trace.dat ---------------------------------------------------------------------------- */
 
 /**
@@ -196,6 +219,8 @@ struct usertp_dat_summary {
 	uint64_t events[4096]; /* records in the file */
 	uint64_t lost[4096];   /* fired and not in the file */
 	uint64_t bytes;	       /* of the file */
+	unsigned int programs; /* whose records it holds */
+	char output[4096];     /* its path */
 };
 
 /**
@@ -205,6 +230,16 @@ struct usertp_dat_summary {
  */
 USERTP_CONSUMER_EXPORT int usertp_session_finish(struct usertp_session *s,
 						 struct usertp_dat_summary *sum);
+
+/**
+ * usertp_dat_recover() - the spool directory @dir left by a session in file mode whose process
+ * was killed, merged into a trace.dat: @output, or (NULL) the file it was writing.  The
+ * directory is removed once the file is written.  Lost events are those the pages mark.
+ * Return: 0, or a negative errno with the reason in @err.
+ */
+USERTP_CONSUMER_EXPORT int usertp_dat_recover(const char *dir, const char *output,
+					      struct usertp_dat_summary *sum, char *err,
+					      size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,9 @@
 
 #include "ring-buffer.h"
 
+#ifndef USERTP_HIDDEN
 #define USERTP_HIDDEN __attribute__((visibility("hidden")))
+#endif
 
 extern pthread_mutex_t usertp__lock USERTP_HIDDEN;
 
@@ -142,18 +144,7 @@ USERTP_HIDDEN void usertp__listeners_event_added_locked(struct usertp__event_nod
 /* Called when an event goes: its files are disabled and freed by their owners. */
 USERTP_HIDDEN void usertp__listeners_event_removed_locked(struct usertp__event_node *node);
 
-/* set_event matching: does @spec (no leading '!') select the event? -EINVAL if malformed. */
-#define USERTP__SPEC_GLOB 1u /* trace-cmd's -e forms too: globs on either side */
-USERTP_HIDDEN int usertp__spec_check(const char *spec, unsigned int flags);
-USERTP_HIDDEN bool usertp__spec_match(const char *spec, const char *system, const char *name);
-/* Does @spec select one of the events @names lists ("sys:event" or "id sys:event" lines)? */
-USERTP_HIDDEN bool usertp__spec_matches_any(const char *spec, const char *names);
-/*
- * The (up to three) events of @names closest to a @spec that matched nothing, for "close
- * matches:", into @out separated by ", ".  Return: how many.
- */
-USERTP_HIDDEN unsigned int usertp__spec_close_matches(const char *spec, const char *names,
-						      char *out, size_t size);
+#include "spec.h"
 
 /* format.c */
 USERTP_HIDDEN int usertp__format_write(const struct usertp__event_node *node, char *buf,

@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/internal.h"
-#include "../lib/number.h"
+#include "spec.h"
+#include "number.h"
 #include "client.h"
 #include "elf-events.h"
 #include "tool.h"

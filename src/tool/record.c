@@ -38,6 +38,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,11 +56,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/ctl-proto.h"
-#include "../lib/internal.h"
-#include "../lib/number.h"
-#include "../lib/ring-buffer.h"
-#include "../lib/trace-dat.h"
+#include "ctl-proto.h"
+#include "spec.h"
+#include "number.h"
+#include "ring-buffer.h"
+#include "trace-dat.h"
 #include "client.h"
 #include "dat-merge.h"
 #include "spool.h"

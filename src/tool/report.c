@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/number.h"
-#include "../lib/trace-dat.h"
+#include "number.h"
+#include "trace-dat.h"
 #include "dat-read.h"
 #include "tool.h"
 

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lib/ctl-proto.h"
+#include "ctl-proto.h"
 #include "client.h"
 
 #define CALL_TIMEOUT_MS 5000

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lib/ctl-proto.h"
-#include "../lib/number.h"
+#include "ctl-proto.h"
+#include "number.h"
 #include "spool.h"
 
 #define MAGIC "usertp-spool 1\n"

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "spec.h"
 
 #define SPEC_MAX 127 /* the kernel's limit for one set_event token */
 

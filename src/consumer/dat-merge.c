@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/ring-buffer.h"
-#include "../lib/trace-dat.h"
+#include "ring-buffer.h"
+#include "trace-dat.h"
 #include "dat-merge.h"
 
 #define MAX_ID 0xffffu		/* common_type is a u16 */

@@ -25,7 +25,7 @@
 
 #include <kbuffer.h>
 
-#include "../lib/trace-dat.h"
+#include "trace-dat.h"
 #include "dat-read.h"
 
 #define MAGIC "\x17\x08\x44tracing"

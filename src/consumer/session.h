@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - private to libusertp-consumer: what a session is made of, shared by
+ * session.c (targets, settings, the programs' messages, reading their buffers), reader.c
+ * (records in timestamp order, the tep handle) and dat-writer.c (the trace.dat file).
+ *
+ * A session holds its programs as sources: one per process image it records (a program that
+ * execs is a new source; so is each forked child, with buffers of its own).  A source's
+ * buffers are a region of shared memory the program made for the session (src/lib/session.c)
+ * and this library maps: its pages are read where they are written.  Complete pages go, in
+ * reading mode, to per-CPU queues that usertp_session_next() merges, and in file mode to the
+ * spool (dat-writer.c); at the end (the program gone, or the session finishing) the rest is
+ * taken from a snapshot.
+ */
+#ifndef USERTP_CONSUMER_SESSION_H
+#define USERTP_CONSUMER_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <usertp/consumer.h>
+
+#include "dat-merge.h"
+#include "ring-buffer.h"
+
+#define USERTP__HIDDEN __attribute__((visibility("hidden")))
+#define USERTP__CALL_TIMEOUT_MS 5000
+#define USERTP__MAX_REGION (1ull << 44) /* a program's buffers: 4096 CPUs x 4 GiB */
+
+struct usertp__stream; /* reader.c */
+struct usertp__spool;  /* dat-writer.c */
+
+/* One traced process image. */
+struct usertp__source {
+	pid_t pid;
+	char comm[17];
+	char name[48];	     /* "comm[pid]", for messages */
+	int session;	     /* its session connection: closed by it when it ends */
+	int query;	     /* a connection to its endpoint, for ids, formats, thread names */
+	bool comms_asked;    /* a "comms" request is out on query: the reply is read later */
+	bool ended;	     /* read to the end */
+	unsigned int index;  /* in the session's list (and the spool's names) */
+	void *map;
+	size_t size;
+	struct usertp_rb_view *view;
+	struct usertp_cpu_stats *stats; /* per CPU of view */
+	struct usertp_merge_event *events; /* the formats of the events it records */
+	unsigned int nr_events;
+	char *comms;	     /* "tid comm" lines */
+	struct usertp__source *forked_from; /* the parent whose image it runs (until it execs) */
+	struct usertp__spool *spools;	    /* file mode: per CPU */
+	unsigned int nr_spools;
+	struct usertp__stream *streams;	    /* reading mode: per CPU */
+	uint16_t *ids;			    /* reading mode: session id by the source's id */
+	unsigned int nr_ids;
+};
+
+struct usertp__reader;
+struct usertp__dat;
+
+struct usertp_session {
+	/* settings */
+	unsigned long kb;
+	bool overwrite, tsc, tracing;
+	char **specs;
+	unsigned int nr_specs;
+
+	/* targets */
+	bool all;
+	char sock_path[108], all_path[108]; /* our socket; record-all.sock while attached to all */
+	int listen_fd, wake_fd, epoll_fd;
+	struct usertp__source **sources;
+	unsigned int nr_sources;
+	unsigned int nr_cpus; /* the most CPUs of any source's buffers (at least the machine's) */
+	unsigned int untraced; /* programs that joined and could not be recorded */
+	unsigned int by_pid;   /* programs attached by pid (for -ENODATA) */
+	struct {
+		char *text; /* every event name the programs told of: "sys:event" lines */
+		size_t len, cap;
+	} names;
+
+	/* what went wrong, and where the session says what happens */
+	char error[512];
+	void (*log)(const char *line, void *arg);
+	void *log_arg;
+
+	/* per CPU, summed over the sources: events read, dropped, overwritten */
+	uint64_t events;
+	uint64_t *read, *dropped, *overrun; /* USERTP_MERGE_MAX_CPUS entries */
+
+	struct usertp__reader *reader; /* reading mode */
+	struct usertp__dat *dat;       /* file mode */
+};
+
+/* session.c */
+USERTP__HIDDEN int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+USERTP__HIDDEN void usertp__session_log(struct usertp_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The events a source records learned so far, by the session's specs. */
+USERTP__HIDDEN bool usertp__session_selects(const struct usertp_session *s, const char *system,
+					    const char *name);
+
+/* reader.c: reading mode */
+USERTP__HIDDEN int usertp__reader_new(struct usertp_session *s);
+USERTP__HIDDEN void usertp__reader_free(struct usertp_session *s);
+/* A source was mapped: its streams.  Return: 0 or -ENOMEM. */
+USERTP__HIDDEN int usertp__reader_source(struct usertp_session *s, struct usertp__source *src);
+USERTP__HIDDEN void usertp__reader_source_free(struct usertp__source *src);
+/* A format a source told of (its id @id): into the tep handle, under the session's id. */
+USERTP__HIDDEN void usertp__reader_event(struct usertp_session *s, struct usertp__source *src,
+					 unsigned int id, const char *system, const char *format);
+USERTP__HIDDEN void usertp__reader_comms(struct usertp_session *s, const char *comms);
+/* Take one complete page of @src on @cpu.  Return: 0, or -ENOSPC (queues full: later). */
+USERTP__HIDDEN int usertp__reader_page(struct usertp_session *s, struct usertp__source *src,
+				       unsigned int cpu, const struct usertp_rb_page_copy *page);
+/* Is there room for more pages of @src on @cpu? */
+USERTP__HIDDEN bool usertp__reader_room(const struct usertp__source *src, unsigned int cpu);
+
+/* dat-writer.c: file mode */
+USERTP__HIDDEN int usertp__dat_source(struct usertp_session *s, struct usertp__source *src);
+USERTP__HIDDEN void usertp__dat_source_free(struct usertp__source *src);
+USERTP__HIDDEN int usertp__dat_page(struct usertp_session *s, struct usertp__source *src,
+				    unsigned int cpu, const struct usertp_rb_page_copy *page,
+				    uint64_t events);
+/* After a round of pages of @src on @cpu: on disk. */
+USERTP__HIDDEN void usertp__dat_flush_spool(struct usertp_session *s, struct usertp__source *src,
+					    unsigned int cpu);
+USERTP__HIDDEN void usertp__dat_event(struct usertp_session *s, struct usertp__source *src,
+				      unsigned int id, const char *system, const char *format);
+USERTP__HIDDEN void usertp__dat_comms(struct usertp_session *s, struct usertp__source *src);
+USERTP__HIDDEN int usertp__dat_error(const struct usertp_session *s);
+USERTP__HIDDEN uint64_t usertp__dat_bytes(const struct usertp_session *s);
+USERTP__HIDDEN void usertp__dat_free(struct usertp_session *s);
+/* session.c for dat-writer.c: read what is left of every source, then close them. */
+USERTP__HIDDEN void usertp__session_drain(struct usertp_session *s);
+
+#endif
