@@ -1171,3 +1171,57 @@ int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 	}
 	return 0;
 }
+
+/* The bytes of @page's entries before the first one still being written (padding with a delta). */
+static uint32_t committed_prefix(const struct usertp_rb_page_copy *page)
+{
+	const unsigned char *data = page->data + USERTP_RB_PAGE_HEADER;
+	uint32_t off = 0;
+
+	while (off + 8 <= page->used) {
+		uint32_t word = get32(data + off), type = word & 31;
+
+		if (type == USERTP_RB_TYPE_PADDING)
+			return word >> 5 ? off : page->used; /* pending; or the end of the page */
+		if (type == USERTP_RB_TYPE_TIME_EXTEND || type == USERTP_RB_TYPE_TIME_STAMP) {
+			off += 8;
+		} else if (type == 0) {
+			uint32_t len = get32(data + off + 4);
+
+			if (len < 4 || len - 4 > page->used - off - 8)
+				return off; /* malformed: not for us to read */
+			off += 8 + ((len - 4 + 3) & ~3u);
+		} else {
+			off += 4 + type * 4;
+		}
+	}
+	return off < page->used ? off : page->used;
+}
+
+int usertp_rb_peek(const struct usertp_rb_view *view, unsigned int cpu,
+		   struct usertp_rb_page_copy *copy)
+{
+	const struct usertp_rb_cpu *c = (const struct usertp_rb_cpu *)((const unsigned char *)view->base +
+								       view->cpu_offset[cpu]);
+	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
+	unsigned int nr = view->nr_pages, slot;
+	uint64_t pos, head, p;
+
+	if (view->overwrite)
+		return -EINVAL;
+	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
+	if (!pos)
+		return 0;
+	head = pos / USERTP_RB_PAGE;
+	p = __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
+	if (p > head || head - p >= nr)
+		return -EINVAL;
+	slot = (unsigned int)(p % nr);
+	/* Page p stays in its slot: only the consumer (we) can give the slot back. */
+	memcpy(copy->data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
+	copy->page_no = p;
+	copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp_rb_used((uint32_t)(pos % USERTP_RB_PAGE));
+	copy->lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
+	copy->used = committed_prefix(copy);
+	return 1;
+}

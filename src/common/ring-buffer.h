@@ -487,6 +487,15 @@ int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 		      int (*fn)(const struct usertp_rb_page_copy *page, uint64_t events, void *arg),
 		      void *arg, uint64_t *consumed);
 
+/*
+ * Copy the oldest page of @cpu not consumed yet, whether complete or being written, cut
+ * before its first event still being written, without consuming it: what a reader that must
+ * not wait for whole pages takes (it skips what it has seen when the page comes complete).
+ * Return: 1 with *copy filled, 0 when nothing was ever written, -EINVAL as consume.
+ */
+int usertp_rb_peek(const struct usertp_rb_view *view, unsigned int cpu,
+		   struct usertp_rb_page_copy *copy);
+
 /* Use @fd (an eventfd, ours from now on) to wake the consumer; see wake_fd. */
 void usertp_rb_set_wake_fd(struct usertp_rb *rb, int fd);
 /* The consumer side: ask to be woken (on every CPU of @view) before sleeping. */

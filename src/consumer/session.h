@@ -57,7 +57,7 @@ struct usertp__source {
 };
 
 struct usertp__reader;
-struct usertp__dat;
+struct usertp__writer;
 
 struct usertp_session {
 	/* settings */
@@ -67,14 +67,13 @@ struct usertp_session {
 	unsigned int nr_specs;
 
 	/* targets */
-	bool all;
+	bool all, ran;	      /* attached to all; a command was run */
 	char sock_path[108], all_path[108]; /* our socket; record-all.sock while attached to all */
 	int listen_fd, wake_fd, epoll_fd;
 	struct usertp__source **sources;
 	unsigned int nr_sources;
 	unsigned int nr_cpus; /* the most CPUs of any source's buffers (at least the machine's) */
 	unsigned int untraced; /* programs that joined and could not be recorded */
-	unsigned int by_pid;   /* programs attached by pid (for -ENODATA) */
 	struct {
 		char *text; /* every event name the programs told of: "sys:event" lines */
 		size_t len, cap;
@@ -90,7 +89,7 @@ struct usertp_session {
 	uint64_t *read, *dropped, *overrun; /* USERTP_MERGE_MAX_CPUS entries */
 
 	struct usertp__reader *reader; /* reading mode */
-	struct usertp__dat *dat;       /* file mode */
+	struct usertp__writer *dat;       /* file mode */
 };
 
 /* session.c */
@@ -101,6 +100,15 @@ USERTP__HIDDEN void usertp__session_log(struct usertp_session *s, const char *fm
 /* The events a source records learned so far, by the session's specs. */
 USERTP__HIDDEN bool usertp__session_selects(const struct usertp_session *s, const char *system,
 					    const char *name);
+
+/*
+ * A record of @src has an id it has not described yet: its "format" news is on the way
+ * (sent before the event could fire, but by another thread).  Take @src's messages until it
+ * comes, for at most @wait_ms.  Return: whether the event is known now.
+ */
+USERTP__HIDDEN bool usertp__session_await_format(struct usertp_session *s,
+						 struct usertp__source *src, unsigned int id,
+						 int wait_ms);
 
 /* reader.c: reading mode */
 USERTP__HIDDEN int usertp__reader_new(struct usertp_session *s);
@@ -119,20 +127,20 @@ USERTP__HIDDEN int usertp__reader_page(struct usertp_session *s, struct usertp__
 USERTP__HIDDEN bool usertp__reader_room(const struct usertp__source *src, unsigned int cpu);
 
 /* dat-writer.c: file mode */
-USERTP__HIDDEN int usertp__dat_source(struct usertp_session *s, struct usertp__source *src);
-USERTP__HIDDEN void usertp__dat_source_free(struct usertp__source *src);
-USERTP__HIDDEN int usertp__dat_page(struct usertp_session *s, struct usertp__source *src,
+USERTP__HIDDEN int usertp__writer_source(struct usertp_session *s, struct usertp__source *src);
+USERTP__HIDDEN void usertp__writer_source_free(struct usertp__source *src);
+USERTP__HIDDEN int usertp__writer_page(struct usertp_session *s, struct usertp__source *src,
 				    unsigned int cpu, const struct usertp_rb_page_copy *page,
 				    uint64_t events);
 /* After a round of pages of @src on @cpu: on disk. */
-USERTP__HIDDEN void usertp__dat_flush_spool(struct usertp_session *s, struct usertp__source *src,
+USERTP__HIDDEN void usertp__writer_flush(struct usertp_session *s, struct usertp__source *src,
 					    unsigned int cpu);
-USERTP__HIDDEN void usertp__dat_event(struct usertp_session *s, struct usertp__source *src,
+USERTP__HIDDEN void usertp__writer_event(struct usertp_session *s, struct usertp__source *src,
 				      unsigned int id, const char *system, const char *format);
-USERTP__HIDDEN void usertp__dat_comms(struct usertp_session *s, struct usertp__source *src);
-USERTP__HIDDEN int usertp__dat_error(const struct usertp_session *s);
-USERTP__HIDDEN uint64_t usertp__dat_bytes(const struct usertp_session *s);
-USERTP__HIDDEN void usertp__dat_free(struct usertp_session *s);
+USERTP__HIDDEN void usertp__writer_comms(struct usertp_session *s, struct usertp__source *src);
+USERTP__HIDDEN int usertp__writer_error(const struct usertp_session *s);
+USERTP__HIDDEN uint64_t usertp__writer_bytes(const struct usertp_session *s);
+USERTP__HIDDEN void usertp__writer_free(struct usertp_session *s);
 /* session.c for dat-writer.c: read what is left of every source, then close them. */
 USERTP__HIDDEN void usertp__session_drain(struct usertp_session *s);
 

@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat-writer.c - a session's trace.dat file (usertp_session_write_dat()).
+ *
+ * While the session records, every complete page of a program's buffer is copied as it is to
+ * a spool file per program and CPU (spool.h has the directory's layout), and its slot given
+ * back to the writer (producer/consumer mode: nothing is overwritten, what does not fit is
+ * dropped and counted).  In overwrite mode nothing is read until the end (a flight recorder:
+ * the latest data).  At the end the spools are merged into one trace.dat (dat-merge.c): all
+ * programs, per CPU in timestamp order, and the CPUSTAT counts of each CPU.
+ *
+ * A spool that cannot be written (a full disk...) stops the reading: what the spools hold is
+ * merged into the output, which takes the space the spools give back as they are read; what
+ * the programs fire meanwhile is dropped by their buffers, and counted.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "spool.h"
+#include "trace-dat.h"
+
+/*
+ * Disk space kept for the end: if the spools fill the disk, the output's header and first
+ * pages go there, and the rest into the space the spools give back as the merge reads them.
+ */
+#define RESERVE_BYTES (512u * 1024)
+
+/* One spool file: the pages of one program on one CPU. */
+struct usertp__spool {
+	unsigned int cpu;
+	int fd;
+	struct usertp__dat_out *out;
+};
+
+struct usertp__writer {
+	char output[PATH_MAX];
+	char dir[PATH_MAX];
+	int meta_fd;	  /* the spool's meta file (spool.h) */
+	int reserve_fd;
+	int error;	  /* the first failed spool write */
+	bool meta_said;
+	uint64_t bytes;
+};
+
+int usertp__writer_error(const struct usertp_session *s)
+{
+	return s->dat ? s->dat->error : 0;
+}
+
+uint64_t usertp__writer_bytes(const struct usertp_session *s)
+{
+	return s->dat ? s->dat->bytes : 0;
+}
+
+/* What the meta file could not take is said once: a recovery would miss it. */
+static void meta_check(struct usertp_session *s, int ret)
+{
+	struct usertp__writer *w = s->dat;
+
+	if (ret && !w->meta_said && w->meta_fd >= 0)
+		usertp__session_log(s, "writing %s/%s: %s (a recovery of this spool would miss what "
+				       "follows)", w->dir, USERTP_SPOOL_META, strerror(-ret));
+	w->meta_said |= ret != 0;
+}
+
+static void write_failed(struct usertp_session *s, int err)
+{
+	if (s->dat->error)
+		return;
+	s->dat->error = err;
+	usertp__session_fail(s, err, "writing the spool in %s: %s", s->dat->dir, strerror(-err));
+}
+
+int usertp__writer_source(struct usertp_session *s, struct usertp__source *src)
+{
+	struct usertp__writer *w = s->dat;
+
+	src->spools = calloc(src->view->nr_cpus, sizeof(*src->spools));
+	if (!src->spools)
+		return -ENOMEM;
+	src->nr_spools = src->view->nr_cpus;
+	for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++)
+		src->spools[cpu].fd = -1;
+	/* Whoever recovers the spool learns of the program first. */
+	meta_check(s, usertp_spool_meta_source(w->meta_fd, src->index, src->pid, src->comm,
+					       src->forked_from ? (int)src->forked_from->index : -1));
+	for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++) {
+		char path[PATH_MAX + 64];
+		struct usertp__spool *sp = &src->spools[cpu];
+
+		sp->cpu = cpu;
+		usertp_spool_path(path, sizeof(path), w->dir, src->pid, src->index, cpu);
+		sp->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		sp->out = malloc(sizeof(*sp->out));
+		if (sp->fd < 0 || !sp->out)
+			return sp->fd < 0 ? -errno : -ENOMEM;
+		usertp__dat_out_init(sp->out, sp->fd);
+	}
+	return 0;
+}
+
+void usertp__writer_source_free(struct usertp__source *src)
+{
+	for (unsigned int cpu = 0; src->spools && cpu < src->nr_spools; cpu++) {
+		if (src->spools[cpu].fd >= 0)
+			close(src->spools[cpu].fd);
+		free(src->spools[cpu].out);
+	}
+	free(src->spools);
+	src->spools = NULL;
+}
+
+int usertp__writer_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+			const struct usertp_rb_page_copy *page, uint64_t events)
+{
+	struct usertp__spool *sp = &src->spools[cpu];
+	uint64_t before = sp->out->pos;
+
+	/*
+	 * A full page has no room after its entries for the count of the events lost before it:
+	 * the count then goes on an empty page of its own just before it, which the merge marks
+	 * before the next event, so that the file says how many were lost there.
+	 */
+	if (page->lost_before && page->used + 8 > USERTP_RB_PAGE_DATA) {
+		usertp__dat_put_page(sp->out, page->data, 0, page->lost_before);
+		usertp__dat_put_page(sp->out, page->data, page->used, 0);
+	} else {
+		usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
+	}
+	if (sp->out->error) {
+		write_failed(s, -sp->out->error);
+		return -sp->out->error; /* not consumed: the page stays, and is counted there */
+	}
+	s->events += events;
+	s->read[cpu] += events;
+	src->stats[cpu].read += events;
+	s->dat->bytes += sp->out->pos - before;
+	return 0;
+}
+
+void usertp__writer_flush(struct usertp_session *s, struct usertp__source *src, unsigned int cpu)
+{
+	struct usertp__spool *sp = &src->spools[cpu];
+
+	usertp__dat_flush(sp->out);
+	if (sp->out->error)
+		write_failed(s, -sp->out->error);
+}
+
+void usertp__writer_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
+			  const char *system, const char *format)
+{
+	meta_check(s, usertp_spool_meta_event(s->dat->meta_fd, src->index, id, system, format));
+}
+
+void usertp__writer_comms(struct usertp_session *s, struct usertp__source *src)
+{
+	meta_check(s, usertp_spool_meta_comms(s->dat->meta_fd, src->index, src->comms));
+}
+
+/* Remove the spool directory and what it holds. */
+static void spool_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+void usertp__writer_free(struct usertp_session *s)
+{
+	struct usertp__writer *w = s->dat;
+
+	if (!w)
+		return;
+	if (w->meta_fd >= 0)
+		close(w->meta_fd);
+	if (w->reserve_fd >= 0)
+		close(w->reserve_fd);
+	if (w->dir[0])
+		spool_remove(w->dir);
+	free(w);
+	s->dat = NULL;
+}
+
+/*
+ * A trace.dat is written with seeks (its CPU table and counts go in place at the end), next
+ * to a spool directory: a regular file, or none yet, in a directory we can write.
+ */
+static int output_check(struct usertp_session *s, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644), ret;
+
+	if (fd < 0)
+		return usertp__session_fail(s, -errno, "cannot write %s: %s", path, strerror(errno));
+	ret = fstat(fd, &st) || !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_SET) < 0;
+	close(fd);
+	if (ret)
+		return usertp__session_fail(s, -EINVAL, "%s: not a regular file; a trace.dat is "
+							"written with seeks (write a file, then copy it "
+							"where it should go)", path);
+	return 0;
+}
+
+int usertp_session_write_dat(struct usertp_session *s, const char *path)
+{
+	struct usertp__writer *w;
+	int ret;
+
+	if (s->dat || s->nr_sources)
+		return usertp__session_fail(s, -EBUSY, "the file is chosen before the first program");
+	if (!path || strlen(path) + 32 >= sizeof(w->dir))
+		return usertp__session_fail(s, -ENAMETOOLONG, "the output's name is too long");
+	ret = output_check(s, path);
+	if (ret)
+		return ret;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->meta_fd = w->reserve_fd = -1;
+	snprintf(w->output, sizeof(w->output), "%s", path);
+	snprintf(w->dir, sizeof(w->dir), "%s.spool-XXXXXX", path);
+	if (!mkdtemp(w->dir)) {
+		ret = usertp__session_fail(s, -errno, "cannot make a spool directory next to %s: %s",
+					   path, strerror(errno));
+		free(w);
+		return ret;
+	}
+	s->dat = w;
+	w->meta_fd = usertp_spool_meta_create(w->dir, s->nr_cpus, s->tsc, path);
+	if (w->meta_fd < 0) {
+		ret = usertp__session_fail(s, w->meta_fd, "cannot write in %s: %s", w->dir,
+					   strerror(-w->meta_fd));
+		usertp__writer_free(s);
+		return ret;
+	}
+	{
+		char reserve[PATH_MAX + 16];
+
+		snprintf(reserve, sizeof(reserve), "%s/reserve", w->dir);
+		w->reserve_fd = open(reserve, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (w->reserve_fd >= 0 && fallocate(w->reserve_fd, 0, 0, RESERVE_BYTES)) {
+			/* A file system too small, or without fallocate: no reserve. */
+			close(w->reserve_fd);
+			w->reserve_fd = -1;
+		}
+	}
+	/* The reader of usertp_session_next() is not needed. */
+	usertp__reader_free(s);
+	return 0;
+}
+
+/* --- the end: one trace.dat ---------------------------------------------------------------- */
+
+/* Has @comms ("tid comm" lines) a line for @tid? */
+static bool names_tid(const char *comms, pid_t tid)
+{
+	for (const char *p = comms; p && *p; p += strcspn(p, "\n"), p += *p == '\n')
+		if (atoi(p) == tid)
+			return true;
+	return false;
+}
+
+static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n, size_t *len)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	if (!f)
+		return NULL;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct usertp__source *src = sources[i];
+
+		/* The process itself, unless its main thread is among those that recorded. */
+		if (!names_tid(src->comms, src->pid))
+			fprintf(f, "%d %s\n", (int)src->pid, src->comm[0] ? src->comm : "<...>");
+		if (src->comms)
+			fputs(src->comms, f);
+	}
+	fclose(f);
+	*len = size;
+	return text;
+}
+
+static bool has_event(const struct usertp__source *src, unsigned int id)
+{
+	for (unsigned int i = 0; i < src->nr_events; i++)
+		if (src->events[i].id == id)
+			return true;
+	return false;
+}
+
+/* A forked child runs its parent's image: it has the events the parent told of. */
+static void inherit_events(struct usertp__source *src)
+{
+	const struct usertp__source *parent = src->forked_from;
+
+	for (unsigned int i = 0; parent && i < parent->nr_events; i++) {
+		struct usertp_merge_event *ev;
+
+		if (has_event(src, parent->events[i].id))
+			continue;
+		ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
+		if (!ev)
+			return;
+		src->events = ev;
+		ev[src->nr_events++] = (struct usertp_merge_event){ parent->events[i].id,
+								     strdup(parent->events[i].system),
+								     strdup(parent->events[i].format) };
+	}
+}
+
+/*
+ * Merge the spools of @sources into @output.  @fired (NULL: not known, a recovery) and
+ * @overrun per CPU.
+ */
+static int write_output(struct usertp_session *s, struct usertp__source *const *sources,
+			unsigned int n, unsigned int nr_cpus, const char *output,
+			const uint64_t *fired, const uint64_t *overrun, int reserve_fd,
+			struct usertp_dat_summary *sum)
+{
+	struct usertp_merge_source *ms = calloc(n + 1, sizeof(*ms));
+	struct usertp_merge_stats *stats = calloc(1, sizeof(*stats));
+	struct usertp_merge_input in = { 0 };
+	int **fds = calloc(n + 1, sizeof(*fds));
+	char err[512] = "", *cmdlines = NULL;
+	int fd, ret = -ENOMEM;
+
+	if (!ms || !stats || !fds)
+		goto out;
+	for (unsigned int i = 0; i < n; i++) {
+		struct usertp__source *src = sources[i];
+
+		/* (Sources come in order: a parent has inherited its own before.) */
+		inherit_events(src);
+		ms[i].name = src->name;
+		ms[i].events = src->events;
+		ms[i].nr_events = src->nr_events;
+		if (!src->nr_spools)
+			continue;
+		fds[i] = calloc(src->nr_spools, sizeof(int));
+		if (!fds[i])
+			goto out;
+		for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++) {
+			if (src->spools[cpu].out)
+				usertp__dat_flush(src->spools[cpu].out);
+			fds[i][cpu] = src->spools[cpu].fd;
+		}
+		ms[i].nr_cpus = src->nr_spools;
+		ms[i].cpu_fd = fds[i];
+	}
+	in.sources = ms;
+	in.nr_sources = n;
+	in.nr_cpus = nr_cpus;
+	in.raw_clock = s->tsc;
+	in.release_spools = true; /* they are deleted afterwards anyway */
+	in.fired = fired;
+	in.overrun = overrun;
+	if (reserve_fd >= 0 && ftruncate(reserve_fd, 0)) {
+		/* nothing to do: the space comes back when the spool directory goes */
+	}
+	cmdlines = all_cmdlines(sources, n, &in.cmdlines_len);
+	in.cmdlines = cmdlines ? cmdlines : "";
+	if (!cmdlines)
+		in.cmdlines_len = 0;
+	fd = open(output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = usertp__session_fail(s, -errno, "cannot write %s: %s", output, strerror(errno));
+	} else {
+		ret = usertp_merge_write(fd, &in, stats, err, sizeof(err));
+		if (close(fd) && !ret) {
+			ret = -errno;
+			snprintf(err, sizeof(err), "close: %s", strerror(errno));
+		}
+		if (ret)
+			usertp__session_fail(s, ret, "%s: %s", output, err);
+	}
+	/*
+	 * Lost: everything fired that is not in the file, as its CPUSTAT options say (the file
+	 * marks only losses that have an event after them).  A recovery knows only the marks.
+	 */
+	if (sum) {
+		memset(sum, 0, sizeof(*sum));
+		sum->nr_cpus = nr_cpus;
+		sum->programs = n;
+		sum->bytes = stats->size;
+		snprintf(sum->output, sizeof(sum->output), "%s", output);
+		for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+			sum->events[cpu] = stats->events[cpu];
+			sum->lost[cpu] = !fired ? stats->lost[cpu]
+				       : fired[cpu] > stats->events[cpu] ? fired[cpu] - stats->events[cpu] : 0;
+		}
+	}
+out:
+	for (unsigned int i = 0; fds && i < n; i++)
+		free(fds[i]);
+	free(fds);
+	free(cmdlines);
+	free(stats);
+	free(ms);
+	return ret;
+}
+
+int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *sum)
+{
+	struct usertp__writer *w = s->dat;
+	uint64_t *fired;
+	int ret;
+
+	if (!w)
+		return usertp__session_fail(s, -EINVAL, "no file: usertp_session_write_dat() first");
+	usertp__session_drain(s);
+	fired = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*fired));
+	if (!fired)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
+		fired[cpu] = s->read[cpu] + s->dropped[cpu] + s->overrun[cpu];
+	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, w->output, fired, s->overrun,
+			   w->reserve_fd, sum);
+	free(fired);
+	return ret;
+}
+
+int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_summary *sum,
+		       char *err, size_t errlen)
+{
+	struct usertp_spool_meta meta;
+	struct usertp_session *s = NULL;
+	struct usertp__source **sources = NULL;
+	unsigned int n = 0;
+	int ret;
+
+	ret = usertp_spool_meta_read(dir, &meta, err, errlen);
+	if (ret)
+		return ret;
+	/* A session of no programs, to carry the sources and say what went wrong. */
+	s = calloc(1, sizeof(*s));
+	sources = calloc(meta.nr_sources + 1, sizeof(*sources));
+	if (!s || !sources) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	s->tsc = meta.tsc;
+	if (!output)
+		output = meta.output;
+	ret = output_check(s, output);
+	for (unsigned int i = 0; i < meta.nr_sources && !ret; i++) {
+		struct usertp_spool_source *ms = &meta.sources[i];
+		struct usertp__source *src = calloc(1, sizeof(*src));
+
+		if (!src || !(src->spools = calloc(meta.nr_cpus, sizeof(*src->spools)))) {
+			free(src);
+			ret = -ENOMEM;
+			break;
+		}
+		sources[n++] = src;
+		src->pid = ms->pid;
+		memcpy(src->comm, ms->comm, sizeof(src->comm));
+		snprintf(src->name, sizeof(src->name), "%s[%d]", src->comm[0] ? src->comm : "?",
+			 (int)src->pid);
+		src->ended = true;
+		src->nr_spools = meta.nr_cpus;
+		src->forked_from = ms->forked_from >= 0 && (unsigned int)ms->forked_from < i
+					   ? sources[ms->forked_from] : NULL;
+		/* The source takes over the texts. */
+		src->events = ms->events;
+		src->nr_events = ms->nr_events;
+		src->comms = ms->comms;
+		ms->events = NULL;
+		ms->nr_events = 0;
+		ms->comms = NULL;
+		for (unsigned int cpu = 0; cpu < meta.nr_cpus; cpu++) {
+			char path[PATH_MAX + 64];
+
+			usertp_spool_path(path, sizeof(path), dir, ms->pid, i, cpu);
+			src->spools[cpu].cpu = cpu;
+			src->spools[cpu].fd = open(path, O_RDONLY | O_CLOEXEC); /* -1: none */
+		}
+	}
+	if (!ret)
+		ret = write_output(s, sources, n, meta.nr_cpus, output, NULL, NULL, -1, sum);
+	if (ret && s->error[0])
+		snprintf(err, errlen, "%s", s->error);
+	else if (ret)
+		snprintf(err, errlen, "%s", strerror(-ret));
+	if (!ret)
+		spool_remove(dir); /* once the file is written */
+out:
+	for (unsigned int i = 0; i < n; i++) {
+		usertp__writer_source_free(sources[i]);
+		for (unsigned int e = 0; e < sources[i]->nr_events; e++) {
+			free((char *)sources[i]->events[e].system);
+			free((char *)sources[i]->events[e].format);
+		}
+		free(sources[i]->events);
+		free(sources[i]->comms);
+		free(sources[i]);
+	}
+	free(sources);
+	free(s);
+	usertp_spool_meta_free(&meta);
+	return ret;
+}

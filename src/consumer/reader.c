@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.c - a session's records in timestamp order (usertp_session_next()), and the
+ * libtraceevent handle that knows their formats.
+ *
+ * Each program's CPU is a stream: the complete pages usertp_session_process() took from its
+ * buffer (at most QUEUE_PAGES: beyond that they wait in the program's buffer, where new
+ * events are dropped and counted when it fills), then the page being written, read without
+ * being consumed (usertp_rb_peek()), so that a record is readable as soon as it is committed.
+ * A stream remembers the last record it gave (page and offset), so that a page seen while it
+ * was written gives only the rest when it comes complete.  usertp_session_next() gives the
+ * stream's record with the smallest timestamp; equal ones keep the order of the programs.
+ *
+ * Ids: a program's ids are its own.  The session gives each distinct event (system, name and
+ * format text) one id, the program's own where no other event has it, and rewrites the
+ * record's common_type to it (in our copy of the page), so that one tep handle describes the
+ * records of every program.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <traceevent/event-parse.h>
+
+#include "session.h"
+
+#define QUEUE_PAGES 64	/* per stream: 256 KiB read ahead at most */
+#define POLL_MS 10	/* how often a waiting reader looks at the pages being written */
+#define MAX_ID 65535
+#define FORMAT_WAIT_MS 200 /* for the format of an event, on its way from the program */
+
+struct queued_page {
+	struct queued_page *next;
+	struct usertp_rb_page_copy page;
+};
+
+struct usertp__stream {
+	struct queued_page *head, **tail;
+	unsigned int nr_queued;
+	struct queued_page *cur;   /* the page being read: from the queue, or a peeked copy */
+	bool cur_peeked;
+	struct usertp_rb_iter it;
+	struct usertp_rb_entry entry; /* the next record, when has_entry */
+	bool has_entry, first_of_page;
+	uint32_t entry_end;
+	uint64_t seen_page, seen_end; /* the last record given: page, and its end on the page */
+	bool seen_any;
+	bool bad_said;
+};
+
+struct session_event {
+	char *system, *head, *body; /* the format around its ID line */
+	unsigned int id;
+};
+
+struct usertp__reader {
+	struct tep_handle *tep;
+	struct session_event *events;
+	unsigned int nr_events;
+	uint8_t used[(MAX_ID + 1) / 8];
+	unsigned int next_free;
+	struct usertp__stream *last; /* the stream of the record given last: advanced next time */
+};
+
+int usertp__reader_new(struct usertp_session *s)
+{
+	struct usertp__reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->tep = tep_alloc();
+	if (!r->tep) {
+		free(r);
+		return -ENOMEM;
+	}
+	tep_set_long_size(r->tep, sizeof(long));
+	tep_set_page_size(r->tep, USERTP_RB_PAGE);
+	tep_set_file_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									      : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									       : TEP_LITTLE_ENDIAN);
+	r->used[0] = 1; /* id 0 is not given */
+	r->next_free = 1;
+	s->reader = r;
+	return 0;
+}
+
+void usertp__reader_free(struct usertp_session *s)
+{
+	struct usertp__reader *r = s->reader;
+
+	if (!r)
+		return;
+	for (unsigned int i = 0; i < r->nr_events; i++) {
+		free(r->events[i].system);
+		free(r->events[i].head);
+		free(r->events[i].body);
+	}
+	free(r->events);
+	tep_free(r->tep);
+	free(r);
+	s->reader = NULL;
+}
+
+struct tep_handle *usertp_session_tep(struct usertp_session *s)
+{
+	return s->reader ? s->reader->tep : NULL;
+}
+
+int usertp__reader_source(struct usertp_session *s, struct usertp__source *src)
+{
+	(void)s;
+	src->streams = calloc(src->view->nr_cpus, sizeof(*src->streams));
+	if (!src->streams)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < src->view->nr_cpus; cpu++)
+		src->streams[cpu].tail = &src->streams[cpu].head;
+	return 0;
+}
+
+void usertp__reader_source_free(struct usertp__source *src)
+{
+	for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
+		struct usertp__stream *st = &src->streams[cpu];
+
+		free(st->cur);
+		while (st->head) {
+			struct queued_page *q = st->head;
+
+			st->head = q->next;
+			free(q);
+		}
+	}
+	free(src->streams);
+	src->streams = NULL;
+	free(src->ids);
+	src->ids = NULL;
+}
+
+bool usertp__reader_room(const struct usertp__source *src, unsigned int cpu)
+{
+	return src->streams && src->streams[cpu].nr_queued < QUEUE_PAGES;
+}
+
+int usertp__reader_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+			const struct usertp_rb_page_copy *page)
+{
+	struct usertp__stream *st = &src->streams[cpu];
+	struct queued_page *q;
+
+	(void)s;
+	if (st->seen_any && page->page_no < st->seen_page)
+		return 0; /* given already, while it was written */
+	q = malloc(sizeof(*q));
+	if (!q)
+		return -ENOMEM; /* not consumed: read later */
+	q->next = NULL;
+	q->page = *page;
+	*st->tail = q;
+	st->tail = &q->next;
+	st->nr_queued++;
+	return 0;
+}
+
+/* --- ids and formats ---------------------------------------------------------------------- */
+
+/* Split "name: NAME\nID: N\nREST" around its ID line. */
+static bool split_format(const char *format, char **head, char **body)
+{
+	const char *nl, *p;
+
+	if (strncmp(format, "name: ", 6) || !(nl = strchr(format, '\n')) || strncmp(nl + 1, "ID: ", 4))
+		return false;
+	for (p = nl + 5; *p >= '0' && *p <= '9'; p++)
+		;
+	if (*p != '\n' || p == nl + 5)
+		return false;
+	*head = strndup(format, (size_t)(nl + 1 - format));
+	*body = strdup(p + 1);
+	return *head && *body;
+}
+
+/* The session's id of an event: found, or given (the program's own where it is free). */
+static int session_id(struct usertp__reader *r, const char *system, const char *format,
+		      unsigned int want)
+{
+	struct session_event e = { 0 }, *more;
+	struct tep_event *parsed = NULL;
+	char *text = NULL;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (!split_format(format, &e.head, &e.body))
+		goto fail;
+	for (i = 0; i < r->nr_events; i++) {
+		struct session_event *o = &r->events[i];
+
+		if (!strcmp(o->system, system) && !strcmp(o->head, e.head) && !strcmp(o->body, e.body)) {
+			free(e.head);
+			free(e.body);
+			return (int)o->id;
+		}
+	}
+	if (want > MAX_ID || (r->used[want / 8] & (1u << want % 8))) {
+		while (r->next_free <= MAX_ID && (r->used[r->next_free / 8] & (1u << r->next_free % 8)))
+			r->next_free++;
+		if (r->next_free > MAX_ID) {
+			ret = -E2BIG;
+			goto fail;
+		}
+		want = r->next_free;
+	}
+	e.id = want;
+	e.system = strdup(system);
+	more = realloc(r->events, (r->nr_events + 1) * sizeof(*more));
+	if (!e.system || !more)
+		goto fail;
+	r->events = more;
+	if (asprintf(&text, "%sID: %u\n%s", e.head, e.id, e.body) < 0) {
+		text = NULL;
+		goto fail;
+	}
+	if (tep_parse_format(r->tep, &parsed, text, strlen(text), system)) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	free(text);
+	r->used[e.id / 8] |= (uint8_t)(1u << e.id % 8);
+	r->events[r->nr_events++] = e;
+	return (int)e.id;
+fail:
+	free(text);
+	free(e.system);
+	free(e.head);
+	free(e.body);
+	return ret;
+}
+
+void usertp__reader_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
+			  const char *system, const char *format)
+{
+	int sid;
+
+	if (id > MAX_ID)
+		return;
+	sid = session_id(s->reader, system, format, id);
+	if (sid < 0) {
+		usertp__session_log(s, "%s: the format of event %u cannot be read; its records "
+				       "come without one", src->name, id);
+		return;
+	}
+	if (id >= src->nr_ids) {
+		unsigned int n = id + 32;
+		uint16_t *more = realloc(src->ids, n * sizeof(*more));
+
+		if (!more)
+			return;
+		memset(more + src->nr_ids, 0, (n - src->nr_ids) * sizeof(*more));
+		src->ids = more;
+		src->nr_ids = n;
+	}
+	src->ids[id] = (uint16_t)sid;
+}
+
+void usertp__reader_comms(struct usertp_session *s, const char *comms)
+{
+	for (const char *p = comms; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		char comm[17];
+		int tid, used = 0;
+
+		if (sscanf(p, "%d %16[^\n]%n", &tid, comm, &used) != 2 || !used || tid <= 0)
+			continue;
+		if (!tep_is_pid_registered(s->reader->tep, tid))
+			tep_register_comm(s->reader->tep, comm, tid);
+	}
+}
+
+/* --- the streams -------------------------------------------------------------------------- */
+
+/* Has the stream given the record that ends at @end on page @page already? */
+static bool seen(const struct usertp__stream *st, uint64_t page, uint32_t end)
+{
+	return st->seen_any && (page < st->seen_page || (page == st->seen_page && end <= st->seen_end));
+}
+
+static void drop_cur(struct usertp__stream *st)
+{
+	free(st->cur);
+	st->cur = NULL;
+	st->cur_peeked = false;
+}
+
+/* Make the stream's next record ready, if it has one now.  Return: whether it has. */
+static bool stream_fill(struct usertp_session *s, struct usertp__source *src, unsigned int cpu)
+{
+	struct usertp__stream *st = &src->streams[cpu];
+
+	while (!st->has_entry) {
+		int ret;
+
+		if (!st->cur) {
+			if (st->head) {
+				st->cur = st->head;
+				st->head = st->cur->next;
+				if (!st->head)
+					st->tail = &st->head;
+				st->nr_queued--;
+			} else if (!src->ended) {
+				struct queued_page *q = malloc(sizeof(*q));
+
+				/* The page being written: what is committed of it now. */
+				if (!q || usertp_rb_peek(src->view, cpu, &q->page) != 1 ||
+				    seen(st, q->page.page_no, q->page.used)) {
+					free(q);
+					return false;
+				}
+				st->cur = q;
+				st->cur_peeked = true;
+			} else {
+				return false;
+			}
+			usertp_rb_iter_init(&st->it, &st->cur->page);
+			st->first_of_page = true;
+		}
+		ret = usertp_rb_iter_next(&st->it, &st->entry);
+		if (ret == 1) {
+			if (seen(st, st->cur->page.page_no, st->it.off)) {
+				st->first_of_page = false;
+				continue;
+			}
+			st->entry_end = st->it.off;
+			st->has_entry = true;
+			break;
+		}
+		if (ret < 0 && !st->bad_said) {
+			usertp__session_log(s, "%s: a page of CPU %u does not parse; the rest of it is "
+					       "left out", src->name, cpu);
+			st->bad_said = true;
+		}
+		drop_cur(st);
+	}
+	return true;
+}
+
+/* Fill @rec from the stream's record and move past it. */
+static void stream_give(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+			struct usertp_record *rec)
+{
+	struct usertp__stream *st = &src->streams[cpu];
+	unsigned char *data = (unsigned char *)st->entry.data;
+	uint16_t type = 0;
+	int32_t tid = 0;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->pid = src->pid;
+	rec->cpu = cpu;
+	rec->ts = st->entry.ts;
+	rec->data = data;
+	rec->size = st->entry.size;
+	rec->id = -1;
+	if (st->entry.size >= 8) {
+		memcpy(&type, data, 2);
+		memcpy(&tid, data + 4, 4);
+		rec->tid = tid;
+		if (type >= src->nr_ids || !src->ids[type])
+			usertp__session_await_format(s, src, type, FORMAT_WAIT_MS);
+		if (type < src->nr_ids && src->ids[type]) {
+			type = src->ids[type];
+			memcpy(data, &type, 2); /* our copy: the session's id */
+			rec->id = type;
+			rec->event = tep_find_event(s->reader->tep, type);
+		}
+	}
+	if (st->first_of_page && !seen(st, st->cur->page.page_no, 0))
+		rec->lost_before = st->cur->page.lost_before;
+	st->first_of_page = false;
+	st->seen_any = true;
+	st->seen_page = st->cur->page.page_no;
+	st->seen_end = st->entry_end;
+	st->has_entry = false;
+	src->stats[cpu].read++;
+	s->read[cpu]++;
+	s->events++;
+}
+
+/* Can more records come?  Not once every program has ended and none can join any more. */
+static bool more_can_come(const struct usertp_session *s)
+{
+	if (s->all || s->ran || !s->nr_sources)
+		return true;
+	for (unsigned int i = 0; i < s->nr_sources; i++)
+		if (!s->sources[i]->ended)
+			return true;
+	return false;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
+}
+
+int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int timeout_ms)
+{
+	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+
+	if (!s->reader)
+		return usertp__session_fail(s, -EINVAL, "the session writes a file: no records to read");
+	if (s->overwrite)
+		return usertp__session_fail(s, -EOPNOTSUPP, "an overwrite session is read at its end "
+							    "(usertp_session_write_dat())");
+	for (;;) {
+		struct usertp__source *best = NULL;
+		unsigned int best_cpu = 0;
+		long long left;
+		int ret;
+
+		for (unsigned int i = 0; i < s->nr_sources; i++) {
+			struct usertp__source *src = s->sources[i];
+
+			for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
+				if (!stream_fill(s, src, cpu))
+					continue;
+				if (!best || src->streams[cpu].entry.ts < best->streams[best_cpu].entry.ts) {
+					best = src;
+					best_cpu = cpu;
+				}
+			}
+		}
+		if (best) {
+			stream_give(s, best, best_cpu, rec);
+			return 1;
+		}
+		if (!more_can_come(s)) {
+			/* A child forked at the end may be waiting on our socket still. */
+			ret = usertp_session_process(s, 0);
+			if (ret || !more_can_come(s))
+				return ret ? ret : -ENODATA;
+			continue;
+		}
+		left = deadline - now_ms();
+		if (timeout_ms >= 0 && left <= 0)
+			return 0;
+		ret = usertp_session_process(s, timeout_ms < 0 || left > POLL_MS ? POLL_MS : (int)left);
+		if (ret)
+			return ret;
+	}
+}

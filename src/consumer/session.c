@@ -1,0 +1,1296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.c - libusertp-consumer's sessions: their programs, their settings, what the
+ * programs tell them, and the reading of the programs' buffers (session.h has the model,
+ * docs/consumer-design.md the design, src/common/ctl-proto.h the protocol).
+ *
+ * How programs come:
+ *   attach_pid	we connect to the program's endpoint and start a session there;
+ *   run		the command runs with USERTP_SESSION naming our socket: libusertp joins us
+ *		from its constructor, before main(), as do the programs it execs;
+ *   attach_all	every program of this user: those running now, and those that start later,
+ *		which join through the runtime directory's record-all.sock;
+ *   fork()	children of traced programs announce themselves on our socket ("fork"), with
+ *		buffers of their own.
+ * As libraries with events load (linked or dlopen()ed), a program tells each session their
+ * names and the formats of those it records, before they can fire.
+ *
+ * Settings go to every program as a "set" request on its session connection, answered once
+ * the program applied it; a program that joins or forks later is given them when it comes.
+ * A program that does not answer in time, or answers nonsense, is left out of the change and
+ * named in the log; one whose connection closes has ended: what it committed is still in our
+ * mapping and is read to the end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "ctl-proto.h"
+#include "number.h"
+#include "session.h"
+#include "spec.h"
+
+/* --- errors and the log ------------------------------------------------------------------ */
+
+int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->error, sizeof(s->error), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void usertp__session_log(struct usertp_session *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!s->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	s->log(line, s->log_arg);
+}
+
+const char *usertp_session_error(const struct usertp_session *s)
+{
+	return s ? s->error : "";
+}
+
+void usertp_session_set_log(struct usertp_session *s, void (*fn)(const char *line, void *arg),
+			    void *arg)
+{
+	s->log = fn;
+	s->log_arg = arg;
+}
+
+/* --- event specs -------------------------------------------------------------------------- */
+
+bool usertp__session_selects(const struct usertp_session *s, const char *system, const char *name)
+{
+	bool on = false;
+
+	for (unsigned int i = 0; i < s->nr_specs; i++) {
+		bool negate = s->specs[i][0] == '!';
+
+		if (usertp__spec_match(s->specs[i] + negate, system, name))
+			on = !negate;
+	}
+	return on;
+}
+
+/* "sys:event" into its parts; false if it is not that. */
+static bool split_event(const char *line, char *system, size_t size, const char **name)
+{
+	const char *colon = strchr(line, ':');
+
+	if (!colon || (size_t)(colon - line) >= size)
+		return false;
+	memcpy(system, line, (size_t)(colon - line));
+	system[colon - line] = 0;
+	*name = colon + 1;
+	return **name != 0;
+}
+
+/* Keep "sys:event" (@len bytes) among the names the programs told of. */
+static void names_add(struct usertp_session *s, const char *line, size_t len)
+{
+	for (const char *p = s->names.text; p && p < s->names.text + s->names.len;
+	     p += strcspn(p, "\n") + 1)
+		if (strcspn(p, "\n") == len && !memcmp(p, line, len))
+			return;
+	if (s->names.len + len + 2 > s->names.cap) {
+		size_t cap = s->names.cap ? 2 * s->names.cap : 4096;
+		char *p;
+
+		while (cap < s->names.len + len + 2)
+			cap *= 2;
+		p = realloc(s->names.text, cap);
+		if (!p)
+			return;
+		s->names.text = p;
+		s->names.cap = cap;
+	}
+	memcpy(s->names.text + s->names.len, line, len);
+	s->names.len += len;
+	s->names.text[s->names.len++] = '\n';
+	s->names.text[s->names.len] = 0;
+}
+
+int usertp_session_spec_seen(const struct usertp_session *s, const char *spec, char *close,
+			     size_t size)
+{
+	const char *names = s->names.text ? s->names.text : "";
+
+	if (close && size)
+		close[0] = 0;
+	if (usertp__spec_check(spec, USERTP__SPEC_GLOB))
+		return -EINVAL;
+	if (usertp__spec_matches_any(spec, names))
+		return 1;
+	if (close && size)
+		usertp__spec_close_matches(spec, names, close, size);
+	return 0;
+}
+
+/* The specs as one events= value ("a,!b,c"), allocated. */
+static char *specs_text(const struct usertp_session *s)
+{
+	size_t len = 1;
+	char *text;
+
+	for (unsigned int i = 0; i < s->nr_specs; i++)
+		len += strlen(s->specs[i]) + 1;
+	text = malloc(len);
+	if (!text)
+		return NULL;
+	text[0] = 0;
+	for (unsigned int i = 0; i < s->nr_specs; i++) {
+		if (i)
+			strcat(text, ",");
+		strcat(text, s->specs[i]);
+	}
+	return text;
+}
+
+/* --- sources ------------------------------------------------------------------------------ */
+
+/* The names of the threads of @src ("tid comm" lines): the latest. */
+static void source_keep_comms(struct usertp_session *s, struct usertp__source *src,
+			      const char *comms)
+{
+	if (src->comms && !strcmp(src->comms, comms))
+		return;
+	free(src->comms);
+	src->comms = strdup(comms);
+	if (s->dat)
+		usertp__writer_comms(s, src);
+	if (s->reader)
+		usertp__reader_comms(s, comms);
+}
+
+/* Map the region @fd of @size bytes and make @src its source.  Return: 0 or a negative errno. */
+static int source_map(struct usertp_session *s, struct usertp__source *src, int fd, size_t size)
+{
+	int ret;
+
+	if (!size || size > USERTP__MAX_REGION)
+		return -EINVAL;
+	src->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (src->map == MAP_FAILED) {
+		src->map = NULL;
+		return -errno;
+	}
+	src->size = size;
+	src->view = malloc(sizeof(*src->view));
+	if (!src->view)
+		return -ENOMEM;
+	ret = usertp_rb_view_init(src->view, src->map, size);
+	if (ret)
+		return ret;
+	if (src->view->nr_cpus > USERTP_MERGE_MAX_CPUS)
+		return -EINVAL;
+	src->stats = calloc(src->view->nr_cpus, sizeof(*src->stats));
+	if (!src->stats)
+		return -ENOMEM;
+	if (src->view->nr_cpus > s->nr_cpus)
+		s->nr_cpus = src->view->nr_cpus;
+	return s->dat ? usertp__writer_source(s, src) : usertp__reader_source(s, src);
+}
+
+static struct usertp__source *source_new(struct usertp_session *s, pid_t pid, const char *comm)
+{
+	struct usertp__source *src = calloc(1, sizeof(*src)), **list;
+
+	if (!src)
+		return NULL;
+	list = realloc(s->sources, (s->nr_sources + 1) * sizeof(*list));
+	if (!list) {
+		free(src);
+		return NULL;
+	}
+	s->sources = list;
+	src->index = s->nr_sources;
+	src->pid = pid;
+	src->session = src->query = -1;
+	snprintf(src->comm, sizeof(src->comm), "%s", comm ? comm : "");
+	snprintf(src->name, sizeof(src->name), "%s[%d]", src->comm[0] ? src->comm : "?", (int)pid);
+	s->sources[s->nr_sources++] = src;
+	return src;
+}
+
+static struct usertp__source *source_of_pid(const struct usertp_session *s, pid_t pid)
+{
+	for (unsigned int i = 0; i < s->nr_sources; i++)
+		if (s->sources[i]->pid == pid && !s->sources[i]->ended)
+			return s->sources[i];
+	return NULL;
+}
+
+static bool source_has_event(const struct usertp__source *src, unsigned int id)
+{
+	for (unsigned int i = 0; i < src->nr_events; i++)
+		if (src->events[i].id == id)
+			return true;
+	return false;
+}
+
+/* Keep @format as the format of event @id (of @system) of @src. */
+static void source_keep_format(struct usertp_session *s, struct usertp__source *src,
+			       unsigned int id, const char *system, const char *format)
+{
+	struct usertp_merge_event *ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
+
+	if (!ev)
+		return;
+	src->events = ev;
+	ev[src->nr_events++] = (struct usertp_merge_event){ id, strdup(system), strdup(format) };
+	if (s->dat)
+		usertp__writer_event(s, src, id, system, format);
+	if (s->reader)
+		usertp__reader_event(s, src, id, system, format);
+}
+
+/*
+ * A message from a program: the number "key=" from 1 to @max; 0 when it is not that.
+ */
+static uint64_t msg_number(const char *msg, const char *key, uint64_t max)
+{
+	char text[32];
+	uint64_t v;
+
+	if (!usertp_ctl_arg(msg, key, text, sizeof(text)) || usertp__parse_u64(text, 1, max, &v))
+		return 0;
+	return v;
+}
+
+/* Take the format of "sys:event" (id @id) through @sock, if the session records it. */
+static void source_add_format(struct usertp_session *s, struct usertp__source *src, int sock,
+			      unsigned int id, const char *line)
+{
+	char req[600], system[256], *reply = NULL;
+	const char *name;
+
+	names_add(s, line, strlen(line));
+	if (source_has_event(src, id) || !split_event(line, system, sizeof(system), &name) ||
+	    !usertp__session_selects(s, system, name))
+		return;
+	snprintf(req, sizeof(req), "format %s", line);
+	if (!usertp_client_call(sock, req, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
+		source_keep_format(s, src, id, system, usertp_client_body(reply));
+	free(reply);
+}
+
+/* Learn the formats of the events @listing ("id sys:event" lines) names, through @sock. */
+static void source_add_formats(struct usertp_session *s, struct usertp__source *src, int sock,
+			       const char *listing)
+{
+	for (const char *p = listing; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		char line[512];
+		unsigned int id;
+		int used = 0;
+
+		if (sscanf(p, "%u %n", &id, &used) != 1 || !used)
+			continue;
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p + used, "\n"), p + used);
+		source_add_format(s, src, sock, id, line);
+	}
+}
+
+/* Connect to the source's endpoint if we are not yet; false if it cannot be reached. */
+static bool source_query(struct usertp__source *src)
+{
+	struct usertp_program prog;
+
+	if (src->query >= 0)
+		return true;
+	if (usertp_client_find(src->pid, &prog))
+		return false;
+	src->query = usertp_client_connect(&prog);
+	return src->query >= 0;
+}
+
+/*
+ * Ask through @sock for the events (@listing: "ids" for all of them), the formats of new ones
+ * the session records, and the names of the threads.
+ */
+static void source_learn(struct usertp_session *s, struct usertp__source *src, int sock,
+			 const char *listing)
+{
+	char *reply = NULL;
+
+	if (!usertp_client_call(sock, listing, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
+		source_add_formats(s, src, sock, usertp_client_body(reply));
+	free(reply);
+	reply = NULL;
+	if (!usertp_client_call(sock, "comms", &reply, NULL, USERTP__CALL_TIMEOUT_MS) &&
+	    *usertp_client_body(reply))
+		source_keep_comms(s, src, usertp_client_body(reply));
+	free(reply);
+}
+
+/* Everything it can tell still, at the end (while it runs, events come unasked). */
+static void source_refresh(struct usertp_session *s, struct usertp__source *src)
+{
+	if (src->comms_asked) {
+		/* A reply of the loop's on the way: not to be taken for ours. */
+		close(src->query);
+		src->query = -1;
+		src->comms_asked = false;
+	}
+	if (src->ended || !source_query(src))
+		return;
+	source_learn(s, src, src->query, "ids");
+}
+
+/*
+ * The names of its threads, while it runs (a program killed cannot say them at its exit):
+ * asked without waiting, the reply read by usertp_session_process(), so that a program slow
+ * to answer never holds up the reading of the buffers.
+ */
+static void source_ask_comms(struct usertp__source *src)
+{
+	if (src->ended || src->comms_asked || !source_query(src))
+		return;
+	src->comms_asked = !usertp_ctl_send(src->query, "comms", 5, -1);
+	if (!src->comms_asked) {
+		close(src->query);
+		src->query = -1;
+	}
+}
+
+static void source_comms_reply(struct usertp_session *s, struct usertp__source *src)
+{
+	static __thread char reply[USERTP_CTL_MAX_MSG + 1];
+	long n = usertp_ctl_recv(src->query, reply, sizeof(reply), NULL, USERTP__CALL_TIMEOUT_MS);
+
+	src->comms_asked = false;
+	if (n <= 0) {
+		close(src->query);
+		src->query = -1;
+		return;
+	}
+	if (!strncmp(reply, "ok\n", 3) && reply[3])
+		source_keep_comms(s, src, reply + 3);
+}
+
+/* The start request of a session of ours (the settings of this moment). */
+static char *start_request(const struct usertp_session *s)
+{
+	char *events = specs_text(s), *req = NULL;
+
+	if (events &&
+	    asprintf(&req, "start kb=%lu overwrite=%d clock=%s tracing=%d recorder=%s events=%s",
+		     s->kb, s->overwrite, s->tsc ? "x86-tsc" : "mono", s->tracing, s->sock_path,
+		     events) < 0)
+		req = NULL;
+	free(events);
+	return req;
+}
+
+/* Start a session of @src on @sock; the region comes back.  Return: 0 or a negative errno. */
+static int source_start(struct usertp_session *s, struct usertp__source *src, int sock)
+{
+	char *req = start_request(s), *reply = NULL, err[256];
+	uint64_t size = 0;
+	int fd = -1, ret;
+
+	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
+	ret = req ? usertp_client_call_fd(sock, req, s->overwrite ? -1 : s->wake_fd, &reply, &fd,
+					  USERTP__CALL_TIMEOUT_MS)
+		  : -ENOMEM;
+	if (ret == -EREMOTEIO)
+		usertp__session_fail(s, ret, "%s: %s", src->name,
+				     usertp_client_error_text(reply, err, sizeof(err)));
+	if (!ret && (fd < 0 || !(size = msg_number(reply, "size", USERTP__MAX_REGION))))
+		ret = -EPROTO;
+	if (!ret)
+		ret = source_map(s, src, fd, size);
+	if (!ret)
+		source_add_formats(s, src, sock, usertp_client_body(reply));
+	else if (ret != -EREMOTEIO)
+		usertp__session_fail(s, ret, "%s: cannot start recording it: %s", src->name,
+				     strerror(-ret));
+	if (fd >= 0)
+		close(fd);
+	free(reply);
+	free(req);
+	src->session = ret ? -1 : sock;
+	return ret;
+}
+
+static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
+{
+	struct usertp_program prog;
+	struct usertp__source *src;
+	char *reply = NULL;
+	int sock, ret;
+
+	ret = usertp_client_find(pid, &prog);
+	if (ret)
+		return quiet_if_gone ? ret
+				     : usertp__session_fail(s, ret, "process %d: %s", (int)pid,
+							    usertp_client_find_error(ret));
+	sock = usertp_client_connect(&prog);
+	if (sock < 0)
+		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));
+	/* Another user's program refuses us on its first answer. */
+	ret = usertp_client_call(sock, "hello", &reply, NULL, USERTP__CALL_TIMEOUT_MS);
+	if (ret) {
+		char err[256];
+
+		if (ret == -EREMOTEIO)
+			ret = strstr(reply, "EACCES") || strstr(reply, "EPERM") ? -EACCES : -EPROTO;
+		usertp__session_fail(s, ret, "process %d: %s", (int)pid,
+				     reply && !strncmp(reply, "error ", 6)
+					     ? usertp_client_error_text(reply, err, sizeof(err))
+					     : strerror(-ret));
+		free(reply);
+		close(sock);
+		return ret;
+	}
+	free(reply);
+	src = source_new(s, pid, prog.comm);
+	if (!src) {
+		close(sock);
+		return -ENOMEM;
+	}
+	ret = source_start(s, src, sock);
+	if (ret) {
+		close(sock);
+		src->ended = true;
+		return ret;
+	}
+	return 0;
+}
+
+int usertp_session_attach_pid(struct usertp_session *s, pid_t pid)
+{
+	if (pid <= 0)
+		return usertp__session_fail(s, -ESRCH, "process %d: no such process", (int)pid);
+	if (source_of_pid(s, pid))
+		return usertp__session_fail(s, -EALREADY, "process %d: in the session already",
+					    (int)pid);
+	return attach(s, pid, false);
+}
+
+/* --- our socket: joins, forked children --------------------------------------------------- */
+
+static int listen_open(struct usertp_session *s)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[PATH_MAX];
+	static unsigned int serial;
+	int ret = usertp_client_dir(dir, sizeof(dir), true);
+
+	if (ret)
+		return ret;
+	usertp_client_remove_stale();
+	/* One per session: record-PID.sock for the first of a process (the name recorders had). */
+	if ((size_t)snprintf(s->sock_path, sizeof(s->sock_path),
+			     serial ? "%s/record-%d.%u.sock" : "%s/record-%d.sock", dir, (int)getpid(),
+			     serial) >= sizeof(s->sock_path))
+		return -ENAMETOOLONG;
+	serial++;
+	strcpy(sa.sun_path, s->sock_path);
+	s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s->listen_fd < 0)
+		return -errno;
+	unlink(sa.sun_path);
+	if (bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0600) ||
+	    listen(s->listen_fd, 64)) {
+		ret = -errno;
+		s->sock_path[0] = 0;
+		return ret;
+	}
+	return 0;
+}
+
+int usertp_session_attach_all(struct usertp_session *s)
+{
+	struct usertp_program *progs;
+	char dir[PATH_MAX];
+	struct stat st;
+	int n, ret;
+
+	if (s->all)
+		return 0;
+	ret = usertp_client_dir(dir, sizeof(dir), true);
+	if (ret)
+		return usertp__session_fail(s, ret, "the runtime directory: %s", strerror(-ret));
+	/* Programs that start look for this name. */
+	if ((size_t)snprintf(s->all_path, sizeof(s->all_path), "%.*s/%s", (int)sizeof(s->all_path),
+			     dir, USERTP_CTL_RECORD_ALL) >= sizeof(s->all_path)) {
+		s->all_path[0] = 0;
+		return usertp__session_fail(s, -ENAMETOOLONG, "the runtime directory: %s",
+					    strerror(ENAMETOOLONG));
+	}
+	if (!lstat(s->all_path, &st)) {
+		int other = usertp_ctl_connect(s->all_path);
+
+		if (other >= 0) {
+			close(other);
+			s->all_path[0] = 0;
+			return usertp__session_fail(s, -EBUSY,
+						    "another session records every program of this user");
+		}
+		unlink(s->all_path); /* left by one that died (dangling, or to a dead socket) */
+	}
+	if (symlink(s->sock_path, s->all_path)) {
+		ret = -errno;
+		s->all_path[0] = 0;
+		return usertp__session_fail(s, ret, "%s: %s", USERTP_CTL_RECORD_ALL, strerror(-ret));
+	}
+	s->all = true;
+	n = usertp_client_programs(&progs);
+	for (int i = 0; i < n; i++)
+		if (progs[i].pid != getpid() && !source_of_pid(s, progs[i].pid))
+			attach(s, progs[i].pid, true);
+	if (n > 0)
+		free(progs);
+	return 0;
+}
+
+pid_t usertp_session_run(struct usertp_session *s, char *const argv[])
+{
+	sigset_t empty;
+	pid_t pid;
+
+	if (!argv || !argv[0])
+		return usertp__session_fail(s, -EINVAL, "no command");
+	s->ran = true;
+	pid = fork();
+	if (pid < 0)
+		return usertp__session_fail(s, -errno, "cannot start %s: %s", argv[0], strerror(errno));
+	if (pid == 0) {
+		sigemptyset(&empty);
+		sigprocmask(SIG_SETMASK, &empty, NULL);
+		setenv("USERTP_SESSION", s->sock_path, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "usertp: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static void source_finish(struct usertp_session *s, struct usertp__source *src);
+
+/* Send the session's settings to a program that came after they were given. */
+static void source_send_settings(struct usertp_session *s, struct usertp__source *src)
+{
+	char *events = specs_text(s);
+
+	/* Not waited for: the reply comes among its messages (session_message()). */
+	if (events)
+		usertp_ctl_sendf(src->session, -1, "set tracing=%d events=%s", s->tracing, events);
+	free(events);
+}
+
+/* A program joined (USERTP_SESSION or all): start its session, let it run. */
+static void on_join(struct usertp_session *s, int sock, const char *msg)
+{
+	char comm[17] = "";
+	struct usertp__source *src;
+	pid_t pid = (pid_t)msg_number(msg, "pid", INT32_MAX);
+
+	usertp_ctl_arg(msg, "comm", comm, sizeof(comm));
+	/*
+	 * A process we record already joins again when it has exec'd a program (its old image
+	 * and session are gone, whether or not we have seen that session's end yet).
+	 */
+	src = pid > 0 ? source_of_pid(s, pid) : NULL;
+	if (src) {
+		if (src->session >= 0)
+			close(src->session);
+		src->session = -1;
+		source_finish(s, src);
+	}
+	if (pid <= 0 || !(src = source_new(s, pid, comm))) {
+		close(sock); /* nonsense: it runs untraced */
+		return;
+	}
+	if (source_start(s, src, sock)) {
+		usertp__session_log(s, "%s", s->error);
+		close(sock);
+		src->ended = true;
+		s->untraced++;
+		return;
+	}
+	/* The names of all its events so far (for the checks of specs), then it may go on. */
+	source_learn(s, src, sock, "ids");
+	if (usertp_ctl_sendf(sock, -1, "run")) {
+		close(sock);
+		src->session = -1;
+		source_finish(s, src);
+	}
+}
+
+/* A traced program forked: the child's new region. */
+static void on_fork(struct usertp_session *s, int sock, const char *msg, int fd)
+{
+	struct usertp__source *src, *parent;
+	pid_t pid = (pid_t)msg_number(msg, "pid", INT32_MAX);
+
+	parent = source_of_pid(s, (pid_t)msg_number(msg, "ppid", INT32_MAX));
+	src = pid > 0 && fd >= 0 ? source_new(s, pid, parent ? parent->comm : NULL) : NULL;
+	if (src)
+		src->forked_from = parent;
+	if (!src || source_map(s, src, fd, msg_number(msg, "size", USERTP__MAX_REGION))) {
+		if (src)
+			src->ended = true;
+		close(sock);
+		return;
+	}
+	/*
+	 * Same program image: the parent's events, with the same ids (those we hear of from the
+	 * parent later too are taken at the end).
+	 */
+	for (unsigned int i = 0; parent && i < parent->nr_events; i++)
+		if (!source_has_event(src, parent->events[i].id))
+			source_keep_format(s, src, parent->events[i].id, parent->events[i].system,
+					   parent->events[i].format);
+	src->session = sock;
+	/* It forked with the parent's settings: a change on the way may have missed it. */
+	source_send_settings(s, src);
+}
+
+static void accept_one(struct usertp_session *s)
+{
+	static __thread char msg[65536];
+	int sock = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC), fd = -1;
+	uid_t uid;
+	long n;
+
+	if (sock < 0)
+		return;
+	if (!usertp_ctl_peer_allowed(sock, &uid)) {
+		close(sock);
+		return;
+	}
+	n = usertp_ctl_recv(sock, msg, sizeof(msg), &fd, USERTP__CALL_TIMEOUT_MS);
+	if (n > 0 && !strncmp(msg, "join ", 5))
+		on_join(s, sock, msg);
+	else if (n > 0 && !strncmp(msg, "fork ", 5))
+		on_fork(s, sock, msg, fd);
+	else
+		close(sock);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Take one message @msg a program sent on its session connection: "events" (new events:
+ * their names), "format" (the format of a new event the session records; before any of it
+ * can fire) or "exit" (the names of its threads).  Replies ("ok", "error") are the caller's.
+ */
+static void session_news(struct usertp_session *s, struct usertp__source *src, const char *msg)
+{
+	const char *body = usertp_client_body(msg);
+
+	if (!strncmp(msg, "exit\n", 5)) {
+		source_keep_comms(s, src, body);
+	} else if (!strncmp(msg, "events\n", 7)) {
+		for (const char *p = body; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+			const char *sp = memchr(p, ' ', strcspn(p, "\n"));
+
+			if (sp)
+				names_add(s, sp + 1, strcspn(sp + 1, "\n"));
+		}
+	} else if (!strncmp(msg, "format ", 7)) {
+		char line[512], system[256];
+		const char *name;
+		uint64_t id = msg_number(msg, "id", 65535);
+
+		if (!usertp_ctl_arg(msg, "name", line, sizeof(line)) ||
+		    !split_event(line, system, sizeof(system), &name))
+			return;
+		names_add(s, line, strlen(line));
+		if (id && !source_has_event(src, (unsigned int)id) &&
+		    usertp__session_selects(s, system, name))
+			source_keep_format(s, src, (unsigned int)id, system, body);
+	}
+}
+
+static __thread char message[USERTP_CTL_MAX_MSG + 1];
+
+/* Read one message of @src's session connection.  False: the session is over. */
+static bool session_message(struct usertp_session *s, struct usertp__source *src)
+{
+	long n = usertp_ctl_recv(src->session, message, sizeof(message), NULL,
+				 USERTP__CALL_TIMEOUT_MS);
+
+	if (n <= 0)
+		return false;
+	session_news(s, src, message);
+	return true;
+}
+
+bool usertp__session_await_format(struct usertp_session *s, struct usertp__source *src,
+				  unsigned int id, int wait_ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!source_has_event(src, id) && src->session >= 0 && !src->ended) {
+		struct pollfd p = { src->session, POLLIN, 0 };
+		long spent;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		spent = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (spent >= wait_ms || poll(&p, 1, (int)(wait_ms - spent)) != 1)
+			break;
+		/* (The end of the connection is left to usertp_session_process().) */
+		if (!(p.revents & POLLIN) || !session_message(s, src))
+			break;
+	}
+	return source_has_event(src, id);
+}
+
+/* --- settings ----------------------------------------------------------------------------- */
+
+/*
+ * Send @req on @src's session connection and take its messages until the reply, which must
+ * come within USERTP__CALL_TIMEOUT_MS.  Return: 0, -EREMOTEIO (an error reply, in
+ * s->error), -ETIMEDOUT, or another negative errno (the connection is over).
+ */
+static int source_call(struct usertp_session *s, struct usertp__source *src, const char *req)
+{
+	int ret = usertp_ctl_send(src->session, req, strlen(req), -1);
+
+	while (!ret) {
+		long n = usertp_ctl_recv(src->session, message, sizeof(message), NULL,
+					 USERTP__CALL_TIMEOUT_MS);
+
+		if (n <= 0)
+			return n ? (int)n : -ECONNRESET;
+		if (!strncmp(message, "ok", 2) && (message[2] == ' ' || message[2] == '\n' || !message[2]))
+			return 0;
+		if (!strncmp(message, "error ", 6)) {
+			char err[256];
+
+			usertp__session_fail(s, -EREMOTEIO, "%s: %s", src->name,
+					     usertp_client_error_text(message, err, sizeof(err)));
+			return -EREMOTEIO;
+		}
+		session_news(s, src, message);
+	}
+	return ret;
+}
+
+/* Give every running program the settings; false if one refused them (s->error says). */
+static int settings_apply(struct usertp_session *s)
+{
+	char *events = specs_text(s), *req = NULL;
+	int refused = 0;
+
+	if (!events || asprintf(&req, "set tracing=%d events=%s", s->tracing, events) < 0) {
+		free(events);
+		return -ENOMEM;
+	}
+	free(events);
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+		int ret;
+
+		if (src->ended || src->session < 0)
+			continue;
+		ret = source_call(s, src, req);
+		if (ret == -EREMOTEIO) {
+			refused = refused ? refused : ret;
+		} else if (ret == -ETIMEDOUT) {
+			/* It records on as before; its reply, if it comes, is taken as news. */
+			usertp__session_log(s, "%s: did not take the new settings in %d ms",
+					    src->name, USERTP__CALL_TIMEOUT_MS);
+		} else if (ret) {
+			/* Gone: what it committed is still in our mapping. */
+			close(src->session);
+			src->session = -1;
+			source_finish(s, src);
+		}
+	}
+	free(req);
+	return refused;
+}
+
+/* Does one of the running programs have an event @spec selects?  True too when none runs. */
+static bool spec_possible(const struct usertp_session *s, const char *spec)
+{
+	unsigned int running = 0;
+
+	for (unsigned int i = 0; i < s->nr_sources; i++)
+		running += !s->sources[i]->ended;
+	return !running || usertp__spec_matches_any(spec, s->names.text ? s->names.text : "");
+}
+
+/* Add the specs of @list (comma-separated), each negated when @negate. */
+static int specs_change(struct usertp_session *s, const char *list, bool negate)
+{
+	unsigned int old = s->nr_specs, added = 0;
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	if (!list)
+		return usertp__session_fail(s, -EINVAL, "no event spec");
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ", \t\n", &save); tok && !ret; tok = strtok_r(NULL, ", \t\n", &save)) {
+		bool off = negate != (tok[0] == '!');
+		const char *spec = tok + (tok[0] == '!');
+		char **more;
+
+		if (!strcmp(spec, "all"))
+			spec = "*:*";
+		if (usertp__spec_check(spec, USERTP__SPEC_GLOB)) {
+			ret = usertp__session_fail(s, -EINVAL,
+						   "%s: not an event spec (sys:event, sys:*, *:event, "
+						   "event, globs such as sys:io_*, all)", tok);
+			break;
+		}
+		if (!spec_possible(s, spec)) {
+			ret = usertp__session_fail(s, -ENOENT, "no event %s in the programs of the session",
+						   spec);
+			break;
+		}
+		more = realloc(s->specs, (s->nr_specs + 1) * sizeof(*more));
+		if (!more) {
+			ret = -ENOMEM;
+			break;
+		}
+		s->specs = more;
+		if (asprintf(&s->specs[s->nr_specs], "%s%s", off ? "!" : "", spec) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		s->nr_specs++;
+		added++;
+	}
+	free(copy);
+	if (!ret && !added)
+		ret = usertp__session_fail(s, -EINVAL, "no event spec");
+	if (ret) {
+		while (s->nr_specs > old)
+			free(s->specs[--s->nr_specs]);
+		return ret;
+	}
+	ret = settings_apply(s);
+	if (ret) {
+		/* A program refused them: back to what they were, everywhere. */
+		while (s->nr_specs > old)
+			free(s->specs[--s->nr_specs]);
+		settings_apply(s);
+	}
+	return ret;
+}
+
+int usertp_session_enable(struct usertp_session *s, const char *specs)
+{
+	return specs_change(s, specs, false);
+}
+
+int usertp_session_disable(struct usertp_session *s, const char *specs)
+{
+	return specs_change(s, specs, true);
+}
+
+int usertp_session_set_tracing(struct usertp_session *s, bool on)
+{
+	bool was = s->tracing;
+	int ret;
+
+	s->tracing = on;
+	ret = settings_apply(s);
+	if (ret) {
+		s->tracing = was;
+		settings_apply(s);
+	}
+	return ret;
+}
+
+unsigned int usertp_session_specs(const struct usertp_session *s, const char *const **specs)
+{
+	*specs = (const char *const *)s->specs;
+	return s->nr_specs;
+}
+
+/* --- reading the buffers ------------------------------------------------------------------ */
+
+struct page_arg {
+	struct usertp_session *s;
+	struct usertp__source *src;
+	unsigned int cpu;
+};
+
+static int take_page(const struct usertp_rb_page_copy *page, uint64_t events, void *arg)
+{
+	struct page_arg *a = arg;
+
+	if (a->s->dat)
+		return usertp__writer_page(a->s, a->src, a->cpu, page, events);
+	return usertp__reader_page(a->s, a->src, a->cpu, page);
+}
+
+/* Take the complete pages the source's writers left since last time. */
+static void source_consume(struct usertp_session *s, struct usertp__source *src)
+{
+	uint64_t n;
+
+	if (!src->view || src->ended || s->overwrite || usertp__writer_error(s))
+		return;
+	for (unsigned int cpu = 0; cpu < src->view->nr_cpus; cpu++) {
+		struct page_arg arg = { s, src, cpu };
+		int ret;
+
+		if (s->reader && !usertp__reader_room(src, cpu))
+			continue; /* read later: the program's buffer holds them meanwhile */
+		ret = usertp_rb_consume(src->view, cpu, take_page, &arg, &n);
+		if (ret == -EINVAL) {
+			usertp__session_log(s, "%s: its buffer does not hold together; reading it stops",
+					    src->name);
+			src->ended = true;
+			return;
+		}
+		/* On disk after each round: a process killed now leaves them recoverable. */
+		if (n && s->dat)
+			usertp__writer_flush(s, src, cpu);
+	}
+}
+
+/* The rest: the page being written, or in overwrite mode everything still there. */
+static void source_finish(struct usertp_session *s, struct usertp__source *src)
+{
+	struct usertp_rb_snapshot snap;
+
+	if (!src->view || src->ended)
+		return;
+	source_consume(s, src);
+	if (usertp_rb_snapshot(src->map, src->size, &snap) == 0) {
+		for (unsigned int cpu = 0; cpu < snap.nr_cpus && cpu < src->view->nr_cpus; cpu++) {
+			const struct usertp_rb_cpu_snapshot *c = &snap.cpus[cpu];
+
+			for (unsigned int p = 0; p < c->nr_pages; p++) {
+				struct usertp_rb_page_copy page = c->pages[p];
+				struct page_arg arg = { s, src, cpu };
+
+				/* Overwritten events were before the oldest page kept. */
+				if (p == 0 && s->overwrite)
+					page.lost_before += c->overrun;
+				if ((page.used || page.lost_before) && !usertp__writer_error(s))
+					take_page(&page, 0, &arg);
+			}
+			if (s->dat) {
+				usertp__writer_flush(s, src, cpu);
+				s->events += c->entries;
+				s->read[cpu] += c->entries;
+				src->stats[cpu].read += c->entries;
+			}
+			s->dropped[cpu] += c->dropped;
+			src->stats[cpu].dropped = c->dropped;
+			/* (Without overwrite, "overrun" are the pages we consumed.) */
+			s->overrun[cpu] += s->overwrite ? c->overrun : 0;
+			src->stats[cpu].overrun = s->overwrite ? c->overrun : 0;
+		}
+		usertp_rb_snapshot_free(&snap);
+	}
+	src->ended = true;
+}
+
+void usertp__session_drain(struct usertp_session *s)
+{
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+		struct pollfd p = { src->session, POLLIN, 0 };
+
+		/* What a program that has ended said last ("exit": its threads' names). */
+		while (src->session >= 0 && poll(&p, 1, 0) == 1 && session_message(s, src))
+			;
+		source_refresh(s, src);
+		if (src->session >= 0) {
+			close(src->session);
+			src->session = -1;
+		}
+		if (!src->ended)
+			source_finish(s, src);
+	}
+}
+
+/* --- running ------------------------------------------------------------------------------ */
+
+int usertp_session_fd(const struct usertp_session *s)
+{
+	return s->epoll_fd;
+}
+
+/* Every descriptor there is to watch, in the epoll set (closed ones leave it by themselves). */
+static void watch_all(struct usertp_session *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		if (src->session >= 0 && !src->ended) {
+			ev.data.fd = src->session;
+			epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, src->session, &ev);
+		}
+		if (src->comms_asked) {
+			ev.data.fd = src->query;
+			epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, src->query, &ev);
+		}
+		/* Past the watermark, the writers wake us rather than wait for a timeout. */
+		if (src->view && !src->ended && !s->overwrite && !usertp__writer_error(s))
+			usertp_rb_wait_request(src->view);
+	}
+}
+
+int usertp_session_process(struct usertp_session *s, int timeout_ms)
+{
+	struct epoll_event events[16];
+	static __thread long long last_comms;
+	struct timespec now;
+	unsigned int i, n = 0;
+	struct pollfd *pfd;
+
+	watch_all(s);
+	if (timeout_ms)
+		epoll_wait(s->epoll_fd, events, 16, timeout_ms);
+	pfd = calloc(s->nr_sources * 2 + 2, sizeof(*pfd));
+	if (!pfd)
+		return -ENOMEM;
+	pfd[n++] = (struct pollfd){ s->listen_fd, POLLIN, 0 };
+	pfd[n++] = (struct pollfd){ s->wake_fd, POLLIN, 0 };
+	for (i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		pfd[n++] = (struct pollfd){ src->comms_asked ? src->query : -1, POLLIN, 0 };
+		pfd[n++] = (struct pollfd){ src->ended ? -1 : src->session, POLLIN, 0 };
+	}
+	poll(pfd, n, 0);
+	if (pfd[1].revents) {
+		uint64_t count;
+
+		(void)!read(s->wake_fd, &count, sizeof(count));
+	}
+	/* (Sources that join now come after those polled.) */
+	for (i = 0; i < (n - 2) / 2; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		if (pfd[2 + 2 * i].revents && src->comms_asked && pfd[2 + 2 * i].fd == src->query)
+			source_comms_reply(s, src);
+		/* (A join may have ended it meanwhile: a program that exec'd.) */
+		if (src->ended || src->session < 0 || pfd[3 + 2 * i].fd != src->session)
+			continue;
+		if (pfd[3 + 2 * i].revents && !session_message(s, src)) {
+			/* Gone: what it committed is still in our mapping. */
+			close(src->session);
+			src->session = -1;
+			source_finish(s, src);
+		}
+	}
+	if (pfd[0].revents)
+		accept_one(s);
+	free(pfd);
+	for (i = 0; i < s->nr_sources; i++)
+		source_consume(s, s->sources[i]);
+	/* The names of the threads, once a second. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec * 1000ll + now.tv_nsec / 1000000 - last_comms >= 1000) {
+		last_comms = now.tv_sec * 1000ll + now.tv_nsec / 1000000;
+		for (i = 0; i < s->nr_sources; i++)
+			source_ask_comms(s->sources[i]);
+	}
+	watch_all(s);
+	return 0;
+}
+
+/* --- the session -------------------------------------------------------------------------- */
+
+int usertp_session_new(struct usertp_session **out, const struct usertp_session_options *opts)
+{
+	struct usertp_session_options none = { 0 };
+	struct usertp_session *s;
+	struct epoll_event ev = { .events = EPOLLIN };
+	char why[160];
+	int ret;
+
+	*out = NULL;
+	if (!opts)
+		opts = &none;
+	if (opts->buffer_kb > USERTP_RB_MAX_KB)
+		return -ERANGE;
+	if (opts->clock && strcmp(opts->clock, "mono") && strcmp(opts->clock, "x86-tsc"))
+		return -EINVAL;
+#if !defined(__x86_64__)
+	if (opts->clock && !strcmp(opts->clock, "x86-tsc"))
+		return -EINVAL;
+#endif
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->listen_fd = s->wake_fd = s->epoll_fd = -1;
+	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
+	s->overwrite = opts->overwrite;
+	s->tsc = opts->clock && !strcmp(opts->clock, "x86-tsc");
+	s->tracing = !opts->tracing_off;
+	s->nr_cpus = (unsigned int)get_nprocs_conf();
+	if (usertp_rb_size_check(s->nr_cpus, s->kb, why, sizeof(why))) {
+		usertp_session_free(s);
+		return -ENOMEM;
+	}
+	s->read = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*s->read));
+	s->dropped = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*s->dropped));
+	s->overrun = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*s->overrun));
+	if (!s->read || !s->dropped || !s->overrun) {
+		usertp_session_free(s);
+		return -ENOMEM;
+	}
+	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	ret = s->wake_fd < 0 || s->epoll_fd < 0 ? -errno : listen_open(s);
+	if (!ret) {
+		ev.data.fd = s->listen_fd;
+		epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->listen_fd, &ev);
+		ev.data.fd = s->wake_fd;
+		epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->wake_fd, &ev);
+		ret = usertp__reader_new(s);
+	}
+	if (ret) {
+		usertp_session_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void usertp_session_free(struct usertp_session *s)
+{
+	if (!s)
+		return;
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		if (src->session >= 0)
+			close(src->session);
+		if (src->query >= 0)
+			close(src->query);
+		usertp__writer_source_free(src);
+		usertp__reader_source_free(src);
+		if (src->map)
+			munmap(src->map, src->size);
+		for (unsigned int e = 0; e < src->nr_events; e++) {
+			free((char *)src->events[e].system);
+			free((char *)src->events[e].format);
+		}
+		free(src->events);
+		free(src->view);
+		free(src->stats);
+		free(src->comms);
+		free(src);
+	}
+	free(s->sources);
+	usertp__reader_free(s);
+	usertp__writer_free(s);
+	for (unsigned int i = 0; i < s->nr_specs; i++)
+		free(s->specs[i]);
+	free(s->specs);
+	free(s->names.text);
+	free(s->read);
+	free(s->dropped);
+	free(s->overrun);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
+	if (s->epoll_fd >= 0)
+		close(s->epoll_fd);
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	if (s->all_path[0])
+		unlink(s->all_path);
+	if (s->sock_path[0])
+		unlink(s->sock_path);
+	free(s);
+}
+
+/* --- programs and counts ------------------------------------------------------------------ */
+
+unsigned int usertp_session_nr_programs(const struct usertp_session *s)
+{
+	return s->nr_sources;
+}
+
+int usertp_session_program(const struct usertp_session *s, unsigned int index,
+			   struct usertp_program_info *info)
+{
+	const struct usertp__source *src;
+
+	if (index >= s->nr_sources)
+		return -ERANGE;
+	src = s->sources[index];
+	memset(info, 0, sizeof(*info));
+	info->pid = src->pid;
+	memcpy(info->comm, src->comm, sizeof(info->comm));
+	info->running = !src->ended && src->session >= 0;
+	info->forked_from = src->forked_from ? src->forked_from->pid : 0;
+	info->nr_cpus = src->view ? src->view->nr_cpus : 0;
+	return 0;
+}
+
+/* Events dropped by @cpu's buffer of @src so far, by its counter. */
+static uint64_t live_dropped(const struct usertp__source *src, unsigned int cpu)
+{
+	const struct usertp_rb_cpu *c =
+		(const void *)((const char *)src->map + src->view->cpu_offset[cpu]);
+
+	return __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
+}
+
+int usertp_session_cpu_stats(const struct usertp_session *s, unsigned int index, unsigned int cpu,
+			     struct usertp_cpu_stats *stats)
+{
+	const struct usertp__source *src;
+
+	if (index >= s->nr_sources)
+		return -ERANGE;
+	src = s->sources[index];
+	if (!src->view || cpu >= src->view->nr_cpus)
+		return -ERANGE;
+	*stats = src->stats[cpu];
+	if (!src->ended)
+		stats->dropped = live_dropped(src, cpu);
+	return 0;
+}
+
+void usertp_session_status(const struct usertp_session *s, struct usertp_session_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->programs = s->nr_sources;
+	st->untraced = s->untraced;
+	st->events = s->events;
+	st->bytes = usertp__writer_bytes(s);
+	st->write_error = usertp__writer_error(s);
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		const struct usertp__source *src = s->sources[i];
+
+		st->running += !src->ended && src->session >= 0;
+		for (unsigned int cpu = 0; src->view && cpu < src->view->nr_cpus; cpu++)
+			st->dropped += src->ended ? src->stats[cpu].dropped : live_dropped(src, cpu);
+	}
+}
