@@ -283,6 +283,19 @@ static uint64_t msg_number(const char *msg, const char *key, uint64_t max)
 	return v;
 }
 
+/* Connect to the source's endpoint if we are not yet; false if it cannot be reached. */
+static bool source_query(struct usertp__source *src)
+{
+	struct usertp_program prog;
+
+	if (src->query >= 0)
+		return true;
+	if (usertp_client_find(src->pid, &prog))
+		return false;
+	src->query = usertp_client_connect(&prog);
+	return src->query >= 0;
+}
+
 /* Take the format of "sys:event" (id @id) through @sock, if the session records it. */
 static void source_add_format(struct usertp_session *s, struct usertp__source *src, int sock,
 			      unsigned int id, const char *line)
@@ -295,6 +308,13 @@ static void source_add_format(struct usertp_session *s, struct usertp__source *s
 	    !usertp__session_selects(s, system, name))
 		return;
 	snprintf(req, sizeof(req), "format %s", line);
+	/*
+	 * Asked on the query connection where there is one: news may come on the session's
+	 * between a request and its reply (a program that joins has no endpoint yet, and sends
+	 * no news until it runs).
+	 */
+	if (sock == src->session && source_query(src))
+		sock = src->query;
 	if (!usertp_client_call(sock, req, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
 		source_keep_format(s, src, id, system, usertp_client_body(reply));
 	free(reply);
@@ -314,19 +334,6 @@ static void source_add_formats(struct usertp_session *s, struct usertp__source *
 		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p + used, "\n"), p + used);
 		source_add_format(s, src, sock, id, line);
 	}
-}
-
-/* Connect to the source's endpoint if we are not yet; false if it cannot be reached. */
-static bool source_query(struct usertp__source *src)
-{
-	struct usertp_program prog;
-
-	if (src->query >= 0)
-		return true;
-	if (usertp_client_find(src->pid, &prog))
-		return false;
-	src->query = usertp_client_connect(&prog);
-	return src->query >= 0;
 }
 
 /*
@@ -425,9 +432,10 @@ static int source_start(struct usertp_session *s, struct usertp__source *src, in
 		ret = -EPROTO;
 	if (!ret)
 		ret = source_map(s, src, fd, size);
-	if (!ret)
+	if (!ret) {
+		src->session = sock;
 		source_add_formats(s, src, sock, usertp_client_body(reply));
-	else if (ret != -EREMOTEIO)
+	} else if (ret != -EREMOTEIO)
 		usertp__session_fail(s, ret, "%s: cannot start recording it: %s", src->name,
 				     strerror(-ret));
 	if (fd >= 0)
@@ -480,6 +488,9 @@ static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 		src->ended = true;
 		return ret;
 	}
+	/* The names of all its events (for the checks of specs). */
+	if (source_query(src))
+		source_learn(s, src, src->query, "ids");
 	return 0;
 }
 
