@@ -77,6 +77,10 @@ static int hello(struct usertp_program *prog)
 		ret = -EBUSY;
 	else if (ret == -EREMOTEIO && !strncmp(reply, "error EACCES ", 13))
 		ret = -EACCES;
+	else if (ret == -ETIMEDOUT)
+		ret = -ETIMEDOUT; /* a stalled program, or a peer that is not one */
+	else if (ret == -EREMOTEIO || ret == -EMSGSIZE || ret == -EBADMSG || ret == -EPROTO)
+		ret = -EPROTO; /* it answered, nonsense */
 	else
 		ret = -ENOENT;
 	free(reply);
@@ -93,6 +97,10 @@ const char *usertp_client_find_error(int err)
 		       "later";
 	case -EACCES:
 		return "its control endpoint refuses us (another user's program)";
+	case -ETIMEDOUT:
+		return "its control endpoint did not answer in time (a stalled program?)";
+	case -EPROTO:
+		return "its control endpoint answered something that is not the usertp protocol";
 	default:
 		return "no libusertp control endpoint (not a program that uses libusertp, or "
 		       "USERTP_CONTROL=0)";

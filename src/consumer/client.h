@@ -32,7 +32,8 @@ void usertp_client_remove_stale(void);
 /*
  * Find the endpoint of process @pid: ours, or as root any user's.
  * Return: 0, -ESRCH when there is no such process, -ENOENT when it has no endpoint, -EBUSY
- * when the endpoint serves all it can, -EACCES when it refuses us.
+ * when the endpoint serves all it can, -EACCES when it refuses us, -ETIMEDOUT when it does
+ * not answer, -EPROTO when it answers nonsense.
  */
 int usertp_client_find(pid_t pid, struct usertp_program *prog);
 /* What an error of usertp_client_find() means, for a message. */

@@ -446,6 +446,16 @@ static int source_start(struct usertp_session *s, struct usertp__source *src, in
 	return ret;
 }
 
+/* Is @pid another user's process, and we not root? */
+static bool another_users(pid_t pid)
+{
+	char proc[64];
+	struct stat st;
+
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	return geteuid() != 0 && !stat(proc, &st) && st.st_uid != geteuid();
+}
+
 static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 {
 	struct usertp_program prog;
@@ -454,6 +464,12 @@ static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 	int sock, ret;
 
 	ret = usertp_client_find(pid, &prog);
+	if (ret == -ENOENT && another_users(pid))
+		return quiet_if_gone ? -EACCES
+				     : usertp__session_fail(s, -EACCES, "process %d: %s of ours: it is "
+							    "another user's process (only root may "
+							    "record it)", (int)pid,
+							    usertp_client_find_error(ret));
 	if (ret)
 		return quiet_if_gone ? ret
 				     : usertp__session_fail(s, ret, "process %d: %s", (int)pid,

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cons-prog - the program the consumer API tests trace (test-consumer.c drives it).
+ *
+ *	cons-prog		prints "ready PID", then takes commands on stdin, one a line:
+ *	  fire N		N cons_a (seq 0..N-1) then N cons_b; prints "fired"
+ *	  fork N		a forked child fires N cons_a and N cons_b and exits; prints
+ *				"forked PID" once it has
+ *	  quit			returns 0 (so does the end of stdin)
+ *	cons-prog auto N	fires N cons_a and N cons_b at once, and returns 0
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CREATE_TRACE_POINTS
+#include "cons-prog-trace.h"
+
+static void fire(int n)
+{
+	for (int i = 0; i < n; i++)
+		trace_cons_a(i);
+	for (int i = 0; i < n; i++)
+		trace_cons_b(i);
+}
+
+int main(int argc, char **argv)
+{
+	char line[128];
+
+	if (argc == 3 && !strcmp(argv[1], "auto")) {
+		fire(atoi(argv[2]));
+		return 0;
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		int n = 0;
+		pid_t pid;
+
+		if (sscanf(line, "fire %d", &n) == 1) {
+			fire(n);
+			printf("fired\n");
+		} else if (sscanf(line, "fork %d", &n) == 1) {
+			pid = fork();
+			if (pid == 0) {
+				fire(n);
+				_exit(0);
+			}
+			waitpid(pid, NULL, 0);
+			printf("forked %d\n", (int)pid);
+		} else if (!strncmp(line, "quit", 4)) {
+			break;
+		}
+		fflush(stdout);
+	}
+	return 0;
+}

@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-consumer - libusertp-consumer's sessions against real programs (cons-prog), one case
+ * per run:
+ *
+ *	live		enable, disable, tracing off and on, on a running program: the records
+ *			of each step counted exactly, in order, with the per-CPU counts
+ *	later		a program that starts after the session (attach_all) and one the session
+ *			runs get the settings of that moment from their first event
+ *	fork		a forked child, recorded with the settings current when it forks
+ *	two		two sessions on one program, each getting exactly its own events
+ *	errors		every error of the API: dead pid, not a libusertp program, twice the same,
+ *			bad specs, a spec that matches nothing, settings out of range, a program
+ *			killed mid-session, a peer that sends garbage, one that stalls
+ *	other-user	another user's program (needs root and a second user: usertp-test2)
+ *	latency		prints the time from usertp_session_enable() to the first record (no
+ *			assertion on time: a figure for the docs)
+ *
+ *	test-consumer CASE CONS-PROG
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+#include <usertp/consumer.h>
+
+static const char *cons_prog;
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+/* --- the traced program ------------------------------------------------------------------- */
+
+struct prog {
+	pid_t pid;
+	FILE *in, *out;
+};
+
+static void prog_start(struct prog *p)
+{
+	int to[2], from[2];
+	char line[64];
+
+	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
+		perror("pipe");
+		exit(1);
+	}
+	p->pid = fork();
+	if (p->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		execl(cons_prog, cons_prog, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	p->in = fdopen(to[1], "w");
+	p->out = fdopen(from[0], "r");
+	if (!fgets(line, sizeof(line), p->out) || strncmp(line, "ready ", 6)) {
+		fprintf(stderr, "cons-prog did not start\n");
+		exit(1);
+	}
+}
+
+/* Send @cmd; return the reply line's number after its first word (or 0). */
+static long prog_cmd(struct prog *p, const char *cmd)
+{
+	char line[128];
+
+	fprintf(p->in, "%s\n", cmd);
+	fflush(p->in);
+	if (!fgets(line, sizeof(line), p->out))
+		return -1;
+	return strchr(line, ' ') ? atol(strchr(line, ' ') + 1) : 0;
+}
+
+static void prog_end(struct prog *p)
+{
+	int status;
+
+	fprintf(p->in, "quit\n");
+	fclose(p->in);
+	fclose(p->out);
+	waitpid(p->pid, &status, 0);
+}
+
+/* --- reading ------------------------------------------------------------------------------ */
+
+struct counts {
+	long a, b, other, lost;
+	long bad_order;
+	pid_t pids[8];
+	long a_of[8], b_of[8];
+	long next_a[8], next_b[8];
+	unsigned int nr_pids;
+};
+
+static int pid_slot(struct counts *c, pid_t pid)
+{
+	for (unsigned int i = 0; i < c->nr_pids; i++)
+		if (c->pids[i] == pid)
+			return (int)i;
+	if (c->nr_pids == 8)
+		return 7;
+	c->pids[c->nr_pids] = pid;
+	return (int)c->nr_pids++;
+}
+
+static long of_pid(const struct counts *c, pid_t pid, bool a)
+{
+	for (unsigned int i = 0; i < c->nr_pids; i++)
+		if (c->pids[i] == pid)
+			return a ? c->a_of[i] : c->b_of[i];
+	return 0;
+}
+
+/*
+ * Everything the session has now: the programs committed their events before answering, so
+ * once next() finds nothing for @idle_ms, all of it has been read.
+ */
+static void drain(struct usertp_session *s, struct counts *c, int idle_ms)
+{
+	struct usertp_record rec;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	while ((ret = usertp_session_next(s, &rec, idle_ms)) == 1) {
+		unsigned long long seq = 0;
+		int slot = pid_slot(c, rec.pid);
+
+		c->lost += (long)rec.lost_before;
+		if (!rec.event) {
+			c->other++;
+			continue;
+		}
+		tep_read_number_field(tep_find_field(rec.event, "seq"), rec.data, &seq);
+		if (!strcmp(rec.event->name, "cons_a")) {
+			c->a++;
+			c->a_of[slot]++;
+			c->bad_order += (long)seq != c->next_a[slot];
+			c->next_a[slot] = (long)seq + 1;
+		} else if (!strcmp(rec.event->name, "cons_b")) {
+			c->b++;
+			c->b_of[slot]++;
+			c->bad_order += (long)seq != c->next_b[slot];
+			c->next_b[slot] = (long)seq + 1;
+		} else {
+			c->other++;
+		}
+	}
+	CHECK(ret == 0 || ret == -ENODATA, "next: %d (%s)", ret, usertp_session_error(s));
+}
+
+static void expect(struct usertp_session *s, const char *what, long a, long b)
+{
+	struct counts c;
+
+	drain(s, &c, 300);
+	CHECK(c.a == a && c.b == b && !c.other && !c.bad_order && !c.lost,
+	      "%s: cons_a %ld (want %ld), cons_b %ld (want %ld), other %ld, out of order %ld, lost %ld",
+	      what, c.a, a, c.b, b, c.other, c.bad_order, c.lost);
+}
+
+static struct usertp_session *session(void)
+{
+	struct usertp_session *s;
+	int ret = usertp_session_new(&s, NULL);
+
+	if (ret) {
+		fprintf(stderr, "usertp_session_new: %s\n", strerror(-ret));
+		exit(1);
+	}
+	return s;
+}
+
+#define OK(call)                                                                                   \
+	do {                                                                                       \
+		int ret_ = (call);                                                                 \
+		CHECK(!ret_, "%s: %d (%s)", #call, ret_, usertp_session_error(s));                 \
+	} while (0)
+
+/* Records read of program @index, summed over its CPUs, and its dropped ones. */
+static void totals(struct usertp_session *s, unsigned int index, uint64_t *read, uint64_t *dropped)
+{
+	struct usertp_program_info info;
+	struct usertp_cpu_stats st;
+
+	*read = *dropped = 0;
+	if (usertp_session_program(s, index, &info))
+		return;
+	for (unsigned int cpu = 0; cpu < info.nr_cpus; cpu++)
+		if (!usertp_session_cpu_stats(s, index, cpu, &st)) {
+			*read += st.read;
+			*dropped += st.dropped + st.overrun;
+		}
+}
+
+/* --- cases -------------------------------------------------------------------------------- */
+
+static void case_live(void)
+{
+	struct usertp_session *s = session();
+	struct prog p;
+	uint64_t read, dropped;
+
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "cons:cons_a"));
+	prog_cmd(&p, "fire 100");
+	expect(s, "cons_a enabled", 100, 0);
+	OK(usertp_session_enable(s, "cons:cons_b"));
+	prog_cmd(&p, "fire 50");
+	expect(s, "both enabled", 50, 50);
+	OK(usertp_session_disable(s, "cons:cons_a"));
+	prog_cmd(&p, "fire 30");
+	expect(s, "cons_a disabled", 0, 30);
+	OK(usertp_session_set_tracing(s, false));
+	prog_cmd(&p, "fire 10");
+	expect(s, "tracing off", 0, 0);
+	OK(usertp_session_set_tracing(s, true));
+	prog_cmd(&p, "fire 5");
+	expect(s, "tracing on", 0, 5);
+	/* Globs, live: everything of the system again. */
+	OK(usertp_session_enable(s, "cons:*"));
+	prog_cmd(&p, "fire 7");
+	expect(s, "cons:*", 7, 7);
+	totals(s, 0, &read, &dropped);
+	CHECK(read == 100 + 100 + 30 + 5 + 14 && !dropped, "counts: %llu read, %llu dropped",
+	      (unsigned long long)read, (unsigned long long)dropped);
+	prog_end(&p);
+	usertp_session_free(s);
+}
+
+/*
+ * Wait for @pid while the session takes what comes: a program that starts joins the session
+ * before its main(), and waits for the session to take it (250 ms at most, then it runs
+ * untraced).
+ */
+static void wait_processing(struct usertp_session *s, pid_t pid, int *status)
+{
+	while (waitpid(pid, status, WNOHANG) != pid)
+		usertp_session_process(s, 10);
+}
+
+static void case_later(void)
+{
+	struct usertp_session *s = session();
+	struct counts c;
+	pid_t pid;
+	int status;
+
+	OK(usertp_session_enable(s, "cons:cons_b"));
+	OK(usertp_session_attach_all(s));
+	/* A program of ours that starts now joins before its main(). */
+	pid = fork();
+	if (pid == 0) {
+		execl(cons_prog, cons_prog, "auto", "20", (char *)NULL);
+		_exit(127);
+	}
+	wait_processing(s, pid, &status);
+	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "cons-prog auto: %#x", status);
+	expect(s, "a program started after the session", 0, 20);
+	/* The settings of this moment, for the next one. */
+	OK(usertp_session_enable(s, "cons:cons_a"));
+	OK(usertp_session_disable(s, "cons:cons_b"));
+	pid = fork();
+	if (pid == 0) {
+		execl(cons_prog, cons_prog, "auto", "15", (char *)NULL);
+		_exit(127);
+	}
+	wait_processing(s, pid, &status);
+	drain(s, &c, 300);
+	CHECK(c.a == 15 && c.b == 0 && of_pid(&c, pid, true) == 15, "after the change: %ld %ld",
+	      c.a, c.b);
+	usertp_session_free(s);
+
+	/* A command the session runs. */
+	s = session();
+	OK(usertp_session_enable(s, "cons:*"));
+	{
+		char *argv[] = { (char *)cons_prog, (char *)"auto", (char *)"25", NULL };
+
+		pid = usertp_session_run(s, argv);
+		CHECK(pid > 0, "run: %d", (int)pid);
+		/* Read while it runs: it joins, fires, exits. */
+		wait_processing(s, pid, &status);
+		expect(s, "a command the session runs", 25, 25);
+	}
+	usertp_session_free(s);
+}
+
+static void case_fork(void)
+{
+	struct usertp_session *s = session();
+	struct counts c;
+	struct prog p;
+	pid_t child;
+
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "cons:cons_a"));
+	child = (pid_t)prog_cmd(&p, "fork 40");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, child, true) == 40 && c.a == 40 && c.b == 0 && !c.bad_order,
+	      "child %d: cons_a %ld of %ld, cons_b %ld", (int)child, of_pid(&c, child, true), c.a, c.b);
+	/* Changed since the program started: the next child has the new settings. */
+	OK(usertp_session_disable(s, "cons:cons_a"));
+	OK(usertp_session_enable(s, "cons:cons_b"));
+	child = (pid_t)prog_cmd(&p, "fork 30");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, child, false) == 30 && c.a == 0 && c.b == 30 && !c.bad_order,
+	      "second child %d: cons_a %ld, cons_b %ld", (int)child, c.a, c.b);
+	CHECK(usertp_session_nr_programs(s) == 3, "programs: %u", usertp_session_nr_programs(s));
+	prog_end(&p);
+	usertp_session_free(s);
+}
+
+static void case_two(void)
+{
+	struct usertp_session *s = session(), *t = session(), *keep = s;
+	struct prog p;
+
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	s = t;
+	OK(usertp_session_attach_pid(t, p.pid));
+	s = keep;
+	OK(usertp_session_enable(s, "cons:cons_a"));
+	OK(usertp_session_enable(t, "cons:cons_b"));
+	prog_cmd(&p, "fire 60");
+	expect(s, "first session", 60, 0);
+	expect(t, "second session", 0, 60);
+	/* One's tracing off changes nothing for the other. */
+	OK(usertp_session_set_tracing(s, false));
+	prog_cmd(&p, "fire 10");
+	expect(s, "first session, off", 0, 0);
+	expect(t, "second session, first off", 0, 10);
+	/* One ends: the other goes on. */
+	usertp_session_free(s);
+	prog_cmd(&p, "fire 4");
+	expect(t, "second session, first gone", 0, 4);
+	prog_end(&p);
+	usertp_session_free(t);
+}
+
+/* A fake endpoint for process @pid in our runtime directory, served by a thread. */
+struct fake {
+	char path[108];
+	int fd;
+	bool garbage; /* else: accepts and never answers */
+};
+
+static void *fake_serve(void *arg)
+{
+	struct fake *f = arg;
+
+	for (;;) {
+		int c = accept(f->fd, NULL, NULL);
+		unsigned char junk[256];
+
+		if (c < 0)
+			return NULL;
+		if (f->garbage) {
+			for (unsigned int i = 0; i < sizeof(junk); i++)
+				junk[i] = (unsigned char)(i * 37 + 11);
+			junk[0] = 0xff; /* a length no message has */
+			(void)!write(c, junk, sizeof(junk));
+			close(c);
+		}
+		/* stalled: c stays open, unanswered */
+	}
+}
+
+static int fake_attach(pid_t pid, bool garbage, long long *ms)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct usertp_session *s = session();
+	struct timespec t0, t1;
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	static struct fake f;
+	pthread_t thread;
+	int ret;
+
+	snprintf(f.path, sizeof(f.path), "%s/usertp/%d.sock", xdg, (int)pid);
+	f.garbage = garbage;
+	f.fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f.path);
+	unlink(f.path);
+	if (bind(f.fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(f.fd, 4)) {
+		perror("fake endpoint");
+		exit(1);
+	}
+	pthread_create(&thread, NULL, fake_serve, &f);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = usertp_session_attach_pid(s, pid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	printf("fake %s endpoint: %d (%s) after %lld ms\n", garbage ? "garbage" : "stalled", ret,
+	       usertp_session_error(s), *ms);
+	usertp_session_free(s);
+	shutdown(f.fd, SHUT_RDWR);
+	close(f.fd);
+	unlink(f.path);
+	return ret;
+}
+
+static void case_errors(void)
+{
+	struct usertp_session *s = session(), *t;
+	struct usertp_session_options big = { .buffer_kb = 5000000 }, clock = { .clock = "bogus" };
+	const char *const *specs;
+	unsigned int nr;
+	struct prog p;
+	long long ms;
+	pid_t dead, sleeper;
+	int ret;
+
+	/* A process that is gone. */
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	ret = usertp_session_attach_pid(s, dead);
+	CHECK(ret == -ESRCH, "dead pid: %d", ret);
+	/* A process that does not use libusertp. */
+	sleeper = fork();
+	if (sleeper == 0) {
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);
+	ret = usertp_session_attach_pid(s, sleeper);
+	CHECK(ret == -ENOENT, "not a libusertp program: %d", ret);
+	CHECK(strstr(usertp_session_error(s), "no libusertp control endpoint") != NULL, "message: %s",
+	      usertp_session_error(s));
+	/* Settings out of range. */
+	CHECK(usertp_session_new(&t, &big) == -ERANGE, "buffer_kb 5000000 accepted");
+	CHECK(usertp_session_new(&t, &clock) == -EINVAL, "clock bogus accepted");
+	/* Specs: malformed, matching nothing; neither changes anything. */
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	ret = usertp_session_attach_pid(s, p.pid);
+	CHECK(ret == -EALREADY, "the same program twice: %d", ret);
+	OK(usertp_session_enable(s, "cons:cons_a"));
+	ret = usertp_session_enable(s, "cons:cons_b,bad:spec:x");
+	CHECK(ret == -EINVAL, "bad spec: %d", ret);
+	ret = usertp_session_enable(s, "nosuch:event");
+	CHECK(ret == -ENOENT, "a spec that matches nothing: %d (%s)", ret, usertp_session_error(s));
+	nr = usertp_session_specs(s, &specs);
+	CHECK(nr == 1 && !strcmp(specs[0], "cons:cons_a"), "specs changed: %u", nr);
+	prog_cmd(&p, "fire 12");
+	expect(s, "after the refused changes", 12, 0);
+	/* A program killed mid-session: what it committed is read; the session goes on. */
+	prog_cmd(&p, "fire 9");
+	kill(p.pid, SIGKILL);
+	waitpid(p.pid, NULL, 0);
+	expect(s, "a program killed", 9, 0);
+	OK(usertp_session_disable(s, "cons:cons_a"));
+	{
+		struct usertp_session_status st;
+
+		usertp_session_status(s, &st);
+		CHECK(st.running == 0 && st.programs == 1, "status: %u of %u running", st.running,
+		      st.programs);
+		CHECK(usertp_session_next(s, &(struct usertp_record){ 0 }, 100) == -ENODATA,
+		      "nothing more can come");
+	}
+	fclose(p.in);
+	fclose(p.out);
+	usertp_session_free(s);
+	/* Hostile endpoints, for the sleeper's pid: garbage, then silence. */
+	ret = fake_attach(sleeper, true, &ms);
+	CHECK(ret < 0 && ret != -ENOENT, "garbage peer: %d", ret);
+	ret = fake_attach(sleeper, false, &ms);
+	CHECK(ret == -ETIMEDOUT || ret == -EBUSY || ret == -EAGAIN, "stalled peer: %d", ret);
+	CHECK(ms < 20000, "stalled peer held us %lld ms", ms);
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+}
+
+static void case_other_user(void)
+{
+	struct passwd *pw = getpwnam("usertp-test2");
+	struct prog p;
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0 || !pw) {
+		printf("SKIP: needs root and the user usertp-test2\n");
+		exit(77);
+	}
+	prog_start(&p);
+	pid = fork();
+	if (pid == 0) {
+		struct usertp_session *s;
+		char dir[64];
+		int ret;
+
+		snprintf(dir, sizeof(dir), "/tmp/usertp-cons-%d", (int)getpid());
+		mkdir(dir, 0700);
+		if (chown(dir, pw->pw_uid, pw->pw_gid) || setgroups(0, NULL) ||
+		    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) ||
+		    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid))
+			_exit(100);
+		setenv("XDG_RUNTIME_DIR", dir, 1);
+		if (usertp_session_new(&s, NULL))
+			_exit(101);
+		ret = usertp_session_attach_pid(s, p.pid);
+		fprintf(stderr, "as another user: %d (%s)\n", ret, usertp_session_error(s));
+		usertp_session_free(s);
+		rmdir(dir);
+		_exit(ret == -EACCES ? 0 : 102);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "another user's attach: status %#x", status);
+	/* The program goes on, and root may record it. */
+	{
+		struct usertp_session *s = session();
+
+		OK(usertp_session_attach_pid(s, p.pid));
+		OK(usertp_session_enable(s, "cons:*"));
+		prog_cmd(&p, "fire 3");
+		expect(s, "root after the other user", 3, 3);
+		usertp_session_free(s);
+	}
+	prog_end(&p);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* How soon a change takes effect: enable, then wait for the first record (a busy program). */
+static void case_latency(void)
+{
+	struct usertp_session *s = session();
+	struct usertp_record rec;
+	double best = 1e12, sum = 0, worst = 0;
+	struct prog p;
+	pid_t firer;
+	int rounds = 20;
+
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	/* A child of the test keeps the program firing: 2000 events per command. */
+	firer = fork();
+	if (firer == 0) {
+		for (;;)
+			if (prog_cmd(&p, "fire 1000") < 0)
+				_exit(0);
+	}
+	for (int i = 0; i < rounds; i++) {
+		double t0 = now_us(), enabled, first = 0;
+
+		OK(usertp_session_enable(s, "cons:cons_a"));
+		enabled = now_us();
+		while (usertp_session_next(s, &rec, 1000) == 1) {
+			if (rec.event && !strcmp(rec.event->name, "cons_a") && rec.ts) {
+				first = now_us();
+				break;
+			}
+		}
+		OK(usertp_session_disable(s, "cons:cons_a"));
+		/* Read what the round left. */
+		while (usertp_session_next(s, &rec, 20) == 1)
+			;
+		if (first) {
+			double d = first - t0;
+
+			best = d < best ? d : best;
+			worst = d > worst ? d : worst;
+			sum += d;
+		}
+		printf("round %d: enable returned after %.0f us, first record after %.0f us\n", i,
+		       enabled - t0, first ? first - t0 : -1);
+	}
+	printf("enable to first record: best %.0f us, mean %.0f us, worst %.0f us (%d rounds)\n",
+	       best, sum / rounds, worst, rounds);
+	kill(firer, SIGKILL);
+	waitpid(firer, NULL, 0);
+	prog_end(&p);
+	usertp_session_free(s);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: test-consumer CASE CONS-PROG\n");
+		return 2;
+	}
+	cons_prog = argv[2];
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(argv[1], "live"))
+		case_live();
+	else if (!strcmp(argv[1], "later"))
+		case_later();
+	else if (!strcmp(argv[1], "fork"))
+		case_fork();
+	else if (!strcmp(argv[1], "two"))
+		case_two();
+	else if (!strcmp(argv[1], "errors"))
+		case_errors();
+	else if (!strcmp(argv[1], "other-user"))
+		case_other_user();
+	else if (!strcmp(argv[1], "latency"))
+		case_latency();
+	else
+		return 2;
+	if (failures)
+		fprintf(stderr, "%d failure(s)\n", failures);
+	else
+		printf("ok\n");
+	return failures ? 1 : 0;
+}
