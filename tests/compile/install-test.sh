@@ -10,7 +10,9 @@
 #   1. pkg-config --cflags --libs usertp          C and C++, linked with libusertp.so
 #   2. pkg-config --static --cflags --libs usertp  libusertp.a; and fully -static if the
 #                                                  toolchain has the static libraries
-#   3. find_package(usertp) in a CMake project      usertp::usertp and usertp::usertp_static
+#   3. find_package(usertp) in a CMake project      usertp::usertp and usertp::usertp_static,
+#                                                  usertp::usertp-consumer
+#   and pkg-config usertp-consumer: a program of libusertp-consumer (not linked with libusertp)
 #
 # Needs no network and no root.  Exit status 0 on success, 77 (skipped) without pkg-config.
 # USERTP_TEST_SANITIZE=<value> in the environment (set by the build when it was configured
@@ -69,7 +71,8 @@ pc=$(find "$prefix" -name usertp.pc | head -n 1)
 [ -n "$pc" ] || fail "no usertp.pc under $prefix"
 pcdir=$(dirname "$pc")
 libdir=$(dirname "$pcdir")
-for f in libusertp.so libusertp.a cmake/usertp/usertpConfig.cmake \
+for f in libusertp.so libusertp.a libusertp-consumer.so libusertp-consumer.a \
+	pkgconfig/usertp-consumer.pc cmake/usertp/usertpConfig.cmake \
 	cmake/usertp/usertpConfigVersion.cmake cmake/usertp/usertpTargets.cmake; do
 	[ -e "$libdir/$f" ] || fail "$libdir/$f not installed"
 done
@@ -155,6 +158,21 @@ check_deps "$work/consumer-shared-cxx.d"
 LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$work/consumer-shared-cxx" ||
 	fail "consumer-shared-cxx"
 
+step "pkg-config usertp-consumer: libusertp-consumer"
+[ -f "$includedir/usertp/consumer.h" ] || fail "$includedir/usertp/consumer.h not installed"
+ccflags=$($pkgconfig --cflags usertp-consumer)
+clibs=$($pkgconfig --libs usertp-consumer)
+echo "cflags: $ccflags"
+echo "libs:   $clibs"
+# shellcheck disable=SC2086
+run "$work/follower.log" "$cc" -std=gnu11 $warn "$src/follower.c" -o "$work/follower" \
+	$ccflags $clibs
+case " $(needs "$work/follower") " in
+*" libusertp.so.0 "*) fail "follower is linked with libusertp.so (traced programs' library)" ;;
+esac
+XDG_RUNTIME_DIR=$work LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+	"$work/follower" || fail "follower"
+
 step "pkg-config --static: libusertp.a"
 # The linker takes libusertp.so for -lusertp when both exist: name the archive.
 static_a=$(echo " $static_libs " | sed 's/ -lusertp / -l:libusertp.a /')
@@ -214,6 +232,7 @@ needs_usertp "$work/cmake-build/consumer-static" no
 for p in consumer consumer-cxx consumer-static; do
 	"$work/cmake-build/$p" || fail "$p (find_package)"
 done
+XDG_RUNTIME_DIR=$work "$work/cmake-build/follower" || fail "follower (find_package)"
 LD_PRELOAD=$work/cmake-build/libconsumer-probe.so "$work/cmake-build/consumer" >"$work/probe.out" 2>&1 ||
 	{ cat "$work/probe.out"; fail "consumer with libconsumer-probe.so (find_package)"; }
 grep -q '^probe.so: 4 calls$' "$work/probe.out" || { cat "$work/probe.out"; fail "probe not called (find_package)"; }
