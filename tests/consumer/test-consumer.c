@@ -384,13 +384,18 @@ static void *fake_serve(void *arg)
 		if (c < 0)
 			return NULL;
 		if (f->garbage) {
+			/* The request read, then garbage for an answer. */
+			(void)!read(c, junk, sizeof(junk));
 			for (unsigned int i = 0; i < sizeof(junk); i++)
 				junk[i] = (unsigned char)(i * 37 + 11);
 			junk[0] = 0xff; /* a length no message has */
 			(void)!write(c, junk, sizeof(junk));
+			/* Open until the peer closes. */
+			while (read(c, junk, sizeof(junk)) > 0)
+				;
 			close(c);
 		}
-		/* stalled: c stays open, unanswered */
+		/* stalled: c stays open, unanswered (closed with the process) */
 	}
 }
 
@@ -400,7 +405,7 @@ static int fake_attach(pid_t pid, bool garbage, long long *ms)
 	struct usertp_session *s = session();
 	struct timespec t0, t1;
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	static struct fake f;
+	struct fake f;
 	pthread_t thread;
 	int ret;
 
@@ -421,7 +426,9 @@ static int fake_attach(pid_t pid, bool garbage, long long *ms)
 	printf("fake %s endpoint: %d (%s) after %lld ms\n", garbage ? "garbage" : "stalled", ret,
 	       usertp_session_error(s), *ms);
 	usertp_session_free(s);
+	/* (accept() in the thread fails once the socket is shut down.) */
 	shutdown(f.fd, SHUT_RDWR);
+	pthread_join(thread, NULL);
 	close(f.fd);
 	unlink(f.path);
 	return ret;
