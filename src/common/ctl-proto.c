@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "ctl-proto.h"
+#include "number.h"
+#include "ring-buffer.h"
 
 /* Is @path a real directory (not a link) owned by @uid that nobody else may enter? */
 static int dir_check(const char *path, uid_t uid)
@@ -309,27 +311,202 @@ long usertp_ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
 	return len ? (long)len : -EBADMSG;
 }
 
-bool usertp_ctl_arg(const char *msg, const char *key, char *out, size_t size)
+/* --- the messages: one table ------------------------------------------------------------- */
+
+enum key_kind { KEY_NUMBER, KEY_FLAG, KEY_TEXT };
+
+static const struct key_desc {
+	const char *name;
+	enum key_kind kind;
+	uint64_t min, max; /* a number's range; a text's length */
+} keys[USERTP_CTL_NR_KEYS] = {
+	[USERTP_CTL_KEY_PID] = { "pid", KEY_NUMBER, 1, INT32_MAX },
+	[USERTP_CTL_KEY_PPID] = { "ppid", KEY_NUMBER, 0, INT32_MAX },
+	[USERTP_CTL_KEY_UID] = { "uid", KEY_NUMBER, 0, UINT32_MAX },
+	[USERTP_CTL_KEY_CPUS] = { "cpus", KEY_NUMBER, 1, 65536 },
+	[USERTP_CTL_KEY_VERSION] = { "version", KEY_NUMBER, 1, UINT32_MAX },
+	[USERTP_CTL_KEY_SIZE] = { "size", KEY_NUMBER, 1, 1ull << 44 },
+	[USERTP_CTL_KEY_ID] = { "id", KEY_NUMBER, 1, 65535 },
+	[USERTP_CTL_KEY_KB] = { "kb", KEY_NUMBER, 1, USERTP_RB_MAX_KB },
+	[USERTP_CTL_KEY_OVERWRITE] = { "overwrite", KEY_FLAG, 0, 1 },
+	[USERTP_CTL_KEY_TRACING] = { "tracing", KEY_FLAG, 0, 1 },
+	[USERTP_CTL_KEY_CLOCK] = { "clock", KEY_TEXT, 1, 15 },
+	[USERTP_CTL_KEY_COMM] = { "comm", KEY_TEXT, 0, 16 },
+	[USERTP_CTL_KEY_RECORDER] = { "recorder", KEY_TEXT, 1, 107 },
+	[USERTP_CTL_KEY_NAME] = { "name", KEY_TEXT, 3, 511 },
+	[USERTP_CTL_KEY_EVENTS] = { "events", KEY_TEXT, 0, 16383 },
+};
+
+static const struct message_desc {
+	const char *word;
+	unsigned int keys, required;
+} messages[USERTP_CTL_NR_TYPES] = {
+#define USERTP_CTL_DESC_(type, word, keys, required) [USERTP_CTL_MSG_##type] = { word, keys, required },
+	USERTP_CTL_MESSAGES(USERTP_CTL_DESC_)
+#undef USERTP_CTL_DESC_
+};
+
+const char *usertp_ctl_word(enum usertp_ctl_type type)
 {
-	size_t klen = strlen(key), line = strcspn(msg, "\n");
-	const char *p = msg;
+	return (unsigned int)type < USERTP_CTL_NR_TYPES ? messages[type].word : "?";
+}
 
-	while (p < msg + line) {
-		size_t word = strcspn(p, " \n");
+static __thread char why_buf[160];
 
-		if (word > klen && !strncmp(p, key, klen) && p[klen] == '=') {
-			size_t vlen = word - klen - 1;
+/* Take "key=value" of a message of type @d. */
+static int decode_key(const struct message_desc *d, char *word, struct usertp_ctl_msg *m,
+		      const char **why)
+{
+	char *value = strchr(word, '=');
+	unsigned int k;
 
-			if (vlen >= size)
-				vlen = size - 1;
-			memcpy(out, p + klen + 1, vlen);
-			out[vlen] = 0;
-			return true;
+	*value++ = 0;
+	for (k = 0; k < USERTP_CTL_NR_KEYS && strcmp(keys[k].name, word); k++)
+		;
+	if (k == USERTP_CTL_NR_KEYS || !(d->keys & (1u << k)))
+		return 0; /* a newer peer's: ignored */
+	switch (keys[k].kind) {
+	case KEY_NUMBER:
+		if (usertp__parse_u64(value, keys[k].min, keys[k].max, &m->num[k])) {
+			snprintf(why_buf, sizeof(why_buf), "%s= is not a number from %llu to %llu",
+				 word, (unsigned long long)keys[k].min, (unsigned long long)keys[k].max);
+			*why = why_buf;
+			return -EINVAL;
 		}
-		p += word;
-		p += *p == ' ';
+		break;
+	case KEY_FLAG:
+		if (strcmp(value, "0") && strcmp(value, "1")) {
+			snprintf(why_buf, sizeof(why_buf), "%s= is not 0 or 1", word);
+			*why = why_buf;
+			return -EINVAL;
+		}
+		m->num[k] = value[0] == '1';
+		break;
+	case KEY_TEXT:
+		if (strlen(value) < keys[k].min || strlen(value) > keys[k].max) {
+			snprintf(why_buf, sizeof(why_buf), "%s= is not %llu to %llu characters", word,
+				 (unsigned long long)keys[k].min, (unsigned long long)keys[k].max);
+			*why = why_buf;
+			return -EINVAL;
+		}
+		m->text[k] = value;
+		break;
 	}
-	return false;
+	m->has |= 1u << k;
+	return 0;
+}
+
+int usertp_ctl_decode(char *buf, struct usertp_ctl_msg *m, const char **why)
+{
+	char *nl = strchr(buf, '\n'), *p;
+	const struct message_desc *d;
+	size_t len;
+	unsigned int t;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	*why = NULL;
+	m->body = "";
+	if (nl) {
+		*nl = 0;
+		m->body = nl + 1;
+	}
+	len = strcspn(buf, " ");
+	for (t = 0; t < USERTP_CTL_NR_TYPES; t++)
+		if (strlen(messages[t].word) == len && !strncmp(messages[t].word, buf, len))
+			break;
+	if (t == USERTP_CTL_NR_TYPES) {
+		snprintf(why_buf, sizeof(why_buf), "unknown request '%.*s'", (int)(len > 32 ? 32 : len),
+			 buf);
+		*why = why_buf;
+		return -EINVAL;
+	}
+	m->type = (enum usertp_ctl_type)t;
+	d = &messages[t];
+	p = buf[len] ? buf + len + 1 : buf + len;
+	buf[len] = 0;
+	/* An error's rest is its text; otherwise words: key=value, or the argument. */
+	if (m->type == USERTP_CTL_MSG_ERROR) {
+		m->arg = p;
+		return 0;
+	}
+	for (char *save = NULL, *word = strtok_r(p, " ", &save); word; word = strtok_r(NULL, " ", &save)) {
+		if (strchr(word, '=')) {
+			ret = decode_key(d, word, m, why);
+			if (ret)
+				return ret;
+		} else if (!m->arg) {
+			m->arg = word;
+		}
+	}
+	for (unsigned int k = 0; k < USERTP_CTL_NR_KEYS; k++)
+		if ((d->required & (1u << k)) && !(m->has & (1u << k))) {
+			snprintf(why_buf, sizeof(why_buf), "%s= is missing", keys[k].name);
+			*why = why_buf;
+			return -EINVAL;
+		}
+	return 0;
+}
+
+long usertp_ctl_encode(const struct usertp_ctl_msg *m, char **out)
+{
+	const struct message_desc *d;
+	size_t len = 0;
+	char *text = NULL;
+	FILE *f;
+
+	*out = NULL;
+	if ((unsigned int)m->type >= USERTP_CTL_NR_TYPES)
+		return -EINVAL;
+	d = &messages[m->type];
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	fputs(d->word, f);
+	for (unsigned int k = 0; k < USERTP_CTL_NR_KEYS; k++) {
+		if (!(m->has & (1u << k)) || !(d->keys & (1u << k)))
+			continue;
+		if (keys[k].kind != KEY_TEXT) {
+			fprintf(f, " %s=%llu", keys[k].name, (unsigned long long)m->num[k]);
+			continue;
+		}
+		fprintf(f, " %s=", keys[k].name);
+		for (const char *c = m->text[k] ? m->text[k] : ""; *c; c++) {
+			if (*c == ' ' && k == USERTP_CTL_KEY_COMM) {
+				fputc('_', f);
+			} else if (*c == ' ' || *c == '\n') {
+				fclose(f);
+				free(text);
+				return -EINVAL;
+			} else {
+				fputc(*c, f);
+			}
+		}
+	}
+	if (m->arg)
+		fprintf(f, " %s", m->arg);
+	fputc('\n', f);
+	if (m->body)
+		fputs(m->body, f);
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	*out = text;
+	return (long)len;
+}
+
+int usertp_ctl_send_msg(int sock, const struct usertp_ctl_msg *m, int pass_fd)
+{
+	char *text;
+	long len = usertp_ctl_encode(m, &text);
+	int ret;
+
+	if (len < 0)
+		return (int)len;
+	ret = usertp_ctl_send(sock, text, (size_t)len, pass_fd);
+	free(text);
+	return ret;
 }
 
 bool usertp_ctl_peer_allowed(int sock, uid_t *uid)

@@ -11,15 +11,20 @@
  * or root.
  *
  * Messages: a u32 length (host order, at most USERTP_CTL_MAX_MSG) then that many bytes of
- * text: a command word and "key=value" words on the first line, data lines after it.
- * A message may carry one file descriptor (SCM_RIGHTS).  Replies start "ok" or
- * "error <errno-name> <text>".
+ * text: a word, "key=value" words on the first line, data lines after it (the body).  A
+ * message may carry one file descriptor (SCM_RIGHTS).  Replies are "ok" (with keys) or
+ * "error <errno-name> <text>".  Every message and every key is in one table below
+ * (USERTP_CTL_MESSAGES, and the keys' types and ranges in ctl-proto.c): both sides encode and
+ * decode with it, so a new request is one line there.  Keys a message does not know are
+ * ignored (those of a newer peer); USERTP_CTL_VERSION, in the hello reply, is raised when a
+ * message changes meaning.
  */
 #ifndef USERTP_CTL_PROTO_H
 #define USERTP_CTL_PROTO_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -66,8 +71,118 @@ void usertp_ctl_sendf_nowait(int sock, const char *fmt, ...) __attribute__((form
  */
 long usertp_ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms);
 
-/* The value of "key=" in the first line of @msg into @out (cut at @size); false if absent. */
-bool usertp_ctl_arg(const char *msg, const char *key, char *out, size_t size);
+/* --- the messages ----------------------------------------------------------------------- */
+
+/* The keys, typed and range-checked by the table in ctl-proto.c. */
+enum usertp_ctl_key {
+	USERTP_CTL_KEY_PID,	  /* a process: 1..INT32_MAX */
+	USERTP_CTL_KEY_PPID,	  /* its parent: 0..INT32_MAX */
+	USERTP_CTL_KEY_UID,
+	USERTP_CTL_KEY_CPUS,	  /* 1..65536 */
+	USERTP_CTL_KEY_VERSION,	  /* of the protocol */
+	USERTP_CTL_KEY_SIZE,	  /* of a region of buffers: 1..2^44 bytes */
+	USERTP_CTL_KEY_ID,	  /* an event id: 1..65535 */
+	USERTP_CTL_KEY_KB,	  /* buffer KiB per CPU: 1..USERTP_RB_MAX_KB */
+	USERTP_CTL_KEY_OVERWRITE, /* 0 or 1 */
+	USERTP_CTL_KEY_TRACING,	  /* 0 or 1 */
+	USERTP_CTL_KEY_CLOCK,	  /* a clock's name */
+	USERTP_CTL_KEY_COMM,	  /* a process's name (spaces sent as '_') */
+	USERTP_CTL_KEY_RECORDER,  /* a consumer's socket */
+	USERTP_CTL_KEY_NAME,	  /* sys:event */
+	USERTP_CTL_KEY_EVENTS,	  /* event specs, comma-separated */
+	USERTP_CTL_NR_KEYS
+};
+#define USERTP_CTL_K(key) (1u << USERTP_CTL_KEY_##key)
+
+/*
+ * Every message: its name, its word, the keys it may carry, the keys it must carry.
+ *	requests of a consumer		hello events ids format comms start set enabled stop
+ *	to a program that joins		run (after its requests: it may go on)
+ *	on a consumer's socket		join (a program that starts), fork (a forked child, with its
+ *					region)
+ *	news of a program		events format exit (on its session connection, unasked)
+ *	replies				ok error
+ */
+#define USERTP_CTL_MESSAGES(M)                                                                     \
+	M(HELLO, "hello", 0, 0)                                                                    \
+	M(EVENTS, "events", 0, 0)                                                                  \
+	M(IDS, "ids", 0, 0)                                                                        \
+	M(FORMAT, "format", USERTP_CTL_K(ID) | USERTP_CTL_K(NAME), 0)                              \
+	M(COMMS, "comms", 0, 0)                                                                    \
+	M(START, "start",                                                                          \
+	  USERTP_CTL_K(KB) | USERTP_CTL_K(OVERWRITE) | USERTP_CTL_K(CLOCK) |                       \
+		  USERTP_CTL_K(TRACING) | USERTP_CTL_K(RECORDER) | USERTP_CTL_K(EVENTS),           \
+	  USERTP_CTL_K(EVENTS))                                                                    \
+	M(SET, "set", USERTP_CTL_K(TRACING) | USERTP_CTL_K(EVENTS), 0)                             \
+	M(ENABLED, "enabled", 0, 0)                                                                \
+	M(STOP, "stop", 0, 0)                                                                      \
+	M(RUN, "run", 0, 0)                                                                        \
+	M(JOIN, "join", USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(COMM),               \
+	  USERTP_CTL_K(PID))                                                                       \
+	M(FORK, "fork", USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(SIZE),               \
+	  USERTP_CTL_K(PID) | USERTP_CTL_K(SIZE))                                                  \
+	M(EXIT, "exit", 0, 0)                                                                      \
+	M(OK, "ok",                                                                                \
+	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(UID) | USERTP_CTL_K(CPUS) |         \
+		  USERTP_CTL_K(VERSION) | USERTP_CTL_K(COMM) | USERTP_CTL_K(SIZE),                 \
+	  0)                                                                                       \
+	M(ERROR, "error", 0, 0)
+
+enum usertp_ctl_type {
+#define USERTP_CTL_TYPE_(type, word, keys, required) USERTP_CTL_MSG_##type,
+	USERTP_CTL_MESSAGES(USERTP_CTL_TYPE_)
+#undef USERTP_CTL_TYPE_
+	USERTP_CTL_NR_TYPES
+};
+
+/* A message, decoded (or to encode: set type, the keys with the setters, arg and body). */
+struct usertp_ctl_msg {
+	enum usertp_ctl_type type;
+	unsigned int has;		      /* USERTP_CTL_K() of the keys present */
+	uint64_t num[USERTP_CTL_NR_KEYS];     /* numbers, and flags as 0 or 1 */
+	const char *text[USERTP_CTL_NR_KEYS]; /* texts */
+	const char *arg;  /* the first line's rest that is not key=value ("format SYS:EVENT";
+			   * "error ERRNO text"), or NULL */
+	const char *body; /* the lines after the first: "" if none */
+};
+
+static inline void usertp_ctl_set_num(struct usertp_ctl_msg *m, enum usertp_ctl_key key, uint64_t v)
+{
+	m->has |= 1u << key;
+	m->num[key] = v;
+}
+
+static inline void usertp_ctl_set_text(struct usertp_ctl_msg *m, enum usertp_ctl_key key,
+				       const char *text)
+{
+	m->has |= 1u << key;
+	m->text[key] = text;
+}
+
+static inline bool usertp_ctl_has(const struct usertp_ctl_msg *m, enum usertp_ctl_key key)
+{
+	return m->has & (1u << key);
+}
+
+/*
+ * Decode @buf (a received message, NUL-terminated; changed in place: the message's texts
+ * point into it).  Return: 0, or -EINVAL with *why saying what is wrong ("kb= is not a number
+ * from 1 to 4194304", "events= is missing", "unknown request 'xyz'"; a static buffer).
+ */
+int usertp_ctl_decode(char *buf, struct usertp_ctl_msg *m, const char **why);
+
+/*
+ * Encode @m as its type's word, its keys, its arg and its body, into *out (to free()).
+ * A text with a space or a line break is refused (-EINVAL), but for the comm (spaces become
+ * '_').  Return: its length, or a negative errno.
+ */
+long usertp_ctl_encode(const struct usertp_ctl_msg *m, char **out);
+
+/* Encode and send @m (with @pass_fd when it is >= 0).  Return: 0 or a negative errno. */
+int usertp_ctl_send_msg(int sock, const struct usertp_ctl_msg *m, int pass_fd);
+
+/* The word of message type @type. */
+const char *usertp_ctl_word(enum usertp_ctl_type type);
 
 /* Is the peer of @sock the same user as us, or root?  *uid gets its uid. */
 bool usertp_ctl_peer_allowed(int sock, uid_t *uid);

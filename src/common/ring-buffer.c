@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "number.h"
 #include "rb-layout.h"
 #include "ring-buffer.h"
 
@@ -210,6 +211,42 @@ static uint64_t cgroup_room(void)
 		}
 	}
 	return room;
+}
+
+int usertp_rb_parse_kb(const char *text, unsigned long *kb, const char **why)
+{
+	uint64_t v;
+
+	if (usertp__parse_u64(text, 1, USERTP_RB_MAX_KB, &v)) {
+		*why = "not a number of KiB from 1 to 4194304";
+		return -EINVAL;
+	}
+	*kb = (unsigned long)v;
+	return 0;
+}
+
+int usertp_rb_parse_clock(const char *text, enum usertp_rb_clock *clock, const char **why)
+{
+	if (!strcmp(text, "mono")) {
+		*clock = USERTP_RB_CLOCK_MONO;
+		return 0;
+	}
+	if (strcmp(text, "x86-tsc")) {
+		*why = "not mono or x86-tsc";
+		return -EINVAL;
+	}
+#if defined(__x86_64__)
+	*clock = USERTP_RB_CLOCK_TSC;
+	return 0;
+#else
+	*why = "x86-tsc needs an x86-64 machine";
+	return -EINVAL;
+#endif
+}
+
+const char *usertp_rb_clock_name(enum usertp_rb_clock clock)
+{
+	return clock == USERTP_RB_CLOCK_TSC ? "x86-tsc" : "mono";
 }
 
 int usertp_rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size)

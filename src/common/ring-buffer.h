@@ -141,8 +141,18 @@ struct usertp_rb {
 	uint64_t wake_ino; /* its inode, checked before each write: the program may have closed it */
 };
 
+
 /* Clocks: CLOCK_MONOTONIC nanoseconds (the kernel's "mono"), or the raw TSC ("x86-tsc"). */
 enum usertp_rb_clock { USERTP_RB_CLOCK_MONO, USERTP_RB_CLOCK_TSC };
+
+/*
+ * The buffers' settings as users give them (USERTP_BUFFER_KB and USERTP_CLOCK, usertp record
+ * -b and -C, the control protocol, sessions): the one place they are read.  Each returns 0,
+ * or -EINVAL with what is wrong in *why ("not a number of KiB from 1 to 4194304", ...).
+ */
+int usertp_rb_parse_kb(const char *text, unsigned long *kb, const char **why);
+int usertp_rb_parse_clock(const char *text, enum usertp_rb_clock *clock, const char **why);
+const char *usertp_rb_clock_name(enum usertp_rb_clock clock);
 
 /**
  * usertp_rb_create() - allocate buffers of @kb KiB of data per CPU (rounded up to whole

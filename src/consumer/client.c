@@ -71,8 +71,13 @@ static int hello(struct usertp_program *prog)
 		return sock == -EAGAIN ? -EBUSY : -ENOENT; /* EAGAIN: its backlog is full */
 	ret = usertp_client_call(sock, "hello", &reply, NULL, CALL_TIMEOUT_MS);
 	close(sock);
-	if (!ret)
-		usertp_ctl_arg(reply, "comm", prog->comm, sizeof(prog->comm));
+	if (!ret) {
+		struct usertp_ctl_msg m;
+		const char *why;
+
+		if (!usertp_ctl_decode(reply, &m, &why) && usertp_ctl_has(&m, USERTP_CTL_KEY_COMM))
+			snprintf(prog->comm, sizeof(prog->comm), "%s", m.text[USERTP_CTL_KEY_COMM]);
+	}
 	else if (ret == -EREMOTEIO && !strncmp(reply, "error EBUSY ", 12))
 		ret = -EBUSY;
 	else if (ret == -EREMOTEIO && !strncmp(reply, "error EACCES ", 13))
@@ -282,6 +287,26 @@ int usertp_client_call_fd(int sock, const char *req, int pass_fd, char **reply, 
 	if (!strncmp(buf, "ok", 2) && (buf[2] == 0 || buf[2] == ' ' || buf[2] == '\n'))
 		return 0;
 	return -EREMOTEIO;
+}
+
+int usertp_client_call_msg(int sock, const struct usertp_ctl_msg *req, int pass_fd, char **reply,
+			   struct usertp_ctl_msg *ok, int *fd, int timeout_ms)
+{
+	const char *why;
+	char *text;
+	long len = usertp_ctl_encode(req, &text);
+	int ret;
+
+	*reply = NULL;
+	if (fd)
+		*fd = -1;
+	if (len < 0)
+		return (int)len;
+	ret = usertp_client_call_fd(sock, text, pass_fd, reply, fd, timeout_ms);
+	free(text);
+	if (!ret && usertp_ctl_decode(*reply, ok, &why))
+		ret = -EPROTO;
+	return ret;
 }
 
 const char *usertp_client_body(const char *reply)

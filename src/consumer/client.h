@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "ctl-proto.h"
+
 struct usertp_program {
 	pid_t pid;
 	char comm[17];
@@ -52,6 +54,14 @@ int usertp_client_call(int sock, const char *req, char **reply, int *fd, int tim
 /* The same, with @pass_fd (>= 0) sent with the request. */
 int usertp_client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
 			  int timeout_ms);
+
+/*
+ * The same for a request encoded from @req; an "ok" reply is decoded into *ok (its texts
+ * point into *reply).  Return: as usertp_client_call(), or -EPROTO for a reply that does not
+ * decode.
+ */
+int usertp_client_call_msg(int sock, const struct usertp_ctl_msg *req, int pass_fd, char **reply,
+			   struct usertp_ctl_msg *ok, int *fd, int timeout_ms);
 
 /* The text after the first line of a reply. */
 const char *usertp_client_body(const char *reply);

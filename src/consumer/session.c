@@ -270,19 +270,6 @@ static void source_keep_format(struct usertp_session *s, struct usertp__source *
 		usertp__reader_event(s, src, id, system, format);
 }
 
-/*
- * A message from a program: the number "key=" from 1 to @max; 0 when it is not that.
- */
-static uint64_t msg_number(const char *msg, const char *key, uint64_t max)
-{
-	char text[32];
-	uint64_t v;
-
-	if (!usertp_ctl_arg(msg, key, text, sizeof(text)) || usertp__parse_u64(text, 1, max, &v))
-		return 0;
-	return v;
-}
-
 /* Connect to the source's endpoint if we are not yet; false if it cannot be reached. */
 static bool source_query(struct usertp__source *src)
 {
@@ -400,48 +387,59 @@ static void source_comms_reply(struct usertp_session *s, struct usertp__source *
 		source_keep_comms(s, src, reply + 3);
 }
 
-/* The start request of a session of ours (the settings of this moment). */
-static char *start_request(const struct usertp_session *s)
+/*
+ * A "start" (@type) or "set" request with the settings of this moment, into @m; *events (to
+ * free()) holds the specs it points to.  Return: 0 or -ENOMEM.
+ */
+static int settings_msg(const struct usertp_session *s, enum usertp_ctl_type type,
+			struct usertp_ctl_msg *m, char **events)
 {
-	char *events = specs_text(s), *req = NULL;
-
-	if (events &&
-	    asprintf(&req, "start kb=%lu overwrite=%d clock=%s tracing=%d recorder=%s events=%s",
-		     s->kb, s->overwrite, s->tsc ? "x86-tsc" : "mono", s->tracing, s->sock_path,
-		     events) < 0)
-		req = NULL;
-	free(events);
-	return req;
+	*m = (struct usertp_ctl_msg){ .type = type };
+	*events = specs_text(s);
+	if (!*events)
+		return -ENOMEM;
+	usertp_ctl_set_num(m, USERTP_CTL_KEY_TRACING, s->tracing);
+	usertp_ctl_set_text(m, USERTP_CTL_KEY_EVENTS, *events);
+	if (type == USERTP_CTL_MSG_START) {
+		usertp_ctl_set_num(m, USERTP_CTL_KEY_KB, s->kb);
+		usertp_ctl_set_num(m, USERTP_CTL_KEY_OVERWRITE, s->overwrite);
+		usertp_ctl_set_text(m, USERTP_CTL_KEY_CLOCK,
+				    usertp_rb_clock_name(s->tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO));
+		usertp_ctl_set_text(m, USERTP_CTL_KEY_RECORDER, s->sock_path);
+	}
+	return 0;
 }
 
 /* Start a session of @src on @sock; the region comes back.  Return: 0 or a negative errno. */
 static int source_start(struct usertp_session *s, struct usertp__source *src, int sock)
 {
-	char *req = start_request(s), *reply = NULL, err[256];
-	uint64_t size = 0;
+	struct usertp_ctl_msg req, ok;
+	char *events = NULL, *reply = NULL, err[256];
 	int fd = -1, ret;
 
 	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
-	ret = req ? usertp_client_call_fd(sock, req, s->overwrite ? -1 : s->wake_fd, &reply, &fd,
-					  USERTP__CALL_TIMEOUT_MS)
-		  : -ENOMEM;
+	ret = settings_msg(s, USERTP_CTL_MSG_START, &req, &events);
+	if (!ret)
+		ret = usertp_client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
+					     &fd, USERTP__CALL_TIMEOUT_MS);
 	if (ret == -EREMOTEIO)
 		usertp__session_fail(s, ret, "%s: %s", src->name,
 				     usertp_client_error_text(reply, err, sizeof(err)));
-	if (!ret && (fd < 0 || !(size = msg_number(reply, "size", USERTP__MAX_REGION))))
+	if (!ret && (fd < 0 || !usertp_ctl_has(&ok, USERTP_CTL_KEY_SIZE)))
 		ret = -EPROTO;
 	if (!ret)
-		ret = source_map(s, src, fd, size);
+		ret = source_map(s, src, fd, ok.num[USERTP_CTL_KEY_SIZE]);
 	if (!ret) {
 		src->session = sock;
-		source_add_formats(s, src, sock, usertp_client_body(reply));
-	} else if (ret != -EREMOTEIO)
+		source_add_formats(s, src, sock, ok.body);
+	} else if (ret != -EREMOTEIO) {
 		usertp__session_fail(s, ret, "%s: cannot start recording it: %s", src->name,
 				     strerror(-ret));
+	}
 	if (fd >= 0)
 		close(fd);
 	free(reply);
-	free(req);
+	free(events);
 	src->session = ret ? -1 : sock;
 	return ret;
 }
@@ -624,22 +622,22 @@ static void source_finish(struct usertp_session *s, struct usertp__source *src);
 /* Send the session's settings to a program that came after they were given. */
 static void source_send_settings(struct usertp_session *s, struct usertp__source *src)
 {
-	char *events = specs_text(s);
+	struct usertp_ctl_msg m;
+	char *events;
 
 	/* Not waited for: the reply comes among its messages (session_message()). */
-	if (events)
-		usertp_ctl_sendf(src->session, -1, "set tracing=%d events=%s", s->tracing, events);
+	if (!settings_msg(s, USERTP_CTL_MSG_SET, &m, &events))
+		usertp_ctl_send_msg(src->session, &m, -1);
 	free(events);
 }
 
 /* A program joined (USERTP_SESSION or all): start its session, let it run. */
-static void on_join(struct usertp_session *s, int sock, const char *msg)
+static void on_join(struct usertp_session *s, int sock, const struct usertp_ctl_msg *msg)
 {
-	char comm[17] = "";
+	const char *comm = msg->text[USERTP_CTL_KEY_COMM];
 	struct usertp__source *src;
-	pid_t pid = (pid_t)msg_number(msg, "pid", INT32_MAX);
+	pid_t pid = (pid_t)msg->num[USERTP_CTL_KEY_PID];
 
-	usertp_ctl_arg(msg, "comm", comm, sizeof(comm));
 	/*
 	 * A process we record already joins again when it has exec'd a program (its old image
 	 * and session are gone, whether or not we have seen that session's end yet).
@@ -664,7 +662,7 @@ static void on_join(struct usertp_session *s, int sock, const char *msg)
 	}
 	/* The names of all its events so far (for the checks of specs), then it may go on. */
 	source_learn(s, src, sock, "ids");
-	if (usertp_ctl_sendf(sock, -1, "run")) {
+	if (usertp_ctl_send_msg(sock, &(struct usertp_ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1)) {
 		close(sock);
 		src->session = -1;
 		source_finish(s, src);
@@ -672,16 +670,16 @@ static void on_join(struct usertp_session *s, int sock, const char *msg)
 }
 
 /* A traced program forked: the child's new region. */
-static void on_fork(struct usertp_session *s, int sock, const char *msg, int fd)
+static void on_fork(struct usertp_session *s, int sock, const struct usertp_ctl_msg *msg, int fd)
 {
 	struct usertp__source *src, *parent;
-	pid_t pid = (pid_t)msg_number(msg, "pid", INT32_MAX);
+	pid_t pid = (pid_t)msg->num[USERTP_CTL_KEY_PID];
 
-	parent = source_of_pid(s, (pid_t)msg_number(msg, "ppid", INT32_MAX));
+	parent = source_of_pid(s, (pid_t)msg->num[USERTP_CTL_KEY_PPID]);
 	src = pid > 0 && fd >= 0 ? source_new(s, pid, parent ? parent->comm : NULL) : NULL;
 	if (src)
 		src->forked_from = parent;
-	if (!src || source_map(s, src, fd, msg_number(msg, "size", USERTP__MAX_REGION))) {
+	if (!src || source_map(s, src, fd, msg->num[USERTP_CTL_KEY_SIZE])) {
 		if (src)
 			src->ended = true;
 		close(sock);
@@ -704,6 +702,8 @@ static void accept_one(struct usertp_session *s)
 {
 	static __thread char msg[65536];
 	int sock = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC), fd = -1;
+	struct usertp_ctl_msg m;
+	const char *why = "";
 	uid_t uid;
 	long n;
 
@@ -714,46 +714,52 @@ static void accept_one(struct usertp_session *s)
 		return;
 	}
 	n = usertp_ctl_recv(sock, msg, sizeof(msg), &fd, USERTP__CALL_TIMEOUT_MS);
-	if (n > 0 && !strncmp(msg, "join ", 5))
-		on_join(s, sock, msg);
-	else if (n > 0 && !strncmp(msg, "fork ", 5))
-		on_fork(s, sock, msg, fd);
+	if (n > 0 && !usertp_ctl_decode(msg, &m, &why) && m.type == USERTP_CTL_MSG_JOIN)
+		on_join(s, sock, &m);
+	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_FORK)
+		on_fork(s, sock, &m, fd);
 	else
-		close(sock);
+		close(sock); /* nonsense: it runs untraced */
 	if (fd >= 0)
 		close(fd);
 }
 
 /*
- * Take one message @msg a program sent on its session connection: "events" (new events:
+ * Take one message a program sent on its session connection unasked: "events" (new events:
  * their names), "format" (the format of a new event the session records; before any of it
  * can fire) or "exit" (the names of its threads).  Replies ("ok", "error") are the caller's.
  */
-static void session_news(struct usertp_session *s, struct usertp__source *src, const char *msg)
+static void session_news(struct usertp_session *s, struct usertp__source *src,
+			 const struct usertp_ctl_msg *msg)
 {
-	const char *body = usertp_client_body(msg);
+	char system[256];
+	const char *name, *line;
+	unsigned int id;
 
-	if (!strncmp(msg, "exit\n", 5)) {
-		source_keep_comms(s, src, body);
-	} else if (!strncmp(msg, "events\n", 7)) {
-		for (const char *p = body; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+	switch (msg->type) {
+	case USERTP_CTL_MSG_EXIT:
+		source_keep_comms(s, src, msg->body);
+		break;
+	case USERTP_CTL_MSG_EVENTS:
+		for (const char *p = msg->body; *p; p += strcspn(p, "\n"), p += *p == '\n') {
 			const char *sp = memchr(p, ' ', strcspn(p, "\n"));
 
 			if (sp)
 				names_add(s, sp + 1, strcspn(sp + 1, "\n"));
 		}
-	} else if (!strncmp(msg, "format ", 7)) {
-		char line[512], system[256];
-		const char *name;
-		uint64_t id = msg_number(msg, "id", 65535);
-
-		if (!usertp_ctl_arg(msg, "name", line, sizeof(line)) ||
+		break;
+	case USERTP_CTL_MSG_FORMAT:
+		line = msg->text[USERTP_CTL_KEY_NAME];
+		id = (unsigned int)msg->num[USERTP_CTL_KEY_ID];
+		if (!usertp_ctl_has(msg, USERTP_CTL_KEY_NAME) || !usertp_ctl_has(msg, USERTP_CTL_KEY_ID) ||
 		    !split_event(line, system, sizeof(system), &name))
-			return;
+			break;
 		names_add(s, line, strlen(line));
-		if (id && !source_has_event(src, (unsigned int)id) &&
-		    usertp__session_selects(s, system, name))
-			source_keep_format(s, src, (unsigned int)id, system, body);
+		if (!source_has_event(src, id) && usertp__session_selects(s, system, name))
+			source_keep_format(s, src, id, system, msg->body);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -764,10 +770,14 @@ static bool session_message(struct usertp_session *s, struct usertp__source *src
 {
 	long n = usertp_ctl_recv(src->session, message, sizeof(message), NULL,
 				 USERTP__CALL_TIMEOUT_MS);
+	struct usertp_ctl_msg m;
+	const char *why;
 
 	if (n <= 0)
 		return false;
-	session_news(s, src, message);
+	/* (A message that does not decode is a program's bug or malice: left out.) */
+	if (!usertp_ctl_decode(message, &m, &why))
+		session_news(s, src, &m);
 	return true;
 }
 
@@ -799,26 +809,28 @@ bool usertp__session_await_format(struct usertp_session *s, struct usertp__sourc
  * come within USERTP__CALL_TIMEOUT_MS.  Return: 0, -EREMOTEIO (an error reply, in
  * s->error), -ETIMEDOUT, or another negative errno (the connection is over).
  */
-static int source_call(struct usertp_session *s, struct usertp__source *src, const char *req)
+static int source_call(struct usertp_session *s, struct usertp__source *src,
+		       const struct usertp_ctl_msg *req)
 {
-	int ret = usertp_ctl_send(src->session, req, strlen(req), -1);
+	int ret = usertp_ctl_send_msg(src->session, req, -1);
 
 	while (!ret) {
 		long n = usertp_ctl_recv(src->session, message, sizeof(message), NULL,
 					 USERTP__CALL_TIMEOUT_MS);
+		struct usertp_ctl_msg m;
+		const char *why;
 
 		if (n <= 0)
 			return n ? (int)n : -ECONNRESET;
-		if (!strncmp(message, "ok", 2) && (message[2] == ' ' || message[2] == '\n' || !message[2]))
+		if (usertp_ctl_decode(message, &m, &why))
+			continue; /* nonsense: left out */
+		if (m.type == USERTP_CTL_MSG_OK)
 			return 0;
-		if (!strncmp(message, "error ", 6)) {
-			char err[256];
-
-			usertp__session_fail(s, -EREMOTEIO, "%s: %s", src->name,
-					     usertp_client_error_text(message, err, sizeof(err)));
+		if (m.type == USERTP_CTL_MSG_ERROR) {
+			usertp__session_fail(s, -EREMOTEIO, "%s: %s", src->name, m.arg);
 			return -EREMOTEIO;
 		}
-		session_news(s, src, message);
+		session_news(s, src, &m);
 	}
 	return ret;
 }
@@ -826,21 +838,19 @@ static int source_call(struct usertp_session *s, struct usertp__source *src, con
 /* Give every running program the settings; false if one refused them (s->error says). */
 static int settings_apply(struct usertp_session *s)
 {
-	char *events = specs_text(s), *req = NULL;
+	struct usertp_ctl_msg req;
+	char *events;
 	int refused = 0;
 
-	if (!events || asprintf(&req, "set tracing=%d events=%s", s->tracing, events) < 0) {
-		free(events);
+	if (settings_msg(s, USERTP_CTL_MSG_SET, &req, &events))
 		return -ENOMEM;
-	}
-	free(events);
 	for (unsigned int i = 0; i < s->nr_sources; i++) {
 		struct usertp__source *src = s->sources[i];
 		int ret;
 
 		if (src->ended || src->session < 0)
 			continue;
-		ret = source_call(s, src, req);
+		ret = source_call(s, src, &req);
 		if (ret == -EREMOTEIO) {
 			refused = refused ? refused : ret;
 		} else if (ret == -ETIMEDOUT) {
@@ -854,7 +864,7 @@ static int settings_apply(struct usertp_session *s)
 			source_finish(s, src);
 		}
 	}
-	free(req);
+	free(events);
 	return refused;
 }
 
@@ -1156,6 +1166,8 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	struct usertp_session_options none = { 0 };
 	struct usertp_session *s;
 	struct epoll_event ev = { .events = EPOLLIN };
+	enum usertp_rb_clock clock = USERTP_RB_CLOCK_MONO;
+	const char *why_not;
 	char why[160];
 	int ret;
 
@@ -1164,19 +1176,15 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 		opts = &none;
 	if (opts->buffer_kb > USERTP_RB_MAX_KB)
 		return -ERANGE;
-	if (opts->clock && strcmp(opts->clock, "mono") && strcmp(opts->clock, "x86-tsc"))
+	if (opts->clock && usertp_rb_parse_clock(opts->clock, &clock, &why_not))
 		return -EINVAL;
-#if !defined(__x86_64__)
-	if (opts->clock && !strcmp(opts->clock, "x86-tsc"))
-		return -EINVAL;
-#endif
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->listen_fd = s->wake_fd = s->epoll_fd = -1;
 	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
 	s->overwrite = opts->overwrite;
-	s->tsc = opts->clock && !strcmp(opts->clock, "x86-tsc");
+	s->tsc = clock == USERTP_RB_CLOCK_TSC;
 	s->tracing = !opts->tracing_off;
 	s->nr_cpus = (unsigned int)get_nprocs_conf();
 	if (usertp_rb_size_check(s->nr_cpus, s->kb, why, sizeof(why))) {

@@ -13,6 +13,7 @@
 
 #include "ctl-proto.h"
 #include "number.h"
+#include "ring-buffer.h"
 #include "spool.h"
 
 #define MAGIC "usertp-spool 1\n"
@@ -65,7 +66,7 @@ int usertp_spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, co
 	if (fd < 0)
 		return -errno;
 	ret = put_record(fd, NULL, 0, "%srecording cpus=%u clock=%s output=%s\n", MAGIC, nr_cpus,
-			 tsc ? "x86-tsc" : "mono", output);
+			 usertp_rb_clock_name(tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO), output);
 	if (ret) {
 		close(fd);
 		return ret;
@@ -140,6 +141,8 @@ int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char
 			   size_t errlen)
 {
 	char path[4200], line[8192];
+	enum usertp_rb_clock clock;
+	const char *why;
 	struct cursor c;
 	struct stat st;
 	char *data;
@@ -198,7 +201,11 @@ int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char
 				break;
 			}
 			meta->nr_cpus = (unsigned int)v;
-			meta->tsc = !strcmp(path, "x86-tsc");
+			if (usertp_rb_parse_clock(path, &clock, &why)) {
+				ret = bad(err, errlen, &c, "a clock that is not mono or x86-tsc");
+				break;
+			}
+			meta->tsc = clock == USERTP_RB_CLOCK_TSC;
 			continue;
 		}
 		if (sscanf(line, "%*s %lu", (unsigned long *)&idx) != 1 || idx >= MAX_SOURCES) {

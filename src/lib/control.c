@@ -203,8 +203,29 @@ static void reply_comms_lines(struct reply *r)
 	free(text);
 }
 
+static void reply_msg(struct reply *r, const struct usertp_ctl_msg *m)
+{
+	char *text = NULL;
+	long len = usertp_ctl_encode(m, &text);
+
+	if (len < 0)
+		reply_add(r, "error EINVAL %s\n", strerror((int)-len));
+	else
+		reply_add(r, "%s", text);
+	free(text);
+}
+
+/* An "error ERRNO text" reply for a negative errno the session code returned. */
+static void reply_error(struct reply *r, int err, const char *why)
+{
+	reply_add(r, "error %s %s\n",
+		  err == -EBUSY ? "EBUSY" : err == -ENOMEM ? "ENOMEM" : err == -E2BIG ? "E2BIG" : "EINVAL",
+		  why ? why : strerror(-err));
+}
+
 static void reply_enabled(struct reply *r, const struct usertp__session *s)
 {
+	struct usertp_ctl_msg m;
 	size_t size = 1 << 18;
 	char *text = malloc(size);
 
@@ -213,7 +234,9 @@ static void reply_enabled(struct reply *r, const struct usertp__session *s)
 		return;
 	}
 	usertp__session_enabled(s, text, size);
-	reply_add(r, "ok size=%zu\n%s", s->sink.rb.size, text);
+	m = (struct usertp_ctl_msg){ .type = USERTP_CTL_MSG_OK, .body = text };
+	usertp_ctl_set_num(&m, USERTP_CTL_KEY_SIZE, s->sink.rb.size);
+	reply_msg(r, &m);
 	free(text);
 }
 
@@ -245,48 +268,62 @@ static bool is_eventfd(int fd)
 static void news_send(const char *msg, size_t len, void *arg);
 
 /*
- * Serve one request of connection @c.  Return: the descriptor to send with the reply, or -1;
- * the reply is in @r.
+ * Serve one request of connection @c (@req, changed in place).  Return: the descriptor to
+ * send with the reply, or -1; the reply is in @r.
  */
-static int serve(struct conn *c, const char *req, struct reply *r)
+static int serve(struct conn *c, char *req, struct reply *r)
 {
-	size_t cmd_len = strcspn(req, " \n");
 	struct usertp__session *s;
+	struct usertp_ctl_msg m;
 	const char *why;
 	int ret, wake_fd;
 
-#define IS(word) (cmd_len == sizeof(word) - 1 && !strncmp(req, word, cmd_len))
-	if (IS("hello")) {
+	if (usertp_ctl_decode(req, &m, &why)) {
+		reply_add(r, "error EINVAL %s\n", why);
+		return -1;
+	}
+	switch (m.type) {
+	case USERTP_CTL_MSG_HELLO: {
 		char comm[17];
 
 		process_comm(comm, sizeof(comm));
-		reply_add(r, "ok pid=%d ppid=%d uid=%u cpus=%d version=%d comm=%s\n", (int)getpid(),
-			  (int)getppid(), (unsigned int)geteuid(), get_nprocs_conf(),
-			  USERTP_CTL_VERSION, comm);
-	} else if (IS("events")) {
+		m = (struct usertp_ctl_msg){ .type = USERTP_CTL_MSG_OK };
+		usertp_ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
+		usertp_ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
+		usertp_ctl_set_num(&m, USERTP_CTL_KEY_UID, geteuid());
+		usertp_ctl_set_num(&m, USERTP_CTL_KEY_CPUS, (uint64_t)get_nprocs_conf());
+		usertp_ctl_set_num(&m, USERTP_CTL_KEY_VERSION, USERTP_CTL_VERSION);
+		usertp_ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
+		reply_msg(r, &m);
+		break;
+	}
+	case USERTP_CTL_MSG_EVENTS:
 		reply_add(r, "ok\n");
 		usertp_event_foreach(event_line, r);
-	} else if (IS("ids")) {
+		break;
+	case USERTP_CTL_MSG_IDS:
 		reply_add(r, "ok\n");
 		usertp_event_foreach(id_line, r);
-	} else if (IS("format")) {
-		reply_format(r, req[cmd_len] == ' ' ? req + cmd_len + 1 : "");
-	} else if (IS("comms")) {
+		break;
+	case USERTP_CTL_MSG_FORMAT:
+		reply_format(r, m.arg ? m.arg : "");
+		break;
+	case USERTP_CTL_MSG_COMMS:
 		reply_add(r, "ok\n");
 		reply_comms_lines(r);
-	} else if (IS("start")) {
+		break;
+	case USERTP_CTL_MSG_START:
 		if (c->session) {
 			reply_add(r, "error EBUSY this connection has a session already\n");
 			return -1;
 		}
 		/* With the recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
 		wake_fd = c->in_fd >= 0 && is_eventfd(c->in_fd) ? c->in_fd : -1;
-		ret = usertp__session_start(req, wake_fd, &s, &why);
+		ret = usertp__session_start(&m, wake_fd, &s, &why);
 		if (!ret && wake_fd >= 0)
 			c->in_fd = -1; /* the session's now */
 		if (ret) {
-			reply_add(r, "error %s %s\n", ret == -EBUSY ? "EBUSY" : ret == -ENOMEM ? "ENOMEM" : "EINVAL",
-				  why ? why : strerror(-ret));
+			reply_error(r, ret, why);
 			return -1;
 		}
 		/* Told first, listed after: an event that comes in between is told twice, not never. */
@@ -296,15 +333,14 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 		c->session = s;
 		pthread_mutex_unlock(&ctl.lock);
 		return s->sink.rb.fd;
-	} else if (IS("set")) {
+	case USERTP_CTL_MSG_SET:
 		if (!c->session) {
 			reply_add(r, "error ENOENT no session on this connection\n");
 			return -1;
 		}
-		ret = usertp__session_set(c->session, req, &why);
+		ret = usertp__session_set(c->session, &m, &why);
 		if (ret) {
-			reply_add(r, "error %s %s\n", ret == -E2BIG ? "E2BIG" : ret == -ENOMEM ? "ENOMEM" : "EINVAL",
-				  why ? why : strerror(-ret));
+			reply_error(r, ret, why);
 			return -1;
 		}
 		/* The formats of the events it records now go first (queued before the reply). */
@@ -312,25 +348,27 @@ static int serve(struct conn *c, const char *req, struct reply *r)
 		usertp__session_news(c->session, news_send, c);
 		pthread_mutex_unlock(&ctl.lock);
 		reply_enabled(r, c->session);
-	} else if (IS("enabled")) {
+		break;
+	case USERTP_CTL_MSG_ENABLED:
 		if (!c->session)
 			reply_add(r, "error ENOENT no session on this connection\n");
 		else
 			reply_enabled(r, c->session);
-	} else if (IS("stop")) {
+		break;
+	case USERTP_CTL_MSG_STOP:
 		pthread_mutex_lock(&ctl.lock);
 		s = c->session;
 		c->session = NULL;
 		pthread_mutex_unlock(&ctl.lock);
 		usertp__session_end(s);
 		reply_add(r, "ok\n");
-	} else if (IS("run")) {
+		break;
+	case USERTP_CTL_MSG_RUN:
 		return -2; /* the end of a join (join_recorder()): no reply */
-	} else {
-		reply_add(r, "error EINVAL unknown request '%.*s'\n", (int)(cmd_len > 32 ? 32 : cmd_len),
-			  req);
+	default:
+		reply_add(r, "error EINVAL not a request: '%s'\n", usertp_ctl_word(m.type));
+		break;
 	}
-#undef IS
 	return -1;
 }
 
@@ -825,9 +863,15 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 		return;
 	}
 	process_comm(comm, sizeof(comm));
-	if (usertp_ctl_sendf(c.fd, -1, "join pid=%d ppid=%d comm=%s\n", (int)getpid(),
-			     (int)getppid(), comm))
-		goto fail;
+	{
+		struct usertp_ctl_msg m = { .type = USERTP_CTL_MSG_JOIN };
+
+		usertp_ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
+		usertp_ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
+		usertp_ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
+		if (usertp_ctl_send_msg(c.fd, &m, -1))
+			goto fail;
+	}
 	while (!ran) {
 		struct reply r = { NULL, 0, 0 };
 		long long left = deadline - now_ms();

@@ -309,7 +309,7 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 {
 	const char *output = getenv("USERTP_OUTPUT"), *v;
 	char why[160];
-	uint64_t value;
+	const char *problem;
 	size_t len;
 
 	if (!*events)
@@ -337,10 +337,8 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 		return bad("USERTP_OUTPUT", output, why);
 	*kb = USERTP_RB_DEFAULT_KB;
 	v = getenv("USERTP_BUFFER_KB");
-	if (v && usertp__parse_u64(v, 1, USERTP_RB_MAX_KB, &value))
-		return bad("USERTP_BUFFER_KB", v, "not a number of KiB from 1 to 4194304");
-	if (v)
-		*kb = (unsigned long)value;
+	if (v && usertp_rb_parse_kb(v, kb, &problem))
+		return bad("USERTP_BUFFER_KB", v, problem);
 	if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), *kb, why, sizeof(why)))
 		return bad("USERTP_BUFFER_KB", v ? v : "1408 (the default)", why);
 	*overwrite = true;
@@ -350,15 +348,8 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 	if (v)
 		*overwrite = !strcmp(v, "1");
 	v = getenv("USERTP_CLOCK");
-	if (v && !strcmp(v, "x86-tsc")) {
-#if defined(__x86_64__)
-		usertp_rb_clock_id = USERTP_RB_CLOCK_TSC;
-#else
-		return bad("USERTP_CLOCK", v, "x86-tsc needs an x86-64 machine");
-#endif
-	} else if (v && strcmp(v, "mono")) {
-		return bad("USERTP_CLOCK", v, "not \"mono\" or \"x86-tsc\"");
-	}
+	if (v && usertp_rb_parse_clock(v, &usertp_rb_clock_id, &problem))
+		return bad("USERTP_CLOCK", v, problem);
 	return true;
 }
 

@@ -26,46 +26,27 @@
 
 unsigned int usertp__rb_sinks;
 
-int usertp__session_start(const char *request, int wake_fd, struct usertp__session **out,
-			  const char **why)
+int usertp__session_start(const struct usertp_ctl_msg *request, int wake_fd,
+			  struct usertp__session **out, const char **why)
 {
 	struct usertp__session *s;
-	char events[USERTP__SESSION_MAX_SPECS], value[64];
-	uint64_t kb = USERTP_RB_DEFAULT_KB;
+	unsigned long kb = USERTP_RB_DEFAULT_KB;
 	bool overwrite = false;
 	enum usertp_rb_clock clock = USERTP_RB_CLOCK_MONO;
+	const char *events = request->text[USERTP_CTL_KEY_EVENTS];
 	int ret;
 
 	*why = NULL;
-	/* (Empty: nothing yet; a "set" enables events later.) */
-	if (!usertp_ctl_arg(request, "events", events, sizeof(events))) {
-		*why = "events= is missing";
+	if (usertp_ctl_has(request, USERTP_CTL_KEY_KB))
+		kb = (unsigned long)request->num[USERTP_CTL_KEY_KB];
+	overwrite = request->num[USERTP_CTL_KEY_OVERWRITE];
+	if (usertp_ctl_has(request, USERTP_CTL_KEY_CLOCK) &&
+	    usertp_rb_parse_clock(request->text[USERTP_CTL_KEY_CLOCK], &clock, why))
 		return -EINVAL;
-	}
-	if (usertp_ctl_arg(request, "kb", value, sizeof(value)) &&
-	    usertp__parse_u64(value, 1, USERTP_RB_MAX_KB, &kb)) {
-		*why = "kb= is not a number of KiB from 1 to 4194304";
-		return -EINVAL;
-	}
-	if (usertp_ctl_arg(request, "overwrite", value, sizeof(value)))
-		overwrite = !strcmp(value, "1");
-	if (usertp_ctl_arg(request, "clock", value, sizeof(value))) {
-		if (!strcmp(value, "x86-tsc")) {
-#if defined(__x86_64__)
-			clock = USERTP_RB_CLOCK_TSC;
-#else
-			*why = "x86-tsc needs an x86-64 machine";
-			return -EINVAL;
-#endif
-		} else if (strcmp(value, "mono")) {
-			*why = "clock= is not mono or x86-tsc";
-			return -EINVAL;
-		}
-	}
 	{
 		static char size_why[160];
 
-		if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), (unsigned long)kb, size_why,
+		if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), kb, size_why,
 					 sizeof(size_why))) {
 			*why = size_why;
 			return -ENOMEM;
@@ -79,15 +60,16 @@ int usertp__session_start(const char *request, int wake_fd, struct usertp__sessi
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	usertp_ctl_arg(request, "recorder", s->recorder, sizeof(s->recorder));
-	ret = usertp_rb_create(&s->sink.rb, (unsigned int)get_nprocs_conf(), (unsigned long)kb,
-			       overwrite);
+	if (usertp_ctl_has(request, USERTP_CTL_KEY_RECORDER))
+		snprintf(s->recorder, sizeof(s->recorder), "%s", request->text[USERTP_CTL_KEY_RECORDER]);
+	ret = usertp_rb_create(&s->sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
 	if (ret) {
 		free(s);
 		return ret;
 	}
 	usertp_rb_clock_id = clock;
-	s->tracing = !usertp_ctl_arg(request, "tracing", value, sizeof(value)) || strcmp(value, "0");
+	s->tracing = !usertp_ctl_has(request, USERTP_CTL_KEY_TRACING) ||
+		     request->num[USERTP_CTL_KEY_TRACING];
 	/* Before the listener: writers read it from their first event on. */
 	usertp_rb_set_wake_fd(&s->sink.rb, wake_fd);
 	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
@@ -109,34 +91,24 @@ int usertp__session_start(const char *request, int wake_fd, struct usertp__sessi
 	return 0;
 }
 
-int usertp__session_set(struct usertp__session *s, const char *request, const char **why)
+int usertp__session_set(struct usertp__session *s, const struct usertp_ctl_msg *request,
+			const char **why)
 {
-	char events[USERTP__SESSION_MAX_SPECS], value[8];
-	bool has_events = usertp_ctl_arg(request, "events", events, sizeof(events)), tracing = s->tracing;
 	int ret;
 
 	*why = NULL;
-	if (usertp_ctl_arg(request, "tracing", value, sizeof(value))) {
-		if (strcmp(value, "0") && strcmp(value, "1")) {
-			*why = "tracing= is not 0 or 1";
-			return -EINVAL;
-		}
-		tracing = value[0] == '1';
-	}
-	if (has_events && strlen(events) == sizeof(events) - 1) {
-		*why = "events= is too long";
-		return -E2BIG;
-	}
-	if (has_events) {
-		ret = usertp__listener_set_specs(s->sink.listener, events, USERTP__SPEC_GLOB);
+	if (usertp_ctl_has(request, USERTP_CTL_KEY_EVENTS)) {
+		ret = usertp__listener_set_specs(s->sink.listener, request->text[USERTP_CTL_KEY_EVENTS],
+						 USERTP__SPEC_GLOB);
 		if (ret) {
 			*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or event specs"
 					      : NULL;
 			return ret;
 		}
 	}
-	s->tracing = tracing;
-	__atomic_store_n(&s->sink.active, tracing, __ATOMIC_RELAXED);
+	if (usertp_ctl_has(request, USERTP_CTL_KEY_TRACING))
+		s->tracing = request->num[USERTP_CTL_KEY_TRACING];
+	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -326,8 +298,8 @@ size_t usertp__session_enabled(const struct usertp__session *s, char *buf, size_
 int usertp__session_fork_child(struct usertp__session *s)
 {
 	struct usertp_rb old = s->sink.rb;
-	char msg[256];
-	int sock, ret, n;
+	struct usertp_ctl_msg m = { .type = USERTP_CTL_MSG_FORK };
+	int sock, ret;
 
 	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
 	if (!s->recorder[0])
@@ -346,9 +318,10 @@ int usertp__session_fork_child(struct usertp__session *s)
 	sock = usertp_ctl_connect(s->recorder);
 	if (sock < 0)
 		return sock;
-	n = snprintf(msg, sizeof(msg), "fork pid=%d ppid=%d size=%zu\n", (int)getpid(),
-		     (int)getppid(), s->sink.rb.size);
-	ret = usertp_ctl_send(sock, msg, (size_t)n, s->sink.rb.fd);
+	usertp_ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
+	usertp_ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
+	usertp_ctl_set_num(&m, USERTP_CTL_KEY_SIZE, s->sink.rb.size);
+	ret = usertp_ctl_send_msg(sock, &m, s->sink.rb.fd);
 	if (ret) {
 		close(sock);
 		return ret;

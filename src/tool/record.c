@@ -61,7 +61,8 @@ static struct {
 	unsigned int nr_specs;
 	const char *output;
 	unsigned long kb;
-	bool overwrite, all, quiet, tsc;
+	bool overwrite, all, quiet;
+	enum usertp_rb_clock clock;
 	unsigned int interval_us;
 	pid_t *pids;
 	unsigned int nr_pids;
@@ -298,6 +299,7 @@ static bool parse_options(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const char *why;
 	uint64_t value;
 	int opt;
 
@@ -325,12 +327,10 @@ static bool parse_options(int argc, char **argv)
 			rec.output_given = true;
 			break;
 		case 'b':
-			if (usertp__parse_u64(optarg, 1, USERTP_RB_MAX_KB, &value)) {
-				fail("-b %s: not a buffer size in KiB from 1 to %u", optarg,
-				     USERTP_RB_MAX_KB);
+			if (usertp_rb_parse_kb(optarg, &rec.kb, &why)) {
+				fail("-b %s: %s", optarg, why);
 				return false;
 			}
-			rec.kb = (unsigned long)value;
 			break;
 		case 'P': {
 			pid_t *p;
@@ -353,10 +353,8 @@ static bool parse_options(int argc, char **argv)
 			rec.quiet = true;
 			break;
 		case 'C':
-			if (!strcmp(optarg, "x86-tsc")) {
-				rec.tsc = true;
-			} else if (strcmp(optarg, "mono")) {
-				fail("-C %s: the clock is mono or x86-tsc", optarg);
+			if (usertp_rb_parse_clock(optarg, &rec.clock, &why)) {
+				fail("-C %s: %s", optarg, why);
 				return false;
 			}
 			break;
@@ -399,10 +397,11 @@ static bool parse_options(int argc, char **argv)
 		return false;
 	}
 	{
-		char why[160];
+		char too_big[160];
 
-		if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), rec.kb, why, sizeof(why))) {
-			fail("-b %lu: %s", rec.kb, why);
+		if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), rec.kb, too_big,
+					 sizeof(too_big))) {
+			fail("-b %lu: %s", rec.kb, too_big);
 			return false;
 		}
 	}
@@ -432,7 +431,7 @@ static int recover_spool(void)
 static bool start(void)
 {
 	struct usertp_session_options opts = { .buffer_kb = rec.kb, .overwrite = rec.overwrite,
-					       .clock = rec.tsc ? "x86-tsc" : "mono" };
+					       .clock = usertp_rb_clock_name(rec.clock) };
 	int ret = usertp_session_new(&rec.session, &opts);
 
 	if (ret) {
