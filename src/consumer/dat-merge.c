@@ -23,8 +23,8 @@
 #include "ring-buffer.h"
 #include "trace-dat.h"
 #include "dat-merge.h"
+#include "event-ids.h"
 
-#define MAX_ID 0xffffu		/* common_type is a u16 */
 #define MAX_SMALL_PAYLOAD 112u	/* type_len 1..28 */
 /*
  * Pages that may still sit in the output buffer, not yet written: the buffer holds whole pages
@@ -35,18 +35,6 @@
 
 struct id_map {
 	uint16_t from, to;
-};
-
-/* One event of the file. */
-struct file_event {
-	const char *system;
-	const char *head; /* "name: NAME\n" */
-	size_t head_len;
-	const char *body; /* what follows the "ID: N\n" line */
-	uint64_t hash;
-	unsigned int want; /* the id it has in the first source that declares it */
-	unsigned int id;
-	char *format;	   /* the text with the file's id */
 };
 
 /* One source's spool of one CPU, read a page at a time. */
@@ -87,8 +75,8 @@ struct merge {
 	const struct usertp_merge_input *in;
 	struct usertp_merge_stats *stats;
 	struct usertp__dat_out *o;
-	struct file_event *events;
-	unsigned int nr_events;
+	struct usertp__ids ids; /* the file's events */
+	char **formats;		/* their texts, with the file's ids */
 	struct id_map **maps; /* per source, sorted by from */
 	unsigned int *nr_maps;
 	bool *warned_id;      /* per source */
@@ -122,42 +110,6 @@ static const char *source_name(const struct merge *m, unsigned int i, char *buf,
 	return buf;
 }
 
-static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
-{
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull; /* FNV-1a */
-	return h;
-}
-
-/* Split "name: NAME\nID: N\nREST" around its ID line; false if it does not look like that. */
-static bool split_format(const char *format, struct file_event *e)
-{
-	const char *nl, *p;
-
-	if (strncmp(format, "name: ", 6) || !(nl = strchr(format, '\n')) || strncmp(nl + 1, "ID: ", 4))
-		return false;
-	p = nl + 5;
-	if (*p < '0' || *p > '9')
-		return false;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (*p != '\n')
-		return false;
-	e->head = format;
-	e->head_len = (size_t)(nl + 1 - format);
-	e->body = p + 1;
-	e->hash = hash_bytes(0xcbf29ce484222325ull, e->system, strlen(e->system) + 1);
-	e->hash = hash_bytes(e->hash, e->head, e->head_len);
-	e->hash = hash_bytes(e->hash, e->body, strlen(e->body));
-	return true;
-}
-
-static bool same_event(const struct file_event *a, const struct file_event *b)
-{
-	return a->hash == b->hash && a->head_len == b->head_len && !strcmp(a->system, b->system) &&
-	       !memcmp(a->head, b->head, a->head_len) && !strcmp(a->body, b->body);
-}
-
 static int cmp_map(const void *a, const void *b)
 {
 	const struct id_map *x = a, *y = b;
@@ -172,56 +124,26 @@ static const struct id_map *map_find(const struct merge *m, unsigned int src, ui
 	return bsearch(&key, m->maps[src], m->nr_maps[src], sizeof(key), cmp_map);
 }
 
-/* Give each distinct event one file id: the first source's own id where it is free. */
-static void assign_ids(struct merge *m)
-{
-	uint8_t used[(MAX_ID + 1) / 8] = { 1 }; /* id 0 is not given */
-	unsigned int i, next = 1;
-
-	for (i = 0; i < m->nr_events; i++) {
-		struct file_event *e = &m->events[i];
-
-		if (!(used[e->want / 8] & (1u << e->want % 8))) {
-			e->id = e->want;
-			used[e->id / 8] |= (uint8_t)(1u << e->id % 8);
-		}
-	}
-	for (i = 0; i < m->nr_events; i++) {
-		struct file_event *e = &m->events[i];
-
-		if (e->id)
-			continue;
-		while (used[next / 8] & (1u << next % 8))
-			next++;
-		e->id = next;
-		used[next / 8] |= (uint8_t)(1u << next % 8);
-	}
-}
-
 /* Map one declared event of source @s to a file event, adding it if it is new. */
 static int add_event(struct merge *m, unsigned int s, const struct usertp_merge_event *ev)
 {
-	struct file_event e = { .system = ev->system, .want = ev->id };
-	unsigned int i;
 	char name[64];
+	bool added;
+	int i;
 
-	if (!ev->system || !ev->format || !split_format(ev->format, &e) || ev->id > MAX_ID) {
-		warn("%s: event id %u has no usable format text; its records are left out",
-		     source_name(m, s, name, sizeof(name)), ev->id);
-		return 0;
-	}
-	if (map_find(m, s, (uint16_t)ev->id)) {
+	if (map_find(m, s, (uint16_t)ev->id) && ev->id <= USERTP__IDS_MAX) {
 		warn("%s: event id %u declared twice; the second is ignored",
 		     source_name(m, s, name, sizeof(name)), ev->id);
 		return 0;
 	}
-	for (i = 0; i < m->nr_events && !same_event(&m->events[i], &e); i++)
-		;
-	if (i == m->nr_events) {
-		if (m->nr_events == MAX_ID)
-			return -E2BIG;
-		m->events[m->nr_events++] = e;
+	i = usertp__ids_add(&m->ids, ev->system, ev->format, ev->id, &added);
+	if (i == -EINVAL) {
+		warn("%s: event id %u has no usable format text; its records are left out",
+		     source_name(m, s, name, sizeof(name)), ev->id);
+		return 0;
 	}
+	if (i < 0)
+		return i;
 	/* The file event's index for now: its id once all are known. */
 	m->maps[s][m->nr_maps[s]++] = (struct id_map){ (uint16_t)ev->id, (uint16_t)i };
 	qsort(m->maps[s], m->nr_maps[s], sizeof(struct id_map), cmp_map);
@@ -231,16 +153,12 @@ static int add_event(struct merge *m, unsigned int s, const struct usertp_merge_
 static int build_events(struct merge *m, struct usertp__dat_event **out)
 {
 	const struct usertp_merge_input *in = m->in;
-	unsigned int s, i, total = 0;
+	unsigned int s, i;
 	int ret;
 
-	for (s = 0; s < in->nr_sources; s++)
-		total += in->sources[s].nr_events;
-	m->events = calloc(total + 1, sizeof(*m->events));
 	m->maps = calloc(in->nr_sources + 1, sizeof(*m->maps));
 	m->nr_maps = calloc(in->nr_sources + 1, sizeof(*m->nr_maps));
-	*out = calloc(total + 1, sizeof(**out));
-	if (!m->events || !m->maps || !m->nr_maps || !*out)
+	if (!m->maps || !m->nr_maps)
 		return -ENOMEM;
 	for (s = 0; s < in->nr_sources; s++) {
 		m->maps[s] = calloc(in->sources[s].nr_events + 1, sizeof(**m->maps));
@@ -252,19 +170,19 @@ static int build_events(struct merge *m, struct usertp__dat_event **out)
 				return ret;
 		}
 	}
-	assign_ids(m);
+	usertp__ids_assign(&m->ids);
 	for (s = 0; s < in->nr_sources; s++)
 		for (i = 0; i < m->nr_maps[s]; i++)
-			m->maps[s][i].to = (uint16_t)m->events[m->maps[s][i].to].id;
-	for (i = 0; i < m->nr_events; i++) {
-		struct file_event *e = &m->events[i];
-
-		if (asprintf(&e->format, "%.*sID: %u\n%s", (int)e->head_len, e->head, e->id,
-			     e->body) < 0) {
-			e->format = NULL;
+			m->maps[s][i].to = (uint16_t)m->ids.events[m->maps[s][i].to].id;
+	m->formats = calloc(m->ids.nr + 1, sizeof(*m->formats));
+	*out = calloc(m->ids.nr + 1, sizeof(**out));
+	if (!m->formats || !*out)
+		return -ENOMEM;
+	for (i = 0; i < m->ids.nr; i++) {
+		m->formats[i] = usertp__ids_format(&m->ids, i);
+		if (!m->formats[i])
 			return -ENOMEM;
-		}
-		(*out)[i] = (struct usertp__dat_event){ e->system, e->format };
+		(*out)[i] = (struct usertp__dat_event){ m->ids.events[i].system, m->formats[i] };
 	}
 	return 0;
 }
@@ -618,11 +536,12 @@ static void merge_free(struct merge *m, struct usertp__dat_event *dat_events)
 {
 	unsigned int i;
 
-	for (i = 0; m->events && i < m->nr_events; i++)
-		free(m->events[i].format);
+	for (i = 0; m->formats && i < m->ids.nr; i++)
+		free(m->formats[i]);
 	for (i = 0; m->maps && i < m->in->nr_sources; i++)
 		free(m->maps[i]);
-	free(m->events);
+	free(m->formats);
+	usertp__ids_free(&m->ids);
 	free(m->maps);
 	free(m->nr_maps);
 	free(m->warned_id);
@@ -694,7 +613,7 @@ int usertp_merge_write(int out_fd, const struct usertp_merge_input *in,
 		say(err, errlen, "%s", "out of memory");
 		goto out;
 	}
-	src = (struct usertp__dat_source){ dat_events, m.nr_events, in->cmdlines,
+	src = (struct usertp__dat_source){ dat_events, m.ids.nr, in->cmdlines,
 					   in->cmdlines_len, in->raw_clock, placeholder };
 	usertp__dat_out_init(m.o, out_fd);
 	table = usertp__dat_put_header(m.o, &src, in->nr_cpus, NULL, NULL);

@@ -26,11 +26,11 @@
 
 #include <traceevent/event-parse.h>
 
+#include "event-ids.h"
 #include "session.h"
 
 #define QUEUE_PAGES 64	/* per stream: 256 KiB read ahead at most */
 #define POLL_MS 10	/* how often a waiting reader looks at the pages being written */
-#define MAX_ID 65535
 #define FORMAT_WAIT_MS 200 /* for the format of an event, on its way from the program */
 
 struct queued_page {
@@ -52,18 +52,9 @@ struct usertp__stream {
 	bool bad_said;
 };
 
-struct session_event {
-	char *system, *head, *body; /* the format around its ID line */
-	unsigned int id;
-};
-
 struct usertp__reader {
 	struct tep_handle *tep;
-	struct session_event *events;
-	unsigned int nr_events;
-	uint8_t used[(MAX_ID + 1) / 8];
-	unsigned int next_free;
-	struct usertp__stream *last; /* the stream of the record given last: advanced next time */
+	struct usertp__ids ids; /* the session's events (event-ids.h) */
 };
 
 int usertp__reader_new(struct usertp_session *s)
@@ -83,8 +74,6 @@ int usertp__reader_new(struct usertp_session *s)
 									      : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									       : TEP_LITTLE_ENDIAN);
-	r->used[0] = 1; /* id 0 is not given */
-	r->next_free = 1;
 	s->reader = r;
 	return 0;
 }
@@ -95,12 +84,7 @@ void usertp__reader_free(struct usertp_session *s)
 
 	if (!r)
 		return;
-	for (unsigned int i = 0; i < r->nr_events; i++) {
-		free(r->events[i].system);
-		free(r->events[i].head);
-		free(r->events[i].body);
-	}
-	free(r->events);
+	usertp__ids_free(&r->ids);
 	tep_free(r->tep);
 	free(r);
 	s->reader = NULL;
@@ -168,76 +152,27 @@ int usertp__reader_page(struct usertp_session *s, struct usertp__source *src, un
 
 /* --- ids and formats ---------------------------------------------------------------------- */
 
-/* Split "name: NAME\nID: N\nREST" around its ID line. */
-static bool split_format(const char *format, char **head, char **body)
-{
-	const char *nl, *p;
-
-	if (strncmp(format, "name: ", 6) || !(nl = strchr(format, '\n')) || strncmp(nl + 1, "ID: ", 4))
-		return false;
-	for (p = nl + 5; *p >= '0' && *p <= '9'; p++)
-		;
-	if (*p != '\n' || p == nl + 5)
-		return false;
-	*head = strndup(format, (size_t)(nl + 1 - format));
-	*body = strdup(p + 1);
-	return *head && *body;
-}
-
-/* The session's id of an event: found, or given (the program's own where it is free). */
+/* The session's id of an event: found, or given, and its format parsed under it. */
 static int session_id(struct usertp__reader *r, const char *system, const char *format,
 		      unsigned int want)
 {
-	struct session_event e = { 0 }, *more;
 	struct tep_event *parsed = NULL;
-	char *text = NULL;
-	unsigned int i;
-	int ret = -ENOMEM;
+	bool added;
+	char *text;
+	int i = usertp__ids_add(&r->ids, system, format, want, &added), ret = 0;
 
-	if (!split_format(format, &e.head, &e.body))
-		goto fail;
-	for (i = 0; i < r->nr_events; i++) {
-		struct session_event *o = &r->events[i];
-
-		if (!strcmp(o->system, system) && !strcmp(o->head, e.head) && !strcmp(o->body, e.body)) {
-			free(e.head);
-			free(e.body);
-			return (int)o->id;
-		}
-	}
-	if (want > MAX_ID || (r->used[want / 8] & (1u << want % 8))) {
-		while (r->next_free <= MAX_ID && (r->used[r->next_free / 8] & (1u << r->next_free % 8)))
-			r->next_free++;
-		if (r->next_free > MAX_ID) {
-			ret = -E2BIG;
-			goto fail;
-		}
-		want = r->next_free;
-	}
-	e.id = want;
-	e.system = strdup(system);
-	more = realloc(r->events, (r->nr_events + 1) * sizeof(*more));
-	if (!e.system || !more)
-		goto fail;
-	r->events = more;
-	if (asprintf(&text, "%sID: %u\n%s", e.head, e.id, e.body) < 0) {
-		text = NULL;
-		goto fail;
-	}
-	if (tep_parse_format(r->tep, &parsed, text, strlen(text), system)) {
-		ret = -EINVAL;
-		goto fail;
-	}
+	if (i < 0)
+		return i;
+	if (!added)
+		return (int)r->ids.events[i].id;
+	usertp__ids_assign(&r->ids);
+	text = usertp__ids_format(&r->ids, (unsigned int)i);
+	if (!text)
+		return -ENOMEM;
+	if (tep_parse_format(r->tep, &parsed, text, strlen(text), system))
+		ret = -EINVAL; /* (its id stays taken: the records come without a format) */
 	free(text);
-	r->used[e.id / 8] |= (uint8_t)(1u << e.id % 8);
-	r->events[r->nr_events++] = e;
-	return (int)e.id;
-fail:
-	free(text);
-	free(e.system);
-	free(e.head);
-	free(e.body);
-	return ret;
+	return ret ? ret : (int)r->ids.events[i].id;
 }
 
 void usertp__reader_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
@@ -245,7 +180,7 @@ void usertp__reader_event(struct usertp_session *s, struct usertp__source *src, 
 {
 	int sid;
 
-	if (id > MAX_ID)
+	if (id > USERTP__IDS_MAX)
 		return;
 	sid = session_id(s->reader, system, format, id);
 	if (sid < 0) {
