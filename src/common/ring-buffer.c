@@ -1169,6 +1169,30 @@ int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size)
 	return 0;
 }
 
+/*
+ * The pages of @cpu not consumed yet: from *first up to *head, the page being written.
+ * Return: 1, 0 when nothing was ever written, -EINVAL when the positions are impossible.
+ */
+static int unconsumed(const struct usertp_rb_view *view, unsigned int cpu, uint64_t *first,
+		      uint64_t *head, uint32_t *head_off)
+{
+	const struct usertp_rb_cpu *c = (const struct usertp_rb_cpu *)((const unsigned char *)view->base +
+								       view->cpu_offset[cpu]);
+	uint64_t pos;
+
+	if (view->overwrite)
+		return -EINVAL;
+	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
+	if (!pos)
+		return 0;
+	*head = pos / USERTP_RB_PAGE;
+	*head_off = (uint32_t)(pos % USERTP_RB_PAGE);
+	*first = __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
+	if (*first > *head || *head - *first >= view->nr_pages)
+		return -EINVAL; /* the writer could not have got there: not a buffer we made */
+	return 1;
+}
+
 int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 		      int (*fn)(const struct usertp_rb_page_copy *page, uint64_t events, void *arg),
 		      void *arg, uint64_t *consumed)
@@ -1178,19 +1202,14 @@ int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
 	unsigned int nr = view->nr_pages;
 	struct usertp_rb_page_copy copy;
-	uint64_t p, head, pos, n;
+	uint64_t p, head, n;
+	uint32_t head_off;
 	int ret;
 
 	*consumed = 0;
-	if (view->overwrite)
-		return -EINVAL;
-	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
-	if (!pos)
-		return 0;
-	head = pos / USERTP_RB_PAGE;
-	p = __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
-	if (p > head || head - p >= nr)
-		return -EINVAL; /* the writer could not have got there: not a buffer we made */
+	ret = unconsumed(view, cpu, &p, &head, &head_off);
+	if (ret <= 0)
+		return ret;
 	/* Complete pages only: the writer has left them and every event on them is committed. */
 	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &n); p++) {
 		unsigned int slot = (unsigned int)(p % nr);
@@ -1242,22 +1261,17 @@ int usertp_rb_peek(const struct usertp_rb_view *view, unsigned int cpu,
 								       view->cpu_offset[cpu]);
 	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
 	unsigned int nr = view->nr_pages, slot;
-	uint64_t pos, head, p;
+	uint64_t head, p;
+	uint32_t head_off;
+	int ret = unconsumed(view, cpu, &p, &head, &head_off);
 
-	if (view->overwrite)
-		return -EINVAL;
-	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
-	if (!pos)
-		return 0;
-	head = pos / USERTP_RB_PAGE;
-	p = __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
-	if (p > head || head - p >= nr)
-		return -EINVAL;
+	if (ret <= 0)
+		return ret;
 	slot = (unsigned int)(p % nr);
 	/* Page p stays in its slot: only the consumer (we) can give the slot back. */
 	memcpy(copy->data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
 	copy->page_no = p;
-	copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp_rb_used((uint32_t)(pos % USERTP_RB_PAGE));
+	copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp_rb_used(head_off);
 	copy->lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
 	copy->used = committed_prefix(copy);
 	return 1;

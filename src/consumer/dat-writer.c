@@ -299,34 +299,6 @@ static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n,
 	return text;
 }
 
-static bool has_event(const struct usertp__source *src, unsigned int id)
-{
-	for (unsigned int i = 0; i < src->nr_events; i++)
-		if (src->events[i].id == id)
-			return true;
-	return false;
-}
-
-/* A forked child runs its parent's image: it has the events the parent told of. */
-static void inherit_events(struct usertp__source *src)
-{
-	const struct usertp__source *parent = src->forked_from;
-
-	for (unsigned int i = 0; parent && i < parent->nr_events; i++) {
-		struct usertp_merge_event *ev;
-
-		if (has_event(src, parent->events[i].id))
-			continue;
-		ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
-		if (!ev)
-			return;
-		src->events = ev;
-		ev[src->nr_events++] = (struct usertp_merge_event){ parent->events[i].id,
-								     strdup(parent->events[i].system),
-								     strdup(parent->events[i].format) };
-	}
-}
-
 /*
  * Merge the spools of @sources into @output.  @fired (NULL: not known, a recovery) and
  * @overrun per CPU.
@@ -349,7 +321,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 		struct usertp__source *src = sources[i];
 
 		/* (Sources come in order: a parent has inherited its own before.) */
-		inherit_events(src);
+		usertp__source_inherit(s, src);
 		ms[i].name = src->name;
 		ms[i].events = src->events;
 		ms[i].nr_events = src->nr_events;

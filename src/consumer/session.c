@@ -283,6 +283,16 @@ static bool source_query(struct usertp__source *src)
 	return src->query >= 0;
 }
 
+void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src)
+{
+	const struct usertp__source *parent = src->forked_from;
+
+	for (unsigned int i = 0; parent && i < parent->nr_events; i++)
+		if (!source_has_event(src, parent->events[i].id))
+			source_keep_format(s, src, parent->events[i].id, parent->events[i].system,
+					   parent->events[i].format);
+}
+
 /* Take the format of "sys:event" (id @id) through @sock, if the session records it. */
 static void source_add_format(struct usertp_session *s, struct usertp__source *src, int sock,
 			      unsigned int id, const char *line)
@@ -689,10 +699,7 @@ static void on_fork(struct usertp_session *s, int sock, const struct usertp_ctl_
 	 * Same program image: the parent's events, with the same ids (those we hear of from the
 	 * parent later too are taken at the end).
 	 */
-	for (unsigned int i = 0; parent && i < parent->nr_events; i++)
-		if (!source_has_event(src, parent->events[i].id))
-			source_keep_format(s, src, parent->events[i].id, parent->events[i].system,
-					   parent->events[i].format);
+	usertp__source_inherit(s, src);
 	src->session = sock;
 	/* It forked with the parent's settings: a change on the way may have missed it. */
 	source_send_settings(s, src);

@@ -110,6 +110,9 @@ USERTP__HIDDEN bool usertp__session_await_format(struct usertp_session *s,
 						 struct usertp__source *src, unsigned int id,
 						 int wait_ms);
 
+/* A forked child runs its parent's image: it has the events the parent told of so far. */
+USERTP__HIDDEN void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src);
+
 /* reader.c: reading mode */
 USERTP__HIDDEN int usertp__reader_new(struct usertp_session *s);
 USERTP__HIDDEN void usertp__reader_free(struct usertp_session *s);
