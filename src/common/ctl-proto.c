@@ -99,12 +99,12 @@ static int pick_dir(char *buf, size_t size, uid_t uid, const char *xdg, char *no
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int usertp_ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg)
+int usertp__ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg)
 {
 	return pick_dir(buf, size, uid, xdg, NULL, 0);
 }
 
-int usertp_ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size)
+int usertp__ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size)
 {
 	uid_t uid = geteuid();
 	int ret = pick_dir(buf, size, uid, getenv("XDG_RUNTIME_DIR"), note, note_size);
@@ -129,12 +129,12 @@ int usertp_ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t 
 	return dir_check(buf, uid);
 }
 
-int usertp_ctl_dir(char *buf, size_t size, bool create)
+int usertp__ctl_dir(char *buf, size_t size, bool create)
 {
-	return usertp_ctl_dir_note(buf, size, create, NULL, 0);
+	return usertp__ctl_dir_note(buf, size, create, NULL, 0);
 }
 
-void usertp_ctl_attach_fd(struct msghdr *mh, union usertp_ctl_fd_control *control, int fd)
+void usertp__ctl_attach_fd(struct msghdr *mh, union usertp__ctl_fd_control *control, int fd)
 {
 	struct cmsghdr *cm;
 
@@ -148,18 +148,18 @@ void usertp_ctl_attach_fd(struct msghdr *mh, union usertp_ctl_fd_control *contro
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 }
 
-int usertp_ctl_send(int sock, const void *msg, size_t len, int pass_fd)
+int usertp__ctl_send(int sock, const void *msg, size_t len, int pass_fd)
 {
 	uint32_t hdr = (uint32_t)len;
 	struct iovec iov[2] = { { &hdr, sizeof(hdr) }, { (void *)msg, len } };
-	union usertp_ctl_fd_control control;
+	union usertp__ctl_fd_control control;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	size_t sent = 0, total = sizeof(hdr) + len;
 
 	if (len > USERTP_CTL_MAX_MSG)
 		return -EMSGSIZE;
 	if (pass_fd >= 0)
-		usertp_ctl_attach_fd(&mh, &control, pass_fd);
+		usertp__ctl_attach_fd(&mh, &control, pass_fd);
 	while (sent < total) {
 		ssize_t n = sendmsg(sock, &mh, MSG_NOSIGNAL);
 
@@ -184,7 +184,7 @@ int usertp_ctl_send(int sock, const void *msg, size_t len, int pass_fd)
 	return 0;
 }
 
-int usertp_ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
+int usertp__ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
 {
 	char buf[4096];
 	va_list ap;
@@ -195,10 +195,10 @@ int usertp_ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return -EMSGSIZE;
-	return usertp_ctl_send(sock, buf, (size_t)n, pass_fd);
+	return usertp__ctl_send(sock, buf, (size_t)n, pass_fd);
 }
 
-void usertp_ctl_sendf_nowait(int sock, const char *fmt, ...)
+void usertp__ctl_sendf_nowait(int sock, const char *fmt, ...)
 {
 	char buf[512];
 	uint32_t len;
@@ -287,7 +287,7 @@ static long read_full(int sock, void *buf, size_t len, int *fd, long long deadli
 	return (long)got;
 }
 
-long usertp_ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
+long usertp__ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
 {
 	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	uint32_t len;
@@ -346,7 +346,7 @@ static const struct message_desc {
 #undef USERTP_CTL_DESC_
 };
 
-const char *usertp_ctl_word(enum usertp_ctl_type type)
+const char *usertp__ctl_word(enum usertp__ctl_type type)
 {
 	return (unsigned int)type < USERTP_CTL_NR_TYPES ? messages[type].word : "?";
 }
@@ -354,7 +354,7 @@ const char *usertp_ctl_word(enum usertp_ctl_type type)
 static __thread char why_buf[160];
 
 /* Take "key=value" of a message of type @d. */
-static int decode_key(const struct message_desc *d, char *word, struct usertp_ctl_msg *m,
+static int decode_key(const struct message_desc *d, char *word, struct usertp__ctl_msg *m,
 		      const char **why)
 {
 	char *value = strchr(word, '=');
@@ -396,7 +396,7 @@ static int decode_key(const struct message_desc *d, char *word, struct usertp_ct
 	return 0;
 }
 
-int usertp_ctl_decode(char *buf, struct usertp_ctl_msg *m, const char **why)
+int usertp__ctl_decode(char *buf, struct usertp__ctl_msg *m, const char **why)
 {
 	char *nl = strchr(buf, '\n'), *p;
 	const struct message_desc *d;
@@ -421,7 +421,7 @@ int usertp_ctl_decode(char *buf, struct usertp_ctl_msg *m, const char **why)
 		*why = why_buf;
 		return -EINVAL;
 	}
-	m->type = (enum usertp_ctl_type)t;
+	m->type = (enum usertp__ctl_type)t;
 	d = &messages[t];
 	p = buf[len] ? buf + len + 1 : buf + len;
 	buf[len] = 0;
@@ -448,7 +448,7 @@ int usertp_ctl_decode(char *buf, struct usertp_ctl_msg *m, const char **why)
 	return 0;
 }
 
-long usertp_ctl_encode(const struct usertp_ctl_msg *m, char **out)
+long usertp__ctl_encode(const struct usertp__ctl_msg *m, char **out)
 {
 	const struct message_desc *d;
 	size_t len = 0;
@@ -496,20 +496,20 @@ long usertp_ctl_encode(const struct usertp_ctl_msg *m, char **out)
 	return (long)len;
 }
 
-int usertp_ctl_send_msg(int sock, const struct usertp_ctl_msg *m, int pass_fd)
+int usertp__ctl_send_msg(int sock, const struct usertp__ctl_msg *m, int pass_fd)
 {
 	char *text;
-	long len = usertp_ctl_encode(m, &text);
+	long len = usertp__ctl_encode(m, &text);
 	int ret;
 
 	if (len < 0)
 		return (int)len;
-	ret = usertp_ctl_send(sock, text, (size_t)len, pass_fd);
+	ret = usertp__ctl_send(sock, text, (size_t)len, pass_fd);
 	free(text);
 	return ret;
 }
 
-bool usertp_ctl_peer_allowed(int sock, uid_t *uid)
+bool usertp__ctl_peer_allowed(int sock, uid_t *uid)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -520,7 +520,7 @@ bool usertp_ctl_peer_allowed(int sock, uid_t *uid)
 	return cred.uid == geteuid() || cred.uid == 0;
 }
 
-int usertp_ctl_connect(const char *path)
+int usertp__ctl_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int sock;

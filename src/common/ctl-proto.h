@@ -3,7 +3,7 @@
  * ctl-proto.h - the control protocol between libusertp in a program and the usertp command
  * (private to both; compiled into each).
  *
- * Where: a per-user runtime directory (usertp_ctl_dir() below says which); created 0700 and
+ * Where: a per-user runtime directory (usertp__ctl_dir() below says which); created 0700 and
  * refused when it is not ours or others may enter it.  A program's endpoint is
  * "<dir>/<pid>.sock" (a Unix stream socket, 0600); a recorder's is "<dir>/record-<pid>.sock",
  * and "<dir>/record-all.sock" while a recorder records every program of the user (programs
@@ -39,28 +39,28 @@
  * ~/.cache/usertp-run.  Return: 0, -EPERM when it exists but is not ours alone, or another
  * negative errno.
  */
-int usertp_ctl_dir(char *buf, size_t size, bool create);
+int usertp__ctl_dir(char *buf, size_t size, bool create);
 /* The same; @note gets what was passed over and why (empty if nothing), for a warning. */
-int usertp_ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size);
+int usertp__ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size);
 /* The runtime directory of user @uid for a process whose environment is @environ (root). */
-int usertp_ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg_runtime_dir);
+int usertp__ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg_runtime_dir);
 
 /* Room for the control data of a message passing one descriptor. */
-union usertp_ctl_fd_control {
+union usertp__ctl_fd_control {
 	struct cmsghdr align;
 	char buf[CMSG_SPACE(sizeof(int))];
 };
 /* Make @mh pass descriptor @fd (SCM_RIGHTS), in @control. */
-void usertp_ctl_attach_fd(struct msghdr *mh, union usertp_ctl_fd_control *control, int fd);
+void usertp__ctl_attach_fd(struct msghdr *mh, union usertp__ctl_fd_control *control, int fd);
 
 /* Send one message, with @pass_fd when it is >= 0.  Return: 0 or a negative errno. */
-int usertp_ctl_send(int sock, const void *msg, size_t len, int pass_fd);
+int usertp__ctl_send(int sock, const void *msg, size_t len, int pass_fd);
 /* printf-style send. */
-int usertp_ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
+int usertp__ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Send a short message only if the socket takes it now (errors to peers we drop). */
-void usertp_ctl_sendf_nowait(int sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void usertp__ctl_sendf_nowait(int sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * Receive one message into @buf (NUL-terminated; @cap includes the NUL), the whole of it
@@ -69,12 +69,12 @@ void usertp_ctl_sendf_nowait(int sock, const char *fmt, ...) __attribute__((form
  * Return: its length, 0 at end of stream, -ETIMEDOUT, -EMSGSIZE (too long: the stream is
  * then out of step, close it), or another negative errno.
  */
-long usertp_ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms);
+long usertp__ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms);
 
 /* --- the messages ----------------------------------------------------------------------- */
 
 /* The keys, typed and range-checked by the table in ctl-proto.c. */
-enum usertp_ctl_key {
+enum usertp__ctl_key {
 	USERTP_CTL_KEY_PID,	  /* a process: 1..INT32_MAX */
 	USERTP_CTL_KEY_PPID,	  /* its parent: 0..INT32_MAX */
 	USERTP_CTL_KEY_UID,
@@ -128,7 +128,7 @@ enum usertp_ctl_key {
 	  0)                                                                                       \
 	M(ERROR, "error", 0, 0)
 
-enum usertp_ctl_type {
+enum usertp__ctl_type {
 #define USERTP_CTL_TYPE_(type, word, keys, required) USERTP_CTL_MSG_##type,
 	USERTP_CTL_MESSAGES(USERTP_CTL_TYPE_)
 #undef USERTP_CTL_TYPE_
@@ -136,8 +136,8 @@ enum usertp_ctl_type {
 };
 
 /* A message, decoded (or to encode: set type, the keys with the setters, arg and body). */
-struct usertp_ctl_msg {
-	enum usertp_ctl_type type;
+struct usertp__ctl_msg {
+	enum usertp__ctl_type type;
 	unsigned int has;		      /* USERTP_CTL_K() of the keys present */
 	uint64_t num[USERTP_CTL_NR_KEYS];     /* numbers, and flags as 0 or 1 */
 	const char *text[USERTP_CTL_NR_KEYS]; /* texts */
@@ -146,20 +146,20 @@ struct usertp_ctl_msg {
 	const char *body; /* the lines after the first: "" if none */
 };
 
-static inline void usertp_ctl_set_num(struct usertp_ctl_msg *m, enum usertp_ctl_key key, uint64_t v)
+static inline void usertp__ctl_set_num(struct usertp__ctl_msg *m, enum usertp__ctl_key key, uint64_t v)
 {
 	m->has |= 1u << key;
 	m->num[key] = v;
 }
 
-static inline void usertp_ctl_set_text(struct usertp_ctl_msg *m, enum usertp_ctl_key key,
+static inline void usertp__ctl_set_text(struct usertp__ctl_msg *m, enum usertp__ctl_key key,
 				       const char *text)
 {
 	m->has |= 1u << key;
 	m->text[key] = text;
 }
 
-static inline bool usertp_ctl_has(const struct usertp_ctl_msg *m, enum usertp_ctl_key key)
+static inline bool usertp__ctl_has(const struct usertp__ctl_msg *m, enum usertp__ctl_key key)
 {
 	return m->has & (1u << key);
 }
@@ -169,28 +169,28 @@ static inline bool usertp_ctl_has(const struct usertp_ctl_msg *m, enum usertp_ct
  * point into it).  Return: 0, or -EINVAL with *why saying what is wrong ("kb= is not a number
  * from 1 to 4194304", "events= is missing", "unknown request 'xyz'"; a static buffer).
  */
-int usertp_ctl_decode(char *buf, struct usertp_ctl_msg *m, const char **why);
+int usertp__ctl_decode(char *buf, struct usertp__ctl_msg *m, const char **why);
 
 /*
  * Encode @m as its type's word, its keys, its arg and its body, into *out (to free()).
  * A text with a space or a line break is refused (-EINVAL), but for the comm (spaces become
  * '_').  Return: its length, or a negative errno.
  */
-long usertp_ctl_encode(const struct usertp_ctl_msg *m, char **out);
+long usertp__ctl_encode(const struct usertp__ctl_msg *m, char **out);
 
 /* Encode and send @m (with @pass_fd when it is >= 0).  Return: 0 or a negative errno. */
-int usertp_ctl_send_msg(int sock, const struct usertp_ctl_msg *m, int pass_fd);
+int usertp__ctl_send_msg(int sock, const struct usertp__ctl_msg *m, int pass_fd);
 
 /* The word of message type @type. */
-const char *usertp_ctl_word(enum usertp_ctl_type type);
+const char *usertp__ctl_word(enum usertp__ctl_type type);
 
 /* Is the peer of @sock the same user as us, or root?  *uid gets its uid. */
-bool usertp_ctl_peer_allowed(int sock, uid_t *uid);
+bool usertp__ctl_peer_allowed(int sock, uid_t *uid);
 
 /*
  * Connect to the Unix socket at @path; a listener that does not take connections now gives
  * -EAGAIN at once.  Return: the (blocking) socket or a negative errno.
  */
-int usertp_ctl_connect(const char *path);
+int usertp__ctl_connect(const char *path);
 
 #endif /* USERTP_CTL_PROTO_H */

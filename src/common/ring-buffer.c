@@ -22,21 +22,21 @@
 
 USERTP_STATIC_ASSERT(offsetof(struct usertp_rb, nr_cpus) == USERTP_RB_NR_CPUS_OFFSET &&
 			     offsetof(struct usertp_rb, w) == USERTP_RB_W_OFFSET &&
-			     sizeof(struct usertp_rb_wcpu) == 1u << USERTP_RB_WCPU_SHIFT &&
-			     offsetof(struct usertp_rb_wcpu, c) == USERTP_RB_WCPU_C &&
-			     offsetof(struct usertp_rb_wcpu, page) == USERTP_RB_WCPU_PAGE &&
-			     offsetof(struct usertp_rb_cpu, pos) == USERTP_RB_CPU_POS &&
-			     offsetof(struct usertp_rb_cpu, last_ts) == USERTP_RB_CPU_LAST_TS,
+			     sizeof(struct usertp__rb_wcpu) == 1u << USERTP_RB_WCPU_SHIFT &&
+			     offsetof(struct usertp__rb_wcpu, c) == USERTP_RB_WCPU_C &&
+			     offsetof(struct usertp__rb_wcpu, page) == USERTP_RB_WCPU_PAGE &&
+			     offsetof(struct usertp__rb_cpu, pos) == USERTP_RB_CPU_POS &&
+			     offsetof(struct usertp__rb_cpu, last_ts) == USERTP_RB_CPU_LAST_TS,
 		     "rb-layout.h describes the structures rb-rseq-x86_64.S reads");
 
-enum usertp_rb_clock usertp_rb_clock_id = USERTP_RB_CLOCK_MONO;
+enum usertp__rb_clock usertp__rb_clock_id = USERTP_RB_CLOCK_MONO;
 
 /* glibc (2.35 and later) registers an rseq area per thread; its cpu_id is the current CPU. */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 static __thread int no_rseq_cpu __attribute__((tls_model("initial-exec"))) = -1;
-ptrdiff_t usertp_rb_cpu_offset;
-ptrdiff_t usertp_rb_rseq_offset;
+ptrdiff_t usertp__rb_cpu_offset;
+ptrdiff_t usertp__rb_rseq_offset;
 
 /*
  * Is glibc's rseq area usable?  Registered by glibc, or (USERTP_RSEQ=1 only) holding a valid
@@ -79,15 +79,15 @@ static void cpu_offset_init(void)
 		rseq = __rseq_offset;
 		off = rseq + 4;
 	}
-	__atomic_store_n(&usertp_rb_rseq_offset, rseq, __ATOMIC_RELAXED);
-	__atomic_store_n(&usertp_rb_cpu_offset, off, __ATOMIC_RELAXED);
+	__atomic_store_n(&usertp__rb_rseq_offset, rseq, __ATOMIC_RELAXED);
+	__atomic_store_n(&usertp__rb_cpu_offset, off, __ATOMIC_RELAXED);
 }
 
 /* The cpu_id of the calling thread's rseq area (negative: not registered). */
 static int rseq_cpu(void)
 {
 	return __atomic_load_n((const int *)((const char *)__builtin_thread_pointer() +
-					     usertp_rb_rseq_offset + 4),
+					     usertp__rb_rseq_offset + 4),
 			       __ATOMIC_RELAXED);
 }
 
@@ -104,7 +104,7 @@ static bool rseq_wanted(unsigned int nr_cpus)
 {
 	const char *env = rseq_setting();
 
-	if (!USERTP_RB_HAVE_RSEQ || !usertp_rb_rseq_offset || (env && !strcmp(env, "0")) ||
+	if (!USERTP_RB_HAVE_RSEQ || !usertp__rb_rseq_offset || (env && !strcmp(env, "0")) ||
 	    rseq_cpu() < 0)
 		return false;
 	return (env && !strcmp(env, "1")) || (int)nr_cpus >= get_nprocs_conf();
@@ -117,7 +117,7 @@ static size_t round_up(size_t n, size_t to)
 
 static size_t cpu_area_header(unsigned int nr_pages)
 {
-	return round_up(sizeof(struct usertp_rb_cpu) + 2 * (size_t)nr_pages * sizeof(uint64_t),
+	return round_up(sizeof(struct usertp__rb_cpu) + 2 * (size_t)nr_pages * sizeof(uint64_t),
 			USERTP_RB_PAGE);
 }
 
@@ -213,7 +213,7 @@ static uint64_t cgroup_room(void)
 	return room;
 }
 
-int usertp_rb_parse_kb(const char *text, unsigned long *kb, const char **why)
+int usertp__rb_parse_kb(const char *text, unsigned long *kb, const char **why)
 {
 	uint64_t v;
 
@@ -225,7 +225,7 @@ int usertp_rb_parse_kb(const char *text, unsigned long *kb, const char **why)
 	return 0;
 }
 
-int usertp_rb_parse_clock(const char *text, enum usertp_rb_clock *clock, const char **why)
+int usertp__rb_parse_clock(const char *text, enum usertp__rb_clock *clock, const char **why)
 {
 	if (!strcmp(text, "mono")) {
 		*clock = USERTP_RB_CLOCK_MONO;
@@ -244,12 +244,12 @@ int usertp_rb_parse_clock(const char *text, enum usertp_rb_clock *clock, const c
 #endif
 }
 
-const char *usertp_rb_clock_name(enum usertp_rb_clock clock)
+const char *usertp__rb_clock_name(enum usertp__rb_clock clock)
 {
 	return clock == USERTP_RB_CLOCK_TSC ? "x86-tsc" : "mono";
 }
 
-int usertp_rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size)
+int usertp__rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size)
 {
 	uint64_t need = buffers_bytes(nr_cpus, kb), avail = memory_available(), room = cgroup_room();
 
@@ -265,7 +265,7 @@ int usertp_rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size
 	return -ENOMEM;
 }
 
-int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite)
+int usertp__rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite)
 {
 	size_t header, area, size;
 	unsigned int nr_pages, i;
@@ -284,7 +284,7 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 		nr_pages = 2;
 	if (nr_pages > (1u << 24))
 		return -EINVAL;
-	header = round_up(sizeof(struct usertp_rb_region) + nr_cpus * sizeof(uint64_t),
+	header = round_up(sizeof(struct usertp__rb_region) + nr_cpus * sizeof(uint64_t),
 			  USERTP_RB_PAGE);
 	area = cpu_area_header(nr_pages) + (size_t)nr_pages * USERTP_RB_PAGE;
 	size = header + (size_t)nr_cpus * area;
@@ -332,7 +332,7 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 			close(fd);
 		return -ENOMEM;
 	}
-	rb->region = (struct usertp_rb_region *)base;
+	rb->region = (struct usertp__rb_region *)base;
 	rb->size = size;
 	rb->fd = fd;
 	rb->nr_cpus = nr_cpus;
@@ -347,10 +347,10 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 		size_t off = header + i * area;
 
 		rb->region->cpu_offset[i] = off;
-		rb->cpus[i] = (struct usertp_rb_cpu *)(base + off);
+		rb->cpus[i] = (struct usertp__rb_cpu *)(base + off);
 		rb->cpus[i]->pages_offset = off + cpu_area_header(nr_pages);
 		rb->pages[i] = base + rb->cpus[i]->pages_offset;
-		rb->w[i] = (struct usertp_rb_wcpu){ rb->cpus[i], rb->pages[i], { 0, 0 } };
+		rb->w[i] = (struct usertp__rb_wcpu){ rb->cpus[i], rb->pages[i], { 0, 0 } };
 		if (rb->slot_commit) {
 			size_t first = rb->cpus[i]->pages_offset / USERTP_RB_PAGE;
 			unsigned int k;
@@ -364,7 +364,7 @@ int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long k
 	return 0;
 }
 
-void usertp_rb_destroy(struct usertp_rb *rb)
+void usertp__rb_destroy(struct usertp_rb *rb)
 {
 	if (rb->region)
 		munmap(rb->region, rb->size);
@@ -381,19 +381,19 @@ void usertp_rb_destroy(struct usertp_rb *rb)
 	rb->wake_fd = -1;
 }
 
-int usertp_rb_getcpu(void)
+int usertp__rb_getcpu(void)
 {
 	int cpu = sched_getcpu();
 
 	if (cpu < 0)
 		cpu = 0;
-	/* Without rseq, usertp_rb_this_cpu() reads this until usertp_rb_cpu_stale(). */
-	if (!usertp_rb_rseq_offset)
+	/* Without rseq, usertp__rb_this_cpu() reads this until usertp__rb_cpu_stale(). */
+	if (!usertp__rb_rseq_offset)
 		no_rseq_cpu = cpu;
 	return cpu;
 }
 
-void usertp_rb_cpu_stale(void)
+void usertp__rb_cpu_stale(void)
 {
 	no_rseq_cpu = -1;
 }
@@ -404,7 +404,7 @@ void usertp_rb_cpu_stale(void)
  * that interrupted it (it cannot finish before we return: give up).  A rare, bounded wait.
  * Return: true when the position moved on (try again), false to give up and drop.
  */
-bool usertp_rb_wait_opened(struct usertp_rb_cpu *c, uint64_t pos)
+bool usertp__rb_wait_opened(struct usertp__rb_cpu *c, uint64_t pos)
 {
 	unsigned int i;
 
@@ -423,7 +423,7 @@ bool usertp_rb_wait_opened(struct usertp_rb_cpu *c, uint64_t pos)
 }
 
 /* CAS mode: has the page last held by @slot's (page @p) been written completely? */
-static bool slot_complete(const struct usertp_rb_cpu *c, unsigned int nr, uint64_t p)
+static bool slot_complete(const struct usertp__rb_cpu *c, unsigned int nr, uint64_t p)
 {
 	return (uint32_t)__atomic_load_n(&c->commit[p % nr], __ATOMIC_ACQUIRE) ==
 	       (uint32_t)((p / nr + 1) * USERTP_RB_PAGE_DATA);
@@ -477,7 +477,7 @@ static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *event
 }
 
 /* Whether page @p (held by its slot now) is complete; rseq mode: *events its events. */
-static bool page_complete(const struct usertp_rb_cpu *c, const unsigned char *pages,
+static bool page_complete(const struct usertp__rb_cpu *c, const unsigned char *pages,
 			  unsigned int nr, bool rseq, uint64_t p, uint64_t *events)
 {
 	*events = 0;
@@ -509,7 +509,7 @@ struct rseq_op {
 #define STR(x) STR_(x)
 #define RSEQ_SIG ".byte 0x0f, 0xb9, 0x3d\n\t.long " STR(USERTP_RB_RSEQ_SIG) "\n\t"
 
-static int rseq_move(unsigned int cpu, struct usertp_rb_cpu *c, const struct rseq_op *op)
+static int rseq_move(unsigned int cpu, struct usertp__rb_cpu *c, const struct rseq_op *op)
 {
 	uint64_t tmp, tmp2;
 	int ret;
@@ -543,13 +543,13 @@ static int rseq_move(unsigned int cpu, struct usertp_rb_cpu *c, const struct rse
 			     "jmp 0b\n\t"
 			     "5:\n\t"
 			     : [ret] "=&r"(ret), [tmp] "=&r"(tmp), [tmp2] "=&r"(tmp2)
-			     : [roff] "r"(usertp_rb_rseq_offset), [cpu] "r"(cpu), [c] "r"(c),
+			     : [roff] "r"(usertp__rb_rseq_offset), [cpu] "r"(cpu), [c] "r"(c),
 			       [op] "r"(op)
 			     : "memory", "cc", "xmm0");
 	return ret;
 }
 #else
-static int rseq_move(unsigned int cpu, struct usertp_rb_cpu *c, const struct rseq_op *op)
+static int rseq_move(unsigned int cpu, struct usertp__rb_cpu *c, const struct rseq_op *op)
 {
 	(void)cpu, (void)c, (void)op;
 	return 2;
@@ -563,10 +563,10 @@ static int rseq_move(unsigned int cpu, struct usertp_rb_cpu *c, const struct rse
  */
 static int move_pos(const struct usertp_rb *rb, unsigned int cpu, struct rseq_op *op)
 {
-	struct usertp_rb_cpu *c = rb->cpus[cpu];
+	struct usertp__rb_cpu *c = rb->cpus[cpu];
 
 	if (!rb->rseq)
-		return usertp_rb_cas_pos(c, op->pos0, op->last0, op->pos1, op->ts1) ? 0 : 1;
+		return usertp__rb_cas_pos(c, op->pos0, op->last0, op->pos1, op->ts1) ? 0 : 1;
 	return rseq_move(cpu, c, op);
 }
 
@@ -575,7 +575,7 @@ static int move_pos(const struct usertp_rb *rb, unsigned int cpu, struct rseq_op
  * events are being dropped).  The descriptor is checked to still be our eventfd (a program
  * may close descriptors it does not know): a write anywhere else would do harm.
  */
-static void wake_consumer(struct usertp_rb *rb, struct usertp_rb_cpu *c)
+static void wake_consumer(struct usertp_rb *rb, struct usertp__rb_cpu *c)
 {
 	static const uint64_t one = 1;
 	struct stat st;
@@ -592,7 +592,7 @@ static void wake_consumer(struct usertp_rb *rb, struct usertp_rb_cpu *c)
 	(void)!write(fd, &one, sizeof(one));
 }
 
-void usertp_rb_set_wake_fd(struct usertp_rb *rb, int fd)
+void usertp__rb_set_wake_fd(struct usertp_rb *rb, int fd)
 {
 	struct stat st;
 
@@ -608,10 +608,10 @@ void usertp_rb_set_wake_fd(struct usertp_rb *rb, int fd)
 	__atomic_store_n(&rb->wake_fd, fd, __ATOMIC_RELAXED);
 }
 
-void usertp_rb_wait_request(const struct usertp_rb_view *view)
+void usertp__rb_wait_request(const struct usertp__rb_view *view)
 {
 	for (unsigned int cpu = 0; cpu < view->nr_cpus; cpu++) {
-		struct usertp_rb_cpu *c = (void *)((char *)view->base + view->cpu_offset[cpu]);
+		struct usertp__rb_cpu *c = (void *)((char *)view->base + view->cpu_offset[cpu]);
 
 		__atomic_store_n(&c->reader_wait, 1, __ATOMIC_RELAXED);
 	}
@@ -647,12 +647,12 @@ static uint64_t scratch[2];
 static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
 		       uint64_t ts, uint32_t total)
 {
-	struct usertp_rb_cpu *c = rb->cpus[cpu];
+	struct usertp__rb_cpu *c = rb->cpus[cpu];
 	unsigned int nr = rb->nr_pages;
 	uint64_t page = pos / USERTP_RB_PAGE, new_page, *lost_before = c->commit + nr, retired = 0;
 	uint32_t off = (uint32_t)(pos % USERTP_RB_PAGE);
 	unsigned char *start, *old = rb->pages[cpu] + (page % nr) * USERTP_RB_PAGE;
-	uint64_t hdr = usertp_rb_pending_header(total, 1), page_ts = ts - 1;
+	uint64_t hdr = usertp__rb_pending_header(total, 1), page_ts = ts - 1;
 	struct rseq_op op = { pos, last, 0, 0, scratch, 0, scratch, 0 };
 	int ret;
 
@@ -675,8 +675,8 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 		} else if (__atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) != pos) {
 			return USERTP_RB_RETRY;
 		}
-		usertp_rb_drop(c);
-		usertp_rb_cpu_stale();
+		usertp__rb_drop(c);
+		usertp__rb_cpu_stale();
 		if (__atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED) >= 0)
 			wake_consumer(rb, c);
 		return NULL;
@@ -700,7 +700,7 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 	__atomic_store_n(&lost_before[new_page % nr],
 			 __atomic_exchange_n(&c->lost_pending, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	if (off >= USERTP_RB_PAGE_HEADER) {
-		uint64_t used = usertp_rb_used(off);
+		uint64_t used = usertp__rb_used(off);
 
 		memcpy(old + 8, &used, 8);
 		if (!rb->rseq)
@@ -715,14 +715,14 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 		wake_consumer(rb, c);
 	memcpy(start + USERTP_RB_PAGE_HEADER, &hdr, 8);
 	__atomic_store_n(&rb->w[cpu].page, start, __ATOMIC_RELAXED);
-	usertp_rb_cpu_stale();
+	usertp__rb_cpu_stale();
 	if (rb->rseq) {
 		__atomic_store_n(&c->last_ts, ts, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->pos, usertp_rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total),
+		__atomic_store_n(&c->pos, usertp__rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total),
 				 __ATOMIC_RELEASE);
 	} else {
-		usertp_rb_cas_pos(c, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts,
-				  usertp_rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total), ts);
+		usertp__rb_cas_pos(c, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts,
+				  usertp__rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total), ts);
 	}
 	return start + USERTP_RB_PAGE_HEADER;
 }
@@ -730,7 +730,7 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 /* A time extend entry of @delta. */
 static uint64_t time_extend(uint64_t delta)
 {
-	return (uint64_t)usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
+	return (uint64_t)usertp__rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
 					      delta & ((1u << USERTP_RB_DELTA_BITS) - 1)) |
 	       (delta >> USERTP_RB_DELTA_BITS) << 32;
 }
@@ -739,9 +739,9 @@ static uint64_t time_extend(uint64_t delta)
  * The general writer: any size, page opening, time extends, clock not after the last event,
  * retries after another writer moved first; in rseq mode, on the CPU the thread runs on.
  */
-void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size)
+void *usertp__rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size)
 {
-	struct usertp_rb_cpu *c;
+	struct usertp__rb_cpu *c;
 	uint64_t pos, last, ts, delta;
 	uint32_t total, off, ext;
 	unsigned char *entry;
@@ -753,21 +753,21 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 
 			if ((unsigned int)now >= rb->nr_cpus) {
 				/* No rseq area in this thread, or a CPU added since: not ours. */
-				usertp_rb_drop(rb->cpus[usertp_rb_this_cpu(rb)]);
+				usertp__rb_drop(rb->cpus[usertp__rb_this_cpu(rb)]);
 				return NULL;
 			}
 			cpu = (unsigned int)now;
 		}
 		c = rb->cpus[cpu];
 		if (size > USERTP_RB_MAX_PAYLOAD) {
-			usertp_rb_drop(c);
+			usertp__rb_drop(c);
 			return NULL;
 		}
 		total = 8 + (((uint32_t)size + 7) & ~7u);
 		pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 		last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
 		entry = __atomic_load_n(&rb->w[cpu].page, __ATOMIC_RELAXED);
-		ts = usertp_rb_clock();
+		ts = usertp__rb_clock();
 		if (ts <= last)
 			ts = last + 1; /* strictly after the last one: see the top of ring-buffer.h */
 		off = (uint32_t)(pos % USERTP_RB_PAGE);
@@ -775,9 +775,9 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
 		if (off < USERTP_RB_PAGE_HEADER || off + ext + total > USERTP_RB_PAGE) {
 			if (off == USERTP_RB_OFF_OPENING) {
-				if (usertp_rb_wait_opened(c, pos))
+				if (usertp__rb_wait_opened(c, pos))
 					continue;
-				usertp_rb_drop(c);
+				usertp__rb_drop(c);
 				return NULL;
 			}
 			entry = open_page(rb, cpu, pos, last, ts, total);
@@ -787,21 +787,21 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 		}
 		entry += off;
 		/* After a time extend of delta - 1, the event is one tick later. */
-		op = (struct rseq_op){ pos, last, usertp_rb_pos_after(pos / USERTP_RB_PAGE, off + ext + total),
+		op = (struct rseq_op){ pos, last, usertp__rb_pos_after(pos / USERTP_RB_PAGE, off + ext + total),
 				       ts, (uint64_t *)entry, 0, (uint64_t *)(entry + ext),
-				       usertp_rb_pending_header(total, ext ? 1 : delta) };
+				       usertp__rb_pending_header(total, ext ? 1 : delta) };
 		/* rseq mode: the headers in place before the position covers them. */
 		op.v1 = ext ? time_extend(delta - 1) : op.v2;
 		if (move_pos(rb, cpu, &op) == 0)
 			break;
 		if (!rb->rseq)
-			usertp_rb_cpu_stale();
+			usertp__rb_cpu_stale();
 	}
 	if (!rb->rseq) {
 		/* CAS mode: ours now; the extend is complete at once, and counted so. */
 		if (ext) {
 			memcpy(entry, &op.v1, 8);
-			__atomic_fetch_add(usertp_rb_slot_commit(rb, entry), (uint64_t)ext,
+			__atomic_fetch_add(usertp__rb_slot_commit(rb, entry), (uint64_t)ext,
 					   __ATOMIC_RELEASE);
 		}
 		memcpy(entry + ext, &op.v2, 8);
@@ -809,9 +809,9 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
 	return entry + ext + 8;
 }
 
-void *usertp_rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t first)
+void *usertp__rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t first)
 {
-	void *p = usertp_rb_reserve_slow(rb, 0, size);
+	void *p = usertp__rb_reserve_slow(rb, 0, size);
 
 	if (p && first)
 		memcpy(p, &first, 8);
@@ -820,13 +820,13 @@ void *usertp_rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t fi
 
 /* --- reading ------------------------------------------------------------------------------ */
 
-void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms)
+void usertp__rb_quiesce(const struct usertp_rb *rb, unsigned int ms)
 {
 	struct timespec tick = { 0, 100000 }; /* 0.1 ms */
 	unsigned int cpu, waited = 0;
 
 	for (cpu = 0; cpu < rb->nr_cpus; cpu++) {
-		const struct usertp_rb_cpu *c = rb->cpus[cpu];
+		const struct usertp__rb_cpu *c = rb->cpus[cpu];
 
 		while (waited < ms * 10) {
 			uint64_t pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE), page, n;
@@ -839,13 +839,13 @@ void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms)
 			if (rb->rseq && off >= USERTP_RB_PAGE_HEADER &&
 			    page_walk(rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE +
 					      USERTP_RB_PAGE_HEADER,
-				      usertp_rb_used(off), &n))
+				      usertp__rb_used(off), &n))
 				break;
 			if (!rb->rseq && off >= USERTP_RB_PAGE_HEADER &&
 			    (uint32_t)__atomic_load_n(&c->commit[page % rb->nr_pages],
 						      __ATOMIC_ACQUIRE) ==
 				    (uint32_t)(page / rb->nr_pages * USERTP_RB_PAGE_DATA +
-					       usertp_rb_used(off)))
+					       usertp__rb_used(off)))
 				break;
 			nanosleep(&tick, NULL);
 			waited++;
@@ -857,7 +857,7 @@ void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms)
  * Snapshots take their memory from mmap(), not malloc(): the recorder writes its output from
  * fatal-signal handlers too, where the heap may be broken or locked.
  */
-void *usertp_rb_alloc(size_t size)
+void *usertp__rb_alloc(size_t size)
 {
 	size_t *p = mmap(NULL, size + 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -867,7 +867,7 @@ void *usertp_rb_alloc(size_t size)
 	return (char *)p + 16;
 }
 
-void usertp_rb_free(void *ptr)
+void usertp__rb_free(void *ptr)
 {
 	if (ptr) {
 		size_t *p = (size_t *)((char *)ptr - 16);
@@ -892,7 +892,7 @@ static uint64_t get64(const unsigned char *p)
 	return v;
 }
 
-void usertp_rb_iter_init(struct usertp_rb_iter *it, const struct usertp_rb_page_copy *page)
+void usertp__rb_iter_init(struct usertp__rb_iter *it, const struct usertp__rb_page_copy *page)
 {
 	it->page = page;
 	it->off = 0;
@@ -900,7 +900,7 @@ void usertp_rb_iter_init(struct usertp_rb_iter *it, const struct usertp_rb_page_
 	it->started = true;
 }
 
-int usertp_rb_iter_next(struct usertp_rb_iter *it, struct usertp_rb_entry *entry)
+int usertp__rb_iter_next(struct usertp__rb_iter *it, struct usertp__rb_entry *entry)
 {
 	const unsigned char *data = it->page->data + USERTP_RB_PAGE_HEADER;
 	uint32_t used = it->page->used;
@@ -964,14 +964,14 @@ int usertp_rb_iter_next(struct usertp_rb_iter *it, struct usertp_rb_entry *entry
 	return 0;
 }
 
-void usertp_rb_snapshot_free(struct usertp_rb_snapshot *snap)
+void usertp__rb_snapshot_free(struct usertp__rb_snapshot *snap)
 {
 	unsigned int i;
 
 	if (snap->cpus)
 		for (i = 0; i < snap->nr_cpus; i++)
-			usertp_rb_free(snap->cpus[i].pages);
-	usertp_rb_free(snap->cpus);
+			usertp__rb_free(snap->cpus[i].pages);
+	usertp__rb_free(snap->cpus);
 	memset(snap, 0, sizeof(*snap));
 }
 
@@ -980,16 +980,16 @@ void usertp_rb_snapshot_free(struct usertp_rb_snapshot *snap)
  * entry: a page closed early, or being written, or whose writer died, ends in zeros (the
  * kernel's end-of-page entry) or in something that does not parse.
  */
-static uint64_t page_settle(struct usertp_rb_page_copy *page)
+static uint64_t page_settle(struct usertp__rb_page_copy *page)
 {
-	struct usertp_rb_iter it;
-	struct usertp_rb_entry e;
+	struct usertp__rb_iter it;
+	struct usertp__rb_entry e;
 	uint64_t n = 0;
 	uint32_t end = 0;
 	int ret;
 
-	usertp_rb_iter_init(&it, page);
-	while ((ret = usertp_rb_iter_next(&it, &e)) == 1) {
+	usertp__rb_iter_init(&it, page);
+	while ((ret = usertp__rb_iter_next(&it, &e)) == 1) {
 		n++;
 		end = it.off;
 	}
@@ -1013,14 +1013,14 @@ static uint64_t slot_events(uint64_t word, uint64_t latest_page, unsigned int nr
 }
 
 /* The control block of a CPU at @off, if it and its pages lie within the region. */
-static const struct usertp_rb_cpu *cpu_area(const unsigned char *base, size_t size, uint64_t off,
+static const struct usertp__rb_cpu *cpu_area(const unsigned char *base, size_t size, uint64_t off,
 					    unsigned int nr, uint64_t *pages_offset)
 {
-	const struct usertp_rb_cpu *c;
+	const struct usertp__rb_cpu *c;
 
 	if (off % 64 || off > size || size - off < cpu_area_header(nr))
 		return NULL;
-	c = (const struct usertp_rb_cpu *)(base + off);
+	c = (const struct usertp__rb_cpu *)(base + off);
 	*pages_offset = __atomic_load_n(&c->pages_offset, __ATOMIC_RELAXED);
 	if (*pages_offset % USERTP_RB_PAGE || *pages_offset > size ||
 	    (size - *pages_offset) / USERTP_RB_PAGE < nr)
@@ -1029,10 +1029,10 @@ static const struct usertp_rb_cpu *cpu_area(const unsigned char *base, size_t si
 }
 
 static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, unsigned int nr,
-			bool overwrite, bool rseq, struct usertp_rb_cpu_snapshot *out)
+			bool overwrite, bool rseq, struct usertp__rb_cpu_snapshot *out)
 {
 	uint64_t pos, head, first, p, s;
-	const struct usertp_rb_cpu *c;
+	const struct usertp__rb_cpu *c;
 	const uint64_t *commit, *lost_before;
 	const unsigned char *pages;
 	uint64_t pages_offset;
@@ -1058,7 +1058,7 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 			uint64_t n;
 
 			page_walk(pages + ((head - s) % nr) * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER,
-				  s ? USERTP_RB_PAGE_DATA : usertp_rb_used(head_off), &n);
+				  s ? USERTP_RB_PAGE_DATA : usertp__rb_used(head_off), &n);
 			out->written += n;
 			continue;
 		}
@@ -1069,11 +1069,11 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 	/* At most nr pages exist, whatever the region claims. */
 	if (first > head || head - first >= nr)
 		first = head + 1 - (head + 1 < nr ? head + 1 : nr);
-	out->pages = usertp_rb_alloc((size_t)(head - first + 1) * sizeof(*out->pages));
+	out->pages = usertp__rb_alloc((size_t)(head - first + 1) * sizeof(*out->pages));
 	if (!out->pages)
 		return -ENOMEM;
 	for (p = first; p <= head; p++) {
-		struct usertp_rb_page_copy *copy = &out->pages[out->nr_pages];
+		struct usertp__rb_page_copy *copy = &out->pages[out->nr_pages];
 		unsigned int slot = (unsigned int)(p % nr);
 		uint64_t now;
 
@@ -1093,7 +1093,7 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 		 * page): its sealed size is not needed (and a page filled exactly is complete
 		 * before anyone seals it).
 		 */
-		copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp_rb_used(head_off);
+		copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp__rb_used(head_off);
 		copy->page_no = p;
 		copy->lost_before = __atomic_load_n(&lost_before[slot], __ATOMIC_RELAXED);
 		out->entries += page_settle(copy);
@@ -1104,7 +1104,7 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 }
 
 /* Does the region's header hold together?  Each field is read once: it may change under us. */
-static bool region_check(const struct usertp_rb_region *region, size_t size, unsigned int *nr_cpus,
+static bool region_check(const struct usertp__rb_region *region, size_t size, unsigned int *nr_cpus,
 			 unsigned int *nr_pages, bool *overwrite, bool *rseq)
 {
 	if (size < sizeof(*region))
@@ -1119,10 +1119,10 @@ static bool region_check(const struct usertp_rb_region *region, size_t size, uns
 	       (size - sizeof(*region)) / sizeof(uint64_t) >= *nr_cpus;
 }
 
-int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snapshot *snap)
+int usertp__rb_snapshot(const void *base_ptr, size_t size, struct usertp__rb_snapshot *snap)
 {
 	const unsigned char *base = base_ptr;
-	const struct usertp_rb_region *region = base_ptr;
+	const struct usertp__rb_region *region = base_ptr;
 	unsigned int i, nr_cpus, nr_pages;
 	bool overwrite, rseq;
 	int ret;
@@ -1130,7 +1130,7 @@ int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snaps
 	memset(snap, 0, sizeof(*snap));
 	if (!region_check(region, size, &nr_cpus, &nr_pages, &overwrite, &rseq))
 		return -EINVAL;
-	snap->cpus = usertp_rb_alloc(nr_cpus * sizeof(*snap->cpus));
+	snap->cpus = usertp__rb_alloc(nr_cpus * sizeof(*snap->cpus));
 	if (!snap->cpus)
 		return -ENOMEM;
 	snap->nr_cpus = nr_cpus;
@@ -1138,7 +1138,7 @@ int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snaps
 		ret = snapshot_cpu(base, size, region->cpu_offset[i], nr_pages, overwrite, rseq,
 				   &snap->cpus[i]);
 		if (ret) {
-			usertp_rb_snapshot_free(snap);
+			usertp__rb_snapshot_free(snap);
 			return ret;
 		}
 	}
@@ -1147,9 +1147,9 @@ int usertp_rb_snapshot(const void *base_ptr, size_t size, struct usertp_rb_snaps
 
 /* --- consuming, from another process ------------------------------------------------------- */
 
-int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size)
+int usertp__rb_view_init(struct usertp__rb_view *view, void *base, size_t size)
 {
-	const struct usertp_rb_region *region = base;
+	const struct usertp__rb_region *region = base;
 	unsigned int i;
 
 	memset(view, 0, sizeof(*view));
@@ -1173,10 +1173,10 @@ int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size)
  * The pages of @cpu not consumed yet: from *first up to *head, the page being written.
  * Return: 1, 0 when nothing was ever written, -EINVAL when the positions are impossible.
  */
-static int unconsumed(const struct usertp_rb_view *view, unsigned int cpu, uint64_t *first,
+static int unconsumed(const struct usertp__rb_view *view, unsigned int cpu, uint64_t *first,
 		      uint64_t *head, uint32_t *head_off)
 {
-	const struct usertp_rb_cpu *c = (const struct usertp_rb_cpu *)((const unsigned char *)view->base +
+	const struct usertp__rb_cpu *c = (const struct usertp__rb_cpu *)((const unsigned char *)view->base +
 								       view->cpu_offset[cpu]);
 	uint64_t pos;
 
@@ -1193,15 +1193,15 @@ static int unconsumed(const struct usertp_rb_view *view, unsigned int cpu, uint6
 	return 1;
 }
 
-int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
-		      int (*fn)(const struct usertp_rb_page_copy *page, uint64_t events, void *arg),
+int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
+		      int (*fn)(const struct usertp__rb_page_copy *page, uint64_t events, void *arg),
 		      void *arg, uint64_t *consumed)
 {
-	struct usertp_rb_cpu *c = (struct usertp_rb_cpu *)((unsigned char *)view->base +
+	struct usertp__rb_cpu *c = (struct usertp__rb_cpu *)((unsigned char *)view->base +
 							   view->cpu_offset[cpu]);
 	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
 	unsigned int nr = view->nr_pages;
-	struct usertp_rb_page_copy copy;
+	struct usertp__rb_page_copy copy;
 	uint64_t p, head, n;
 	uint32_t head_off;
 	int ret;
@@ -1229,7 +1229,7 @@ int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
 }
 
 /* The bytes of @page's entries before the first one still being written (padding with a delta). */
-static uint32_t committed_prefix(const struct usertp_rb_page_copy *page)
+static uint32_t committed_prefix(const struct usertp__rb_page_copy *page)
 {
 	const unsigned char *data = page->data + USERTP_RB_PAGE_HEADER;
 	uint32_t off = 0;
@@ -1254,10 +1254,10 @@ static uint32_t committed_prefix(const struct usertp_rb_page_copy *page)
 	return off < page->used ? off : page->used;
 }
 
-int usertp_rb_peek(const struct usertp_rb_view *view, unsigned int cpu,
-		   struct usertp_rb_page_copy *copy)
+int usertp__rb_peek(const struct usertp__rb_view *view, unsigned int cpu,
+		   struct usertp__rb_page_copy *copy)
 {
-	const struct usertp_rb_cpu *c = (const struct usertp_rb_cpu *)((const unsigned char *)view->base +
+	const struct usertp__rb_cpu *c = (const struct usertp__rb_cpu *)((const unsigned char *)view->base +
 								       view->cpu_offset[cpu]);
 	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
 	unsigned int nr = view->nr_pages, slot;
@@ -1271,7 +1271,7 @@ int usertp_rb_peek(const struct usertp_rb_view *view, unsigned int cpu,
 	/* Page p stays in its slot: only the consumer (we) can give the slot back. */
 	memcpy(copy->data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
 	copy->page_no = p;
-	copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp_rb_used(head_off);
+	copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp__rb_used(head_off);
 	copy->lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
 	copy->used = committed_prefix(copy);
 	return 1;

@@ -5,8 +5,8 @@
  * One region of shared memory (a memfd, so that another process can map it) holds a header,
  * then per CPU a control block and its pages:
  *
- *	region:  struct usertp_rb_region | cpu 0 area | cpu 1 area | ...
- *	cpu area: struct usertp_rb_cpu | commit[nr_pages] | lost_before[nr_pages] | pad | pages
+ *	region:  struct usertp__rb_region | cpu 0 area | cpu 1 area | ...
+ *	cpu area: struct usertp__rb_cpu | commit[nr_pages] | lost_before[nr_pages] | pad | pages
  *	page:    u64 timestamp | u64 commit | data[4080]          (the kernel's sub-buffer)
  *
  * Everything is found by offsets from the region start, never by pointers, and a reader
@@ -15,7 +15,7 @@
  *
  * Writing (lock-free, no syscall, no allocation), in one of two modes (region flag RSEQ):
  *   - rseq mode (x86-64, glibc's rseq area, a buffer for every CPU): the restartable
- *     sequence of usertp_rb_rseq_try_reserve() reserves on the CPU the thread runs on with
+ *     sequence of usertp__rb_rseq_try_reserve() reserves on the CPU the thread runs on with
  *     plain loads and stores, the entry's padding header written before one 16-byte store
  *     moves {pos, last_ts}; the kernel restarts it if the thread is preempted, migrated or
  *     signalled in between, so only threads of that CPU ever move its position (the opener
@@ -29,7 +29,7 @@
  *     in buffer order: never backwards on a CPU;
  *   - every event is 8-byte aligned, written as a "type_len 0" entry (u32 header, u32 length,
  *     payload), first as padding (so readers skip it), and committed by one byte store that
- *     clears its type (usertp_rb_commit()): the delta and length are final from the start.
+ *     clears its type (usertp__rb_commit()): the delta and length are final from the start.
  *     For that, an event's delta is never 0 (a padding entry with a zero delta would read as
  *     the end of the page): timestamps strictly increase on each CPU (a clock reading equal
  *     to or behind the CPU's last timestamp is taken as one tick after it), the first event
@@ -81,7 +81,7 @@
 #define USERTP_RB_TYPE_TIME_STAMP 31
 #define USERTP_RB_DELTA_BITS 27
 
-struct usertp_rb_region {
+struct usertp__rb_region {
 	uint32_t magic;
 	uint32_t version;
 	uint32_t page_size;
@@ -89,10 +89,10 @@ struct usertp_rb_region {
 	uint32_t nr_pages; /* per CPU */
 	uint32_t flags;
 	uint64_t size;	   /* of the whole region */
-	uint64_t cpu_offset[]; /* nr_cpus entries: where each struct usertp_rb_cpu is */
+	uint64_t cpu_offset[]; /* nr_cpus entries: where each struct usertp__rb_cpu is */
 };
 
-struct usertp_rb_cpu {
+struct usertp__rb_cpu {
 	uint64_t pos;	   /* next reservation; with last_ts, changed by one 16-byte CAS */
 	uint64_t last_ts;
 	uint64_t read_page; /* producer/consumer: pages below it are consumed */
@@ -113,23 +113,23 @@ struct usertp_rb_cpu {
  * the opener may publish from another CPU: read before the position, page could be the
  * previous one).  32 bytes: indexed by a shift (rb-rseq-x86_64.S relies on the layout).
  */
-struct usertp_rb_wcpu {
-	struct usertp_rb_cpu *c;
+struct usertp__rb_wcpu {
+	struct usertp__rb_cpu *c;
 	unsigned char *page;
 	uint64_t pad[2];
 };
 
 /* The writer's process-local view: pointers computed once from the region. */
 struct usertp_rb {
-	struct usertp_rb_region *region;
+	struct usertp__rb_region *region;
 	size_t size;
 	int fd; /* the memfd, for other processes */
 	unsigned int nr_cpus, nr_pages;
 	bool overwrite;
 	bool rseq; /* written in rseq mode (see the top of this file) */
-	struct usertp_rb_cpu **cpus;
+	struct usertp__rb_cpu **cpus;
 	unsigned char **pages; /* per CPU, the first page */
-	struct usertp_rb_wcpu *w;
+	struct usertp__rb_wcpu *w;
 	/* CAS mode: for each 4 KiB of the region, the commit counter of the page slot there */
 	uint64_t **slot_commit;
 	/*
@@ -143,32 +143,32 @@ struct usertp_rb {
 
 
 /* Clocks: CLOCK_MONOTONIC nanoseconds (the kernel's "mono"), or the raw TSC ("x86-tsc"). */
-enum usertp_rb_clock { USERTP_RB_CLOCK_MONO, USERTP_RB_CLOCK_TSC };
+enum usertp__rb_clock { USERTP_RB_CLOCK_MONO, USERTP_RB_CLOCK_TSC };
 
 /*
  * The buffers' settings as users give them (USERTP_BUFFER_KB and USERTP_CLOCK, usertp record
  * -b and -C, the control protocol, sessions): the one place they are read.  Each returns 0,
  * or -EINVAL with what is wrong in *why ("not a number of KiB from 1 to 4194304", ...).
  */
-int usertp_rb_parse_kb(const char *text, unsigned long *kb, const char **why);
-int usertp_rb_parse_clock(const char *text, enum usertp_rb_clock *clock, const char **why);
-const char *usertp_rb_clock_name(enum usertp_rb_clock clock);
+int usertp__rb_parse_kb(const char *text, unsigned long *kb, const char **why);
+int usertp__rb_parse_clock(const char *text, enum usertp__rb_clock *clock, const char **why);
+const char *usertp__rb_clock_name(enum usertp__rb_clock clock);
 
 /**
- * usertp_rb_create() - allocate buffers of @kb KiB of data per CPU (rounded up to whole
+ * usertp__rb_create() - allocate buffers of @kb KiB of data per CPU (rounded up to whole
  * pages, as the kernel does) for @nr_cpus CPUs.
  * Return: 0 or a negative errno.
  */
-int usertp_rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite);
-void usertp_rb_destroy(struct usertp_rb *rb);
+int usertp__rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite);
+void usertp__rb_destroy(struct usertp_rb *rb);
 
-extern enum usertp_rb_clock usertp_rb_clock_id;
+extern enum usertp__rb_clock usertp__rb_clock_id;
 
 /* Largest payload one event can have. */
 #define USERTP_RB_MAX_PAYLOAD (USERTP_RB_PAGE_DATA - 8u)
 
 /*
- * The writer's fast paths.  usertp_rb_this_cpu(): the CPU the calling thread runs on (may be
+ * The writer's fast paths.  usertp__rb_this_cpu(): the CPU the calling thread runs on (may be
  * stale by the time it is used: that is fine).
  */
 #include <string.h>
@@ -181,20 +181,20 @@ extern enum usertp_rb_clock usertp_rb_clock_id;
  * Where the calling thread's CPU number is, as an offset from the thread pointer (the same
  * for every thread): the cpu_id of the rseq area that glibc (2.35 and later) registers per
  * thread, or, without rseq (older glibc, valgrind), a thread-local -1 that sends
- * usertp_rb_this_cpu() to sched_getcpu(), whose answer it then keeps until the thread opens
- * a page or meets another writer (usertp_rb_cpu_stale()): a CPU's buffer is only where a
+ * usertp__rb_this_cpu() to sched_getcpu(), whose answer it then keeps until the thread opens
+ * a page or meets another writer (usertp__rb_cpu_stale()): a CPU's buffer is only where a
  * thread writes, so an old answer costs nothing but contention, and sched_getcpu() costs a
- * system call where there is no vDSO (valgrind).  Set by usertp_rb_create(), so that finding
+ * system call where there is no vDSO (valgrind).  Set by usertp__rb_create(), so that finding
  * the CPU is one load.
  */
-extern ptrdiff_t usertp_rb_cpu_offset;
+extern ptrdiff_t usertp__rb_cpu_offset;
 /* glibc's __rseq_offset, or 0 when the process has no rseq area (set with the above). */
-extern ptrdiff_t usertp_rb_rseq_offset;
+extern ptrdiff_t usertp__rb_rseq_offset;
 
 /* Slow paths of the writer, out of line (ring-buffer.c). */
-int usertp_rb_getcpu(void);
-void usertp_rb_cpu_stale(void);
-bool usertp_rb_wait_opened(struct usertp_rb_cpu *c, uint64_t pos);
+int usertp__rb_getcpu(void);
+void usertp__rb_cpu_stale(void);
+bool usertp__rb_wait_opened(struct usertp__rb_cpu *c, uint64_t pos);
 #define USERTP_RB_RETRY ((void *)1)
 
 /*
@@ -211,13 +211,13 @@ bool usertp_rb_wait_opened(struct usertp_rb_cpu *c, uint64_t pos);
 #define USERTP_RB_OFF_EXACT (USERTP_RB_PAGE - 1u)
 
 /* The position after an event that ends at @end bytes into page @page. */
-static inline uint64_t usertp_rb_pos_after(uint64_t page, uint32_t end)
+static inline uint64_t usertp__rb_pos_after(uint64_t page, uint32_t end)
 {
 	return page * USERTP_RB_PAGE + (end == USERTP_RB_PAGE ? USERTP_RB_OFF_EXACT : end);
 }
 
 /* Bytes of entries on a page whose position offset is @off (a page being written). */
-static inline uint32_t usertp_rb_used(uint32_t off)
+static inline uint32_t usertp__rb_used(uint32_t off)
 {
 	if (off == USERTP_RB_OFF_EXACT)
 		return USERTP_RB_PAGE_DATA;
@@ -225,18 +225,18 @@ static inline uint32_t usertp_rb_used(uint32_t off)
 								    : 0;
 }
 
-static inline unsigned int usertp_rb_this_cpu(const struct usertp_rb *rb)
+static inline unsigned int usertp__rb_this_cpu(const struct usertp_rb *rb)
 {
-	ptrdiff_t off = __atomic_load_n(&usertp_rb_cpu_offset, __ATOMIC_RELAXED);
+	ptrdiff_t off = __atomic_load_n(&usertp__rb_cpu_offset, __ATOMIC_RELAXED);
 	int cpu = __atomic_load_n((const int *)((const char *)__builtin_thread_pointer() + off),
 				  __ATOMIC_RELAXED);
 
 	if (usertp_unlikely(cpu < 0))
-		cpu = usertp_rb_getcpu();
+		cpu = usertp__rb_getcpu();
 	return (unsigned int)cpu < rb->nr_cpus ? (unsigned int)cpu : (unsigned int)cpu % rb->nr_cpus;
 }
 
-static inline uint64_t usertp_rb_clock_mono(void)
+static inline uint64_t usertp__rb_clock_mono(void)
 {
 	struct timespec ts;
 
@@ -244,16 +244,16 @@ static inline uint64_t usertp_rb_clock_mono(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline uint64_t usertp_rb_clock(void)
+static inline uint64_t usertp__rb_clock(void)
 {
 #if defined(__x86_64__)
-	if (usertp_rb_clock_id == USERTP_RB_CLOCK_TSC)
+	if (usertp__rb_clock_id == USERTP_RB_CLOCK_TSC)
 		return __rdtsc();
 #endif
-	return usertp_rb_clock_mono();
+	return usertp__rb_clock_mono();
 }
 
-typedef unsigned __int128 __attribute__((may_alias)) usertp_rb_u128;
+typedef unsigned __int128 __attribute__((may_alias)) usertp__rb_u128;
 
 #if defined(__SANITIZE_THREAD__)
 #include <sanitizer/tsan_interface.h>
@@ -264,7 +264,7 @@ typedef unsigned __int128 __attribute__((may_alias)) usertp_rb_u128;
  * inline assembly: its builds say what the instruction does (acquire and release on pos).
  * (Its own 16-byte atomics take a global lock, which a fork() can leave held in the child.)
  */
-static inline bool usertp_rb_cas_pos(struct usertp_rb_cpu *c, uint64_t pos0, uint64_t ts0,
+static inline bool usertp__rb_cas_pos(struct usertp__rb_cpu *c, uint64_t pos0, uint64_t ts0,
 				     uint64_t pos1, uint64_t ts1)
 {
 #if defined(__x86_64__)
@@ -274,7 +274,7 @@ static inline bool usertp_rb_cas_pos(struct usertp_rb_cpu *c, uint64_t pos0, uin
 	__tsan_release(&c->pos);
 #endif
 	__asm__ __volatile__("lock cmpxchg16b %1"
-			     : "=@ccz"(ok), "+m"(*(volatile usertp_rb_u128 *)&c->pos), "+a"(pos0),
+			     : "=@ccz"(ok), "+m"(*(volatile usertp__rb_u128 *)&c->pos), "+a"(pos0),
 			       "+d"(ts0)
 			     : "b"(pos1), "c"(ts1)
 			     : "memory");
@@ -286,16 +286,16 @@ static inline bool usertp_rb_cas_pos(struct usertp_rb_cpu *c, uint64_t pos0, uin
 	unsigned __int128 old = ((unsigned __int128)ts0 << 64) | pos0;
 	unsigned __int128 new = ((unsigned __int128)ts1 << 64) | pos1;
 
-	return __sync_bool_compare_and_swap((usertp_rb_u128 *)&c->pos, old, new);
+	return __sync_bool_compare_and_swap((usertp__rb_u128 *)&c->pos, old, new);
 #endif
 }
 
-static inline uint32_t usertp_rb_entry_word(uint32_t type_len, uint64_t delta)
+static inline uint32_t usertp__rb_entry_word(uint32_t type_len, uint64_t delta)
 {
 	return type_len | (uint32_t)(delta << 5);
 }
 
-static inline void usertp_rb_drop(struct usertp_rb_cpu *c)
+static inline void usertp__rb_drop(struct usertp__rb_cpu *c)
 {
 	__atomic_fetch_add(&c->dropped, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->lost_pending, 1, __ATOMIC_RELAXED);
@@ -306,13 +306,13 @@ static inline void usertp_rb_drop(struct usertp_rb_cpu *c)
  * counts itself and the payload), @delta (at least 1) after the entry before it.  A reader of
  * a page whose writer died skips it.
  */
-static inline uint64_t usertp_rb_pending_header(uint32_t total, uint64_t delta)
+static inline uint64_t usertp__rb_pending_header(uint32_t total, uint64_t delta)
 {
-	return (uint64_t)(total - 4) << 32 | usertp_rb_entry_word(USERTP_RB_TYPE_PADDING, delta);
+	return (uint64_t)(total - 4) << 32 | usertp__rb_entry_word(USERTP_RB_TYPE_PADDING, delta);
 }
 
 /* The general writer, out of line. */
-void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size);
+void *usertp__rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size);
 
 /*
  * CAS mode, the common case, inline: the event fits on the open page, needs no time extend,
@@ -320,13 +320,13 @@ void *usertp_rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size
  * caller (first, so that fewer values are live across clock_gettime()).  Return: where to
  * write the payload, or NULL with nothing done: anything else (a page to open, a clock behind
  * the last event or far ahead of it, another writer moving first, an event too big) is for
- * usertp_rb_reserve_slow().
+ * usertp__rb_reserve_slow().
  */
-static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
+static inline void *usertp__rb_try_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
 					  uint64_t ts)
 {
-	const struct usertp_rb_wcpu *w = &rb->w[cpu];
-	struct usertp_rb_cpu *c = w->c;
+	const struct usertp__rb_wcpu *w = &rb->w[cpu];
+	struct usertp__rb_cpu *c = w->c;
 	uint64_t pos, last, delta;
 	unsigned char *page;
 	uint32_t total, off;
@@ -345,20 +345,20 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
 	off = (uint32_t)(pos % USERTP_RB_PAGE);
 	if (usertp_unlikely(off - USERTP_RB_PAGE_HEADER > USERTP_RB_PAGE_DATA - total))
 		return NULL;
-	/* usertp_rb_pos_after(): an exact fit ends at OFF_EXACT, one byte short of the page. */
-	if (usertp_unlikely(!usertp_rb_cas_pos(c, pos, last,
+	/* usertp__rb_pos_after(): an exact fit ends at OFF_EXACT, one byte short of the page. */
+	if (usertp_unlikely(!usertp__rb_cas_pos(c, pos, last,
 					       pos + total - (off + total == USERTP_RB_PAGE), ts))) {
-		usertp_rb_cpu_stale(); /* another writer on this buffer: maybe ours is stale */
+		usertp__rb_cpu_stale(); /* another writer on this buffer: maybe ours is stale */
 		return NULL;
 	}
 	page += off;
-	delta = usertp_rb_pending_header(total, delta);
+	delta = usertp__rb_pending_header(total, delta);
 	memcpy(page, &delta, 8);
 	return page + 8;
 }
 
 /*
- * rseq mode: usertp_rb_rseq_reserve_tsc() and usertp_rb_rseq_reserve_at() (rb-rseq-x86_64.S)
+ * rseq mode: usertp__rb_rseq_reserve_tsc() and usertp__rb_rseq_reserve_at() (rb-rseq-x86_64.S)
  * reserve @size bytes on the CPU the thread runs on, in a restartable sequence (the kernel's
  * rseq(2); glibc registers the area, with the x86 signature 0x53053053): between its start
  * and its last instruction the kernel moves the thread to the abort handler (which starts
@@ -370,7 +370,7 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
  * header written by an attempt that was aborted lies past pos: the next reservation there
  * overwrites it, and whoever closes the page clears it.  No locked instruction: on this
  * machine class a 16-byte compare-and-exchange costs 10-20 ns.  Anything else (another page,
- * a time extend, a clock not after last_ts, no rseq area) goes to usertp_rb_rseq_reserve_slow().
+ * a time extend, a clock not after last_ts, no rseq area) goes to usertp__rb_rseq_reserve_slow().
  * Unless @first is 0, the payload's first 8 bytes are set to it (the record's common header).
  * They use only call-clobbered registers and no stack.  Return: the payload, or NULL when
  * the event was dropped (counted).
@@ -378,34 +378,34 @@ static inline void *usertp_rb_try_reserve(struct usertp_rb *rb, unsigned int cpu
 #define USERTP_RB_RSEQ_SIG 0x53053053
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define USERTP_RB_HAVE_RSEQ 1
-void *usertp_rb_rseq_reserve_tsc(struct usertp_rb *rb, size_t size, uint64_t first);
-void *usertp_rb_rseq_reserve_at(struct usertp_rb *rb, size_t size, uint64_t first, uint64_t ts);
+void *usertp__rb_rseq_reserve_tsc(struct usertp_rb *rb, size_t size, uint64_t first);
+void *usertp__rb_rseq_reserve_at(struct usertp_rb *rb, size_t size, uint64_t first, uint64_t ts);
 #else
 #define USERTP_RB_HAVE_RSEQ 0
 #endif
-void *usertp_rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t first);
+void *usertp__rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t first);
 
 /*
  * Reserve @size bytes of payload on @cpu (rseq mode: on the CPU the thread runs on, whatever
  * @cpu says); returns where to write the payload (8-byte aligned), or NULL when the event is
- * dropped (counted); the event is then committed with usertp_rb_commit().
+ * dropped (counted); the event is then committed with usertp__rb_commit().
  */
-static inline void *usertp_rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size)
+static inline void *usertp__rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size)
 {
 	void *p;
 
 #if USERTP_RB_HAVE_RSEQ
 	if (rb->rseq)
-		return usertp_rb_clock_id == USERTP_RB_CLOCK_TSC
-			       ? usertp_rb_rseq_reserve_tsc(rb, size, 0)
-			       : usertp_rb_rseq_reserve_at(rb, size, 0, usertp_rb_clock());
+		return usertp__rb_clock_id == USERTP_RB_CLOCK_TSC
+			       ? usertp__rb_rseq_reserve_tsc(rb, size, 0)
+			       : usertp__rb_rseq_reserve_at(rb, size, 0, usertp__rb_clock());
 #endif
-	p = usertp_rb_try_reserve(rb, cpu, size, usertp_rb_clock());
-	return usertp_likely(p) ? p : usertp_rb_reserve_slow(rb, cpu, size);
+	p = usertp__rb_try_reserve(rb, cpu, size, usertp__rb_clock());
+	return usertp_likely(p) ? p : usertp__rb_reserve_slow(rb, cpu, size);
 }
 
 /* CAS mode: the commit counter of the page slot that holds @p. */
-static inline uint64_t *usertp_rb_slot_commit(const struct usertp_rb *rb, const void *p)
+static inline uint64_t *usertp__rb_slot_commit(const struct usertp_rb *rb, const void *p)
 {
 	return rb->slot_commit[(size_t)((const unsigned char *)p -
 					(const unsigned char *)rb->region) /
@@ -414,7 +414,7 @@ static inline uint64_t *usertp_rb_slot_commit(const struct usertp_rb *rb, const 
 
 /* The commit proper: clear the type of the event whose payload is at @payload (padding ->
  * data; one byte store, after the payload's).  All rseq mode needs. */
-static inline void usertp_rb_commit_entry(void *payload)
+static inline void usertp__rb_commit_entry(void *payload)
 {
 	unsigned char *hdr = (unsigned char *)payload - 8;
 
@@ -423,15 +423,15 @@ static inline void usertp_rb_commit_entry(void *payload)
 
 /* Commit, and in CAS mode count the event in its page slot's counter (after the event: the
  * count is what completes a page). */
-static inline void usertp_rb_commit(const struct usertp_rb *rb, void *payload)
+static inline void usertp__rb_commit(const struct usertp_rb *rb, void *payload)
 {
 	uint32_t len;
 
-	usertp_rb_commit_entry(payload);
+	usertp__rb_commit_entry(payload);
 	if (rb->rseq)
 		return;
 	memcpy(&len, (unsigned char *)payload - 4, 4);
-	__atomic_fetch_add(usertp_rb_slot_commit(rb, payload), (1ull << 32) + len + 4,
+	__atomic_fetch_add(usertp__rb_slot_commit(rb, payload), (1ull << 32) + len + 4,
 			   __ATOMIC_RELEASE);
 }
 
@@ -440,15 +440,15 @@ static inline void usertp_rb_commit(const struct usertp_rb *rb, void *payload)
  * readable pages (complete ones, and the committed prefix of the others) and gives their
  * events in order.
  */
-struct usertp_rb_page_copy {
+struct usertp__rb_page_copy {
 	uint64_t page_no;
 	uint32_t used;	       /* data bytes to parse */
 	uint64_t lost_before;  /* events lost just before this page */
 	unsigned char data[USERTP_RB_PAGE];
 };
 
-struct usertp_rb_cpu_snapshot {
-	struct usertp_rb_page_copy *pages;
+struct usertp__rb_cpu_snapshot {
+	struct usertp__rb_page_copy *pages;
 	unsigned int nr_pages;
 	uint64_t written;      /* events ever committed on this CPU */
 	uint64_t dropped;      /* events dropped (not written) */
@@ -456,28 +456,28 @@ struct usertp_rb_cpu_snapshot {
 	uint64_t overrun;      /* written events no longer in the buffer */
 };
 
-struct usertp_rb_snapshot {
+struct usertp__rb_snapshot {
 	unsigned int nr_cpus;
-	struct usertp_rb_cpu_snapshot *cpus;
+	struct usertp__rb_cpu_snapshot *cpus;
 };
 
 /**
- * usertp_rb_snapshot() - copy what can be read of the region at @base, of @size bytes.
+ * usertp__rb_snapshot() - copy what can be read of the region at @base, of @size bytes.
  * Return: 0, -EINVAL when the region does not hold together (nothing is read outside it),
  * -ENOMEM.
  */
-int usertp_rb_snapshot(const void *base, size_t size, struct usertp_rb_snapshot *snap);
-void usertp_rb_snapshot_free(struct usertp_rb_snapshot *snap);
+int usertp__rb_snapshot(const void *base, size_t size, struct usertp__rb_snapshot *snap);
+void usertp__rb_snapshot_free(struct usertp__rb_snapshot *snap);
 
 /*
  * Consuming a producer/consumer region while it is written, from another process: a view
  * holds the region's geometry, checked once (the region can change it afterwards, the view
- * does not), and usertp_rb_consume() hands over each complete page not consumed yet, oldest
+ * does not), and usertp__rb_consume() hands over each complete page not consumed yet, oldest
  * first, then gives its slot back to the writer.  What is left at the end (the page being
- * written) comes from usertp_rb_snapshot(), which starts at the first unconsumed page.
+ * written) comes from usertp__rb_snapshot(), which starts at the first unconsumed page.
  */
 #define USERTP_RB_VIEW_MAX_CPUS 1024
-struct usertp_rb_view {
+struct usertp__rb_view {
 	void *base;
 	size_t size;
 	unsigned int nr_cpus, nr_pages;
@@ -487,14 +487,14 @@ struct usertp_rb_view {
 };
 
 /* Return: 0, or -EINVAL when the region does not hold together. */
-int usertp_rb_view_init(struct usertp_rb_view *view, void *base, size_t size);
+int usertp__rb_view_init(struct usertp__rb_view *view, void *base, size_t size);
 /*
  * Pass each complete page of @cpu to @fn (with its number of events), in order; stop at the
  * first non-zero return of @fn and return it.  *consumed: pages passed.  -EINVAL when the
  * region is an overwrite one or its positions are impossible.
  */
-int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
-		      int (*fn)(const struct usertp_rb_page_copy *page, uint64_t events, void *arg),
+int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
+		      int (*fn)(const struct usertp__rb_page_copy *page, uint64_t events, void *arg),
 		      void *arg, uint64_t *consumed);
 
 /*
@@ -503,43 +503,43 @@ int usertp_rb_consume(const struct usertp_rb_view *view, unsigned int cpu,
  * not wait for whole pages takes (it skips what it has seen when the page comes complete).
  * Return: 1 with *copy filled, 0 when nothing was ever written, -EINVAL as consume.
  */
-int usertp_rb_peek(const struct usertp_rb_view *view, unsigned int cpu,
-		   struct usertp_rb_page_copy *copy);
+int usertp__rb_peek(const struct usertp__rb_view *view, unsigned int cpu,
+		   struct usertp__rb_page_copy *copy);
 
 /* Use @fd (an eventfd, ours from now on) to wake the consumer; see wake_fd. */
-void usertp_rb_set_wake_fd(struct usertp_rb *rb, int fd);
+void usertp__rb_set_wake_fd(struct usertp_rb *rb, int fd);
 /* The consumer side: ask to be woken (on every CPU of @view) before sleeping. */
-void usertp_rb_wait_request(const struct usertp_rb_view *view);
+void usertp__rb_wait_request(const struct usertp__rb_view *view);
 
 /*
  * Can the machine hold buffers of @kb KiB for @nr_cpus CPUs (at most half its available
  * memory)?  Return: 0, or -ENOMEM with the reason in @why.
  */
-int usertp_rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size);
+int usertp__rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size);
 
 /* Wait up to @ms milliseconds for events being written to be committed (async-signal-safe). */
-void usertp_rb_quiesce(const struct usertp_rb *rb, unsigned int ms);
+void usertp__rb_quiesce(const struct usertp_rb *rb, unsigned int ms);
 
 /* Zeroed memory from mmap() (async-signal-safe), and its release. */
-void *usertp_rb_alloc(size_t size);
-void usertp_rb_free(void *ptr);
+void *usertp__rb_alloc(size_t size);
+void usertp__rb_free(void *ptr);
 
 /* One event of a page; ts is absolute. */
-struct usertp_rb_entry {
+struct usertp__rb_entry {
 	uint64_t ts;
 	const unsigned char *data;
 	uint32_t size;
 };
 
 /* Walk the entries of one copied page: call with *off = 0 and *ts = 0 to start. */
-struct usertp_rb_iter {
-	const struct usertp_rb_page_copy *page;
+struct usertp__rb_iter {
+	const struct usertp__rb_page_copy *page;
 	uint32_t off;
 	uint64_t ts;
 	bool started;
 };
-void usertp_rb_iter_init(struct usertp_rb_iter *it, const struct usertp_rb_page_copy *page);
+void usertp__rb_iter_init(struct usertp__rb_iter *it, const struct usertp__rb_page_copy *page);
 /* Return: 1 with *entry filled, 0 at the end of the page, -EINVAL at a malformed entry. */
-int usertp_rb_iter_next(struct usertp_rb_iter *it, struct usertp_rb_entry *entry);
+int usertp__rb_iter_next(struct usertp__rb_iter *it, struct usertp__rb_entry *entry);
 
 #endif /* USERTP_RING_BUFFER_H */

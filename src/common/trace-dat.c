@@ -282,7 +282,7 @@ void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, 
 	put(o, data, sizeof(data));
 }
 
-int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
+int usertp__trace_dat_write(int fd, const struct usertp__rb_snapshot *snap,
 			    const struct usertp__dat_source *src)
 {
 	/* 64 KiB: static for the reasons usertp__trace_text_write() gives (written once). */
@@ -316,7 +316,7 @@ int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
 	usertp__dat_put_header(&o, src, nr, cpu_offset, cpu_size);
 	usertp__dat_put_page_padding(&o);
 	for (i = 0; i < nr; i++) {
-		const struct usertp_rb_cpu_snapshot *c = &snap->cpus[i];
+		const struct usertp__rb_cpu_snapshot *c = &snap->cpus[i];
 
 		for (p = 0; p < c->nr_pages; p++) {
 			/* Overwritten events were before the oldest page kept. */

@@ -57,7 +57,7 @@ bool usertp__dat_cpustat_parse(const char *text, size_t len, unsigned int *cpu,
 			       struct usertp__dat_cpu_stats *st);
 
 /* Return: 0, or a negative errno of the first failed write. */
-int usertp__trace_dat_write(int fd, const struct usertp_rb_snapshot *snap,
+int usertp__trace_dat_write(int fd, const struct usertp__rb_snapshot *snap,
 			    const struct usertp__dat_source *src);
 
 /*

@@ -21,11 +21,11 @@
 
 #define CALL_TIMEOUT_MS 5000
 
-int usertp_client_dir(char *buf, size_t size, bool create)
+int usertp__client_dir(char *buf, size_t size, bool create)
 {
 	static bool warned;
 	char note[600];
-	int ret = usertp_ctl_dir_note(buf, size, create, note, sizeof(note));
+	int ret = usertp__ctl_dir_note(buf, size, create, note, sizeof(note));
 
 	if (note[0] && !warned)
 		fprintf(stderr, "usertp: warning: %s\n", note);
@@ -53,7 +53,7 @@ static pid_t endpoint_pid(const char *name)
 
 static int cmp_pid(const void *a, const void *b)
 {
-	const struct usertp_program *x = a, *y = b;
+	const struct usertp__program *x = a, *y = b;
 
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
@@ -62,20 +62,20 @@ static int cmp_pid(const void *a, const void *b)
  * Ask @prog who it is.  Return: 0; -EBUSY when it serves as many connections as it can;
  * -EACCES when it refuses us; -ENOENT when nobody answers (a stale endpoint).
  */
-static int hello(struct usertp_program *prog)
+static int hello(struct usertp__program *prog)
 {
 	char *reply = NULL;
-	int sock = usertp_client_connect(prog), ret;
+	int sock = usertp__client_connect(prog), ret;
 
 	if (sock < 0)
 		return sock == -EAGAIN ? -EBUSY : -ENOENT; /* EAGAIN: its backlog is full */
-	ret = usertp_client_call(sock, "hello", &reply, NULL, CALL_TIMEOUT_MS);
+	ret = usertp__client_call(sock, "hello", &reply, NULL, CALL_TIMEOUT_MS);
 	close(sock);
 	if (!ret) {
-		struct usertp_ctl_msg m;
+		struct usertp__ctl_msg m;
 		const char *why;
 
-		if (!usertp_ctl_decode(reply, &m, &why) && usertp_ctl_has(&m, USERTP_CTL_KEY_COMM))
+		if (!usertp__ctl_decode(reply, &m, &why) && usertp__ctl_has(&m, USERTP_CTL_KEY_COMM))
 			snprintf(prog->comm, sizeof(prog->comm), "%s", m.text[USERTP_CTL_KEY_COMM]);
 	}
 	else if (ret == -EREMOTEIO && !strncmp(reply, "error EBUSY ", 12))
@@ -92,7 +92,7 @@ static int hello(struct usertp_program *prog)
 	return ret;
 }
 
-const char *usertp_client_find_error(int err)
+const char *usertp__client_find_error(int err)
 {
 	switch (err) {
 	case -ESRCH:
@@ -136,27 +136,27 @@ static void remove_if_stale(const char *dir, const char *name)
 		unlink(path);
 }
 
-void usertp_client_remove_stale(void)
+void usertp__client_remove_stale(void)
 {
 	char dir[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
 
-	if (usertp_client_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
+	if (usertp__client_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
 		return;
 	while ((de = readdir(d)))
 		remove_if_stale(dir, de->d_name);
 	closedir(d);
 }
 
-int usertp_client_programs(struct usertp_program **out)
+int usertp__client_programs(struct usertp__program **out)
 {
-	struct usertp_program *list = NULL;
+	struct usertp__program *list = NULL;
 	char dir[PATH_MAX];
 	struct dirent *de;
 	size_t n = 0, cap = 0;
 	DIR *d;
-	int ret = usertp_client_dir(dir, sizeof(dir), false);
+	int ret = usertp__client_dir(dir, sizeof(dir), false);
 
 	*out = NULL;
 	if (ret == -ENOENT)
@@ -167,7 +167,7 @@ int usertp_client_programs(struct usertp_program **out)
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
-		struct usertp_program prog = { endpoint_pid(de->d_name), "", "" };
+		struct usertp__program prog = { endpoint_pid(de->d_name), "", "" };
 
 		remove_if_stale(dir, de->d_name);
 		if (!prog.pid || (size_t)snprintf(prog.path, sizeof(prog.path), "%s/%s", dir,
@@ -179,7 +179,7 @@ int usertp_client_programs(struct usertp_program **out)
 			continue;
 		}
 		if (n == cap) {
-			struct usertp_program *p = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof(*p));
+			struct usertp__program *p = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof(*p));
 
 			if (!p) {
 				closedir(d);
@@ -222,7 +222,7 @@ static bool environ_xdg(pid_t pid, char *buf, size_t size)
 	return false;
 }
 
-int usertp_client_find(pid_t pid, struct usertp_program *prog)
+int usertp__client_find(pid_t pid, struct usertp__program *prog)
 {
 	char dir[PATH_MAX], xdg[PATH_MAX] = "";
 	struct stat st;
@@ -234,7 +234,7 @@ int usertp_client_find(pid_t pid, struct usertp_program *prog)
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (pid <= 0 || stat(proc, &st))
 		return -ESRCH;
-	ret = usertp_client_dir(dir, sizeof(dir), false);
+	ret = usertp__client_dir(dir, sizeof(dir), false);
 	if (!ret && (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) <
 			    sizeof(prog->path) &&
 	    !access(prog->path, F_OK))
@@ -243,24 +243,24 @@ int usertp_client_find(pid_t pid, struct usertp_program *prog)
 	if (geteuid() != 0 || st.st_uid == 0)
 		return -ENOENT;
 	environ_xdg(pid, xdg, sizeof(xdg));
-	if (usertp_ctl_dir_of(dir, sizeof(dir), st.st_uid, xdg[0] ? xdg : NULL) ||
+	if (usertp__ctl_dir_of(dir, sizeof(dir), st.st_uid, xdg[0] ? xdg : NULL) ||
 	    (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) >=
 		    sizeof(prog->path))
 		return -ENOENT;
 	return hello(prog);
 }
 
-int usertp_client_connect(const struct usertp_program *prog)
+int usertp__client_connect(const struct usertp__program *prog)
 {
-	return usertp_ctl_connect(prog->path);
+	return usertp__ctl_connect(prog->path);
 }
 
-int usertp_client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms)
+int usertp__client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms)
 {
-	return usertp_client_call_fd(sock, req, -1, reply, fd, timeout_ms);
+	return usertp__client_call_fd(sock, req, -1, reply, fd, timeout_ms);
 }
 
-int usertp_client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
+int usertp__client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
 			  int timeout_ms)
 {
 	size_t cap = USERTP_CTL_MAX_MSG + 1;
@@ -272,13 +272,13 @@ int usertp_client_call_fd(int sock, const char *req, int pass_fd, char **reply, 
 	if (fd)
 		*fd = -1;
 	/* A refusal (EBUSY, EACCES) may come, and the peer close, before the request is sent. */
-	ret = usertp_ctl_send(sock, req, strlen(req), pass_fd);
+	ret = usertp__ctl_send(sock, req, strlen(req), pass_fd);
 	if (ret && ret != -EPIPE && ret != -ECONNRESET)
 		return ret;
 	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
-	n = usertp_ctl_recv(sock, buf, cap, fd, timeout_ms);
+	n = usertp__ctl_recv(sock, buf, cap, fd, timeout_ms);
 	if (n <= 0) {
 		free(buf);
 		return ret ? ret : n ? (int)n : -EPIPE;
@@ -289,12 +289,12 @@ int usertp_client_call_fd(int sock, const char *req, int pass_fd, char **reply, 
 	return -EREMOTEIO;
 }
 
-int usertp_client_call_msg(int sock, const struct usertp_ctl_msg *req, int pass_fd, char **reply,
-			   struct usertp_ctl_msg *ok, int *fd, int timeout_ms)
+int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pass_fd, char **reply,
+			   struct usertp__ctl_msg *ok, int *fd, int timeout_ms)
 {
 	const char *why;
 	char *text;
-	long len = usertp_ctl_encode(req, &text);
+	long len = usertp__ctl_encode(req, &text);
 	int ret;
 
 	*reply = NULL;
@@ -302,21 +302,21 @@ int usertp_client_call_msg(int sock, const struct usertp_ctl_msg *req, int pass_
 		*fd = -1;
 	if (len < 0)
 		return (int)len;
-	ret = usertp_client_call_fd(sock, text, pass_fd, reply, fd, timeout_ms);
+	ret = usertp__client_call_fd(sock, text, pass_fd, reply, fd, timeout_ms);
 	free(text);
-	if (!ret && usertp_ctl_decode(*reply, ok, &why))
+	if (!ret && usertp__ctl_decode(*reply, ok, &why))
 		ret = -EPROTO;
 	return ret;
 }
 
-const char *usertp_client_body(const char *reply)
+const char *usertp__client_body(const char *reply)
 {
 	const char *nl = strchr(reply, '\n');
 
 	return nl ? nl + 1 : "";
 }
 
-const char *usertp_client_error_text(const char *reply, char *buf, size_t size)
+const char *usertp__client_error_text(const char *reply, char *buf, size_t size)
 {
 	const char *sp;
 	int errlen;

@@ -12,7 +12,7 @@
 
 #include "ctl-proto.h"
 
-struct usertp_program {
+struct usertp__program {
 	pid_t pid;
 	char comm[17];
 	char path[108]; /* its endpoint */
@@ -22,14 +22,14 @@ struct usertp_program {
  * The programs with an endpoint in our runtime directory, by pid (endpoints left by dead
  * processes are removed).  Return: how many (in *out, to free()), or a negative errno.
  */
-int usertp_client_programs(struct usertp_program **out);
+int usertp__client_programs(struct usertp__program **out);
 /*
  * The runtime directory (ctl-proto.h), with a warning on stderr, once, when it is not the
  * usual one because another user took that, or when it cannot be used.
  */
-int usertp_client_dir(char *buf, size_t size, bool create);
+int usertp__client_dir(char *buf, size_t size, bool create);
 /* Remove the sockets recorders that died left in the runtime directory. */
-void usertp_client_remove_stale(void);
+void usertp__client_remove_stale(void);
 
 /*
  * Find the endpoint of process @pid: ours, or as root any user's.
@@ -37,12 +37,12 @@ void usertp_client_remove_stale(void);
  * when the endpoint serves all it can, -EACCES when it refuses us, -ETIMEDOUT when it does
  * not answer, -EPROTO when it answers nonsense.
  */
-int usertp_client_find(pid_t pid, struct usertp_program *prog);
-/* What an error of usertp_client_find() means, for a message. */
-const char *usertp_client_find_error(int err);
+int usertp__client_find(pid_t pid, struct usertp__program *prog);
+/* What an error of usertp__client_find() means, for a message. */
+const char *usertp__client_find_error(int err);
 
 /* Connect to @prog's endpoint.  Return: the socket or a negative errno. */
-int usertp_client_connect(const struct usertp_program *prog);
+int usertp__client_connect(const struct usertp__program *prog);
 
 /*
  * Send @req and wait for the reply (at most @timeout_ms per part).  *reply (to free()) holds
@@ -50,23 +50,23 @@ int usertp_client_connect(const struct usertp_program *prog);
  * Return: 0 when the reply is "ok...", -EREMOTEIO for an "error ..." reply (still in *reply),
  * another negative errno when the exchange failed.
  */
-int usertp_client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms);
+int usertp__client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms);
 /* The same, with @pass_fd (>= 0) sent with the request. */
-int usertp_client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
+int usertp__client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
 			  int timeout_ms);
 
 /*
  * The same for a request encoded from @req; an "ok" reply is decoded into *ok (its texts
- * point into *reply).  Return: as usertp_client_call(), or -EPROTO for a reply that does not
+ * point into *reply).  Return: as usertp__client_call(), or -EPROTO for a reply that does not
  * decode.
  */
-int usertp_client_call_msg(int sock, const struct usertp_ctl_msg *req, int pass_fd, char **reply,
-			   struct usertp_ctl_msg *ok, int *fd, int timeout_ms);
+int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pass_fd, char **reply,
+			   struct usertp__ctl_msg *ok, int *fd, int timeout_ms);
 
 /* The text after the first line of a reply. */
-const char *usertp_client_body(const char *reply);
+const char *usertp__client_body(const char *reply);
 
 /* An "error ERRNO text" reply as "text (ERRNO)" for messages. */
-const char *usertp_client_error_text(const char *reply, char *buf, size_t size);
+const char *usertp__client_error_text(const char *reply, char *buf, size_t size);
 
 #endif

@@ -49,12 +49,12 @@ struct reader {
 	bool release;  /* give the spool's pages back to the file system once read */
 	uint64_t released; /* up to where */
 	bool in_page, warned_page;
-	struct usertp_rb_page_copy page;
-	struct usertp_rb_iter it;
+	struct usertp__rb_page_copy page;
+	struct usertp__rb_iter it;
 	uint64_t lost;	   /* events lost before the next record, by the counts given */
 	bool lost_unknown; /* ...and some whose number is not known */
 	bool has_head;	   /* the next record, the merge's key */
-	struct usertp_rb_entry head;
+	struct usertp__rb_entry head;
 	uint16_t head_id;  /* its id in the file */
 	uint64_t head_lost;
 	bool head_lost_unknown;
@@ -72,8 +72,8 @@ struct out_page {
 };
 
 struct merge {
-	const struct usertp_merge_input *in;
-	struct usertp_merge_stats *stats;
+	const struct usertp__merge_input *in;
+	struct usertp__merge_stats *stats;
 	struct usertp__dat_out *o;
 	struct usertp__ids ids; /* the file's events */
 	char **formats;		/* their texts, with the file's ids */
@@ -125,7 +125,7 @@ static const struct id_map *map_find(const struct merge *m, unsigned int src, ui
 }
 
 /* Map one declared event of source @s to a file event, adding it if it is new. */
-static int add_event(struct merge *m, unsigned int s, const struct usertp_merge_event *ev)
+static int add_event(struct merge *m, unsigned int s, const struct usertp__merge_event *ev)
 {
 	char name[64];
 	bool added;
@@ -152,7 +152,7 @@ static int add_event(struct merge *m, unsigned int s, const struct usertp_merge_
 
 static int build_events(struct merge *m, struct usertp__dat_event **out)
 {
-	const struct usertp_merge_input *in = m->in;
+	const struct usertp__merge_input *in = m->in;
 	unsigned int s, i;
 	int ret;
 
@@ -250,15 +250,15 @@ static bool load_page(struct merge *m, struct reader *r, const char *name)
 	uint64_t commit = get64(r->page.data + 8);
 	uint64_t flags = commit & (USERTP__DAT_LOST_EVENTS | USERTP__DAT_LOST_COUNT);
 	uint64_t used = commit & ~flags;
-	struct usertp_rb_entry e;
+	struct usertp__rb_entry e;
 	int ret;
 
 	if (used > USERTP_RB_PAGE_DATA || flags == USERTP__DAT_LOST_COUNT ||
 	    (flags & USERTP__DAT_LOST_COUNT && used + 8 > USERTP_RB_PAGE_DATA))
 		goto bad;
 	r->page.used = (uint32_t)used;
-	usertp_rb_iter_init(&r->it, &r->page);
-	while ((ret = usertp_rb_iter_next(&r->it, &e)) == 1)
+	usertp__rb_iter_init(&r->it, &r->page);
+	while ((ret = usertp__rb_iter_next(&r->it, &e)) == 1)
 		;
 	if (ret)
 		goto bad;
@@ -270,7 +270,7 @@ static bool load_page(struct merge *m, struct reader *r, const char *name)
 		r->lost += lost;
 		r->lost_unknown |= !lost;
 	}
-	usertp_rb_iter_init(&r->it, &r->page);
+	usertp__rb_iter_init(&r->it, &r->page);
 	return true;
 bad:
 	if (!r->warned_page)
@@ -287,7 +287,7 @@ static void reader_advance(struct merge *m, struct reader *r)
 {
 	char buf[64];
 	const char *name = source_name(m, r->index, buf, sizeof(buf));
-	struct usertp_rb_entry e;
+	struct usertp__rb_entry e;
 	const struct id_map *map;
 	uint16_t id = 0;
 
@@ -305,7 +305,7 @@ static void reader_advance(struct merge *m, struct reader *r)
 			r->in_page = load_page(m, r, name);
 			continue;
 		}
-		if (usertp_rb_iter_next(&r->it, &e) != 1) {
+		if (usertp__rb_iter_next(&r->it, &e) != 1) {
 			r->in_page = false;
 			continue;
 		}
@@ -419,13 +419,13 @@ static void emit(struct merge *m, const struct reader *r)
 		p->lost_unknown = true; /* the count does not fit beside this record */
 	at = p->data + USERTP_RB_PAGE_HEADER + p->used;
 	if (ext) {
-		put32(at, usertp_rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
+		put32(at, usertp__rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
 					       delta & ((1u << USERTP_RB_DELTA_BITS) - 1)));
 		put32(at + 4, (uint32_t)(delta >> USERTP_RB_DELTA_BITS));
 		at += 8;
 		delta = 0;
 	}
-	put32(at, usertp_rb_entry_word(hdr == 4 ? len / 4 : 0, delta));
+	put32(at, usertp__rb_entry_word(hdr == 4 ? len / 4 : 0, delta));
 	if (hdr == 8)
 		put32(at + 4, size + 4);
 	memcpy(at + hdr, r->head.data, size);
@@ -440,14 +440,14 @@ static void emit(struct merge *m, const struct reader *r)
 /* All the records of one CPU, oldest first; stops early at a write error. */
 static void merge_cpu(struct merge *m, unsigned int cpu)
 {
-	const struct usertp_merge_input *in = m->in;
+	const struct usertp__merge_input *in = m->in;
 	struct out_page *p = &m->page;
 	unsigned int s;
 
 	m->cpu = cpu;
 	m->last_ts = 0;
 	for (s = 0; s < in->nr_sources; s++) {
-		const struct usertp_merge_source *src = &in->sources[s];
+		const struct usertp__merge_source *src = &in->sources[s];
 		struct reader *r = &m->readers[s];
 
 		memset(r, 0, offsetof(struct reader, page));
@@ -556,7 +556,7 @@ static void merge_free(struct merge *m, struct usertp__dat_event *dat_events)
  */
 static int put_cpu_stats(struct merge *m, int fd, uint64_t at)
 {
-	const struct usertp_merge_input *in = m->in;
+	const struct usertp__merge_input *in = m->in;
 
 	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
 		uint64_t read = m->stats->events[cpu], overrun = in->overrun[cpu];
@@ -575,8 +575,8 @@ static int put_cpu_stats(struct merge *m, int fd, uint64_t at)
 	return 0;
 }
 
-int usertp_merge_write(int out_fd, const struct usertp_merge_input *in,
-		       struct usertp_merge_stats *stats, char *err, size_t errlen)
+int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
+		       struct usertp__merge_stats *stats, char *err, size_t errlen)
 {
 	struct usertp__dat_cpu_stats *placeholder = NULL;
 	struct merge m = { .in = in };

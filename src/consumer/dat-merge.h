@@ -5,7 +5,7 @@
  *
  * `usertp record` drains each traced process's per-CPU ring buffers into spool files: per
  * process (a source) and per CPU, whole pages of USERTP_RB_PAGE bytes in the kernel's
- * sub-buffer format (u64 timestamp, u64 commit, entries).  usertp_merge_write() turns them into
+ * sub-buffer format (u64 timestamp, u64 commit, entries).  usertp__merge_write() turns them into
  * one file:
  *
  *   - the events of all sources, merged per CPU in timestamp order (equal timestamps keep the
@@ -37,24 +37,24 @@
 #define USERTP_MERGE_MAX_CPUS 4096
 
 /* One event type of one source. */
-struct usertp_merge_event {
+struct usertp__merge_event {
 	unsigned int id;    /* its common_type in that source's records */
 	const char *system;
 	const char *format; /* the tracefs "format" text: "name: NAME\nID: N\n..." */
 };
 
 /* One traced process. */
-struct usertp_merge_source {
+struct usertp__merge_source {
 	const char *name; /* for warnings, e.g. "worker-pool[4242]"; NULL: "source N" */
-	const struct usertp_merge_event *events;
+	const struct usertp__merge_event *events;
 	unsigned int nr_events;
 	unsigned int nr_cpus; /* entries of cpu_fd; at most the input's nr_cpus */
 	const int *cpu_fd;    /* per CPU: a file of whole pages, read with pread from offset 0
 			       * (read() if it is a pipe); -1 or an empty file: no data */
 };
 
-struct usertp_merge_input {
-	const struct usertp_merge_source *sources;
+struct usertp__merge_input {
+	const struct usertp__merge_source *sources;
 	unsigned int nr_sources;
 	unsigned int nr_cpus; /* of the machine: the file's CPU count (1..USERTP_MERGE_MAX_CPUS) */
 	const char *cmdlines; /* "pid comm\n" lines of all sources */
@@ -73,7 +73,7 @@ struct usertp_merge_input {
 };
 
 /* What went into the file (about 64 KiB: keep it off small stacks). */
-struct usertp_merge_stats {
+struct usertp__merge_stats {
 	uint64_t events[USERTP_MERGE_MAX_CPUS]; /* records in the file, per CPU */
 	uint64_t lost[USERTP_MERGE_MAX_CPUS];	/* events lost by the sources, by the counts
 						 * marked in the file's pages, per CPU */
@@ -86,7 +86,7 @@ struct usertp_merge_stats {
 };
 
 /**
- * usertp_merge_write() - write the trace.dat file merged from @in to @out_fd.
+ * usertp__merge_write() - write the trace.dat file merged from @in to @out_fd.
  * @out_fd: an empty regular file open for writing, at offset 0 (it is rewritten with pwrite
  *	    and cut with ftruncate)
  * @stats: filled in, also on failure (then it describes what the file kept); may be NULL
@@ -96,7 +96,7 @@ struct usertp_merge_stats {
  * Return: 0, or a negative errno: -EINVAL for input that cannot be written (no CPUs, too many,
  * a source with more CPUs than the file), -ENOMEM, or the error of a failed write.
  */
-int usertp_merge_write(int out_fd, const struct usertp_merge_input *in,
-		       struct usertp_merge_stats *stats, char *err, size_t errlen);
+int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
+		       struct usertp__merge_stats *stats, char *err, size_t errlen);
 
 #endif /* USERTP_DAT_MERGE_H */

@@ -86,7 +86,7 @@ struct cpu_stream {
 	char *damage;
 };
 
-struct dat_input {
+struct usertp__dat_input {
 	char *name;
 	const uint8_t *file;
 	size_t file_size;
@@ -130,7 +130,7 @@ struct dat_input {
 
 /* Bytes being parsed, and how to name a position in them in a message. */
 struct cursor {
-	struct dat_input *in;
+	struct usertp__dat_input *in;
 	const uint8_t *data;
 	size_t size;
 	size_t pos;
@@ -163,7 +163,7 @@ fail_at(struct cursor *c, size_t at, const char *fmt, ...)
 	return false;
 }
 
-static bool __attribute__((format(printf, 2, 3))) fail(struct dat_input *in, const char *fmt, ...)
+static bool __attribute__((format(printf, 2, 3))) fail(struct usertp__dat_input *in, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -177,7 +177,7 @@ static bool __attribute__((format(printf, 2, 3))) fail(struct dat_input *in, con
 
 /* Records the first damage of a CPU's data; the CPU's reading stops after the current page. */
 static void __attribute__((format(printf, 3, 4)))
-damage(struct dat_input *in, struct cpu_stream *s, const char *fmt, ...)
+damage(struct usertp__dat_input *in, struct cpu_stream *s, const char *fmt, ...)
 {
 	char msg[320];
 	va_list ap;
@@ -196,7 +196,7 @@ damage(struct dat_input *in, struct cpu_stream *s, const char *fmt, ...)
 
 /* ---- numbers and cursors ---- */
 
-static uint64_t get_num(const struct dat_input *in, const void *p, unsigned int n)
+static uint64_t get_num(const struct usertp__dat_input *in, const void *p, unsigned int n)
 {
 	const uint8_t *b = p;
 	uint64_t v = 0;
@@ -206,7 +206,7 @@ static uint64_t get_num(const struct dat_input *in, const void *p, unsigned int 
 	return v;
 }
 
-static void put_num(const struct dat_input *in, void *p, unsigned int n, uint64_t v)
+static void put_num(const struct usertp__dat_input *in, void *p, unsigned int n, uint64_t v)
 {
 	uint8_t *b = p;
 
@@ -214,7 +214,7 @@ static void put_num(const struct dat_input *in, void *p, unsigned int n, uint64_
 		b[in->big_endian ? n - 1 - i : i] = v >> (8 * i);
 }
 
-static struct cursor file_cursor(struct dat_input *in, size_t pos)
+static struct cursor file_cursor(struct usertp__dat_input *in, size_t pos)
 {
 	return (struct cursor){ .in = in, .data = in->file, .size = in->file_size, .pos = pos,
 				.file_off = 0, .section_off = NO_SECTION };
@@ -339,7 +339,7 @@ static bool decompress_block(struct cursor *c, uint64_t limit, uint8_t **out, si
  * A version 7 section: its 16-byte header (id, flags, string id, size) at off, then its data,
  * decompressed into *buf (to free) when flagged. The cursor covers the data.
  */
-static bool open_section(struct dat_input *in, uint64_t off, unsigned int id, struct cursor *sc,
+static bool open_section(struct usertp__dat_input *in, uint64_t off, unsigned int id, struct cursor *sc,
 			 uint8_t **buf, const char *what)
 {
 	struct cursor c = file_cursor(in, 0);
@@ -376,7 +376,7 @@ static bool open_section(struct dat_input *in, uint64_t off, unsigned int id, st
 /* ---- metadata ---- */
 
 /* trace-cmd's rule: secs.usecs for these clocks, raw numbers for the others. */
-static void parse_trace_clock(struct dat_input *in, char *text)
+static void parse_trace_clock(struct usertp__dat_input *in, char *text)
 {
 	char *save = NULL, *word, *name;
 
@@ -394,7 +394,7 @@ static void parse_trace_clock(struct dat_input *in, char *text)
 
 static bool parse_header_info(struct cursor *c)
 {
-	struct dat_input *in = c->in;
+	struct usertp__dat_input *in = c->in;
 	const uint8_t *tag;
 	char *text;
 	size_t len = 0;
@@ -529,7 +529,7 @@ static bool parse_cmdlines(struct cursor *c)
 	return parse_text_block(c, 8, "saved cmdlines", tep_parse_saved_cmdlines);
 }
 
-static void add_cpu(struct dat_input *in, int index, uint64_t id, uint64_t off, uint64_t size)
+static void add_cpu(struct usertp__dat_input *in, int index, uint64_t id, uint64_t off, uint64_t size)
 {
 	struct cpu_stream *s = &in->cpu[index];
 
@@ -542,7 +542,7 @@ static void add_cpu(struct dat_input *in, int index, uint64_t id, uint64_t off, 
  * Once the data's form is known: where each CPU's bytes end in the file. A compressed CPU's
  * size leaves out the chunk count before its chunks.
  */
-static void clip_cpus(struct dat_input *in, bool compressed)
+static void clip_cpus(struct usertp__dat_input *in, bool compressed)
 {
 	for (int i = 0; i < in->cpus; i++) {
 		struct cpu_stream *s = &in->cpu[i];
@@ -563,7 +563,7 @@ static void clip_cpus(struct dat_input *in, bool compressed)
 
 static bool alloc_cpus(struct cursor *c, uint64_t cpus)
 {
-	struct dat_input *in = c->in;
+	struct usertp__dat_input *in = c->in;
 
 	if (cpus > MAX_CPUS)
 		return fail_at(c, c->pos, "%llu CPUs: more than %d", (unsigned long long)cpus, MAX_CPUS);
@@ -577,7 +577,7 @@ static bool alloc_cpus(struct cursor *c, uint64_t cpus)
 /* v7 BUFFER option of the top instance: offset, name, clock, page size, CPUs. */
 static bool parse_buffer_option(struct cursor *c)
 {
-	struct dat_input *in = c->in;
+	struct usertp__dat_input *in = c->in;
 	uint64_t off, page_size, cpus, id, cpu_off, cpu_size;
 	const char *name = NULL, *clock = NULL;
 
@@ -609,7 +609,7 @@ static bool parse_buffer_option(struct cursor *c)
 }
 
 /* A CPUSTAT option's counts (text that is not one is ignored).  False: out of memory. */
-static bool keep_cpustat(struct dat_input *in, const char *text, uint64_t size)
+static bool keep_cpustat(struct usertp__dat_input *in, const char *text, uint64_t size)
 {
 	struct usertp__dat_cpu_stats st;
 	unsigned int cpu;
@@ -634,7 +634,7 @@ static bool keep_cpustat(struct dat_input *in, const char *text, uint64_t size)
 	return true;
 }
 
-bool dat_cpu_stats(const struct dat_input *in, int cpu, struct usertp__dat_cpu_stats *st)
+bool usertp__dat_read_cpu_stats(const struct usertp__dat_input *in, int cpu, struct usertp__dat_cpu_stats *st)
 {
 	if (cpu < 0 || (unsigned int)cpu >= in->nr_cpustat || !in->has_cpustat[cpu])
 		return false;
@@ -645,7 +645,7 @@ bool dat_cpu_stats(const struct dat_input *in, int cpu, struct usertp__dat_cpu_s
 /* Options up to DONE; for v7, *next receives the offset of the next options section. */
 static bool parse_options(struct cursor *c, uint64_t *next)
 {
-	struct dat_input *in = c->in;
+	struct usertp__dat_input *in = c->in;
 	uint64_t id, size;
 	const uint8_t *data;
 	char *text;
@@ -717,7 +717,7 @@ static bool parse_options(struct cursor *c, uint64_t *next)
 	}
 }
 
-static bool parse_v6(struct dat_input *in, struct cursor *c)
+static bool parse_v6(struct usertp__dat_input *in, struct cursor *c)
 {
 	uint64_t cpus, off, size, next;
 	const uint8_t *tag;
@@ -758,7 +758,7 @@ static bool parse_v6(struct dat_input *in, struct cursor *c)
 	return true;
 }
 
-static bool parse_v7_section(struct dat_input *in, unsigned int id, const char *what,
+static bool parse_v7_section(struct usertp__dat_input *in, unsigned int id, const char *what,
 			     bool (*parse)(struct cursor *c))
 {
 	struct cursor c;
@@ -774,7 +774,7 @@ static bool parse_v7_section(struct dat_input *in, unsigned int id, const char *
 	return ok;
 }
 
-static bool parse_v7(struct dat_input *in, struct cursor *c)
+static bool parse_v7(struct usertp__dat_input *in, struct cursor *c)
 {
 	uint64_t options, next;
 	const char *name = NULL, *version = NULL;
@@ -831,7 +831,7 @@ static bool parse_v7(struct dat_input *in, struct cursor *c)
 }
 
 /* Room for a page plus whatever a record at its end could make libtraceevent read. */
-static bool size_page_room(struct dat_input *in)
+static bool size_page_room(struct usertp__dat_input *in)
 {
 	struct tep_event **events = tep_list_events(in->tep, TEP_EVENT_SORT_ID);
 	unsigned long long max_end = 0, end;
@@ -856,7 +856,7 @@ static bool size_page_room(struct dat_input *in)
 }
 
 /* Everything after the page size: formats and the rest into libtraceevent, the CPU table. */
-static bool parse_metadata(struct dat_input *in, struct cursor c)
+static bool parse_metadata(struct usertp__dat_input *in, struct cursor c)
 {
 	in->tep = tep_alloc();
 	if (!in->tep)
@@ -879,7 +879,7 @@ static bool parse_metadata(struct dat_input *in, struct cursor c)
  * formats are parsed first in a child process, which names the format it was parsing if it
  * dies, so that a hostile file gives an error rather than a crash.
  */
-static bool trial_parse(struct dat_input *in, struct cursor c)
+static bool trial_parse(struct usertp__dat_input *in, struct cursor c)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 	char *at = mmap(NULL, TRIAL_AT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
@@ -912,7 +912,7 @@ static bool trial_parse(struct dat_input *in, struct cursor c)
 	return true;
 }
 
-static bool parse_file(struct dat_input *in)
+static bool parse_file(struct usertp__dat_input *in)
 {
 	struct cursor c = file_cursor(in, 0);
 	const uint8_t *p;
@@ -952,7 +952,7 @@ static bool parse_file(struct dat_input *in)
  * kbuffer: commit within the page and covering whole entries, each entry moving forward.
  * Damage trims commit to the intact entries before it.
  */
-static void check_page(struct dat_input *in, struct cpu_stream *s, size_t avail, const char *where)
+static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_t avail, const char *where)
 {
 	unsigned int hdr = in->long_size == 8 ? 16 : 12;
 	unsigned int room = in->page_size - hdr;
@@ -1002,7 +1002,7 @@ static void check_page(struct dat_input *in, struct cpu_stream *s, size_t avail,
 }
 
 /* The next chunk of a compressed CPU: u32 compressed size, u32 raw size (whole pages), data. */
-static bool load_chunk(struct dat_input *in, struct cpu_stream *s)
+static bool load_chunk(struct usertp__dat_input *in, struct cpu_stream *s)
 {
 	struct cursor c = file_cursor(in, s->pos);
 	uint64_t count;
@@ -1039,7 +1039,7 @@ static bool load_chunk(struct dat_input *in, struct cpu_stream *s)
 }
 
 /* Loads the CPU's next page into kbuffer; false at the end of its data or after damage. */
-static bool next_page(struct dat_input *in, struct cpu_stream *s)
+static bool next_page(struct usertp__dat_input *in, struct cpu_stream *s)
 {
 	char where[96];
 	size_t avail;
@@ -1081,14 +1081,14 @@ static bool next_page(struct dat_input *in, struct cpu_stream *s)
 	return true;
 }
 
-static unsigned long long timestamp(const struct dat_input *in, unsigned long long ts)
+static unsigned long long timestamp(const struct usertp__dat_input *in, unsigned long long ts)
 {
 	if (in->tsc_mult)
 		ts = (unsigned long long)(((unsigned __int128)ts * in->tsc_mult) >> in->tsc_shift);
 	return ts + in->ts_offset;
 }
 
-struct tep_record *dat_peek(struct dat_input *in, int cpu)
+struct tep_record *usertp__dat_read_peek(struct usertp__dat_input *in, int cpu)
 {
 	struct cpu_stream *s = &in->cpu[cpu];
 	unsigned long long ts;
@@ -1120,7 +1120,7 @@ struct tep_record *dat_peek(struct dat_input *in, int cpu)
 	return NULL;
 }
 
-void dat_consume(struct dat_input *in, int cpu)
+void usertp__dat_read_consume(struct usertp__dat_input *in, int cpu)
 {
 	struct cpu_stream *s = &in->cpu[cpu];
 
@@ -1132,9 +1132,9 @@ void dat_consume(struct dat_input *in, int cpu)
 
 /* ---- opening ---- */
 
-static struct dat_input *new_input(const char *name, char *err, size_t err_size)
+static struct usertp__dat_input *new_input(const char *name, char *err, size_t err_size)
 {
-	struct dat_input *in = calloc(1, sizeof(*in));
+	struct usertp__dat_input *in = calloc(1, sizeof(*in));
 
 	if (!in || !(in->name = strdup(name))) {
 		snprintf(err, err_size, "%s: out of memory", name);
@@ -1145,14 +1145,14 @@ static struct dat_input *new_input(const char *name, char *err, size_t err_size)
 }
 
 /* Gives the reason to the caller and frees the input. */
-static struct dat_input *open_failed(struct dat_input *in, char *err, size_t err_size)
+static struct usertp__dat_input *open_failed(struct usertp__dat_input *in, char *err, size_t err_size)
 {
 	snprintf(err, err_size, "%s", in->err);
-	dat_close(in);
+	usertp__dat_read_close(in);
 	return NULL;
 }
 
-static struct dat_input *finish_open(struct dat_input *in, char *err, size_t err_size)
+static struct usertp__dat_input *finish_open(struct usertp__dat_input *in, char *err, size_t err_size)
 {
 	if (!in->file_size)
 		fail(in, "empty file");
@@ -1161,10 +1161,10 @@ static struct dat_input *finish_open(struct dat_input *in, char *err, size_t err
 	return open_failed(in, err, err_size);
 }
 
-struct dat_input *dat_open_mem(const char *name, const void *data, size_t size,
+struct usertp__dat_input *usertp__dat_read_open_mem(const char *name, const void *data, size_t size,
 			       char *err, size_t err_size)
 {
-	struct dat_input *in = new_input(name, err, err_size);
+	struct usertp__dat_input *in = new_input(name, err, err_size);
 
 	if (!in)
 		return NULL;
@@ -1174,7 +1174,7 @@ struct dat_input *dat_open_mem(const char *name, const void *data, size_t size,
 }
 
 /* Reads a pipe or other unmappable file to its end. */
-static bool slurp(struct dat_input *in, int fd)
+static bool slurp(struct usertp__dat_input *in, int fd)
 {
 	size_t cap = 1 << 16;
 	ssize_t n;
@@ -1204,9 +1204,9 @@ static bool slurp(struct dat_input *in, int fd)
 	return true;
 }
 
-struct dat_input *dat_open(const char *path, char *err, size_t err_size)
+struct usertp__dat_input *usertp__dat_read_open(const char *path, char *err, size_t err_size)
 {
-	struct dat_input *in = new_input(path, err, err_size);
+	struct usertp__dat_input *in = new_input(path, err, err_size);
 	struct stat st;
 	bool ok;
 	int fd;
@@ -1239,7 +1239,7 @@ struct dat_input *dat_open(const char *path, char *err, size_t err_size)
 	return finish_open(in, err, err_size);
 }
 
-void dat_close(struct dat_input *in)
+void usertp__dat_read_close(struct usertp__dat_input *in)
 {
 	if (!in)
 		return;
@@ -1263,44 +1263,44 @@ void dat_close(struct dat_input *in)
 	free(in);
 }
 
-const char *dat_name(const struct dat_input *in)
+const char *usertp__dat_read_name(const struct usertp__dat_input *in)
 {
 	return in->name;
 }
 
-struct tep_handle *dat_tep(const struct dat_input *in)
+struct tep_handle *usertp__dat_read_tep(const struct usertp__dat_input *in)
 {
 	return in->tep;
 }
 
-int dat_cpus(const struct dat_input *in)
+int usertp__dat_read_cpus(const struct usertp__dat_input *in)
 {
 	return in->cpus;
 }
 
-int dat_cpus_shown(const struct dat_input *in)
+int usertp__dat_read_cpus_shown(const struct usertp__dat_input *in)
 {
 	/* v7 lists only the CPUs with data; its CPUCOUNT option has them all, as trace-cmd shows. */
 	return in->cpucount_option > in->cpus ? in->cpucount_option : in->cpus;
 }
 
-int dat_cpu_id(const struct dat_input *in, int index)
+int usertp__dat_read_cpu_id(const struct usertp__dat_input *in, int index)
 {
 	return in->cpu[index].id;
 }
 
-bool dat_time_in_usecs(const struct dat_input *in)
+bool usertp__dat_read_time_in_usecs(const struct usertp__dat_input *in)
 {
 	return in->in_usecs;
 }
 
-const char *dat_latency_text(const struct dat_input *in, size_t *len)
+const char *usertp__dat_read_latency_text(const struct usertp__dat_input *in, size_t *len)
 {
 	*len = in->latency_len;
 	return in->latency_text;
 }
 
-const char *dat_damage(const struct dat_input *in, int cpu)
+const char *usertp__dat_read_damage(const struct usertp__dat_input *in, int cpu)
 {
 	return in->cpu[cpu].damage;
 }

@@ -14,36 +14,36 @@
 
 #include <event-parse.h>
 
-struct dat_input;
+struct usertp__dat_input;
 
 /* Opens a file ("-" is stdin). NULL on failure, with the reason (naming the file and the
  * byte offset where it applies) in err. */
-struct dat_input *dat_open(const char *path, char *err, size_t err_size);
+struct usertp__dat_input *usertp__dat_read_open(const char *path, char *err, size_t err_size);
 /* The same for a file already in memory (the fuzz target); data must outlive the input. */
-struct dat_input *dat_open_mem(const char *name, const void *data, size_t size,
+struct usertp__dat_input *usertp__dat_read_open_mem(const char *name, const void *data, size_t size,
 			       char *err, size_t err_size);
-void dat_close(struct dat_input *in);
+void usertp__dat_read_close(struct usertp__dat_input *in);
 
-const char *dat_name(const struct dat_input *in);
-struct tep_handle *dat_tep(const struct dat_input *in);
-/* CPUs with a data table entry (their data is read by index, 0 .. dat_cpus() - 1). */
-int dat_cpus(const struct dat_input *in);
+const char *usertp__dat_read_name(const struct usertp__dat_input *in);
+struct tep_handle *usertp__dat_read_tep(const struct usertp__dat_input *in);
+/* CPUs with a data table entry (their data is read by index, 0 .. usertp__dat_read_cpus() - 1). */
+int usertp__dat_read_cpus(const struct usertp__dat_input *in);
 /* The CPU count trace-cmd prints ("cpus=N"): the machine's, also those without data. */
-int dat_cpus_shown(const struct dat_input *in);
+int usertp__dat_read_cpus_shown(const struct usertp__dat_input *in);
 /* The number of the CPU at @index. */
-int dat_cpu_id(const struct dat_input *in, int index);
+int usertp__dat_read_cpu_id(const struct usertp__dat_input *in, int index);
 /* Whether timestamps are nanoseconds shown as secs.usecs (trace-cmd's rule on clock names). */
-bool dat_time_in_usecs(const struct dat_input *in);
+bool usertp__dat_read_time_in_usecs(const struct usertp__dat_input *in);
 /* A latency-format file: plain text instead of ring-buffer pages (NULL otherwise). */
-const char *dat_latency_text(const struct dat_input *in, size_t *len);
+const char *usertp__dat_read_latency_text(const struct usertp__dat_input *in, size_t *len);
 
 /*
- * The next record of the CPU at index cpu (0 .. dat_cpus() - 1), not consumed: NULL once the
- * CPU's data ends, or reaches damage (then dat_damage() tells where). record->cpu is the
+ * The next record of the CPU at index cpu (0 .. usertp__dat_read_cpus() - 1), not consumed: NULL once the
+ * CPU's data ends, or reaches damage (then usertp__dat_read_damage() tells where). record->cpu is the
  * CPU's number, record->missed_events the events lost before it (-1: an unknown number).
  */
-struct tep_record *dat_peek(struct dat_input *in, int cpu);
-void dat_consume(struct dat_input *in, int cpu);
+struct tep_record *usertp__dat_read_peek(struct usertp__dat_input *in, int cpu);
+void usertp__dat_read_consume(struct usertp__dat_input *in, int cpu);
 
 /*
  * The CPUSTAT option of @cpu (the events the file holds of it, and those its ring buffer
@@ -51,10 +51,10 @@ void dat_consume(struct dat_input *in, int cpu);
  * Return: false when the file has none for that CPU.
  */
 struct usertp__dat_cpu_stats;
-bool dat_cpu_stats(const struct dat_input *in, int cpu, struct usertp__dat_cpu_stats *st);
+bool usertp__dat_read_cpu_stats(const struct usertp__dat_input *in, int cpu, struct usertp__dat_cpu_stats *st);
 
 /* Damage met while reading the CPU data so far, one message per damaged CPU, or NULL. */
-const char *dat_damage(const struct dat_input *in, int cpu);
+const char *usertp__dat_read_damage(const struct usertp__dat_input *in, int cpu);
 
 /* usertp report over one file held in memory, output discarded: the fuzz target's entry
  * (defined in report.c). Always returns 0; what it must never do is crash or hang. */

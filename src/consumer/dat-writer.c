@@ -92,14 +92,14 @@ int usertp__writer_source(struct usertp_session *s, struct usertp__source *src)
 	for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++)
 		src->spools[cpu].fd = -1;
 	/* Whoever recovers the spool learns of the program first. */
-	meta_check(s, usertp_spool_meta_source(w->meta_fd, src->index, src->pid, src->comm,
+	meta_check(s, usertp__spool_meta_source(w->meta_fd, src->index, src->pid, src->comm,
 					       src->forked_from ? (int)src->forked_from->index : -1));
 	for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++) {
 		char path[PATH_MAX + 64];
 		struct usertp__spool *sp = &src->spools[cpu];
 
 		sp->cpu = cpu;
-		usertp_spool_path(path, sizeof(path), w->dir, src->pid, src->index, cpu);
+		usertp__spool_path(path, sizeof(path), w->dir, src->pid, src->index, cpu);
 		sp->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		sp->out = malloc(sizeof(*sp->out));
 		if (sp->fd < 0 || !sp->out)
@@ -121,7 +121,7 @@ void usertp__writer_source_free(struct usertp__source *src)
 }
 
 int usertp__writer_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
-			const struct usertp_rb_page_copy *page, uint64_t events)
+			const struct usertp__rb_page_copy *page, uint64_t events)
 {
 	struct usertp__spool *sp = &src->spools[cpu];
 	uint64_t before = sp->out->pos;
@@ -160,12 +160,12 @@ void usertp__writer_flush(struct usertp_session *s, struct usertp__source *src, 
 void usertp__writer_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
 			  const char *system, const char *format)
 {
-	meta_check(s, usertp_spool_meta_event(s->dat->meta_fd, src->index, id, system, format));
+	meta_check(s, usertp__spool_meta_event(s->dat->meta_fd, src->index, id, system, format));
 }
 
 void usertp__writer_comms(struct usertp_session *s, struct usertp__source *src)
 {
-	meta_check(s, usertp_spool_meta_comms(s->dat->meta_fd, src->index, src->comms));
+	meta_check(s, usertp__spool_meta_comms(s->dat->meta_fd, src->index, src->comms));
 }
 
 /* Remove the spool directory and what it holds. */
@@ -243,7 +243,7 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		return ret;
 	}
 	s->dat = w;
-	w->meta_fd = usertp_spool_meta_create(w->dir, s->nr_cpus, s->tsc, path);
+	w->meta_fd = usertp__spool_meta_create(w->dir, s->nr_cpus, s->tsc, path);
 	if (w->meta_fd < 0) {
 		ret = usertp__session_fail(s, w->meta_fd, "cannot write in %s: %s", w->dir,
 					   strerror(-w->meta_fd));
@@ -308,9 +308,9 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 			const uint64_t *fired, const uint64_t *overrun, int reserve_fd,
 			struct usertp_dat_summary *sum)
 {
-	struct usertp_merge_source *ms = calloc(n + 1, sizeof(*ms));
-	struct usertp_merge_stats *stats = calloc(1, sizeof(*stats));
-	struct usertp_merge_input in = { 0 };
+	struct usertp__merge_source *ms = calloc(n + 1, sizeof(*ms));
+	struct usertp__merge_stats *stats = calloc(1, sizeof(*stats));
+	struct usertp__merge_input in = { 0 };
 	int **fds = calloc(n + 1, sizeof(*fds));
 	char err[512] = "", *cmdlines = NULL;
 	int fd, ret = -ENOMEM;
@@ -356,7 +356,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	if (fd < 0) {
 		ret = usertp__session_fail(s, -errno, "cannot write %s: %s", output, strerror(errno));
 	} else {
-		ret = usertp_merge_write(fd, &in, stats, err, sizeof(err));
+		ret = usertp__merge_write(fd, &in, stats, err, sizeof(err));
 		if (close(fd) && !ret) {
 			ret = -errno;
 			snprintf(err, sizeof(err), "close: %s", strerror(errno));
@@ -413,13 +413,13 @@ int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *s
 int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_summary *sum,
 		       char *err, size_t errlen)
 {
-	struct usertp_spool_meta meta;
+	struct usertp__spool_meta meta;
 	struct usertp_session *s = NULL;
 	struct usertp__source **sources = NULL;
 	unsigned int n = 0;
 	int ret;
 
-	ret = usertp_spool_meta_read(dir, &meta, err, errlen);
+	ret = usertp__spool_meta_read(dir, &meta, err, errlen);
 	if (ret)
 		return ret;
 	/* A session of no programs, to carry the sources and say what went wrong. */
@@ -434,7 +434,7 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 		output = meta.output;
 	ret = output_check(s, output);
 	for (unsigned int i = 0; i < meta.nr_sources && !ret; i++) {
-		struct usertp_spool_source *ms = &meta.sources[i];
+		struct usertp__spool_source *ms = &meta.sources[i];
 		struct usertp__source *src = calloc(1, sizeof(*src));
 
 		if (!src || !(src->spools = calloc(meta.nr_cpus, sizeof(*src->spools)))) {
@@ -461,7 +461,7 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 		for (unsigned int cpu = 0; cpu < meta.nr_cpus; cpu++) {
 			char path[PATH_MAX + 64];
 
-			usertp_spool_path(path, sizeof(path), dir, ms->pid, i, cpu);
+			usertp__spool_path(path, sizeof(path), dir, ms->pid, i, cpu);
 			src->spools[cpu].cpu = cpu;
 			src->spools[cpu].fd = open(path, O_RDONLY | O_CLOEXEC); /* -1: none */
 		}
@@ -487,6 +487,6 @@ out:
 	}
 	free(sources);
 	free(s);
-	usertp_spool_meta_free(&meta);
+	usertp__spool_meta_free(&meta);
 	return ret;
 }

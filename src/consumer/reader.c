@@ -6,7 +6,7 @@
  * Each program's CPU is a stream: the complete pages usertp_session_process() took from its
  * buffer (at most QUEUE_PAGES: beyond that they wait in the program's buffer, where new
  * events are dropped and counted when it fills), then the page being written, read without
- * being consumed (usertp_rb_peek()), so that a record is readable as soon as it is committed.
+ * being consumed (usertp__rb_peek()), so that a record is readable as soon as it is committed.
  * A stream remembers the last record it gave (page and offset), so that a page seen while it
  * was written gives only the rest when it comes complete.  usertp_session_next() gives the
  * stream's record with the smallest timestamp; equal ones keep the order of the programs.
@@ -35,7 +35,7 @@
 
 struct queued_page {
 	struct queued_page *next;
-	struct usertp_rb_page_copy page;
+	struct usertp__rb_page_copy page;
 };
 
 struct usertp__stream {
@@ -43,8 +43,8 @@ struct usertp__stream {
 	unsigned int nr_queued;
 	struct queued_page *cur;   /* the page being read: from the queue, or a peeked copy */
 	bool cur_peeked;
-	struct usertp_rb_iter it;
-	struct usertp_rb_entry entry; /* the next record, when has_entry */
+	struct usertp__rb_iter it;
+	struct usertp__rb_entry entry; /* the next record, when has_entry */
 	bool has_entry, first_of_page;
 	uint32_t entry_end;
 	uint64_t seen_page, seen_end; /* the last record given: page, and its end on the page */
@@ -131,7 +131,7 @@ bool usertp__reader_room(const struct usertp__source *src, unsigned int cpu)
 }
 
 int usertp__reader_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
-			const struct usertp_rb_page_copy *page)
+			const struct usertp__rb_page_copy *page)
 {
 	struct usertp__stream *st = &src->streams[cpu];
 	struct queued_page *q;
@@ -248,7 +248,7 @@ static bool stream_fill(struct usertp_session *s, struct usertp__source *src, un
 				struct queued_page *q = malloc(sizeof(*q));
 
 				/* The page being written: what is committed of it now. */
-				if (!q || usertp_rb_peek(src->view, cpu, &q->page) != 1 ||
+				if (!q || usertp__rb_peek(src->view, cpu, &q->page) != 1 ||
 				    seen(st, q->page.page_no, q->page.used)) {
 					free(q);
 					return false;
@@ -258,10 +258,10 @@ static bool stream_fill(struct usertp_session *s, struct usertp__source *src, un
 			} else {
 				return false;
 			}
-			usertp_rb_iter_init(&st->it, &st->cur->page);
+			usertp__rb_iter_init(&st->it, &st->cur->page);
 			st->first_of_page = true;
 		}
-		ret = usertp_rb_iter_next(&st->it, &st->entry);
+		ret = usertp__rb_iter_next(&st->it, &st->entry);
 		if (ret == 1) {
 			if (seen(st, st->cur->page.page_no, st->it.off)) {
 				st->first_of_page = false;

@@ -204,7 +204,7 @@ static int source_map(struct usertp_session *s, struct usertp__source *src, int 
 	src->view = malloc(sizeof(*src->view));
 	if (!src->view)
 		return -ENOMEM;
-	ret = usertp_rb_view_init(src->view, src->map, size);
+	ret = usertp__rb_view_init(src->view, src->map, size);
 	if (ret)
 		return ret;
 	if (src->view->nr_cpus > USERTP_MERGE_MAX_CPUS)
@@ -258,12 +258,12 @@ static bool source_has_event(const struct usertp__source *src, unsigned int id)
 static void source_keep_format(struct usertp_session *s, struct usertp__source *src,
 			       unsigned int id, const char *system, const char *format)
 {
-	struct usertp_merge_event *ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
+	struct usertp__merge_event *ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
 
 	if (!ev)
 		return;
 	src->events = ev;
-	ev[src->nr_events++] = (struct usertp_merge_event){ id, strdup(system), strdup(format) };
+	ev[src->nr_events++] = (struct usertp__merge_event){ id, strdup(system), strdup(format) };
 	if (s->dat)
 		usertp__writer_event(s, src, id, system, format);
 	if (s->reader)
@@ -273,13 +273,13 @@ static void source_keep_format(struct usertp_session *s, struct usertp__source *
 /* Connect to the source's endpoint if we are not yet; false if it cannot be reached. */
 static bool source_query(struct usertp__source *src)
 {
-	struct usertp_program prog;
+	struct usertp__program prog;
 
 	if (src->query >= 0)
 		return true;
-	if (usertp_client_find(src->pid, &prog))
+	if (usertp__client_find(src->pid, &prog))
 		return false;
-	src->query = usertp_client_connect(&prog);
+	src->query = usertp__client_connect(&prog);
 	return src->query >= 0;
 }
 
@@ -312,8 +312,8 @@ static void source_add_format(struct usertp_session *s, struct usertp__source *s
 	 */
 	if (sock == src->session && source_query(src))
 		sock = src->query;
-	if (!usertp_client_call(sock, req, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
-		source_keep_format(s, src, id, system, usertp_client_body(reply));
+	if (!usertp__client_call(sock, req, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
+		source_keep_format(s, src, id, system, usertp__client_body(reply));
 	free(reply);
 }
 
@@ -342,13 +342,13 @@ static void source_learn(struct usertp_session *s, struct usertp__source *src, i
 {
 	char *reply = NULL;
 
-	if (!usertp_client_call(sock, listing, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
-		source_add_formats(s, src, sock, usertp_client_body(reply));
+	if (!usertp__client_call(sock, listing, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
+		source_add_formats(s, src, sock, usertp__client_body(reply));
 	free(reply);
 	reply = NULL;
-	if (!usertp_client_call(sock, "comms", &reply, NULL, USERTP__CALL_TIMEOUT_MS) &&
-	    *usertp_client_body(reply))
-		source_keep_comms(s, src, usertp_client_body(reply));
+	if (!usertp__client_call(sock, "comms", &reply, NULL, USERTP__CALL_TIMEOUT_MS) &&
+	    *usertp__client_body(reply))
+		source_keep_comms(s, src, usertp__client_body(reply));
 	free(reply);
 }
 
@@ -375,7 +375,7 @@ static void source_ask_comms(struct usertp__source *src)
 {
 	if (src->ended || src->comms_asked || !source_query(src))
 		return;
-	src->comms_asked = !usertp_ctl_send(src->query, "comms", 5, -1);
+	src->comms_asked = !usertp__ctl_send(src->query, "comms", 5, -1);
 	if (!src->comms_asked) {
 		close(src->query);
 		src->query = -1;
@@ -385,7 +385,7 @@ static void source_ask_comms(struct usertp__source *src)
 static void source_comms_reply(struct usertp_session *s, struct usertp__source *src)
 {
 	static __thread char reply[USERTP_CTL_MAX_MSG + 1];
-	long n = usertp_ctl_recv(src->query, reply, sizeof(reply), NULL, USERTP__CALL_TIMEOUT_MS);
+	long n = usertp__ctl_recv(src->query, reply, sizeof(reply), NULL, USERTP__CALL_TIMEOUT_MS);
 
 	src->comms_asked = false;
 	if (n <= 0) {
@@ -401,21 +401,21 @@ static void source_comms_reply(struct usertp_session *s, struct usertp__source *
  * A "start" (@type) or "set" request with the settings of this moment, into @m; *events (to
  * free()) holds the specs it points to.  Return: 0 or -ENOMEM.
  */
-static int settings_msg(const struct usertp_session *s, enum usertp_ctl_type type,
-			struct usertp_ctl_msg *m, char **events)
+static int settings_msg(const struct usertp_session *s, enum usertp__ctl_type type,
+			struct usertp__ctl_msg *m, char **events)
 {
-	*m = (struct usertp_ctl_msg){ .type = type };
+	*m = (struct usertp__ctl_msg){ .type = type };
 	*events = specs_text(s);
 	if (!*events)
 		return -ENOMEM;
-	usertp_ctl_set_num(m, USERTP_CTL_KEY_TRACING, s->tracing);
-	usertp_ctl_set_text(m, USERTP_CTL_KEY_EVENTS, *events);
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_TRACING, s->tracing);
+	usertp__ctl_set_text(m, USERTP_CTL_KEY_EVENTS, *events);
 	if (type == USERTP_CTL_MSG_START) {
-		usertp_ctl_set_num(m, USERTP_CTL_KEY_KB, s->kb);
-		usertp_ctl_set_num(m, USERTP_CTL_KEY_OVERWRITE, s->overwrite);
-		usertp_ctl_set_text(m, USERTP_CTL_KEY_CLOCK,
-				    usertp_rb_clock_name(s->tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO));
-		usertp_ctl_set_text(m, USERTP_CTL_KEY_RECORDER, s->sock_path);
+		usertp__ctl_set_num(m, USERTP_CTL_KEY_KB, s->kb);
+		usertp__ctl_set_num(m, USERTP_CTL_KEY_OVERWRITE, s->overwrite);
+		usertp__ctl_set_text(m, USERTP_CTL_KEY_CLOCK,
+				    usertp__rb_clock_name(s->tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO));
+		usertp__ctl_set_text(m, USERTP_CTL_KEY_RECORDER, s->sock_path);
 	}
 	return 0;
 }
@@ -423,19 +423,19 @@ static int settings_msg(const struct usertp_session *s, enum usertp_ctl_type typ
 /* Start a session of @src on @sock; the region comes back.  Return: 0 or a negative errno. */
 static int source_start(struct usertp_session *s, struct usertp__source *src, int sock)
 {
-	struct usertp_ctl_msg req, ok;
+	struct usertp__ctl_msg req, ok;
 	char *events = NULL, *reply = NULL, err[256];
 	int fd = -1, ret;
 
 	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
 	ret = settings_msg(s, USERTP_CTL_MSG_START, &req, &events);
 	if (!ret)
-		ret = usertp_client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
+		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
 					     &fd, USERTP__CALL_TIMEOUT_MS);
 	if (ret == -EREMOTEIO)
 		usertp__session_fail(s, ret, "%s: %s", src->name,
-				     usertp_client_error_text(reply, err, sizeof(err)));
-	if (!ret && (fd < 0 || !usertp_ctl_has(&ok, USERTP_CTL_KEY_SIZE)))
+				     usertp__client_error_text(reply, err, sizeof(err)));
+	if (!ret && (fd < 0 || !usertp__ctl_has(&ok, USERTP_CTL_KEY_SIZE)))
 		ret = -EPROTO;
 	if (!ret)
 		ret = source_map(s, src, fd, ok.num[USERTP_CTL_KEY_SIZE]);
@@ -466,27 +466,27 @@ static bool another_users(pid_t pid)
 
 static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 {
-	struct usertp_program prog;
+	struct usertp__program prog;
 	struct usertp__source *src;
 	char *reply = NULL;
 	int sock, ret;
 
-	ret = usertp_client_find(pid, &prog);
+	ret = usertp__client_find(pid, &prog);
 	if (ret == -ENOENT && another_users(pid))
 		return quiet_if_gone ? -EACCES
 				     : usertp__session_fail(s, -EACCES, "process %d: %s of ours: it is "
 							    "another user's process (only root may "
 							    "record it)", (int)pid,
-							    usertp_client_find_error(ret));
+							    usertp__client_find_error(ret));
 	if (ret)
 		return quiet_if_gone ? ret
 				     : usertp__session_fail(s, ret, "process %d: %s", (int)pid,
-							    usertp_client_find_error(ret));
-	sock = usertp_client_connect(&prog);
+							    usertp__client_find_error(ret));
+	sock = usertp__client_connect(&prog);
 	if (sock < 0)
 		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));
 	/* Another user's program refuses us on its first answer. */
-	ret = usertp_client_call(sock, "hello", &reply, NULL, USERTP__CALL_TIMEOUT_MS);
+	ret = usertp__client_call(sock, "hello", &reply, NULL, USERTP__CALL_TIMEOUT_MS);
 	if (ret) {
 		char err[256];
 
@@ -494,7 +494,7 @@ static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 			ret = strstr(reply, "EACCES") || strstr(reply, "EPERM") ? -EACCES : -EPROTO;
 		usertp__session_fail(s, ret, "process %d: %s", (int)pid,
 				     reply && !strncmp(reply, "error ", 6)
-					     ? usertp_client_error_text(reply, err, sizeof(err))
+					     ? usertp__client_error_text(reply, err, sizeof(err))
 					     : strerror(-ret));
 		free(reply);
 		close(sock);
@@ -535,11 +535,11 @@ static int listen_open(struct usertp_session *s)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[PATH_MAX];
 	static unsigned int serial;
-	int ret = usertp_client_dir(dir, sizeof(dir), true);
+	int ret = usertp__client_dir(dir, sizeof(dir), true);
 
 	if (ret)
 		return ret;
-	usertp_client_remove_stale();
+	usertp__client_remove_stale();
 	/* One per session: record-PID.sock for the first of a process (the name recorders had). */
 	if ((size_t)snprintf(s->sock_path, sizeof(s->sock_path),
 			     serial ? "%s/record-%d.%u.sock" : "%s/record-%d.sock", dir, (int)getpid(),
@@ -562,14 +562,14 @@ static int listen_open(struct usertp_session *s)
 
 int usertp_session_attach_all(struct usertp_session *s)
 {
-	struct usertp_program *progs;
+	struct usertp__program *progs;
 	char dir[PATH_MAX];
 	struct stat st;
 	int n, ret;
 
 	if (s->all)
 		return 0;
-	ret = usertp_client_dir(dir, sizeof(dir), true);
+	ret = usertp__client_dir(dir, sizeof(dir), true);
 	if (ret)
 		return usertp__session_fail(s, ret, "the runtime directory: %s", strerror(-ret));
 	/* Programs that start look for this name. */
@@ -580,7 +580,7 @@ int usertp_session_attach_all(struct usertp_session *s)
 					    strerror(ENAMETOOLONG));
 	}
 	if (!lstat(s->all_path, &st)) {
-		int other = usertp_ctl_connect(s->all_path);
+		int other = usertp__ctl_connect(s->all_path);
 
 		if (other >= 0) {
 			close(other);
@@ -596,7 +596,7 @@ int usertp_session_attach_all(struct usertp_session *s)
 		return usertp__session_fail(s, ret, "%s: %s", USERTP_CTL_RECORD_ALL, strerror(-ret));
 	}
 	s->all = true;
-	n = usertp_client_programs(&progs);
+	n = usertp__client_programs(&progs);
 	for (int i = 0; i < n; i++)
 		if (progs[i].pid != getpid() && !source_of_pid(s, progs[i].pid))
 			attach(s, progs[i].pid, true);
@@ -632,17 +632,17 @@ static void source_finish(struct usertp_session *s, struct usertp__source *src);
 /* Send the session's settings to a program that came after they were given. */
 static void source_send_settings(struct usertp_session *s, struct usertp__source *src)
 {
-	struct usertp_ctl_msg m;
+	struct usertp__ctl_msg m;
 	char *events;
 
 	/* Not waited for: the reply comes among its messages (session_message()). */
 	if (!settings_msg(s, USERTP_CTL_MSG_SET, &m, &events))
-		usertp_ctl_send_msg(src->session, &m, -1);
+		usertp__ctl_send_msg(src->session, &m, -1);
 	free(events);
 }
 
 /* A program joined (USERTP_SESSION or all): start its session, let it run. */
-static void on_join(struct usertp_session *s, int sock, const struct usertp_ctl_msg *msg)
+static void on_join(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg)
 {
 	const char *comm = msg->text[USERTP_CTL_KEY_COMM];
 	struct usertp__source *src;
@@ -672,7 +672,7 @@ static void on_join(struct usertp_session *s, int sock, const struct usertp_ctl_
 	}
 	/* The names of all its events so far (for the checks of specs), then it may go on. */
 	source_learn(s, src, sock, "ids");
-	if (usertp_ctl_send_msg(sock, &(struct usertp_ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1)) {
+	if (usertp__ctl_send_msg(sock, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1)) {
 		close(sock);
 		src->session = -1;
 		source_finish(s, src);
@@ -680,7 +680,7 @@ static void on_join(struct usertp_session *s, int sock, const struct usertp_ctl_
 }
 
 /* A traced program forked: the child's new region. */
-static void on_fork(struct usertp_session *s, int sock, const struct usertp_ctl_msg *msg, int fd)
+static void on_fork(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg, int fd)
 {
 	struct usertp__source *src, *parent;
 	pid_t pid = (pid_t)msg->num[USERTP_CTL_KEY_PID];
@@ -709,19 +709,19 @@ static void accept_one(struct usertp_session *s)
 {
 	static __thread char msg[65536];
 	int sock = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC), fd = -1;
-	struct usertp_ctl_msg m;
+	struct usertp__ctl_msg m;
 	const char *why = "";
 	uid_t uid;
 	long n;
 
 	if (sock < 0)
 		return;
-	if (!usertp_ctl_peer_allowed(sock, &uid)) {
+	if (!usertp__ctl_peer_allowed(sock, &uid)) {
 		close(sock);
 		return;
 	}
-	n = usertp_ctl_recv(sock, msg, sizeof(msg), &fd, USERTP__CALL_TIMEOUT_MS);
-	if (n > 0 && !usertp_ctl_decode(msg, &m, &why) && m.type == USERTP_CTL_MSG_JOIN)
+	n = usertp__ctl_recv(sock, msg, sizeof(msg), &fd, USERTP__CALL_TIMEOUT_MS);
+	if (n > 0 && !usertp__ctl_decode(msg, &m, &why) && m.type == USERTP_CTL_MSG_JOIN)
 		on_join(s, sock, &m);
 	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_FORK)
 		on_fork(s, sock, &m, fd);
@@ -737,7 +737,7 @@ static void accept_one(struct usertp_session *s)
  * can fire) or "exit" (the names of its threads).  Replies ("ok", "error") are the caller's.
  */
 static void session_news(struct usertp_session *s, struct usertp__source *src,
-			 const struct usertp_ctl_msg *msg)
+			 const struct usertp__ctl_msg *msg)
 {
 	char system[256];
 	const char *name, *line;
@@ -758,7 +758,7 @@ static void session_news(struct usertp_session *s, struct usertp__source *src,
 	case USERTP_CTL_MSG_FORMAT:
 		line = msg->text[USERTP_CTL_KEY_NAME];
 		id = (unsigned int)msg->num[USERTP_CTL_KEY_ID];
-		if (!usertp_ctl_has(msg, USERTP_CTL_KEY_NAME) || !usertp_ctl_has(msg, USERTP_CTL_KEY_ID) ||
+		if (!usertp__ctl_has(msg, USERTP_CTL_KEY_NAME) || !usertp__ctl_has(msg, USERTP_CTL_KEY_ID) ||
 		    !split_event(line, system, sizeof(system), &name))
 			break;
 		names_add(s, line, strlen(line));
@@ -775,15 +775,15 @@ static __thread char message[USERTP_CTL_MAX_MSG + 1];
 /* Read one message of @src's session connection.  False: the session is over. */
 static bool session_message(struct usertp_session *s, struct usertp__source *src)
 {
-	long n = usertp_ctl_recv(src->session, message, sizeof(message), NULL,
+	long n = usertp__ctl_recv(src->session, message, sizeof(message), NULL,
 				 USERTP__CALL_TIMEOUT_MS);
-	struct usertp_ctl_msg m;
+	struct usertp__ctl_msg m;
 	const char *why;
 
 	if (n <= 0)
 		return false;
 	/* (A message that does not decode is a program's bug or malice: left out.) */
-	if (!usertp_ctl_decode(message, &m, &why))
+	if (!usertp__ctl_decode(message, &m, &why))
 		session_news(s, src, &m);
 	return true;
 }
@@ -817,19 +817,19 @@ bool usertp__session_await_format(struct usertp_session *s, struct usertp__sourc
  * s->error), -ETIMEDOUT, or another negative errno (the connection is over).
  */
 static int source_call(struct usertp_session *s, struct usertp__source *src,
-		       const struct usertp_ctl_msg *req)
+		       const struct usertp__ctl_msg *req)
 {
-	int ret = usertp_ctl_send_msg(src->session, req, -1);
+	int ret = usertp__ctl_send_msg(src->session, req, -1);
 
 	while (!ret) {
-		long n = usertp_ctl_recv(src->session, message, sizeof(message), NULL,
+		long n = usertp__ctl_recv(src->session, message, sizeof(message), NULL,
 					 USERTP__CALL_TIMEOUT_MS);
-		struct usertp_ctl_msg m;
+		struct usertp__ctl_msg m;
 		const char *why;
 
 		if (n <= 0)
 			return n ? (int)n : -ECONNRESET;
-		if (usertp_ctl_decode(message, &m, &why))
+		if (usertp__ctl_decode(message, &m, &why))
 			continue; /* nonsense: left out */
 		if (m.type == USERTP_CTL_MSG_OK)
 			return 0;
@@ -845,7 +845,7 @@ static int source_call(struct usertp_session *s, struct usertp__source *src,
 /* Give every running program the settings; false if one refused them (s->error says). */
 static int settings_apply(struct usertp_session *s)
 {
-	struct usertp_ctl_msg req;
+	struct usertp__ctl_msg req;
 	char *events;
 	int refused = 0;
 
@@ -984,7 +984,7 @@ struct page_arg {
 	unsigned int cpu;
 };
 
-static int take_page(const struct usertp_rb_page_copy *page, uint64_t events, void *arg)
+static int take_page(const struct usertp__rb_page_copy *page, uint64_t events, void *arg)
 {
 	struct page_arg *a = arg;
 
@@ -1006,7 +1006,7 @@ static void source_consume(struct usertp_session *s, struct usertp__source *src)
 
 		if (s->reader && !usertp__reader_room(src, cpu))
 			continue; /* read later: the program's buffer holds them meanwhile */
-		ret = usertp_rb_consume(src->view, cpu, take_page, &arg, &n);
+		ret = usertp__rb_consume(src->view, cpu, take_page, &arg, &n);
 		if (ret == -EINVAL) {
 			usertp__session_log(s, "%s: its buffer does not hold together; reading it stops",
 					    src->name);
@@ -1022,17 +1022,17 @@ static void source_consume(struct usertp_session *s, struct usertp__source *src)
 /* The rest: the page being written, or in overwrite mode everything still there. */
 static void source_finish(struct usertp_session *s, struct usertp__source *src)
 {
-	struct usertp_rb_snapshot snap;
+	struct usertp__rb_snapshot snap;
 
 	if (!src->view || src->ended)
 		return;
 	source_consume(s, src);
-	if (usertp_rb_snapshot(src->map, src->size, &snap) == 0) {
+	if (usertp__rb_snapshot(src->map, src->size, &snap) == 0) {
 		for (unsigned int cpu = 0; cpu < snap.nr_cpus && cpu < src->view->nr_cpus; cpu++) {
-			const struct usertp_rb_cpu_snapshot *c = &snap.cpus[cpu];
+			const struct usertp__rb_cpu_snapshot *c = &snap.cpus[cpu];
 
 			for (unsigned int p = 0; p < c->nr_pages; p++) {
-				struct usertp_rb_page_copy page = c->pages[p];
+				struct usertp__rb_page_copy page = c->pages[p];
 				struct page_arg arg = { s, src, cpu };
 
 				/* Overwritten events were before the oldest page kept. */
@@ -1053,7 +1053,7 @@ static void source_finish(struct usertp_session *s, struct usertp__source *src)
 			s->overrun[cpu] += s->overwrite ? c->overrun : 0;
 			src->stats[cpu].overrun = s->overwrite ? c->overrun : 0;
 		}
-		usertp_rb_snapshot_free(&snap);
+		usertp__rb_snapshot_free(&snap);
 	}
 	src->ended = true;
 }
@@ -1102,7 +1102,7 @@ static void watch_all(struct usertp_session *s)
 		}
 		/* Past the watermark, the writers wake us rather than wait for a timeout. */
 		if (src->view && !src->ended && !s->overwrite && !usertp__writer_error(s))
-			usertp_rb_wait_request(src->view);
+			usertp__rb_wait_request(src->view);
 	}
 }
 
@@ -1173,7 +1173,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	struct usertp_session_options none = { 0 };
 	struct usertp_session *s;
 	struct epoll_event ev = { .events = EPOLLIN };
-	enum usertp_rb_clock clock = USERTP_RB_CLOCK_MONO;
+	enum usertp__rb_clock clock = USERTP_RB_CLOCK_MONO;
 	const char *why_not;
 	char why[160];
 	int ret;
@@ -1183,7 +1183,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 		opts = &none;
 	if (opts->buffer_kb > USERTP_RB_MAX_KB)
 		return -ERANGE;
-	if (opts->clock && usertp_rb_parse_clock(opts->clock, &clock, &why_not))
+	if (opts->clock && usertp__rb_parse_clock(opts->clock, &clock, &why_not))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -1194,7 +1194,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	s->tsc = clock == USERTP_RB_CLOCK_TSC;
 	s->tracing = !opts->tracing_off;
 	s->nr_cpus = (unsigned int)get_nprocs_conf();
-	if (usertp_rb_size_check(s->nr_cpus, s->kb, why, sizeof(why))) {
+	if (usertp__rb_size_check(s->nr_cpus, s->kb, why, sizeof(why))) {
 		usertp_session_free(s);
 		return -ENOMEM;
 	}
@@ -1298,7 +1298,7 @@ int usertp_session_program(const struct usertp_session *s, unsigned int index,
 /* Events dropped by @cpu's buffer of @src so far, by its counter. */
 static uint64_t live_dropped(const struct usertp__source *src, unsigned int cpu)
 {
-	const struct usertp_rb_cpu *c =
+	const struct usertp__rb_cpu *c =
 		(const void *)((const char *)src->map + src->view->cpu_offset[cpu]);
 
 	return __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);

@@ -43,9 +43,9 @@ struct usertp__source {
 	unsigned int index;  /* in the session's list (and the spool's names) */
 	void *map;
 	size_t size;
-	struct usertp_rb_view *view;
+	struct usertp__rb_view *view;
 	struct usertp_cpu_stats *stats; /* per CPU of view */
-	struct usertp_merge_event *events; /* the formats of the events it records */
+	struct usertp__merge_event *events; /* the formats of the events it records */
 	unsigned int nr_events;
 	char *comms;	     /* "tid comm" lines */
 	struct usertp__source *forked_from; /* the parent whose image it runs (until it execs) */
@@ -125,7 +125,7 @@ USERTP__HIDDEN void usertp__reader_event(struct usertp_session *s, struct usertp
 USERTP__HIDDEN void usertp__reader_comms(struct usertp_session *s, const char *comms);
 /* Take one complete page of @src on @cpu.  Return: 0, or -ENOSPC (queues full: later). */
 USERTP__HIDDEN int usertp__reader_page(struct usertp_session *s, struct usertp__source *src,
-				       unsigned int cpu, const struct usertp_rb_page_copy *page);
+				       unsigned int cpu, const struct usertp__rb_page_copy *page);
 /* Is there room for more pages of @src on @cpu? */
 USERTP__HIDDEN bool usertp__reader_room(const struct usertp__source *src, unsigned int cpu);
 
@@ -133,7 +133,7 @@ USERTP__HIDDEN bool usertp__reader_room(const struct usertp__source *src, unsign
 USERTP__HIDDEN int usertp__writer_source(struct usertp_session *s, struct usertp__source *src);
 USERTP__HIDDEN void usertp__writer_source_free(struct usertp__source *src);
 USERTP__HIDDEN int usertp__writer_page(struct usertp_session *s, struct usertp__source *src,
-				    unsigned int cpu, const struct usertp_rb_page_copy *page,
+				    unsigned int cpu, const struct usertp__rb_page_copy *page,
 				    uint64_t events);
 /* After a round of pages of @src on @cpu: on disk. */
 USERTP__HIDDEN void usertp__writer_flush(struct usertp_session *s, struct usertp__source *src,

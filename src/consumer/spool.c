@@ -20,7 +20,7 @@
 #define MAX_TEXT (16u << 20) /* a format or a comms text */
 #define MAX_SOURCES 1000000u
 
-int usertp_spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsigned int idx,
+int usertp__spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsigned int idx,
 		      unsigned int cpu)
 {
 	int n = snprintf(buf, size, "%s/%d-%u.cpu%u", dir, (int)pid, idx, cpu);
@@ -56,7 +56,7 @@ static int put_record(int fd, const char *data, size_t len, const char *fmt, ...
 	return ret;
 }
 
-int usertp_spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, const char *output)
+int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, const char *output)
 {
 	char path[4200];
 	int fd, ret;
@@ -66,7 +66,7 @@ int usertp_spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, co
 	if (fd < 0)
 		return -errno;
 	ret = put_record(fd, NULL, 0, "%srecording cpus=%u clock=%s output=%s\n", MAGIC, nr_cpus,
-			 usertp_rb_clock_name(tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO), output);
+			 usertp__rb_clock_name(tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO), output);
 	if (ret) {
 		close(fd);
 		return ret;
@@ -74,7 +74,7 @@ int usertp_spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, co
 	return fd;
 }
 
-int usertp_spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *comm, int forked_from)
+int usertp__spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *comm, int forked_from)
 {
 	char forked[32] = "";
 
@@ -85,14 +85,14 @@ int usertp_spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *co
 			  comm);
 }
 
-int usertp_spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
+int usertp__spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
 			    const char *format)
 {
 	return put_record(fd, format, strlen(format), "event %u id=%u system=%s len=%zu\n", idx, id,
 			  system, strlen(format));
 }
 
-int usertp_spool_meta_comms(int fd, unsigned int idx, const char *comms)
+int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms)
 {
 	return put_record(fd, comms, strlen(comms), "comms %u len=%zu\n", idx, strlen(comms));
 }
@@ -137,11 +137,11 @@ static bool field_u64(const char *line, const char *key, uint64_t max, uint64_t 
 	return field(line, key, false, text, sizeof(text)) && !usertp__parse_u64(text, 0, max, out);
 }
 
-int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char *err,
+int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, char *err,
 			   size_t errlen)
 {
 	char path[4200], line[8192];
-	enum usertp_rb_clock clock;
+	enum usertp__rb_clock clock;
 	const char *why;
 	struct cursor c;
 	struct stat st;
@@ -201,7 +201,7 @@ int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char
 				break;
 			}
 			meta->nr_cpus = (unsigned int)v;
-			if (usertp_rb_parse_clock(path, &clock, &why)) {
+			if (usertp__rb_parse_clock(path, &clock, &why)) {
 				ret = bad(err, errlen, &c, "a clock that is not mono or x86-tsc");
 				break;
 			}
@@ -213,7 +213,7 @@ int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char
 			break;
 		}
 		if (!strncmp(line, "source ", 7)) {
-			struct usertp_spool_source *s;
+			struct usertp__spool_source *s;
 			uint64_t pid, parent = 0;
 			bool forked = strstr(line, " forked=") != NULL;
 
@@ -242,7 +242,7 @@ int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char
 		if ((uint64_t)(c.end - c.p) < tlen)
 			break; /* cut short */
 		{
-			struct usertp_spool_source *s = &meta->sources[idx];
+			struct usertp__spool_source *s = &meta->sources[idx];
 			char *text = strndup(c.p, (size_t)tlen);
 
 			c.p += tlen;
@@ -255,7 +255,7 @@ int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char
 				s->comms = text;
 			} else if (!strncmp(line, "event ", 6)) {
 				char system[256];
-				struct usertp_merge_event *ev;
+				struct usertp__merge_event *ev;
 
 				if (!field_u64(line, "id", 65535, &v) || !v ||
 				    !field(line, "system", false, system, sizeof(system)) ||
@@ -265,7 +265,7 @@ int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char
 					break;
 				}
 				s->events = ev;
-				ev[s->nr_events++] = (struct usertp_merge_event){ (unsigned int)v,
+				ev[s->nr_events++] = (struct usertp__merge_event){ (unsigned int)v,
 										  strdup(system), text };
 			} else {
 				free(text);
@@ -279,14 +279,14 @@ int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char
 		ret = -EINVAL;
 	}
 	if (ret)
-		usertp_spool_meta_free(meta);
+		usertp__spool_meta_free(meta);
 	return ret;
 }
 
-void usertp_spool_meta_free(struct usertp_spool_meta *meta)
+void usertp__spool_meta_free(struct usertp__spool_meta *meta)
 {
 	for (unsigned int i = 0; i < meta->nr_sources; i++) {
-		struct usertp_spool_source *s = &meta->sources[i];
+		struct usertp__spool_source *s = &meta->sources[i];
 
 		for (unsigned int e = 0; e < s->nr_events; e++) {
 			free((char *)s->events[e].system);

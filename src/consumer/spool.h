@@ -33,37 +33,37 @@
 #define USERTP_SPOOL_META "meta"
 
 /* The path of the spool of source @idx (process @pid) on @cpu. */
-int usertp_spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsigned int idx,
+int usertp__spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsigned int idx,
 		      unsigned int cpu);
 
 /* Writing (errors are the caller's to notice: each returns 0 or a negative errno). */
-int usertp_spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, const char *output);
-int usertp_spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *comm, int forked_from);
-int usertp_spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
+int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, const char *output);
+int usertp__spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *comm, int forked_from);
+int usertp__spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
 			    const char *format);
-int usertp_spool_meta_comms(int fd, unsigned int idx, const char *comms);
+int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms);
 
 /* Reading. */
-struct usertp_spool_source {
+struct usertp__spool_source {
 	pid_t pid;
 	char comm[17];
 	int forked_from; /* -1, or the index of the parent */
-	struct usertp_merge_event *events;
+	struct usertp__merge_event *events;
 	unsigned int nr_events;
 	char *comms;
 };
 
-struct usertp_spool_meta {
+struct usertp__spool_meta {
 	unsigned int nr_cpus;
 	bool tsc;
 	char output[4096];
-	struct usertp_spool_source *sources;
+	struct usertp__spool_source *sources;
 	unsigned int nr_sources;
 };
 
 /* Return: 0, or a negative errno with the reason in @err. */
-int usertp_spool_meta_read(const char *dir, struct usertp_spool_meta *meta, char *err,
+int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, char *err,
 			   size_t errlen);
-void usertp_spool_meta_free(struct usertp_spool_meta *meta);
+void usertp__spool_meta_free(struct usertp__spool_meta *meta);
 
 #endif

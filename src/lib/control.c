@@ -203,10 +203,10 @@ static void reply_comms_lines(struct reply *r)
 	free(text);
 }
 
-static void reply_msg(struct reply *r, const struct usertp_ctl_msg *m)
+static void reply_msg(struct reply *r, const struct usertp__ctl_msg *m)
 {
 	char *text = NULL;
-	long len = usertp_ctl_encode(m, &text);
+	long len = usertp__ctl_encode(m, &text);
 
 	if (len < 0)
 		reply_add(r, "error EINVAL %s\n", strerror((int)-len));
@@ -225,7 +225,7 @@ static void reply_error(struct reply *r, int err, const char *why)
 
 static void reply_enabled(struct reply *r, const struct usertp__session *s)
 {
-	struct usertp_ctl_msg m;
+	struct usertp__ctl_msg m;
 	size_t size = 1 << 18;
 	char *text = malloc(size);
 
@@ -234,8 +234,8 @@ static void reply_enabled(struct reply *r, const struct usertp__session *s)
 		return;
 	}
 	usertp__session_enabled(s, text, size);
-	m = (struct usertp_ctl_msg){ .type = USERTP_CTL_MSG_OK, .body = text };
-	usertp_ctl_set_num(&m, USERTP_CTL_KEY_SIZE, s->sink.rb.size);
+	m = (struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK, .body = text };
+	usertp__ctl_set_num(&m, USERTP_CTL_KEY_SIZE, s->sink.rb.size);
 	reply_msg(r, &m);
 	free(text);
 }
@@ -274,11 +274,11 @@ static void news_send(const char *msg, size_t len, void *arg);
 static int serve(struct conn *c, char *req, struct reply *r)
 {
 	struct usertp__session *s;
-	struct usertp_ctl_msg m;
+	struct usertp__ctl_msg m;
 	const char *why;
 	int ret, wake_fd;
 
-	if (usertp_ctl_decode(req, &m, &why)) {
+	if (usertp__ctl_decode(req, &m, &why)) {
 		reply_add(r, "error EINVAL %s\n", why);
 		return -1;
 	}
@@ -287,13 +287,13 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		char comm[17];
 
 		process_comm(comm, sizeof(comm));
-		m = (struct usertp_ctl_msg){ .type = USERTP_CTL_MSG_OK };
-		usertp_ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
-		usertp_ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
-		usertp_ctl_set_num(&m, USERTP_CTL_KEY_UID, geteuid());
-		usertp_ctl_set_num(&m, USERTP_CTL_KEY_CPUS, (uint64_t)get_nprocs_conf());
-		usertp_ctl_set_num(&m, USERTP_CTL_KEY_VERSION, USERTP_CTL_VERSION);
-		usertp_ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
+		m = (struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK };
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_UID, geteuid());
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_CPUS, (uint64_t)get_nprocs_conf());
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_VERSION, USERTP_CTL_VERSION);
+		usertp__ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
 		reply_msg(r, &m);
 		break;
 	}
@@ -366,7 +366,7 @@ static int serve(struct conn *c, char *req, struct reply *r)
 	case USERTP_CTL_MSG_RUN:
 		return -2; /* the end of a join (join_recorder()): no reply */
 	default:
-		reply_add(r, "error EINVAL not a request: '%s'\n", usertp_ctl_word(m.type));
+		reply_add(r, "error EINVAL not a request: '%s'\n", usertp__ctl_word(m.type));
 		break;
 	}
 	return -1;
@@ -409,14 +409,14 @@ static int conn_flush_locked(struct conn *c)
 	struct out_msg *m;
 
 	while ((m = c->out)) {
-		union usertp_ctl_fd_control control;
+		union usertp__ctl_fd_control control;
 		struct iovec iov = { m->data + m->off, m->len - m->off };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		ssize_t n;
 
 		/* The descriptor goes with the message's first bytes. */
 		if (m->fd >= 0 && !m->off)
-			usertp_ctl_attach_fd(&mh, &control, m->fd);
+			usertp__ctl_attach_fd(&mh, &control, m->fd);
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -618,7 +618,7 @@ static int conn_add(int fd, struct usertp__session *s)
 		}
 	}
 	pthread_mutex_unlock(&ctl.lock);
-	usertp_ctl_sendf_nowait(fd, "error EBUSY too many connections (%d served at once)\n",
+	usertp__ctl_sendf_nowait(fd, "error EBUSY too many connections (%d served at once)\n",
 				MAX_CONNS);
 	close(fd);
 	usertp__session_end(s);
@@ -632,8 +632,8 @@ static void accept_one(void)
 
 	if (fd < 0)
 		return;
-	if (!usertp_ctl_peer_allowed(fd, &uid)) {
-		usertp_ctl_sendf_nowait(fd,
+	if (!usertp__ctl_peer_allowed(fd, &uid)) {
+		usertp__ctl_sendf_nowait(fd,
 					"error EACCES uid %u may not control process %d (uid %u): "
 					"only its user or root may\n",
 					(unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
@@ -740,7 +740,7 @@ static int endpoint_open(void)
 	char dir[PATH_MAX];
 	int fd, ret;
 
-	ret = usertp_ctl_dir(dir, sizeof(dir), true);
+	ret = usertp__ctl_dir(dir, sizeof(dir), true);
 	if (ret)
 		return ret;
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%d.sock", dir, (int)getpid()) >=
@@ -852,10 +852,10 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 	char comm[17];
 	bool ran = false;
 
-	c.fd = usertp_ctl_connect(path);
+	c.fd = usertp__ctl_connect(path);
 	if (quiet && c.fd < 0)
 		return;
-	if (c.fd < 0 || !usertp_ctl_peer_allowed(c.fd, &uid)) {
+	if (c.fd < 0 || !usertp__ctl_peer_allowed(c.fd, &uid)) {
 		fprintf(stderr, "usertp: USERTP_SESSION=%s: cannot join the recorder there: %s; "
 				"running untraced\n", path, c.fd < 0 ? strerror(-c.fd) : "not our user");
 		if (c.fd >= 0)
@@ -864,18 +864,18 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 	}
 	process_comm(comm, sizeof(comm));
 	{
-		struct usertp_ctl_msg m = { .type = USERTP_CTL_MSG_JOIN };
+		struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_JOIN };
 
-		usertp_ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
-		usertp_ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
-		usertp_ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
-		if (usertp_ctl_send_msg(c.fd, &m, -1))
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
+		usertp__ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
+		if (usertp__ctl_send_msg(c.fd, &m, -1))
 			goto fail;
 	}
 	while (!ran) {
 		struct reply r = { NULL, 0, 0 };
 		long long left = deadline - now_ms();
-		long n = left > 0 ? usertp_ctl_recv(c.fd, req, sizeof(req), &c.in_fd, (int)left)
+		long n = left > 0 ? usertp__ctl_recv(c.fd, req, sizeof(req), &c.in_fd, (int)left)
 				  : -ETIMEDOUT;
 		int fd;
 
@@ -887,7 +887,7 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 			c.in_fd = -1;
 		}
 		ran = fd == -2;
-		if (!ran && (!r.buf || usertp_ctl_send(c.fd, r.buf, r.len, fd))) {
+		if (!ran && (!r.buf || usertp__ctl_send(c.fd, r.buf, r.len, fd))) {
 			free(r.buf);
 			goto fail;
 		}
@@ -909,7 +909,7 @@ static void join_recorder_of_all(void)
 	char dir[PATH_MAX], path[PATH_MAX + 32];
 	struct stat st;
 
-	if (usertp_ctl_dir(dir, sizeof(dir), false))
+	if (usertp__ctl_dir(dir, sizeof(dir), false))
 		return;
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_CTL_RECORD_ALL);
 	if (!stat(path, &st) && S_ISSOCK(st.st_mode))

@@ -125,7 +125,7 @@ struct usertp__rb_sink {
 	struct usertp_listener *listener;
 };
 USERTP_HIDDEN const struct usertp_event_file_head *usertp__rb_sink_ops(const struct usertp_rb *rb);
-/* How many ring-buffer sinks exist (they share usertp_rb_clock_id: one clock per process). */
+/* How many ring-buffer sinks exist (they share usertp__rb_clock_id: one clock per process). */
 extern unsigned int usertp__rb_sinks USERTP_HIDDEN;
 
 /* Call @fn for each event file of @l (no lock taken: for the recorder's output). */

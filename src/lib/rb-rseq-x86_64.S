@@ -2,8 +2,8 @@
 /*
  * rb-rseq-x86_64.S - the rseq writer's fast path (see ring-buffer.h):
  *
- *	void *usertp_rb_rseq_reserve_tsc(struct usertp_rb *rb, size_t size, uint64_t first);
- *	void *usertp_rb_rseq_reserve_at(struct usertp_rb *rb, size_t size, uint64_t first,
+ *	void *usertp__rb_rseq_reserve_tsc(struct usertp_rb *rb, size_t size, uint64_t first);
+ *	void *usertp__rb_rseq_reserve_at(struct usertp_rb *rb, size_t size, uint64_t first,
  *					uint64_t ts);
  *
  * In assembly because it is the one place every recorded event passes through, and the
@@ -39,7 +39,7 @@
 	lea	15(%rsi), %r9
 	and	$-8, %r9			/* total: header and payload rounded up to 8 */
 .Lretry_\name:
-	mov	usertp_rb_rseq_offset(%rip), %r11
+	mov	usertp__rb_rseq_offset(%rip), %r11
 	lea	.Lcs_\name(%rip), %rcx
 	mov	%rcx, %fs:8(%r11)		/* rseq->rseq_cs: the sequence starts */
 .Lstart_\name:
@@ -50,7 +50,7 @@
 	add	USERTP_RB_W_OFFSET(%rdi), %r10
 	mov	USERTP_RB_WCPU_C(%r10), %rcx
 	mov	USERTP_RB_CPU_POS(%rcx), %rsi
-	mov	USERTP_RB_WCPU_PAGE(%r10), %r10	/* read after pos: see usertp_rb_wcpu */
+	mov	USERTP_RB_WCPU_PAGE(%r10), %r10	/* read after pos: see usertp__rb_wcpu */
 	.if \tsc
 	rdtsc
 	shl	$32, %rdx
@@ -95,7 +95,7 @@
 .Lslow_\name:
 	lea	-8(%r9), %rsi
 	mov	%r8, %rdx
-	jmp	usertp_rb_rseq_reserve_slow
+	jmp	usertp__rb_rseq_reserve_slow
 	.cfi_endproc
 	.size	\name, . - \name
 
@@ -107,8 +107,8 @@
 	.popsection
 .endm
 
-	RESERVE usertp_rb_rseq_reserve_tsc, 1
-	RESERVE usertp_rb_rseq_reserve_at, 0
+	RESERVE usertp__rb_rseq_reserve_tsc, 1
+	RESERVE usertp__rb_rseq_reserve_at, 0
 
 #endif
 

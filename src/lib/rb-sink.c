@@ -21,13 +21,13 @@ static void *rb_sink_reserve(struct usertp_event_file *file, size_t size)
 
 	if (!rb)
 		return NULL;
-	ent = usertp_rb_reserve(rb, usertp_rb_this_cpu(rb), size);
+	ent = usertp__rb_reserve(rb, usertp__rb_this_cpu(rb), size);
 	return ent ? usertp__entry_fill(file, ent) : NULL;
 }
 
 static void rb_sink_commit(struct usertp_event_file *file, void *record)
 {
-	usertp_rb_commit(&((struct usertp__rb_sink *)file->sink)->rb, record);
+	usertp__rb_commit(&((struct usertp__rb_sink *)file->sink)->rb, record);
 }
 
 static const struct usertp_event_file_head rb_sink_ops = { rb_sink_reserve, rb_sink_commit };
@@ -51,7 +51,7 @@ static void *rb_sink_reserve_rseq_tsc(struct usertp_event_file *file, size_t siz
 
 	if (usertp_unlikely(!rb || !usertp__tid))
 		return rb ? reserve_new_thread(file, size) : NULL;
-	return usertp_rb_rseq_reserve_tsc(rb, size, usertp__entry_word(file));
+	return usertp__rb_rseq_reserve_tsc(rb, size, usertp__entry_word(file));
 }
 
 static void *rb_sink_reserve_rseq_mono(struct usertp_event_file *file, size_t size)
@@ -62,14 +62,14 @@ static void *rb_sink_reserve_rseq_mono(struct usertp_event_file *file, size_t si
 	if (usertp_unlikely(!rb || !usertp__tid))
 		return rb ? reserve_new_thread(file, size) : NULL;
 	word = usertp__entry_word(file);
-	return usertp_rb_rseq_reserve_at(rb, size, word, usertp_rb_clock_mono());
+	return usertp__rb_rseq_reserve_at(rb, size, word, usertp__rb_clock_mono());
 }
 
 /* rseq mode's commit: no counting, no need of the buffers. */
 static void rb_sink_commit_rseq(struct usertp_event_file *file, void *record)
 {
 	(void)file;
-	usertp_rb_commit_entry(record);
+	usertp__rb_commit_entry(record);
 }
 
 static const struct usertp_event_file_head rb_sink_ops_rseq_tsc = { rb_sink_reserve_rseq_tsc,
@@ -82,7 +82,7 @@ const struct usertp_event_file_head *usertp__rb_sink_ops(const struct usertp_rb 
 {
 #if USERTP_RB_HAVE_RSEQ
 	if (rb->rseq)
-		return usertp_rb_clock_id == USERTP_RB_CLOCK_TSC ? &rb_sink_ops_rseq_tsc
+		return usertp__rb_clock_id == USERTP_RB_CLOCK_TSC ? &rb_sink_ops_rseq_tsc
 								  : &rb_sink_ops_rseq_mono;
 #endif
 	(void)rb;

@@ -99,18 +99,18 @@ static void count_file(const struct usertp_event_file *file, void *arg)
 	(*(unsigned int *)arg)++;
 }
 
-static int write_dat(int fd, const struct usertp_rb_snapshot *snap)
+static int write_dat(int fd, const struct usertp__rb_snapshot *snap)
 {
 	const size_t cmdlines_size = 1 << 20;
 	struct usertp__dat_source src = { NULL, 0, NULL, 0,
-					  usertp_rb_clock_id == USERTP_RB_CLOCK_TSC, NULL };
+					  usertp__rb_clock_id == USERTP_RB_CLOCK_TSC, NULL };
 	struct dat_events d = { NULL, 0, 0 };
 	char *cmdlines;
 	int ret = -ENOMEM;
 
 	usertp__listener_files(rec.sink.listener, count_file, &d.max);
-	d.events = usertp_rb_alloc((d.max + 1) * sizeof(*d.events));
-	cmdlines = usertp_rb_alloc(cmdlines_size);
+	d.events = usertp__rb_alloc((d.max + 1) * sizeof(*d.events));
+	cmdlines = usertp__rb_alloc(cmdlines_size);
 	if (d.events && cmdlines) {
 		usertp__listener_files(rec.sink.listener, collect_event, &d);
 		src.events = d.events;
@@ -119,8 +119,8 @@ static int write_dat(int fd, const struct usertp_rb_snapshot *snap)
 		src.cmdlines_len = usertp__comm_lines(cmdlines, cmdlines_size);
 		ret = usertp__trace_dat_write(fd, snap, &src);
 	}
-	usertp_rb_free(d.events);
-	usertp_rb_free(cmdlines);
+	usertp__rb_free(d.events);
+	usertp__rb_free(cmdlines);
 	return ret;
 }
 
@@ -189,8 +189,8 @@ static void check_specs(void)
 static void write_output(void)
 {
 	struct usertp__text_source src = { lookup_event, NULL, 0,
-					   usertp_rb_clock_id == USERTP_RB_CLOCK_TSC };
-	struct usertp_rb_snapshot snap;
+					   usertp__rb_clock_id == USERTP_RB_CLOCK_TSC };
+	struct usertp__rb_snapshot snap;
 	int fd, ret;
 
 	if (__atomic_exchange_n(&rec.written, 1, __ATOMIC_ACQ_REL))
@@ -198,8 +198,8 @@ static void write_output(void)
 	__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
 	src.nr_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	/* A thread preempted in the middle of an event hides what follows it on its page. */
-	usertp_rb_quiesce(&rec.sink.rb, 20);
-	ret = usertp_rb_snapshot(rec.sink.rb.region, rec.sink.rb.size, &snap);
+	usertp__rb_quiesce(&rec.sink.rb, 20);
+	ret = usertp__rb_snapshot(rec.sink.rb.region, rec.sink.rb.size, &snap);
 	if (ret)
 		return;
 	fd = open(rec.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -212,7 +212,7 @@ static void write_output(void)
 	}
 	if (ret)
 		say_write_error(-ret);
-	usertp_rb_snapshot_free(&snap);
+	usertp__rb_snapshot_free(&snap);
 }
 
 static void at_exit(void)
@@ -269,12 +269,12 @@ static void after_fork_child(void)
 	struct usertp_rb old = rec.sink.rb;
 
 	__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
-	if (usertp_rb_create(&rec.sink.rb, old.nr_cpus, (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
+	if (usertp__rb_create(&rec.sink.rb, old.nr_cpus, (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
 			     old.overwrite)) {
 		rec.sink.rb = old; /* keep the parent's mapping out of reach: stay off */
 		return;
 	}
-	usertp_rb_destroy(&old);
+	usertp__rb_destroy(&old);
 	name_output(getpid());
 	rec.written = 0;
 	__atomic_store_n(&rec.sink.active, true, __ATOMIC_RELAXED);
@@ -337,9 +337,9 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 		return bad("USERTP_OUTPUT", output, why);
 	*kb = USERTP_RB_DEFAULT_KB;
 	v = getenv("USERTP_BUFFER_KB");
-	if (v && usertp_rb_parse_kb(v, kb, &problem))
+	if (v && usertp__rb_parse_kb(v, kb, &problem))
 		return bad("USERTP_BUFFER_KB", v, problem);
-	if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), *kb, why, sizeof(why)))
+	if (usertp__rb_size_check((unsigned int)get_nprocs_conf(), *kb, why, sizeof(why)))
 		return bad("USERTP_BUFFER_KB", v ? v : "1408 (the default)", why);
 	*overwrite = true;
 	v = getenv("USERTP_OVERWRITE");
@@ -348,7 +348,7 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 	if (v)
 		*overwrite = !strcmp(v, "1");
 	v = getenv("USERTP_CLOCK");
-	if (v && usertp_rb_parse_clock(v, &usertp_rb_clock_id, &problem))
+	if (v && usertp__rb_parse_clock(v, &usertp__rb_clock_id, &problem))
 		return bad("USERTP_CLOCK", v, problem);
 	return true;
 }
@@ -365,7 +365,7 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 	if (!read_settings(events, &kb, &overwrite))
 		return;
 	usertp__init();
-	ret = usertp_rb_create(&rec.sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
+	ret = usertp__rb_create(&rec.sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
 	if (ret) {
 		fprintf(stderr, "usertp: cannot allocate trace buffers: %s; running untraced\n",
 			strerror(-ret));
@@ -385,7 +385,7 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 		__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&usertp__keep_objects, false, __ATOMIC_RELAXED);
-		usertp_rb_destroy(&rec.sink.rb);
+		usertp__rb_destroy(&rec.sink.rb);
 		bad("USERTP_EVENTS", events,
 		    ret == -EINVAL ? "not a list of sys:event, sys:*, *:event or event specs"
 				   : "out of memory");

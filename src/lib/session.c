@@ -26,52 +26,52 @@
 
 unsigned int usertp__rb_sinks;
 
-int usertp__session_start(const struct usertp_ctl_msg *request, int wake_fd,
+int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 			  struct usertp__session **out, const char **why)
 {
 	struct usertp__session *s;
 	unsigned long kb = USERTP_RB_DEFAULT_KB;
 	bool overwrite = false;
-	enum usertp_rb_clock clock = USERTP_RB_CLOCK_MONO;
+	enum usertp__rb_clock clock = USERTP_RB_CLOCK_MONO;
 	const char *events = request->text[USERTP_CTL_KEY_EVENTS];
 	int ret;
 
 	*why = NULL;
-	if (usertp_ctl_has(request, USERTP_CTL_KEY_KB))
+	if (usertp__ctl_has(request, USERTP_CTL_KEY_KB))
 		kb = (unsigned long)request->num[USERTP_CTL_KEY_KB];
 	overwrite = request->num[USERTP_CTL_KEY_OVERWRITE];
-	if (usertp_ctl_has(request, USERTP_CTL_KEY_CLOCK) &&
-	    usertp_rb_parse_clock(request->text[USERTP_CTL_KEY_CLOCK], &clock, why))
+	if (usertp__ctl_has(request, USERTP_CTL_KEY_CLOCK) &&
+	    usertp__rb_parse_clock(request->text[USERTP_CTL_KEY_CLOCK], &clock, why))
 		return -EINVAL;
 	{
 		static char size_why[160];
 
-		if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), kb, size_why,
+		if (usertp__rb_size_check((unsigned int)get_nprocs_conf(), kb, size_why,
 					 sizeof(size_why))) {
 			*why = size_why;
 			return -ENOMEM;
 		}
 	}
 	/* One clock per process: every buffer's timestamps must compare. */
-	if (clock != usertp_rb_clock_id && __atomic_load_n(&usertp__rb_sinks, __ATOMIC_RELAXED)) {
+	if (clock != usertp__rb_clock_id && __atomic_load_n(&usertp__rb_sinks, __ATOMIC_RELAXED)) {
 		*why = "another recorder of this process uses another clock";
 		return -EBUSY;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	if (usertp_ctl_has(request, USERTP_CTL_KEY_RECORDER))
+	if (usertp__ctl_has(request, USERTP_CTL_KEY_RECORDER))
 		snprintf(s->recorder, sizeof(s->recorder), "%s", request->text[USERTP_CTL_KEY_RECORDER]);
-	ret = usertp_rb_create(&s->sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
+	ret = usertp__rb_create(&s->sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
 	if (ret) {
 		free(s);
 		return ret;
 	}
-	usertp_rb_clock_id = clock;
-	s->tracing = !usertp_ctl_has(request, USERTP_CTL_KEY_TRACING) ||
+	usertp__rb_clock_id = clock;
+	s->tracing = !usertp__ctl_has(request, USERTP_CTL_KEY_TRACING) ||
 		     request->num[USERTP_CTL_KEY_TRACING];
 	/* Before the listener: writers read it from their first event on. */
-	usertp_rb_set_wake_fd(&s->sink.rb, wake_fd);
+	usertp__rb_set_wake_fd(&s->sink.rb, wake_fd);
 	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 	/* A recorder's specs are trace-cmd's -e: globs too. */
@@ -81,7 +81,7 @@ int usertp__session_start(const struct usertp_ctl_msg *request, int wake_fd,
 	if (ret) {
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 		s->sink.rb.wake_fd = -1; /* the caller's still */
-		usertp_rb_destroy(&s->sink.rb);
+		usertp__rb_destroy(&s->sink.rb);
 		free(s);
 		*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or event specs"
 				      : NULL;
@@ -91,13 +91,13 @@ int usertp__session_start(const struct usertp_ctl_msg *request, int wake_fd,
 	return 0;
 }
 
-int usertp__session_set(struct usertp__session *s, const struct usertp_ctl_msg *request,
+int usertp__session_set(struct usertp__session *s, const struct usertp__ctl_msg *request,
 			const char **why)
 {
 	int ret;
 
 	*why = NULL;
-	if (usertp_ctl_has(request, USERTP_CTL_KEY_EVENTS)) {
+	if (usertp__ctl_has(request, USERTP_CTL_KEY_EVENTS)) {
 		ret = usertp__listener_set_specs(s->sink.listener, request->text[USERTP_CTL_KEY_EVENTS],
 						 USERTP__SPEC_GLOB);
 		if (ret) {
@@ -106,7 +106,7 @@ int usertp__session_set(struct usertp__session *s, const struct usertp_ctl_msg *
 			return ret;
 		}
 	}
-	if (usertp_ctl_has(request, USERTP_CTL_KEY_TRACING))
+	if (usertp__ctl_has(request, USERTP_CTL_KEY_TRACING))
 		s->tracing = request->num[USERTP_CTL_KEY_TRACING];
 	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
 	return 0;
@@ -120,7 +120,7 @@ void usertp__session_end(struct usertp__session *s)
 	/* After this no writer is inside the buffers: they can go (the recorder keeps its map). */
 	usertp_listener_destroy(s->sink.listener);
 	__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
-	usertp_rb_destroy(&s->sink.rb);
+	usertp__rb_destroy(&s->sink.rb);
 	free(s->named);
 	free(s->described);
 	free(s);
@@ -298,13 +298,13 @@ size_t usertp__session_enabled(const struct usertp__session *s, char *buf, size_
 int usertp__session_fork_child(struct usertp__session *s)
 {
 	struct usertp_rb old = s->sink.rb;
-	struct usertp_ctl_msg m = { .type = USERTP_CTL_MSG_FORK };
+	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_FORK };
 	int sock, ret;
 
 	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
 	if (!s->recorder[0])
 		return -ENOENT;
-	ret = usertp_rb_create(&s->sink.rb, old.nr_cpus,
+	ret = usertp__rb_create(&s->sink.rb, old.nr_cpus,
 			       (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024, old.overwrite);
 	if (ret) {
 		s->sink.rb = old;
@@ -314,14 +314,14 @@ int usertp__session_fork_child(struct usertp__session *s)
 	s->sink.rb.wake_fd = old.wake_fd;
 	s->sink.rb.wake_ino = old.wake_ino;
 	old.wake_fd = -1;
-	usertp_rb_destroy(&old);
-	sock = usertp_ctl_connect(s->recorder);
+	usertp__rb_destroy(&old);
+	sock = usertp__ctl_connect(s->recorder);
 	if (sock < 0)
 		return sock;
-	usertp_ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
-	usertp_ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
-	usertp_ctl_set_num(&m, USERTP_CTL_KEY_SIZE, s->sink.rb.size);
-	ret = usertp_ctl_send_msg(sock, &m, s->sink.rb.fd);
+	usertp__ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
+	usertp__ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
+	usertp__ctl_set_num(&m, USERTP_CTL_KEY_SIZE, s->sink.rb.size);
+	ret = usertp__ctl_send_msg(sock, &m, s->sink.rb.fd);
 	if (ret) {
 		close(sock);
 		return ret;

@@ -27,14 +27,14 @@ struct usertp__session {
  * set before anything is recorded.  Return: 0, or a negative errno with *why saying what was
  * wrong (or NULL); @wake_fd is then the caller's still.
  */
-USERTP_HIDDEN int usertp__session_start(const struct usertp_ctl_msg *request, int wake_fd,
+USERTP_HIDDEN int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 					struct usertp__session **out, const char **why);
 /*
  * Change a session's settings from a "set" request (events=SPECS, the whole new list;
  * tracing=0|1), while its program runs.  Return: 0, or a negative errno with *why saying what
  * was wrong (nothing then changes).
  */
-USERTP_HIDDEN int usertp__session_set(struct usertp__session *s, const struct usertp_ctl_msg *request,
+USERTP_HIDDEN int usertp__session_set(struct usertp__session *s, const struct usertp__ctl_msg *request,
 				      const char **why);
 /* Stop recording and free the buffers (the recorder's mapping stays valid). */
 USERTP_HIDDEN void usertp__session_end(struct usertp__session *s);

@@ -66,7 +66,7 @@ static void out_printf(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n : sizeof(o->buf) - o->len - 1;
 }
 
-static void write_header(struct out *o, const struct usertp_rb_snapshot *snap, int nr_online)
+static void write_header(struct out *o, const struct usertp__rb_snapshot *snap, int nr_online)
 {
 	uint64_t entries = 0, written = 0;
 	unsigned int i;
@@ -92,10 +92,10 @@ static void write_header(struct out *o, const struct usertp_rb_snapshot *snap, i
 
 /* Where one CPU's merge stands. */
 struct cursor {
-	const struct usertp_rb_cpu_snapshot *cpu;
+	const struct usertp__rb_cpu_snapshot *cpu;
 	unsigned int page;
-	struct usertp_rb_iter it;
-	struct usertp_rb_entry entry;
+	struct usertp__rb_iter it;
+	struct usertp__rb_entry entry;
 	bool have;	  /* entry is the CPU's next event */
 	bool page_start;  /* entry is the first of its page */
 	uint64_t lost_shown;
@@ -107,10 +107,10 @@ static void cursor_advance(struct cursor *c)
 	c->page_start = false;
 	while (c->page < c->cpu->nr_pages) {
 		if (!c->it.page) {
-			usertp_rb_iter_init(&c->it, &c->cpu->pages[c->page]);
+			usertp__rb_iter_init(&c->it, &c->cpu->pages[c->page]);
 			c->page_start = true;
 		}
-		if (usertp_rb_iter_next(&c->it, &c->entry) == 1) {
+		if (usertp__rb_iter_next(&c->it, &c->entry) == 1) {
 			c->have = true;
 			return;
 		}
@@ -137,7 +137,7 @@ static const char *comm_lookup(struct comm_cache *cache, int tid)
 	return cache->comm[i];
 }
 
-static void write_event(struct out *o, const struct usertp_rb_entry *e, unsigned int cpu,
+static void write_event(struct out *o, const struct usertp__rb_entry *e, unsigned int cpu,
 			const struct usertp__text_source *src, struct comm_cache *cache)
 {
 	const struct usertp_trace_entry *ent = (const void *)e->data;
@@ -169,7 +169,7 @@ static void write_event(struct out *o, const struct usertp_rb_entry *e, unsigned
 	out_printf(o, "%s: %s\n", name, text);
 }
 
-int usertp__trace_text_write(int fd, const struct usertp_rb_snapshot *snap,
+int usertp__trace_text_write(int fd, const struct usertp__rb_snapshot *snap,
 			     const struct usertp__text_source *src)
 {
 	/*
@@ -198,7 +198,7 @@ int usertp__trace_text_write(int fd, const struct usertp_rb_snapshot *snap,
 	}
 	for (;;) {
 		struct cursor *best = NULL;
-		const struct usertp_rb_page_copy *page;
+		const struct usertp__rb_page_copy *page;
 
 		for (i = 0; i < n; i++)
 			if (cursors[i].have && (!best || cursors[i].entry.ts < best->entry.ts))
@@ -216,7 +216,7 @@ int usertp__trace_text_write(int fd, const struct usertp_rb_snapshot *snap,
 	}
 	/* Dropped after the last event each CPU kept. */
 	for (i = 0; i < n; i++) {
-		const struct usertp_rb_cpu_snapshot *c = cursors[i].cpu;
+		const struct usertp__rb_cpu_snapshot *c = cursors[i].cpu;
 		uint64_t before = cursors[i].lost_shown;
 
 		if (c->dropped > before)

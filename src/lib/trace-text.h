@@ -18,7 +18,7 @@ struct usertp__text_source {
 };
 
 /* Return: 0, or a negative errno of the first failed write. */
-int usertp__trace_text_write(int fd, const struct usertp_rb_snapshot *snap,
+int usertp__trace_text_write(int fd, const struct usertp__rb_snapshot *snap,
 			     const struct usertp__text_source *src);
 
 #endif

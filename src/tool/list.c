@@ -103,19 +103,19 @@ static void list_lines(char *lines, const char *header, char **specs, int nr_spe
 	}
 }
 
-static int list_program(const struct usertp_program *prog, bool formats, bool verbose,
+static int list_program(const struct usertp__program *prog, bool formats, bool verbose,
 			char **specs, int nr_specs, struct seen *seen)
 {
 	char *reply = NULL, *line, *save = NULL, err[256];
-	int sock = usertp_client_connect(prog), ret;
+	int sock = usertp__client_connect(prog), ret;
 
 	if (sock < 0)
 		return sock;
-	ret = usertp_client_call(sock, "events", &reply, NULL, CALL_TIMEOUT_MS);
+	ret = usertp__client_call(sock, "events", &reply, NULL, CALL_TIMEOUT_MS);
 	if (ret) {
 		if (ret == -EREMOTEIO)
 			usertp_tool_error("list", "process %d: %s", (int)prog->pid,
-					  usertp_client_error_text(reply, err, sizeof(err)));
+					  usertp__client_error_text(reply, err, sizeof(err)));
 		free(reply);
 		close(sock);
 		return ret;
@@ -124,13 +124,13 @@ static int list_program(const struct usertp_program *prog, bool formats, bool ve
 		char header[64];
 
 		snprintf(header, sizeof(header), "%d %s", (int)prog->pid, prog->comm);
-		list_lines((char *)usertp_client_body(reply), verbose ? header : NULL, specs,
+		list_lines((char *)usertp__client_body(reply), verbose ? header : NULL, specs,
 			   nr_specs, seen);
 		free(reply);
 		close(sock);
 		return 0;
 	}
-	for (line = strtok_r((char *)usertp_client_body(reply), "\n", &save); line;
+	for (line = strtok_r((char *)usertp__client_body(reply), "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char req[512], *fmt = NULL;
 
@@ -141,9 +141,9 @@ static int list_program(const struct usertp_program *prog, bool formats, bool ve
 			continue;
 		}
 		snprintf(req, sizeof(req), "format %s", line);
-		if (!usertp_client_call(sock, req, &fmt, NULL, CALL_TIMEOUT_MS))
+		if (!usertp__client_call(sock, req, &fmt, NULL, CALL_TIMEOUT_MS))
 			printf("%ssystem: %.*s\n%s", seen->n > 1 ? "\n" : "",
-			       (int)strcspn(line, ":"), line, usertp_client_body(fmt));
+			       (int)strcspn(line, ":"), line, usertp__client_body(fmt));
 		free(fmt);
 	}
 	free(reply);
@@ -155,7 +155,7 @@ int usertp_cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
 	static const char optstring[] = "+P:f:vFh";
-	struct usertp_program *progs = NULL;
+	struct usertp__program *progs = NULL;
 	struct seen seen = { NULL, 0, 0 };
 	pid_t *pids = NULL;
 	const char **files = NULL;
@@ -224,11 +224,11 @@ int usertp_cmd_list(int argc, char **argv)
 	if (nr_pids) {
 		progs = calloc((size_t)nr_pids, sizeof(*progs));
 		for (int i = 0; progs && i < nr_pids; i++) {
-			int ret = usertp_client_find(pids[i], &progs[nr]);
+			int ret = usertp__client_find(pids[i], &progs[nr]);
 
 			if (ret) {
 				usertp_tool_error("list", "process %d: %s", (int)pids[i],
-						  usertp_client_find_error(ret));
+						  usertp__client_find_error(ret));
 				status = 1;
 				continue;
 			}
@@ -237,14 +237,14 @@ int usertp_cmd_list(int argc, char **argv)
 	} else if (!nr_files) {
 		char dir[4096];
 
-		nr = usertp_client_programs(&progs);
+		nr = usertp__client_programs(&progs);
 		if (nr < 0) {
 			usertp_tool_error("list", "cannot read the runtime directory: %s",
 					  strerror(-nr));
 			return 1;
 		}
 		/* An empty list is not an answer anyone can read: say why it is empty. */
-		if (!nr && !usertp_client_dir(dir, sizeof(dir), false))
+		if (!nr && !usertp__client_dir(dir, sizeof(dir), false))
 			usertp_tool_error("list", "no program of yours that uses libusertp is running "
 					  "(none has an endpoint in %s); -f FILE lists the events of a "
 					  "program that is not running", dir);

@@ -62,7 +62,7 @@ static struct {
 	const char *output;
 	unsigned long kb;
 	bool overwrite, all, quiet;
-	enum usertp_rb_clock clock;
+	enum usertp__rb_clock clock;
 	unsigned int interval_us;
 	pid_t *pids;
 	unsigned int nr_pids;
@@ -327,7 +327,7 @@ static bool parse_options(int argc, char **argv)
 			rec.output_given = true;
 			break;
 		case 'b':
-			if (usertp_rb_parse_kb(optarg, &rec.kb, &why)) {
+			if (usertp__rb_parse_kb(optarg, &rec.kb, &why)) {
 				fail("-b %s: %s", optarg, why);
 				return false;
 			}
@@ -353,7 +353,7 @@ static bool parse_options(int argc, char **argv)
 			rec.quiet = true;
 			break;
 		case 'C':
-			if (usertp_rb_parse_clock(optarg, &rec.clock, &why)) {
+			if (usertp__rb_parse_clock(optarg, &rec.clock, &why)) {
 				fail("-C %s: %s", optarg, why);
 				return false;
 			}
@@ -399,7 +399,7 @@ static bool parse_options(int argc, char **argv)
 	{
 		char too_big[160];
 
-		if (usertp_rb_size_check((unsigned int)get_nprocs_conf(), rec.kb, too_big,
+		if (usertp__rb_size_check((unsigned int)get_nprocs_conf(), rec.kb, too_big,
 					 sizeof(too_big))) {
 			fail("-b %lu: %s", rec.kb, too_big);
 			return false;
@@ -431,7 +431,7 @@ static int recover_spool(void)
 static bool start(void)
 {
 	struct usertp_session_options opts = { .buffer_kb = rec.kb, .overwrite = rec.overwrite,
-					       .clock = usertp_rb_clock_name(rec.clock) };
+					       .clock = usertp__rb_clock_name(rec.clock) };
 	int ret = usertp_session_new(&rec.session, &opts);
 
 	if (ret) {

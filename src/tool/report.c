@@ -36,7 +36,7 @@ struct event_count {
 };
 
 struct input {
-	struct dat_input *dat;
+	struct usertp__dat_input *dat;
 	const char *label;		/* base name, shown when several files are read */
 	struct tep_event_filter **keep, **drop;
 	int nr_keep, nr_drop;
@@ -108,7 +108,7 @@ static bool setup_filters(struct input *inputs, int nr_inputs, const struct opti
 
 		for (int i = 0; i < nr_inputs; i++) {
 			struct input *in = &inputs[i];
-			struct tep_handle *tep = dat_tep(in->dat);
+			struct tep_handle *tep = usertp__dat_read_tep(in->dat);
 			struct tep_event_filter *filter = tep_filter_alloc(tep);
 			struct tep_event_filter ***list = opt->filters[f].negative ? &in->drop : &in->keep;
 			int *nr = opt->filters[f].negative ? &in->nr_drop : &in->nr_keep;
@@ -186,7 +186,7 @@ static void count_lost(struct input *in, int cpu, struct tep_record *rec)
 /* The earliest wanted record of a file: CPUs in --cpu order, else by index; ties to the first. */
 static struct tep_record *next_record(struct input *in, const struct options *opt, int *cpu_out)
 {
-	int nr = opt->cpus ? opt->nr_cpus : dat_cpus(in->dat);
+	int nr = opt->cpus ? opt->nr_cpus : usertp__dat_read_cpus(in->dat);
 
 	for (;;) {
 		struct tep_record *best = NULL, *rec;
@@ -195,9 +195,9 @@ static struct tep_record *next_record(struct input *in, const struct options *op
 		for (int i = 0; i < nr; i++) {
 			int cpu = opt->cpus ? opt->cpus[i] : i;
 
-			if (cpu >= dat_cpus(in->dat))
+			if (cpu >= usertp__dat_read_cpus(in->dat))
 				continue;
-			rec = dat_peek(in->dat, cpu);
+			rec = usertp__dat_read_peek(in->dat, cpu);
 			if (rec && (!best || rec->ts < best->ts)) {
 				best = rec;
 				best_cpu = cpu;
@@ -210,7 +210,7 @@ static struct tep_record *next_record(struct input *in, const struct options *op
 			*cpu_out = best_cpu;
 			return best;
 		}
-		dat_consume(in->dat, best_cpu);
+		usertp__dat_read_consume(in->dat, best_cpu);
 	}
 }
 
@@ -225,7 +225,7 @@ static void print_record(FILE *out, struct input *in, struct tep_record *rec,
 			 const struct options *opt, struct trace_seq *s)
 {
 	static const char spaces[] = "                    ";
-	struct tep_handle *tep = dat_tep(in->dat);
+	struct tep_handle *tep = usertp__dat_read_tep(in->dat);
 	struct tep_event *event = tep_find_event_by_record(tep, rec);
 	int len;
 
@@ -242,7 +242,7 @@ static void print_record(FILE *out, struct input *in, struct tep_record *rec,
 		else
 			tep_print_event(tep, s, rec, "%s", TEP_PRINT_LATENCY);
 	}
-	if (!dat_time_in_usecs(in->dat))
+	if (!usertp__dat_read_time_in_usecs(in->dat))
 		tep_print_event(tep, s, rec, "%12d:", TEP_PRINT_TIME);
 	else if (opt->nsec)
 		tep_print_event(tep, s, rec, " %9.1d:", TEP_PRINT_TIME);
@@ -264,7 +264,7 @@ static void print_record(FILE *out, struct input *in, struct tep_record *rec,
 
 static void count_event(struct input *in, int cpu, struct tep_record *rec)
 {
-	struct tep_handle *tep = dat_tep(in->dat);
+	struct tep_handle *tep = usertp__dat_read_tep(in->dat);
 	int id = tep_data_type(tep, rec);
 	struct event_count *c;
 
@@ -306,18 +306,18 @@ static void print_stat(FILE *out, struct input *in, const struct options *opt, i
 	struct usertp__dat_cpu_stats st;
 
 	print_label(out, in, width);
-	fprintf(out, "cpus=%d\n", dat_cpus_shown(in->dat));
+	fprintf(out, "cpus=%d\n", usertp__dat_read_cpus_shown(in->dat));
 	fprintf(out, "CPU      events        lost\n");
-	for (int cpu = 0; cpu < dat_cpus(in->dat); cpu++) {
+	for (int cpu = 0; cpu < usertp__dat_read_cpus(in->dat); cpu++) {
 		bool shown = !opt->cpus;
 
 		for (int i = 0; opt->cpus && i < opt->nr_cpus; i++)
 			shown |= opt->cpus[i] == cpu;
 		if (!shown)
 			continue;
-		fprintf(out, "%3d %11lu", dat_cpu_id(in->dat, cpu), in->cpu_events[cpu]);
+		fprintf(out, "%3d %11lu", usertp__dat_read_cpu_id(in->dat, cpu), in->cpu_events[cpu]);
 		/* The file's own count when it has one (losses after the last event included). */
-		if (dat_cpu_stats(in->dat, dat_cpu_id(in->dat, cpu), &st)) {
+		if (usertp__dat_read_cpu_stats(in->dat, usertp__dat_read_cpu_id(in->dat, cpu), &st)) {
 			in->cpu_lost[cpu] = (long long)(st.overrun + st.dropped);
 			in->cpu_lost_unknown[cpu] = false;
 		}
@@ -343,7 +343,7 @@ static void print_stat(FILE *out, struct input *in, const struct options *opt, i
 
 static bool alloc_stat(struct input *in)
 {
-	int cpus = dat_cpus(in->dat) ? dat_cpus(in->dat) : 1;
+	int cpus = usertp__dat_read_cpus(in->dat) ? usertp__dat_read_cpus(in->dat) : 1;
 
 	in->cpu_events = calloc(cpus, sizeof(*in->cpu_events));
 	in->cpu_lost = calloc(cpus, sizeof(*in->cpu_lost));
@@ -366,18 +366,18 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		return 1;
 	for (int i = 0; i < nr_inputs; i++) {
 		size_t len;
-		const char *text = dat_latency_text(inputs[i].dat, &len);
+		const char *text = usertp__dat_read_latency_text(inputs[i].dat, &len);
 
 		if (opt->stat && !alloc_stat(&inputs[i]))
 			return 1;
 		if (opt->stat)
 			continue;
 		print_label(out, &inputs[i], width);
-		fprintf(out, "cpus=%d\n", dat_cpus_shown(inputs[i].dat));
+		fprintf(out, "cpus=%d\n", usertp__dat_read_cpus_shown(inputs[i].dat));
 		if (text) {
 			if (nr_inputs > 1) {
 				usertp_tool_error("report", "%s: latency traces cannot be merged with "
-						  "other files", dat_name(inputs[i].dat));
+						  "other files", usertp__dat_read_name(inputs[i].dat));
 				return 1;
 			}
 			fwrite(text, 1, len, out);
@@ -392,7 +392,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		int best_cpu = -1, cpu;
 
 		for (int i = 0; i < nr_inputs; i++) {
-			if (dat_latency_text(inputs[i].dat, &(size_t){ 0 }))
+			if (usertp__dat_read_latency_text(inputs[i].dat, &(size_t){ 0 }))
 				continue;
 			rec = next_record(&inputs[i], opt, &cpu);
 			if (rec && (!best || rec->ts < best->ts)) {
@@ -409,7 +409,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 			print_label(out, from, width);
 			print_record(out, from, best, opt, &s);
 		}
-		dat_consume(from->dat, best_cpu);
+		usertp__dat_read_consume(from->dat, best_cpu);
 	}
 	trace_seq_destroy(&s);
 
@@ -419,8 +419,8 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 				fputc('\n', out);
 			print_stat(out, &inputs[i], opt, width);
 		}
-		for (int cpu = 0; cpu < dat_cpus(inputs[i].dat); cpu++) {
-			const char *damage = dat_damage(inputs[i].dat, cpu);
+		for (int cpu = 0; cpu < usertp__dat_read_cpus(inputs[i].dat); cpu++) {
+			const char *damage = usertp__dat_read_damage(inputs[i].dat, cpu);
 
 			if (!damage)
 				continue;
@@ -451,7 +451,7 @@ static void close_inputs(struct input *inputs, int nr_inputs)
 		free(in->cpu_lost);
 		free(in->cpu_lost_unknown);
 		free(in->counts);
-		dat_close(in->dat);
+		usertp__dat_read_close(in->dat);
 	}
 	free(inputs);
 }
@@ -543,7 +543,7 @@ int usertp_cmd_report(int argc, char **argv)
 		const char *slash = strrchr(files[i], '/');
 
 		inputs[i].label = slash ? slash + 1 : files[i];
-		inputs[i].dat = dat_open(files[i], err, sizeof(err));
+		inputs[i].dat = usertp__dat_read_open(files[i], err, sizeof(err));
 		if (!inputs[i].dat) {
 			usertp_tool_error("report", "%s", err);
 			close_inputs(inputs, i);
@@ -579,7 +579,7 @@ int usertp_report_fuzz_one(const uint8_t *data, size_t size)
 		if (!in)
 			break;
 		in->label = "fuzz.dat";
-		in->dat = dat_open_mem("fuzz.dat", data, size, err, sizeof(err));
+		in->dat = usertp__dat_read_open_mem("fuzz.dat", data, size, err, sizeof(err));
 		opened = in->dat;
 		if (opened)
 			report(in, 1, pass ? &stat : &plain, out, true);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-merge - usertp_merge_write() (src/tool/dat-merge.c) on real recordings, checked against
+ * test-merge - usertp__merge_write() (src/tool/dat-merge.c) on real recordings, checked against
  * trace-cmd.
  *
  * Programs linked with libusertp record themselves into trace.dat files (the embedded
@@ -74,7 +74,7 @@ struct dat {
 	unsigned char *buf;
 	size_t size;
 	unsigned int nr_events, nr_cpus;
-	struct usertp_merge_event events[64];
+	struct usertp__merge_event events[64];
 	char *cmdlines;
 	size_t cmdlines_len;
 	uint64_t cpu_offset[MAX_CPUS], cpu_size[MAX_CPUS];
@@ -164,12 +164,12 @@ static void dat_load(struct dat *d, const char *path)
 		const char *system = take_str(&c);
 
 		for (n = (unsigned int)take_u(&c, 4); n--;) {
-			struct usertp_merge_event *e = &d->events[d->nr_events++];
+			struct usertp__merge_event *e = &d->events[d->nr_events++];
 			char *format = take_text(&c, take_u(&c, 8)), *id = strstr(format, "\nID: ");
 
 			if (d->nr_events == 64 || !id)
 				exit(1);
-			*e = (struct usertp_merge_event){ (unsigned int)atoi(id + 5), system, format };
+			*e = (struct usertp__merge_event){ (unsigned int)atoi(id + 5), system, format };
 		}
 	}
 	take(&c, take_u(&c, 4)); /* kallsyms */
@@ -195,7 +195,7 @@ static void dat_load(struct dat *d, const char *path)
 struct spooled {
 	struct dat dat;
 	int fd[MAX_CPUS];
-	struct usertp_merge_source src;
+	struct usertp__merge_source src;
 };
 
 static int spool_file(const void *data, size_t size)
@@ -217,7 +217,7 @@ static void spool(struct spooled *s, const char *path, const char *name)
 	dat_load(&s->dat, path);
 	for (i = 0; i < s->dat.nr_cpus; i++)
 		s->fd[i] = spool_file(s->dat.buf + s->dat.cpu_offset[i], s->dat.cpu_size[i]);
-	s->src = (struct usertp_merge_source){ name, s->dat.events, s->dat.nr_events, s->dat.nr_cpus,
+	s->src = (struct usertp__merge_source){ name, s->dat.events, s->dat.nr_events, s->dat.nr_cpus,
 					       s->fd };
 }
 
@@ -232,15 +232,15 @@ static void unspool(struct spooled *s)
 	free(s->dat.buf);
 }
 
-static struct usertp_merge_stats stats;
+static struct usertp__merge_stats stats;
 static char cmdlines[1 << 16];
 static char err[256];
 
-/* Merge @n spooled recordings into @out; return what usertp_merge_write() did. */
+/* Merge @n spooled recordings into @out; return what usertp__merge_write() did. */
 static int merge(const char *out, struct spooled **s, unsigned int n, bool raw_clock)
 {
-	struct usertp_merge_source sources[MAX_SOURCES];
-	struct usertp_merge_input in = { sources, n, 0, cmdlines, 0, raw_clock, false, NULL, NULL };
+	struct usertp__merge_source sources[MAX_SOURCES];
+	struct usertp__merge_input in = { sources, n, 0, cmdlines, 0, raw_clock, false, NULL, NULL };
 	unsigned int i;
 	int fd, ret;
 
@@ -256,7 +256,7 @@ static int merge(const char *out, struct spooled **s, unsigned int n, bool raw_c
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		die(out);
-	ret = usertp_merge_write(fd, &in, &stats, err, sizeof(err));
+	ret = usertp__merge_write(fd, &in, &stats, err, sizeof(err));
 	close(fd);
 	return ret;
 }
@@ -277,7 +277,7 @@ static uint64_t total(const uint64_t *per_cpu)
  */
 static uint64_t check_pages(const char *path)
 {
-	static struct usertp_rb_page_copy page;
+	static struct usertp__rb_page_copy page;
 	struct dat d;
 	uint64_t n = 0;
 	unsigned int cpu, p;
@@ -289,8 +289,8 @@ static uint64_t check_pages(const char *path)
 		if (d.cpu_size[cpu] % USERTP_RB_PAGE)
 			fail("%s: CPU %u has %" PRIu64 " bytes, not whole pages", path, cpu, d.cpu_size[cpu]);
 		for (p = 0; p < d.cpu_size[cpu] / USERTP_RB_PAGE; p++) {
-			struct usertp_rb_iter it;
-			struct usertp_rb_entry e;
+			struct usertp__rb_iter it;
+			struct usertp__rb_entry e;
 			uint64_t commit;
 			int ret;
 
@@ -302,8 +302,8 @@ static uint64_t check_pages(const char *path)
 				fail("%s: CPU %u page %u: commit %#" PRIx64, path, cpu, p, commit);
 				continue;
 			}
-			usertp_rb_iter_init(&it, &page);
-			while ((ret = usertp_rb_iter_next(&it, &e)) == 1) {
+			usertp__rb_iter_init(&it, &page);
+			while ((ret = usertp__rb_iter_next(&it, &e)) == 1) {
 				uint16_t id;
 				unsigned int i;
 
@@ -774,7 +774,7 @@ static const struct usertp__dat_event hand_events[] = {
 };
 
 /* Append an entry: header word, array[0] when @array0 >= 0, then @len bytes of @payload. */
-static void entry(struct usertp_rb_page_copy *pg, uint32_t type, uint32_t delta, int64_t array0,
+static void entry(struct usertp__rb_page_copy *pg, uint32_t type, uint32_t delta, int64_t array0,
 		  const void *payload, uint32_t len)
 {
 	unsigned char *at = pg->data + USERTP_RB_PAGE_HEADER + pg->used;
@@ -809,9 +809,9 @@ static uint32_t hand_record(unsigned char *rec, uint16_t id, unsigned int n)
 
 static void test_pages(void)
 {
-	static struct usertp_rb_page_copy pages[4];
-	struct usertp_rb_cpu_snapshot cpus[2] = { { pages, 4, 0, 0, 0, 0 } };
-	struct usertp_rb_snapshot snap = { 2, cpus };
+	static struct usertp__rb_page_copy pages[4];
+	struct usertp__rb_cpu_snapshot cpus[2] = { { pages, 4, 0, 0, 0, 0 } };
+	struct usertp__rb_snapshot snap = { 2, cpus };
 	struct usertp__dat_source src = { hand_events, 2, "4242 hand-made\n", 15, false, NULL };
 	struct spooled s, *twice[2] = { &s, &s };
 	struct report ours, theirs;
@@ -918,10 +918,10 @@ static void test_enospc(void)
 	/* An output that cannot be written. */
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
 	{
-		struct usertp_merge_input in = { (struct usertp_merge_source[]){ s[2].src }, 1, 2,
+		struct usertp__merge_input in = { (struct usertp__merge_source[]){ s[2].src }, 1, 2,
 						 "", 0, false, false, NULL, NULL };
 
-		ret = usertp_merge_write(fd, &in, &stats, err, sizeof(err));
+		ret = usertp__merge_write(fd, &in, &stats, err, sizeof(err));
 	}
 	close(fd);
 	if (ret >= 0 || !strstr(err, "write"))

@@ -55,10 +55,10 @@ static void __attribute__((constructor)) rbt_writer_mode(void)
 		}
 	}
 #endif
-	if (usertp_rb_create(&rb, 1, 4, true))
+	if (usertp__rb_create(&rb, 1, 4, true))
 		exit(2);
 	rseq = rb.rseq;
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 	if (!rseq) {
 		printf("no rseq writer in this build or process\n");
 		exit(77);
@@ -145,7 +145,7 @@ static inline bool payload_check(const unsigned char *p, uint32_t entry_size, ui
 
 /*
  * Write one self-checking event of @size bytes on @cpu; *before and *after (when not NULL)
- * get usertp_rb_clock() readings around it.  Return: false when it was dropped.
+ * get usertp__rb_clock() readings around it.  Return: false when it was dropped.
  */
 static inline bool rbt_write(struct usertp_rb *rb, unsigned int cpu, uint32_t size, uint32_t tag,
 			     uint64_t seq, uint64_t *before, uint64_t *after)
@@ -153,14 +153,14 @@ static inline bool rbt_write(struct usertp_rb *rb, unsigned int cpu, uint32_t si
 	unsigned char *p;
 
 	if (before)
-		*before = usertp_rb_clock();
-	p = usertp_rb_reserve(rb, cpu, size);
+		*before = usertp__rb_clock();
+	p = usertp__rb_reserve(rb, cpu, size);
 	if (!p)
 		return false;
 	payload_fill(p, size, tag, seq);
-	usertp_rb_commit(rb, p);
+	usertp__rb_commit(rb, p);
 	if (after)
-		*after = usertp_rb_clock();
+		*after = usertp__rb_clock();
 	return true;
 }
 
@@ -175,27 +175,27 @@ struct rbt_entry {
 struct rbt_walk {
 	struct rbt_entry *e;
 	size_t n, cap;
-	unsigned int einval; /* usertp_rb_iter_next() calls that returned -EINVAL */
+	unsigned int einval; /* usertp__rb_iter_next() calls that returned -EINVAL */
 	unsigned int einval_page; /* the page of the first one */
 	unsigned int bad_ret; /* ... that returned anything but 1, 0, -EINVAL */
 	unsigned int out_of_page; /* entries whose data is not inside their page's used bytes */
 };
 
 /* Collect the entries of one CPU of a snapshot (the caller frees w->e). */
-static inline void rbt_walk_cpu(const struct usertp_rb_cpu_snapshot *c, struct rbt_walk *w)
+static inline void rbt_walk_cpu(const struct usertp__rb_cpu_snapshot *c, struct rbt_walk *w)
 {
 	unsigned int i;
 
 	memset(w, 0, sizeof(*w));
 	for (i = 0; i < c->nr_pages; i++) {
-		const struct usertp_rb_page_copy *pg = &c->pages[i];
+		const struct usertp__rb_page_copy *pg = &c->pages[i];
 		const unsigned char *lo = pg->data + USERTP_RB_PAGE_HEADER;
-		struct usertp_rb_iter it;
-		struct usertp_rb_entry e;
+		struct usertp__rb_iter it;
+		struct usertp__rb_entry e;
 		int ret;
 
-		usertp_rb_iter_init(&it, pg);
-		while ((ret = usertp_rb_iter_next(&it, &e)) == 1) {
+		usertp__rb_iter_init(&it, pg);
+		while ((ret = usertp__rb_iter_next(&it, &e)) == 1) {
 			if (pg->used > USERTP_RB_PAGE_DATA || e.data < lo ||
 			    e.data + e.size > lo + pg->used) {
 				w->out_of_page++;

@@ -55,8 +55,8 @@ static size_t check_range(const struct rbt_walk *w, size_t *k, unsigned int to, 
 int main(int argc, char **argv)
 {
 	const uint64_t n1 = 20000, n2 = 20000;
-	struct usertp_rb_snapshot snap;
-	const struct usertp_rb_cpu_snapshot *c;
+	struct usertp__rb_snapshot snap;
+	const struct usertp__rb_cpu_snapshot *c;
 	uint64_t seq, recorded1 = 0, page0_events = 0, tail1;
 	struct usertp_rb rb;
 	struct rbt_walk w;
@@ -68,13 +68,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mixed = !strcmp(argv[1], "mixed");
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, false), ==, 0);
 	CHECK_INT(rb.nr_pages, ==, 3);
 
 	/* Phase 1: fill up, and go on writing. */
 	for (seq = 0; seq < n1; seq++)
 		recorded1 += rbt_write(&rb, 0, next_size(), TAG, seq, NULL, NULL);
-	CHECK_INT(usertp_rb_snapshot(rb.region, rb.size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb.region, rb.size, &snap), ==, 0);
 	c = &snap.cpus[0];
 	rbt_walk_cpu(c, &w);
 	CHECK_INT(w.einval + w.bad_ret + w.out_of_page, ==, 0);
@@ -96,13 +96,13 @@ int main(int argc, char **argv)
 		page0_events++;
 	tail1 = c->entries;
 	free(w.e);
-	usertp_rb_snapshot_free(&snap);
+	usertp__rb_snapshot_free(&snap);
 
 	/* Phase 2: the consumer frees page 0; the writer goes on. */
 	__atomic_store_n(&rb.cpus[0]->read_page, 1, __ATOMIC_RELEASE);
 	for (seq = n1; seq < n1 + n2; seq++)
 		rbt_write(&rb, 0, next_size(), TAG, seq, NULL, NULL);
-	CHECK_INT(usertp_rb_snapshot(rb.region, rb.size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb.region, rb.size, &snap), ==, 0);
 	c = &snap.cpus[0];
 	rbt_walk_cpu(c, &w);
 	CHECK_INT(w.einval + w.bad_ret + w.out_of_page, ==, 0);
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 	CHECK_INT(c->overrun, ==, page0_events);
 	CHECK_INT(c->entries + c->overrun + c->dropped, ==, n1 + n2);
 	free(w.e);
-	usertp_rb_snapshot_free(&snap);
-	usertp_rb_destroy(&rb);
+	usertp__rb_snapshot_free(&snap);
+	usertp__rb_destroy(&rb);
 	return harness_done();
 }

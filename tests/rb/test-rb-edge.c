@@ -21,7 +21,7 @@
  *			the writer's reading of the position and its compare-and-exchange: the
  *			writer retries, even when the other write opened the page it was about to
  *			open (it must not take that page's slot for a busy one and drop)
- *	dead-reserved	the writer died after usertp_rb_reserve() or during usertp_rb_commit()
+ *	dead-reserved	the writer died after usertp__rb_reserve() or during usertp__rb_commit()
  *	dead-cas	the writer died right after the compare-and-exchange that reserved its
  *			event, before writing anything: nothing stale may be read as an event
  *	dead-open	... of an event that opened a page, before sealing the page before it
@@ -48,12 +48,12 @@
 /* Check that the CPU 0 snapshot holds exactly seqs first .. first + n - 1, intact. */
 static void expect_seqs(const struct usertp_rb *rb, uint64_t first, uint64_t n)
 {
-	struct usertp_rb_snapshot snap;
+	struct usertp__rb_snapshot snap;
 	struct rbt_walk w;
 	unsigned int bad = 0;
 	size_t k;
 
-	CHECK_INT(usertp_rb_snapshot(rb->region, rb->size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb->region, rb->size, &snap), ==, 0);
 	rbt_walk_cpu(&snap.cpus[0], &w);
 	CHECK_INT(w.einval, ==, 0);
 	CHECK_INT(w.bad_ret + w.out_of_page, ==, 0);
@@ -74,7 +74,7 @@ static void expect_seqs(const struct usertp_rb *rb, uint64_t first, uint64_t n)
 	}
 	CHECK_INT(bad, ==, 0);
 	free(w.e);
-	usertp_rb_snapshot_free(&snap);
+	usertp__rb_snapshot_free(&snap);
 }
 
 static void exact_fit(void)
@@ -86,7 +86,7 @@ static void exact_fit(void)
 		uint64_t seq;
 
 		printf("overwrite=%d\n", overwrite);
-		CHECK_INT(usertp_rb_create(&rb, 1, 8, overwrite), ==, 0);
+		CHECK_INT(usertp__rb_create(&rb, 1, 8, overwrite), ==, 0);
 		CHECK_INT(rb.nr_pages, ==, 3);
 		/* 400 + 8 bytes: 10 events fill a page exactly; 30 fill the buffer. */
 		for (seq = 0; seq < 30; seq++)
@@ -99,7 +99,7 @@ static void exact_fit(void)
 			CHECK(!rbt_write(&rb, 0, 400, TAG, 30, NULL, NULL));
 			expect_seqs(&rb, 0, 30);
 		}
-		usertp_rb_destroy(&rb);
+		usertp__rb_destroy(&rb);
 	}
 }
 
@@ -110,7 +110,7 @@ static void full_end(void)
 	static const uint64_t stale = 0x4142434416d39741ull;
 	struct usertp_rb rb;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	/* 8 + 4064 bytes from offset 16: the event ends at 4088. */
 	CHECK(rbt_write(&rb, 0, 4064, TAG, 0, NULL, NULL));
 	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_OFF_FULL);
@@ -120,7 +120,7 @@ static void full_end(void)
 	CHECK(rbt_write(&rb, 0, 64, TAG, 1, NULL, NULL));
 	CHECK_INT(rb.cpus[0]->pos / USERTP_RB_PAGE, ==, 1);
 	expect_seqs(&rb, 0, 2);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 static void slip(void)
@@ -128,7 +128,7 @@ static void slip(void)
 	struct usertp_rb rb;
 	uint64_t seq;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, false), ==, 0);
 	/* 100 + 8 + 4 bytes: 36 per page, 48 bytes left at the end of each. */
 	for (seq = 0; seq < 108; seq++)
 		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
@@ -136,7 +136,7 @@ static void slip(void)
 	CHECK(!rbt_write(&rb, 0, 24, TAG, 109, NULL, NULL));  /* would fit in the 48 bytes */
 	CHECK_INT(rb.cpus[0]->dropped, ==, 2);
 	expect_seqs(&rb, 0, 108);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 static void size_wrap(void)
@@ -145,69 +145,69 @@ static void size_wrap(void)
 	struct usertp_rb rb;
 	unsigned int i;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 64, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		void *p = usertp_rb_reserve(&rb, 0, sizes[i]);
+		void *p = usertp__rb_reserve(&rb, 0, sizes[i]);
 
 		if (p) {
 			fprintf(stderr, "size %#x: reserved\n", sizes[i]);
-			usertp_rb_commit(&rb, p);
+			usertp__rb_commit(&rb, p);
 		}
 		CHECK(!p);
 	}
 	CHECK_INT(rb.cpus[0]->dropped, ==, 3);
 	expect_seqs(&rb, 0, 0);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 static void commit_carry(void)
 {
 	/* Pages of one max-size event: 2^32 / 4080 + 1 uses of each of the 2 slots. */
 	const uint64_t n = 2 * ((1ull << 32) / USERTP_RB_PAGE_DATA + 1) + 10;
-	struct usertp_rb_snapshot snap;
+	struct usertp__rb_snapshot snap;
 	struct usertp_rb rb;
 	uint64_t i, fail = 0;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 1, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 1, true), ==, 0);
 	CHECK_INT(rb.nr_pages, ==, 2);
 	for (i = 0; i < n; i++) {
-		unsigned char *p = usertp_rb_reserve(&rb, 0, USERTP_RB_MAX_PAYLOAD);
+		unsigned char *p = usertp__rb_reserve(&rb, 0, USERTP_RB_MAX_PAYLOAD);
 
 		if (!p) {
 			fail++;
 			continue;
 		}
 		memcpy(p, &i, 8);
-		usertp_rb_commit(&rb, p);
+		usertp__rb_commit(&rb, p);
 	}
 	CHECK_INT(fail, ==, 0);
-	CHECK_INT(usertp_rb_snapshot(rb.region, rb.size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb.region, rb.size, &snap), ==, 0);
 	CHECK_INT(snap.cpus[0].written, ==, n);
 	CHECK_INT(snap.cpus[0].entries + snap.cpus[0].overrun, ==, n);
-	usertp_rb_snapshot_free(&snap);
-	usertp_rb_destroy(&rb);
+	usertp__rb_snapshot_free(&snap);
+	usertp__rb_destroy(&rb);
 }
 
 static void hostile_pos(void)
 {
-	struct usertp_rb_snapshot snap;
+	struct usertp__rb_snapshot snap;
 	struct usertp_rb rb;
 	uint64_t seq;
 	int ret;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, false), ==, 0);
 	for (seq = 0; seq < 20; seq++)
 		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
 	/* A writer never gets more than nr_pages pages past read_page (0 here). */
 	rb.cpus[0]->pos = (1ull << 40) * USERTP_RB_PAGE + 100;
-	ret = usertp_rb_snapshot(rb.region, rb.size, &snap);
+	ret = usertp__rb_snapshot(rb.region, rb.size, &snap);
 	if (ret == 0) {
 		CHECK_INT(snap.cpus[0].nr_pages, <=, rb.nr_pages);
-		usertp_rb_snapshot_free(&snap);
+		usertp__rb_snapshot_free(&snap);
 	} else {
 		CHECK_INT(ret, ==, -EINVAL);
 	}
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 /* Write @n events of @size with seqs from *seq; all must be recorded. */
@@ -223,18 +223,18 @@ static void write_n(struct usertp_rb *rb, uint64_t n, uint32_t size, uint64_t *s
 /* The seq of the first entry of the CPU 0 snapshot, and how many there are. */
 static uint64_t snapshot_range(const struct usertp_rb *rb, uint64_t *n)
 {
-	struct usertp_rb_snapshot snap;
+	struct usertp__rb_snapshot snap;
 	struct rbt_walk w;
 	uint64_t seq = 0;
 	uint32_t tag;
 
-	CHECK_INT(usertp_rb_snapshot(rb->region, rb->size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb->region, rb->size, &snap), ==, 0);
 	rbt_walk_cpu(&snap.cpus[0], &w);
 	if (w.n)
 		CHECK(payload_check(w.e[0].data, w.e[0].size, &tag, &seq));
 	*n = w.n;
 	free(w.e);
-	usertp_rb_snapshot_free(&snap);
+	usertp__rb_snapshot_free(&snap);
 	return seq;
 }
 
@@ -267,7 +267,7 @@ static void nested(void)
 		uint64_t seq = 0, first, n;
 
 		printf("size %u\n", sizes[i]);
-		CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+		CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 		/* 100: the nested event goes on the same page; 2100: one event per page, the
 		 * nested one opens the page the outer one was about to open. */
 		write_n(&rb, 5, sizes[i], &seq);
@@ -282,29 +282,29 @@ static void nested(void)
 		first = snapshot_range(&rb, &n);
 		CHECK_INT(first + n, ==, seq);
 		expect_seqs(&rb, first, n);
-		usertp_rb_destroy(&rb);
+		usertp__rb_destroy(&rb);
 	}
 }
 
 static void hostile_wrap(void)
 {
-	/* sizeof(struct usertp_rb_page_copy) * pages wraps to a few KiB: ceil(2^64 / size). */
-	const uint64_t pages = (uint64_t)((((unsigned __int128)1 << 64) + sizeof(struct usertp_rb_page_copy) - 1) /
-					  sizeof(struct usertp_rb_page_copy));
+	/* sizeof(struct usertp__rb_page_copy) * pages wraps to a few KiB: ceil(2^64 / size). */
+	const uint64_t pages = (uint64_t)((((unsigned __int128)1 << 64) + sizeof(struct usertp__rb_page_copy) - 1) /
+					  sizeof(struct usertp__rb_page_copy));
 	struct usertp_rb rb;
 	uint64_t seq;
 	pid_t pid;
 	int status;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, false), ==, 0);
 	for (seq = 0; seq < 20; seq++)
 		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
 	rb.cpus[0]->pos = (pages - 1) * USERTP_RB_PAGE + 100; /* read_page is 0 */
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		struct usertp_rb_snapshot snap;
-		int ret = usertp_rb_snapshot(rb.region, rb.size, &snap);
+		struct usertp__rb_snapshot snap;
+		int ret = usertp__rb_snapshot(rb.region, rb.size, &snap);
 
 		_exit(ret == -EINVAL || ret == -ENOMEM || (!ret && snap.cpus[0].nr_pages <= rb.nr_pages)
 			      ? 0 : 1);
@@ -314,7 +314,7 @@ static void hostile_wrap(void)
 	if (!WIFEXITED(status))
 		fprintf(stderr, "the snapshot died of signal %d\n", WTERMSIG(status));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 /* --- dead writers ------------------------------------------------------------------------ */
@@ -328,17 +328,17 @@ static void dead_reserved(void)
 		uint64_t seq = 0;
 		unsigned char *p;
 
-		CHECK_INT(usertp_rb_create(&rb, 1, 64, overwrite), ==, 0);
+		CHECK_INT(usertp__rb_create(&rb, 1, 64, overwrite), ==, 0);
 		write_n(&rb, 100, 100, &seq);
 		/* Died between reserve and commit: the event is padding. */
-		p = usertp_rb_reserve(&rb, 0, 100);
+		p = usertp__rb_reserve(&rb, 0, 100);
 		CHECK(p != NULL);
 		payload_fill(p, 100, TAG, seq);
 		expect_seqs(&rb, 0, seq);
 		/* Died after the store of commit, before its count (CAS mode): the event is there. */
-		usertp_rb_commit_entry(p);
+		usertp__rb_commit_entry(p);
 		expect_seqs(&rb, 0, seq + 1);
-		usertp_rb_destroy(&rb);
+		usertp__rb_destroy(&rb);
 	}
 }
 
@@ -356,7 +356,7 @@ static void die_after_cas(struct usertp_rb *rb, uint32_t size)
 	if (!saved)
 		exit(2);
 	memcpy(saved, area, len);
-	p = usertp_rb_reserve(rb, 0, size);
+	p = usertp__rb_reserve(rb, 0, size);
 	CHECK(p != NULL);
 	pos = rb->cpus[0]->pos;
 	last_ts = rb->cpus[0]->last_ts;
@@ -377,7 +377,7 @@ static void dead_cas(void)
 		uint64_t seq = 0, first, n;
 
 		printf("wrapped=%d\n", wrapped);
-		CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+		CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 		/* Several times around or not; then 100-byte events (112 bytes each, 36 per
 		 * page) up to the 6th of a page: the next one goes on the same page, where
 		 * the bytes, after wrapping, are those of an older event of the same size. */
@@ -386,7 +386,7 @@ static void dead_cas(void)
 		CHECK_INT(first + n, ==, seq);
 		die_after_cas(&rb, 100);
 		expect_seqs(&rb, first, n);
-		usertp_rb_destroy(&rb);
+		usertp__rb_destroy(&rb);
 	}
 }
 
@@ -395,7 +395,7 @@ static void dead_open(void)
 	struct usertp_rb rb;
 	uint64_t seq = 0, first;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	/* 6 pages of 24-byte events (32 bytes each, 127 per page), then 3 of 100-byte ones
 	 * (112 bytes each, 36 per page, which leave 48 bytes at the end: in them, bytes of the
 	 * 24-byte events still). */
@@ -413,7 +413,7 @@ static void dead_open(void)
 	/* Pages: the 2 last ones of 100-byte events, and the new one (empty: its event was
 	 * never written). */
 	expect_seqs(&rb, first + 36, 72);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 int main(int argc, char **argv)

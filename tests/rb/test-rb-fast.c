@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-rb-fast.c - the split between the writer's inline fast path (usertp_rb_try_reserve())
- * and its general one (usertp_rb_reserve_slow()): each case the fast path must hand over is
+ * test-rb-fast.c - the split between the writer's inline fast path (usertp__rb_try_reserve())
+ * and its general one (usertp__rb_reserve_slow()): each case the fast path must hand over is
  * handed over and comes out right.
  *
  *	behind	the clock is behind the CPU's last timestamp: the event is recorded one tick
@@ -11,7 +11,7 @@
  *		entry read as the end of the page, and the event is recorded after the last one
  *	extend	the gap since the last event needs a time extend: the event gets its own time
  *	exact	events that end exactly at the end of a page, then the next page
- *	cpu	usertp_rb_this_cpu() names the CPU a pinned thread runs on, in new threads too
+ *	cpu	usertp__rb_this_cpu() names the CPU a pinned thread runs on, in new threads too
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -25,11 +25,11 @@
 /* Every entry of CPU 0, checked; returns how many, with the timestamps in @ts. */
 static size_t read_back(const struct usertp_rb *rb, uint64_t *ts, size_t max)
 {
-	struct usertp_rb_snapshot snap;
+	struct usertp__rb_snapshot snap;
 	struct rbt_walk w;
 	size_t i;
 
-	CHECK_INT(usertp_rb_snapshot(rb->region, rb->size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb->region, rb->size, &snap), ==, 0);
 	rbt_walk_cpu(&snap.cpus[0], &w);
 	CHECK_INT(w.einval + w.bad_ret + w.out_of_page, ==, 0);
 	for (i = 0; i < w.n; i++) {
@@ -42,7 +42,7 @@ static size_t read_back(const struct usertp_rb *rb, uint64_t *ts, size_t max)
 			ts[i] = w.e[i].ts;
 	}
 	free(w.e);
-	usertp_rb_snapshot_free(&snap);
+	usertp__rb_snapshot_free(&snap);
 	return w.n;
 }
 
@@ -51,16 +51,16 @@ static void test_behind(void)
 	struct usertp_rb rb;
 	uint64_t ts[2], ahead;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	CHECK(rbt_write(&rb, 0, 64, TAG, 0, NULL, NULL));
-	ahead = usertp_rb_clock() + 1000000;
+	ahead = usertp__rb_clock() + 1000000;
 	rb.cpus[0]->last_ts = ahead;
 	CHECK(rbt_write(&rb, 0, 64, TAG, 1, NULL, NULL));
 	CHECK_INT(rb.cpus[0]->last_ts, ==, ahead + 1);
 	CHECK_INT(read_back(&rb, ts, 2), ==, 2);
 	/* Read back, the event is one tick after the one before (which was before "ahead"). */
 	CHECK_INT(ts[1], ==, ts[0] + 1);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 static void test_equal(void)
@@ -69,27 +69,27 @@ static void test_equal(void)
 	uint64_t ts[2], last;
 	unsigned char *p;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	CHECK(rbt_write(&rb, 0, 64, TAG, 0, NULL, NULL));
 	last = rb.cpus[0]->last_ts;
 #if USERTP_RB_HAVE_RSEQ
 	if (rb.rseq)
-		p = usertp_rb_rseq_reserve_at(&rb, 64, 0, last);
+		p = usertp__rb_rseq_reserve_at(&rb, 64, 0, last);
 	else
 #endif
 	{
-		CHECK(usertp_rb_try_reserve(&rb, 0, 64, last) == NULL);
-		p = usertp_rb_reserve_slow(&rb, 0, 64);
+		CHECK(usertp__rb_try_reserve(&rb, 0, 64, last) == NULL);
+		p = usertp__rb_reserve_slow(&rb, 0, 64);
 	}
 	CHECK(p != NULL);
 	if (p) {
 		payload_fill(p, 64, TAG, 1);
-		usertp_rb_commit(&rb, p);
+		usertp__rb_commit(&rb, p);
 	}
 	CHECK_INT(rb.cpus[0]->last_ts, >, last);
 	CHECK_INT(read_back(&rb, ts, 2), ==, 2);
 	CHECK_INT(ts[1], >, ts[0]);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 static void test_extend(void)
@@ -97,7 +97,7 @@ static void test_extend(void)
 	struct usertp_rb rb;
 	uint64_t ts[2], before, after;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	CHECK(rbt_write(&rb, 0, 64, TAG, 0, NULL, NULL));
 	/* As if the first event were long ago (in the same page). */
 	rb.cpus[0]->last_ts -= 3ull << USERTP_RB_DELTA_BITS;
@@ -107,7 +107,7 @@ static void test_extend(void)
 	CHECK_INT(ts[1], >=, before);
 	CHECK_INT(ts[1], <=, after);
 	CHECK_INT(ts[1] - ts[0], >=, 3ull << USERTP_RB_DELTA_BITS);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 static void test_exact(void)
@@ -117,7 +117,7 @@ static void test_exact(void)
 	struct usertp_rb rb;
 	uint64_t seq, ts[2 * PER_PAGE + 1];
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 64, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0);
 	for (seq = 0; seq < PER_PAGE; seq++)
 		CHECK(rbt_write(&rb, 0, SIZE, TAG, seq, NULL, NULL));
 	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_OFF_EXACT);
@@ -126,7 +126,7 @@ static void test_exact(void)
 	CHECK_INT(rb.cpus[0]->pos / USERTP_RB_PAGE, ==, 2);
 	CHECK_INT(read_back(&rb, ts, 2 * PER_PAGE + 1), ==, 2 * PER_PAGE + 1);
 	CHECK_INT(rb.cpus[0]->dropped, ==, 0);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 /* Pin the calling thread to its CPU; return how many of 100 lookups named another one. */
@@ -142,7 +142,7 @@ static void *cpu_thread(void *arg)
 	if (sched_setaffinity(0, sizeof(set), &set))
 		return NULL;
 	for (i = 0; i < 100; i++)
-		wrong += usertp_rb_this_cpu(rb) != (unsigned int)cpu % rb->nr_cpus;
+		wrong += usertp__rb_this_cpu(rb) != (unsigned int)cpu % rb->nr_cpus;
 	return (void *)wrong;
 }
 
@@ -153,7 +153,7 @@ static void test_cpu(void)
 	pthread_t t;
 	int ret;
 
-	CHECK_INT(usertp_rb_create(&rb, (unsigned int)get_nprocs_conf(), 4, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, (unsigned int)get_nprocs_conf(), 4, true), ==, 0);
 	CHECK_INT((uintptr_t)cpu_thread(&rb), ==, 0);
 	ret = pthread_create(&t, NULL, cpu_thread, &rb);
 	CHECK_INT(ret, ==, 0);
@@ -161,7 +161,7 @@ static void test_cpu(void)
 		pthread_join(t, &wrong);
 		CHECK_INT((uintptr_t)wrong, ==, 0);
 	}
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 int main(int argc, char **argv)

@@ -5,7 +5,7 @@
  * the reader, then corrupted in one or several random ways: random bytes anywhere, header
  * fields, cpu_offset, pages_offset, pos, last_ts, read_page, commit and lost_before counts,
  * page headers (commit field > 4080, timestamps), entry headers (lengths past the page, every
- * type), a truncated size.  Thousands of rounds from a fixed seed: usertp_rb_snapshot() must
+ * type), a truncated size.  Thousands of rounds from a fixed seed: usertp__rb_snapshot() must
  * return -EINVAL (or -ENOMEM), or a snapshot whose pages say at most 4080 used bytes and whose
  * entries iterate with results 1, 0 or -EINVAL only, each entry inside its page's used bytes.
  * Under AddressSanitizer (the CI script runs every test there too), any read outside the
@@ -68,7 +68,7 @@ static uint64_t get64_(const unsigned char *p)
 
 static size_t cpu_off(unsigned int cpu)
 {
-	return offsetof(struct usertp_rb_region, cpu_offset) + 8 * (size_t)cpu;
+	return offsetof(struct usertp__rb_region, cpu_offset) + 8 * (size_t)cpu;
 }
 
 /* One corruption of the region @r of @size bytes, laid out as @rb. */
@@ -93,21 +93,21 @@ static void corrupt(unsigned char *r, size_t size, const struct usertp_rb *rb)
 			r[rand_below(USERTP_RB_PAGE)] = (unsigned char)rbt_rand(&rnd);
 		break;
 	case 2: /* a header field */
-		at = 4 * rand_below(offsetof(struct usertp_rb_region, size) / 4);
+		at = 4 * rand_below(offsetof(struct usertp__rb_region, size) / 4);
 		put32(r + at, (uint32_t)nasty(get64_(r + at) & 0xffffffff, size));
 		break;
 	case 3:
 		put64(r + cpu_off(cpu), nasty(c, size));
 		break;
 	case 4:
-		put64(r + c + offsetof(struct usertp_rb_cpu, pages_offset), nasty(pages, size));
+		put64(r + c + offsetof(struct usertp__rb_cpu, pages_offset), nasty(pages, size));
 		break;
 	case 5: /* pos, last_ts, read_page, dropped, lost_pending */
 		at = c + 8 * rand_below(5);
 		put64(r + at, nasty(get64_(r + at), size));
 		break;
 	case 6: /* commit and lost_before counts */
-		at = c + offsetof(struct usertp_rb_cpu, commit) + 8 * rand_below(2 * rb->nr_pages);
+		at = c + offsetof(struct usertp__rb_cpu, commit) + 8 * rand_below(2 * rb->nr_pages);
 		put64(r + at, rand_below(2) ? nasty(get64_(r + at), size)
 					     : get64_(r + at) + ((uint64_t)rand_below(3) << 32) +
 						       rand_below(9000) - 4500);
@@ -153,7 +153,7 @@ int main(void)
 	unsigned int cpu, i;
 
 	/* The valid region: 4 pages per CPU, wrapped on CPU 0, partly filled on the others. */
-	CHECK_INT(usertp_rb_create(&rb, NR_CPUS, 16, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, NR_CPUS, 16, true), ==, 0);
 	for (i = 0; i < 400; i++)
 		rbt_write(&rb, 0, PAYLOAD_HEAD + (uint32_t)rand_below(300), 1, seq++, NULL, NULL);
 	for (i = 0; i < 40; i++)
@@ -166,7 +166,7 @@ int main(void)
 	for (round = 0; round < ROUNDS; round++) {
 		size_t size = rb.size;
 		unsigned int n = 1 + (unsigned int)rand_below(4);
-		struct usertp_rb_snapshot snap;
+		struct usertp__rb_snapshot snap;
 		unsigned char *r;
 		int ret;
 
@@ -181,7 +181,7 @@ int main(void)
 		if (posix_memalign((void **)&r, 64, size ? size : 1))
 			return 2;
 		memcpy(r, scratch, size);
-		ret = usertp_rb_snapshot(r, size, &snap);
+		ret = usertp__rb_snapshot(r, size, &snap);
 		if (ret) {
 			if (ret != -EINVAL && ret != -ENOMEM) {
 				fprintf(stderr, "round %u: snapshot returned %d\n", round, ret);
@@ -191,7 +191,7 @@ int main(void)
 		} else {
 			snapshots++;
 			for (cpu = 0; cpu < snap.nr_cpus; cpu++) {
-				const struct usertp_rb_cpu_snapshot *c = &snap.cpus[cpu];
+				const struct usertp__rb_cpu_snapshot *c = &snap.cpus[cpu];
 				struct rbt_walk w;
 
 				for (i = 0; i < c->nr_pages; i++)
@@ -209,7 +209,7 @@ int main(void)
 				entries_seen += (unsigned int)w.n;
 				free(w.e);
 			}
-			usertp_rb_snapshot_free(&snap);
+			usertp__rb_snapshot_free(&snap);
 		}
 		free(r);
 	}
@@ -219,6 +219,6 @@ int main(void)
 	CHECK(snapshots > ROUNDS / 10);
 	CHECK(refused > ROUNDS / 10);
 	free(scratch);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 	return harness_done();
 }

@@ -47,8 +47,8 @@ static void child(struct usertp_rb *rb, uint64_t *committed, uint64_t seed)
 static void round_(unsigned int round)
 {
 	uint64_t threshold = 2000 + (uint64_t)round * 1700, c, prev_ts = 0;
-	struct usertp_rb_snapshot snap;
-	const struct usertp_rb_cpu_snapshot *cs;
+	struct usertp__rb_snapshot snap;
+	const struct usertp__rb_cpu_snapshot *cs;
 	struct usertp_rb rb;
 	struct rbt_walk w;
 	uint64_t *committed;
@@ -59,7 +59,7 @@ static void round_(unsigned int round)
 	int status;
 
 	/* 32 MiB: far more than the child writes before the kill lands. */
-	CHECK_INT(usertp_rb_create(&rb, 1, 32768, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 32768, false), ==, 0);
 	if (rb.fd < 0)
 		SKIP("no memfd");
 	if (round % 2)
@@ -85,7 +85,7 @@ static void round_(unsigned int round)
 	/* Another mapping of the memfd, as another process would have. */
 	view = mmap(NULL, rb.size, PROT_READ, MAP_SHARED, rb.fd, 0);
 	CHECK(view != MAP_FAILED);
-	CHECK_INT(usertp_rb_snapshot(view, rb.size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(view, rb.size, &snap), ==, 0);
 	cs = &snap.cpus[0];
 	rbt_walk_cpu(cs, &w);
 	/* (The walk stops a page at its first malformed entry: any event after it would be
@@ -114,10 +114,10 @@ static void round_(unsigned int round)
 	printf("round %u: killed at %llu committed, %zu in the snapshot, %u malformed\n", round,
 	       (unsigned long long)c, w.n, w.einval);
 	free(w.e);
-	usertp_rb_snapshot_free(&snap);
+	usertp__rb_snapshot_free(&snap);
 	munmap(view, rb.size);
 	munmap(committed, 4096);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 }
 
 int main(int argc, char **argv)

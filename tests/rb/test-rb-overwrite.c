@@ -14,8 +14,8 @@ static void run(uint64_t n, uint64_t seed)
 {
 	uint64_t *before = calloc(n + 1, 8), *after = calloc(n + 1, 8), seq, prev_ts = 0;
 	uint64_t rnd = seed, first = 0, used = 0;
-	struct usertp_rb_snapshot snap;
-	const struct usertp_rb_cpu_snapshot *c;
+	struct usertp__rb_snapshot snap;
+	const struct usertp__rb_cpu_snapshot *c;
 	struct usertp_rb rb;
 	struct rbt_walk w;
 	unsigned int bad = 0, dropped = 0, i;
@@ -24,7 +24,7 @@ static void run(uint64_t n, uint64_t seed)
 	printf("n=%llu\n", (unsigned long long)n);
 	if (!before || !after)
 		exit(2);
-	CHECK_INT(usertp_rb_create(&rb, 1, 8, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	/* 8 KiB in whole pages of 4080 data bytes, as the kernel rounds buffer_size_kb. */
 	CHECK_INT(rb.nr_pages, ==, 3);
 	for (seq = 0; seq < n; seq++) {
@@ -36,7 +36,7 @@ static void run(uint64_t n, uint64_t seed)
 	}
 	CHECK_INT(dropped, ==, 0);
 
-	CHECK_INT(usertp_rb_snapshot(rb.region, rb.size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb.region, rb.size, &snap), ==, 0);
 	CHECK_INT(snap.nr_cpus, ==, 1);
 	c = &snap.cpus[0];
 	rbt_walk_cpu(c, &w);
@@ -91,8 +91,8 @@ static void run(uint64_t n, uint64_t seed)
 	}
 
 	free(w.e);
-	usertp_rb_snapshot_free(&snap);
-	usertp_rb_destroy(&rb);
+	usertp__rb_snapshot_free(&snap);
+	usertp__rb_destroy(&rb);
 	free(before);
 	free(after);
 }

@@ -60,13 +60,13 @@ static void *signaller(void *arg)
 /* Check the snapshot; return false (after saying why) when it is wrong. */
 static bool check(uint64_t main_written)
 {
-	struct usertp_rb_snapshot snap;
+	struct usertp__rb_snapshot snap;
 	uint64_t next[2] = { 0, 0 }, last_ts = 0;
 	bool any[2] = { false, false }, ok = true;
 	struct rbt_walk w;
 	size_t k;
 
-	if (usertp_rb_snapshot(rb.region, rb.size, &snap)) {
+	if (usertp__rb_snapshot(rb.region, rb.size, &snap)) {
 		fprintf(stderr, "snapshot failed\n");
 		return false;
 	}
@@ -117,7 +117,7 @@ static bool check(uint64_t main_written)
 		ok = false;
 	}
 	free(w.e);
-	usertp_rb_snapshot_free(&snap);
+	usertp__rb_snapshot_free(&snap);
 	return ok;
 }
 
@@ -129,7 +129,7 @@ int main(void)
 	uint64_t seq, dropped = 0;
 	sigset_t usr1;
 
-	CHECK_INT(usertp_rb_create(&rb, 1, 64, true), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 64, true), ==, 0);
 	CHECK_INT(rb.nr_pages, ==, 17);
 	for (seq = 0; seq < 17 * 4 * 127; seq++)
 		rbt_write(&rb, 0, PAYLOAD_HEAD, TAG_SMALL, seq, NULL, NULL);
@@ -164,6 +164,6 @@ int main(void)
 	       (unsigned long long)handler_seq);
 	CHECK_INT(dropped, ==, 0);
 	CHECK_INT(failures, ==, 0);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 	return harness_done();
 }

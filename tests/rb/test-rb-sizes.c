@@ -34,14 +34,14 @@ static bool write_one(struct usertp_rb *rb, struct written *w, uint32_t size, ui
 
 	w->size = size;
 	w->key = key;
-	w->before = usertp_rb_clock();
-	p = usertp_rb_reserve(rb, 0, size);
+	w->before = usertp__rb_clock();
+	p = usertp__rb_reserve(rb, 0, size);
 	if (!p)
 		return false;
 	CHECK_INT((uintptr_t)p % 8, ==, 0);
 	fill(p, size, key);
-	usertp_rb_commit(rb, p);
-	w->after = usertp_rb_clock();
+	usertp__rb_commit(rb, p);
+	w->after = usertp__rb_clock();
 	return true;
 }
 
@@ -57,13 +57,13 @@ static void pause_ms(long ms)
 static void check_all(const struct usertp_rb *rb, const struct written *w, size_t n,
 		      uint64_t dropped)
 {
-	struct usertp_rb_snapshot snap;
-	const struct usertp_rb_cpu_snapshot *c;
+	struct usertp__rb_snapshot snap;
+	const struct usertp__rb_cpu_snapshot *c;
 	struct rbt_walk walk;
 	unsigned int bad = 0;
 	size_t k;
 
-	CHECK_INT(usertp_rb_snapshot(rb->region, rb->size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb->region, rb->size, &snap), ==, 0);
 	c = &snap.cpus[0];
 	rbt_walk_cpu(c, &walk);
 	CHECK_INT(walk.einval + walk.bad_ret + walk.out_of_page, ==, 0);
@@ -86,7 +86,7 @@ static void check_all(const struct usertp_rb *rb, const struct written *w, size_
 	}
 	CHECK_INT(bad, ==, 0);
 	free(walk.e);
-	usertp_rb_snapshot_free(&snap);
+	usertp__rb_snapshot_free(&snap);
 }
 
 int main(void)
@@ -103,7 +103,7 @@ int main(void)
 	if (!w)
 		return 2;
 	/* Room for all of them (about 2600 pages) without overwriting. */
-	CHECK_INT(usertp_rb_create(&rb, 1, 16384, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 16384, false), ==, 0);
 	for (size = 1; size <= USERTP_RB_MAX_PAYLOAD; size++) {
 		if (!write_one(&rb, &w[n], size, size))
 			dropped++;
@@ -111,15 +111,15 @@ int main(void)
 	}
 	CHECK_INT(dropped, ==, 0);
 	for (i = 0; i < sizeof(too_big) / sizeof(too_big[0]); i++)
-		CHECK(!usertp_rb_reserve(&rb, 0, too_big[i]));
+		CHECK(!usertp__rb_reserve(&rb, 0, too_big[i]));
 	check_all(&rb, w, n, sizeof(too_big) / sizeof(too_big[0]));
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 
 	/*
 	 * Gaps of 150 ms (> 2^27 ns): between small events on one page (a time extend), and
 	 * before an event that opens a page (the page's own timestamp).
 	 */
-	CHECK_INT(usertp_rb_create(&rb, 1, 64, false), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0);
 	n = 0;
 	CHECK(write_one(&rb, &w[n++], 16, 1));
 	pause_ms(150);
@@ -135,7 +135,7 @@ int main(void)
 	CHECK(write_one(&rb, &w[n++], 8, 8));
 	CHECK_INT(w[1].before - w[0].after, >=, 1ull << USERTP_RB_DELTA_BITS);
 	check_all(&rb, w, n, 0);
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 	free(w);
 	return harness_done();
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-rb-threads.c - four threads write into 2 per-CPU buffers, each on the buffer of the CPU
- * it runs on (usertp_rb_this_cpu()): one pinned to a CPU of each buffer, two that migrate
+ * it runs on (usertp__rb_this_cpu()): one pinned to a CPU of each buffer, two that migrate
  * between them (their affinity changes every few thousand events), so that several writers
  * share a buffer and threads move between buffers in the middle of their streams.  Every
  * event carries (thread, seq) and a checksum.
@@ -85,14 +85,14 @@ static void *writer(void *arg)
 			else if (step == 2)
 				sched_setaffinity(0, sizeof(allowed), &allowed);
 		}
-		p = usertp_rb_reserve(&rb, usertp_rb_this_cpu(&rb), size);
+		p = usertp__rb_reserve(&rb, usertp__rb_this_cpu(&rb), size);
 		if (!p) {
 			t->was_dropped[seq] = 1;
 			t->dropped++;
 			continue;
 		}
 		payload_fill(p, size, t->id, seq);
-		usertp_rb_commit(&rb, p);
+		usertp__rb_commit(&rb, p);
 		t->recorded++;
 	}
 	return NULL;
@@ -109,7 +109,7 @@ struct verdict {
  * thread's seqs increasing and timestamps non-decreasing within each CPU, no event whose
  * reservation failed (when @final: those flags are final).
  */
-static void check_snapshot(const struct usertp_rb_snapshot *snap, struct verdict *v, bool final)
+static void check_snapshot(const struct usertp__rb_snapshot *snap, struct verdict *v, bool final)
 {
 	unsigned char *seen[THREADS];
 	unsigned int cpu, i;
@@ -118,7 +118,7 @@ static void check_snapshot(const struct usertp_rb_snapshot *snap, struct verdict
 	for (i = 0; i < THREADS; i++)
 		seen[i] = calloc(events, 1);
 	for (cpu = 0; cpu < snap->nr_cpus; cpu++) {
-		const struct usertp_rb_cpu_snapshot *c = &snap->cpus[cpu];
+		const struct usertp__rb_cpu_snapshot *c = &snap->cpus[cpu];
 		uint64_t last_seq[THREADS], last_ts = 0;
 		bool any[THREADS] = { false };
 		struct rbt_walk w;
@@ -170,10 +170,10 @@ static void *snapshotter(void *arg)
 	unsigned long *bad = arg, rounds = 0;
 
 	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE) || !rounds) {
-		struct usertp_rb_snapshot snap;
+		struct usertp__rb_snapshot snap;
 		struct verdict v;
 
-		if (usertp_rb_snapshot(rb.region, rb.size, &snap)) {
+		if (usertp__rb_snapshot(rb.region, rb.size, &snap)) {
 			(*bad)++;
 			break;
 		}
@@ -183,7 +183,7 @@ static void *snapshotter(void *arg)
 				rounds, v.malformed, v.corrupt, v.duplicate, v.order, v.ts_back);
 			(*bad)++;
 		}
-		usertp_rb_snapshot_free(&snap);
+		usertp__rb_snapshot_free(&snap);
 		rounds++;
 	}
 	printf("%lu snapshots while writing\n", rounds);
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	uint64_t emitted = 0, recorded = 0, dropped = 0;
 	unsigned long live_bad = 0;
 	pthread_t snap_tid;
-	struct usertp_rb_snapshot snap;
+	struct usertp__rb_snapshot snap;
 	struct verdict v;
 	unsigned int i;
 
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 	choose_cpus();
 	events = large ? 40000 : 100000;
 	/* large: room for all events of all threads on either CPU (at most 80 bytes each). */
-	CHECK_INT(usertp_rb_create(&rb, 2, large ? 16384 : 8, !large), ==, 0);
+	CHECK_INT(usertp__rb_create(&rb, 2, large ? 16384 : 8, !large), ==, 0);
 	printf("writer: %s\n", rb.rseq ? "rseq" : "compare-and-exchange");
 	for (i = 0; i < THREADS; i++) {
 		threads[i].id = i;
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 		CHECK_INT(live_bad, ==, 0);
 	}
 
-	CHECK_INT(usertp_rb_snapshot(rb.region, rb.size, &snap), ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb.region, rb.size, &snap), ==, 0);
 	CHECK_INT(snap.nr_cpus, ==, 2);
 	check_snapshot(&snap, &v, true);
 	CHECK_INT(v.malformed, ==, 0);
@@ -285,8 +285,8 @@ int main(int argc, char **argv)
 	} else {
 		CHECK(v.entries > 0);
 	}
-	usertp_rb_snapshot_free(&snap);
-	usertp_rb_destroy(&rb);
+	usertp__rb_snapshot_free(&snap);
+	usertp__rb_destroy(&rb);
 	for (i = 0; i < THREADS; i++)
 		free(threads[i].was_dropped);
 	return harness_done();

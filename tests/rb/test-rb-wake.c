@@ -33,14 +33,14 @@ static uint64_t pages_opened(const struct usertp_rb *rb)
 int main(void)
 {
 	struct usertp_rb rb;
-	struct usertp_rb_view view;
+	struct usertp__rb_view view;
 	uint64_t seq = 0;
 	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 
 	CHECK(efd >= 0);
-	CHECK_INT(usertp_rb_create(&rb, 1, 64, false), ==, 0); /* 17 pages */
-	CHECK_INT(usertp_rb_view_init(&view, rb.region, rb.size), ==, 0);
-	usertp_rb_set_wake_fd(&rb, dup(efd));
+	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0); /* 17 pages */
+	CHECK_INT(usertp__rb_view_init(&view, rb.region, rb.size), ==, 0);
+	usertp__rb_set_wake_fd(&rb, dup(efd));
 
 	/* No request: no wakeup, however full. */
 	while (pages_opened(&rb) < rb.nr_pages)
@@ -48,7 +48,7 @@ int main(void)
 	CHECK_INT(woken(efd), ==, 0);
 	/* Consume everything, then ask: nothing until half the buffer is unconsumed again. */
 	__atomic_store_n(&rb.cpus[0]->read_page, pages_opened(&rb) - 1, __ATOMIC_RELEASE);
-	usertp_rb_wait_request(&view);
+	usertp__rb_wait_request(&view);
 	while (pages_opened(&rb) - __atomic_load_n(&rb.cpus[0]->read_page, __ATOMIC_RELAXED) <
 	       rb.nr_pages / 2) {
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
@@ -63,7 +63,7 @@ int main(void)
 	CHECK(rb.cpus[0]->dropped > 0);
 	CHECK_INT(woken(efd), ==, 0);
 	/* A request while events are being dropped: the next drop wakes. */
-	usertp_rb_wait_request(&view);
+	usertp__rb_wait_request(&view);
 	rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
 	CHECK_INT(woken(efd), ==, 1);
 	/* The descriptor replaced by something else (a program closed it): left alone. */
@@ -75,14 +75,14 @@ int main(void)
 		CHECK(file >= 0);
 		unlink(path);
 		dup2(file, rb.wake_fd);
-		usertp_rb_wait_request(&view);
+		usertp__rb_wait_request(&view);
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
 		CHECK_INT(fstat(file, &st), ==, 0);
 		CHECK_INT(st.st_size, ==, 0);
 		CHECK_INT(rb.wake_fd, ==, -1);
 		close(file);
 	}
-	usertp_rb_destroy(&rb);
+	usertp__rb_destroy(&rb);
 	close(efd);
 	return harness_done();
 }

@@ -30,7 +30,7 @@ static char reply[1 << 16];
 /* Print the reply on @sock (or why there is none). */
 static int show_reply(int sock, int send_error)
 {
-	long n = usertp_ctl_recv(sock, reply, sizeof(reply), NULL, 5000);
+	long n = usertp__ctl_recv(sock, reply, sizeof(reply), NULL, 5000);
 
 	if (n > 0) {
 		printf("%s\n", reply);
@@ -72,19 +72,19 @@ int main(int argc, char **argv)
 		int n = atoi(argv[3]), socks[64];
 
 		for (int i = 0; i < n && i < 64; i++) {
-			socks[i] = usertp_ctl_connect(argv[1]);
+			socks[i] = usertp__ctl_connect(argv[1]);
 			if (socks[i] >= 0)
-				usertp_ctl_send(socks[i], "hello", 5, -1);
+				usertp__ctl_send(socks[i], "hello", 5, -1);
 		}
 		for (int i = 0; i < n && i < 64; i++) {
-			long r = socks[i] >= 0 ? usertp_ctl_recv(socks[i], reply, sizeof(reply), NULL, 5000) : -1;
+			long r = socks[i] >= 0 ? usertp__ctl_recv(socks[i], reply, sizeof(reply), NULL, 5000) : -1;
 
 			printf("%s\n", r > 0 ? reply : "none");
 		}
 		sleep((unsigned int)atoi(argv[4]));
 		return 0;
 	}
-	sock = usertp_ctl_connect(argv[1]);
+	sock = usertp__ctl_connect(argv[1]);
 	if (sock < 0) {
 		fprintf(stderr, "connect %s: %s\n", argv[1], strerror(-sock));
 		return 1;
@@ -118,6 +118,6 @@ int main(int argc, char **argv)
 		return show_reply(sock, 0);
 	}
 	/* A refusal may come before the request is even sent: read the reply whatever. */
-	ret = usertp_ctl_send(sock, argv[2], strlen(argv[2]), -1);
+	ret = usertp__ctl_send(sock, argv[2], strlen(argv[2]), -1);
 	return show_reply(sock, ret);
 }

@@ -713,7 +713,7 @@ static size_t count_named(const struct trace *t, const char *name)
  * and not in the buffer, as overwritten ones are.)  Dropped events (a full buffer) are not
  * written: they should all be counted at the end, but a thread that opened a page and was
  * preempted before noting the drops pending then takes the drops that happened meanwhile
- * (ring-buffer.h, usertp_rb_reserve(): lost_pending is taken after the CAS), so they may show
+ * (ring-buffer.h, usertp__rb_reserve(): lost_pending is taken after the CAS), so they may show
  * before that page: only noted here.
  */
 static void check_busy_accounting(const struct trace *t)
