@@ -15,11 +15,14 @@
  *
  * At the end one line on stdout, tab-separated, that bench-record.sh reads:
  *
- *	fired N	seconds S	rate R	late_us L
+ *	fired N	seconds S	rate R	late_us L	event_ns E	cpu_s C
  *
  * N: the calls of trace_bench_event() made (exactly; recorded + lost must come to it), S: the
  * time from the common start to the end of the last thread, R = N / S, L: the worst lateness
- * of an event against its deadline, in microseconds.
+ * of an event against its deadline, in microseconds, E: the mean time of one
+ * trace_bench_event() call (the span around it, less one clock reading: what an event costs
+ * its thread, with whatever a recorder does meanwhile), C: the CPU time of this process
+ * (user + system, busy-waiting included).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define CREATE_TRACE_POINTS
@@ -47,6 +51,7 @@ struct producer {
 	uint64_t start_ns;  /* common to all threads */
 	uint64_t end_ns;
 	uint64_t late_ns;   /* the worst lateness */
+	uint64_t busy_ns;   /* in trace_bench_event() and one clock reading after it */
 };
 
 static uint64_t now_ns(void)
@@ -69,8 +74,10 @@ static void *produce(void *arg)
 			now = now_ns();
 		if (now - deadline > p->late_ns)
 			p->late_ns = now - deadline;
+		deadline = now;
 		trace_bench_event((int)k, (long)k * 3 + 1, p->index, words[k & 3]);
 		now = now_ns();
+		p->busy_ns += now - deadline;
 	}
 	p->end_ns = now;
 	return NULL;
@@ -87,7 +94,8 @@ int main(int argc, char **argv)
 	static struct producer prod[MAX_THREADS];
 	unsigned long threads = 2;
 	double rate, seconds;
-	uint64_t total, fired = 0, end = 0, late = 0;
+	uint64_t total, fired = 0, end = 0, late = 0, busy = 0, clock_ns = 0;
+	struct rusage ru;
 	char *end_ptr;
 	int opt, ret;
 
@@ -135,7 +143,21 @@ int main(int argc, char **argv)
 			late = prod[i].late_ns;
 	}
 	seconds = (double)(end - prod[0].start_ns) / 1e9;
-	printf("fired %llu\tseconds %.3f\trate %.0f\tlate_us %llu\n", (unsigned long long)fired,
-	       seconds, (double)fired / seconds, (unsigned long long)(late / 1000));
+	for (unsigned long i = 0; i < threads; i++)
+		busy += prod[i].busy_ns;
+	/* The cost of the clock reading that each measured span includes. */
+	for (int i = 0; i < 1000; i++) {
+		uint64_t t0 = now_ns(), t1 = now_ns();
+
+		if (i == 0 || t1 - t0 < clock_ns)
+			clock_ns = t1 - t0;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("fired %llu\tseconds %.3f\trate %.0f\tlate_us %llu\tevent_ns %.1f\tcpu_s %.3f\n",
+	       (unsigned long long)fired, seconds, (double)fired / seconds,
+	       (unsigned long long)(late / 1000),
+	       fired ? (double)busy / (double)fired - (double)clock_ns : 0.0,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #	-t SECONDS	length of each run (default 5)
 #	-T THREADS	producer threads (default 2)
 #	-r RATE		the first rate tried, events per second in all (default 250000)
+#	--once		one run at the first rate (-r), no search: to compare builds at one rate
 #	--smoke		about a second: two short runs, one of them with a buffer small enough
 #			to lose events, checked for fired = recorded + lost; no search
 #
@@ -27,7 +28,10 @@
 # CLOCK_MONOTONIC), from before their first event to the end: the recorder reads the buffers
 # while they fill.  Per run one line: the rate asked, the rate the producer reached, events
 # fired (the producer's count), recorded (`usertp report --stat` on the file), lost (usertp
-# record's summary), the size of the file and MB/s (file size / run time).  Every run must
+# record's summary), the size of the file and MB/s (file size / run time), what one event cost
+# its producer thread (event_ns: bench-producer's mean span of a call), and the recorder's own
+# CPU time per event fired (rec_ns: the recording's CPU time, by /usr/bin/time, less the
+# producer's, which busy-waits between events: it counts only its own).  Every run must
 # satisfy fired = recorded + lost exactly, or the script says so and exits 1.
 #
 # The search doubles the rate while a run loses nothing, then bisects between the last rate
@@ -38,6 +42,7 @@
 set -eu
 
 smoke=
+once=
 dir=
 kb=
 interval=
@@ -48,6 +53,7 @@ build=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
+	--once) once=1 ;;
 	-d | -b | -s | -t | -T | -r)
 		[ $# -ge 2 ] || { echo "bench-record.sh: $1 needs a value" >&2; exit 2; }
 		case $1 in
@@ -118,7 +124,8 @@ run() {
 	rate=$1 secs=$2
 	shift 2
 	rm -f "$work/run.dat"
-	if ! timeout $((${secs%.*} * 4 + 60)) "$usertp" record -e usertp_bench:bench_event \
+	if ! timeout $((${secs%.*} * 4 + 60)) /usr/bin/time -f "%U %S" -o "$work/time" \
+		"$usertp" record -e usertp_bench:bench_event \
 		-o "$work/run.dat" "$@" -- "$producer" -t "$threads" "$rate" "$secs" \
 		>"$work/out" 2>"$work/err"; then
 		echo "bench-record.sh: usertp record failed at $rate events/s:" >&2
@@ -131,6 +138,12 @@ run() {
 	reached=$(sed -n 's/.*	rate \([0-9]*\).*/\1/p' "$work/out")
 	late=$(sed -n 's/.*	late_us \([0-9]*\).*/\1/p' "$work/out")
 	took=$(sed -n 's/.*	seconds \([0-9.]*\).*/\1/p' "$work/out")
+	event_ns=$(sed -n 's/.*	event_ns \([0-9.]*\).*/\1/p' "$work/out")
+	producer_cpu=$(sed -n 's/.*	cpu_s \([0-9.]*\).*/\1/p' "$work/out")
+	# The recorder's own CPU time: the recording's (its waited-for child included) less
+	# the producer's, per event fired.
+	rec_ns=$(awk -v p="${producer_cpu:-0}" -v f="${fired:-0}" \
+		'{ if (f > 0) printf "%.1f", ($1 + $2 - p) * 1e9 / f; else print "?" }' "$work/time")
 	lost=$(sed -n 's/^usertp record: .* events, \([0-9]*\) lost,.*/\1/p' "$work/err")
 	recorded=$("$usertp" report --stat "$work/run.dat" | awk '$1 == "all" { print $2 }')
 	size=$(wc -c <"$work/run.dat")
@@ -146,9 +159,10 @@ run() {
 		ok=$(awk -v l="$lost" -v r="$reached" -v t="$rate" \
 			'BEGIN { print (l == 0 && r >= 0.98 * t) ? 1 : 0 }')
 	fi
-	printf '%10s %10s %11s %11s %10s %8s %7s %8s  %s\n' "$rate" "$reached" "$fired" \
+	printf '%10s %10s %11s %11s %10s %8s %7s %8s %8s %8s  %s\n' "$rate" "$reached" "$fired" \
 		"$recorded" "$lost" "$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1e6 }')" \
-		"$mbs" "$late" "$([ "$ok" = 1 ] && echo sustained || echo no)"
+		"$mbs" "$late" "${event_ns:-?}" "${rec_ns:-?}" \
+		"$([ "$ok" = 1 ] && echo sustained || echo no)"
 	if [ "$ok" = 1 ] && [ "$rate" -gt "$best" ]; then
 		best=$rate
 		best_mbs=$mbs
@@ -156,8 +170,8 @@ run() {
 }
 
 header() {
-	printf '%10s %10s %11s %11s %10s %8s %7s %8s  %s\n' "asked/s" "reached/s" "fired" \
-		"recorded" "lost" "MB" "MB/s" "late_us" "verdict"
+	printf '%10s %10s %11s %11s %10s %8s %7s %8s %8s %8s  %s\n' "asked/s" "reached/s" "fired" \
+		"recorded" "lost" "MB" "MB/s" "late_us" "event_ns" "rec_ns" "verdict"
 }
 
 if [ -n "$smoke" ]; then
@@ -179,6 +193,10 @@ set --
 [ -z "$kb" ] || set -- "$@" -b "$kb"
 [ -z "$interval" ] || set -- "$@" -s "$interval"
 header
+if [ -n "$once" ]; then
+	run "$first" "$seconds" "$@"
+	exit $status
+fi
 lo=0
 hi=0
 rate=$first
