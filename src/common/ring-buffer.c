@@ -437,7 +437,7 @@ static bool slot_complete(const struct usertp__rb_cpu *c, unsigned int nr, uint6
  * its last entry, so zero is the end.  It stops too at anything this writer does not write
  * (a hostile region): what follows does not count, and does not hold the page up.
  */
-static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *events)
+static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *events, uint32_t *end)
 {
 	uint32_t off = 0;
 	uint64_t n = 0;
@@ -473,18 +473,25 @@ static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *event
 		off += 8 + ((len - 4 + 7) & ~7u);
 	}
 	*events = n;
+	if (end)
+		*end = off < bound ? off : bound;
 	return complete;
 }
 
-/* Whether page @p (held by its slot now) is complete; rseq mode: *events its events. */
+/*
+ * Whether page @p (held by its slot now) is complete; rseq mode: *events its events, and
+ * *end (if not NULL) the end of its entries (CAS mode: 0, not known).
+ */
 static bool page_complete(const struct usertp__rb_cpu *c, const unsigned char *pages,
-			  unsigned int nr, bool rseq, uint64_t p, uint64_t *events)
+			  unsigned int nr, bool rseq, uint64_t p, uint64_t *events, uint32_t *end)
 {
 	*events = 0;
+	if (end)
+		*end = 0;
 	if (!rseq)
 		return slot_complete(c, nr, p);
 	return page_walk(pages + (size_t)(p % nr) * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER,
-			 USERTP_RB_PAGE_DATA, events);
+			 USERTP_RB_PAGE_DATA, events, end);
 }
 
 /*
@@ -662,7 +669,7 @@ static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uin
 		op.dst1 = op.dst2 = (uint64_t *)(old + off);
 	new_page = off == 0 ? page : page + 1;
 	if (new_page >= nr &&
-	    (!page_complete(c, rb->pages[cpu], nr, rb->rseq, new_page - nr, &retired) ||
+	    (!page_complete(c, rb->pages[cpu], nr, rb->rseq, new_page - nr, &retired, NULL) ||
 	     (!rb->overwrite && __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= new_page - nr))) {
 		if (off >= USERTP_RB_PAGE_HEADER && off < USERTP_RB_OFF_FULL) {
 			op.pos1 = page * USERTP_RB_PAGE + USERTP_RB_OFF_FULL;
@@ -839,7 +846,7 @@ void usertp__rb_quiesce(const struct usertp_rb *rb, unsigned int ms)
 			if (rb->rseq && off >= USERTP_RB_PAGE_HEADER &&
 			    page_walk(rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE +
 					      USERTP_RB_PAGE_HEADER,
-				      usertp__rb_used(off), &n))
+				      usertp__rb_used(off), &n, NULL))
 				break;
 			if (!rb->rseq && off >= USERTP_RB_PAGE_HEADER &&
 			    (uint32_t)__atomic_load_n(&c->commit[page % rb->nr_pages],
@@ -1058,7 +1065,7 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 			uint64_t n;
 
 			page_walk(pages + ((head - s) % nr) * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER,
-				  s ? USERTP_RB_PAGE_DATA : usertp__rb_used(head_off), &n);
+				  s ? USERTP_RB_PAGE_DATA : usertp__rb_used(head_off), &n, NULL);
 			out->written += n;
 			continue;
 		}
@@ -1211,7 +1218,7 @@ int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
 	if (ret <= 0)
 		return ret;
 	/* Complete pages only: the writer has left them and every event on them is committed. */
-	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &n); p++) {
+	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &n, NULL); p++) {
 		unsigned int slot = (unsigned int)(p % nr);
 
 		memcpy(copy.data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
@@ -1219,6 +1226,43 @@ int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
 		copy.page_no = p;
 		copy.lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
 		ret = fn(&copy, page_settle(&copy), arg);
+		if (ret)
+			return ret;
+		/* The slot is the writer's again. */
+		__atomic_store_n(&c->read_page, p + 1, __ATOMIC_RELEASE);
+		++*consumed;
+	}
+	return 0;
+}
+
+int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cpu,
+			     int (*fn)(const struct usertp__rb_page_ref *page, void *arg), void *arg,
+			     uint64_t *consumed)
+{
+	struct usertp__rb_cpu *c = (struct usertp__rb_cpu *)((unsigned char *)view->base +
+							   view->cpu_offset[cpu]);
+	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
+	unsigned int nr = view->nr_pages;
+	struct usertp__rb_page_ref ref;
+	uint64_t p, head;
+	uint32_t head_off;
+	int ret;
+
+	*consumed = 0;
+	ret = unconsumed(view, cpu, &p, &head, &head_off);
+	if (ret <= 0)
+		return ret;
+	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &ref.events, &ref.used); p++) {
+		unsigned int slot = (unsigned int)(p % nr);
+
+		ref.page = pages + (size_t)slot * USERTP_RB_PAGE;
+		/* CAS mode: the completeness came from the slot's counter; the entries' end is walked. */
+		if (!view->rseq)
+			page_walk(ref.page + USERTP_RB_PAGE_HEADER, USERTP_RB_PAGE_DATA, &ref.events,
+				  &ref.used);
+		ref.page_no = p;
+		ref.lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
+		ret = fn(&ref, arg);
 		if (ret)
 			return ret;
 		/* The slot is the writer's again. */

@@ -498,6 +498,24 @@ int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
 		      void *arg, uint64_t *consumed);
 
 /*
+ * The same without copying: each complete page is handed over where it is (the writer does
+ * not touch it until it is consumed), with the end of its entries and their number, found
+ * by walking its headers.  For a consumer that moves pages as they are (to a file): the
+ * bytes may still be anything a hostile writer put there, and are checked where they are
+ * read.
+ */
+struct usertp__rb_page_ref {
+	const unsigned char *page; /* its USERTP_RB_PAGE bytes, in the region */
+	uint64_t page_no;
+	uint32_t used;		   /* data bytes of its entries */
+	uint64_t lost_before;	   /* events lost just before it */
+	uint64_t events;
+};
+int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cpu,
+			     int (*fn)(const struct usertp__rb_page_ref *page, void *arg), void *arg,
+			     uint64_t *consumed);
+
+/*
  * Copy the oldest page of @cpu not consumed yet, whether complete or being written, cut
  * before its first event still being written, without consuming it: what a reader that must
  * not wait for whole pages takes (it skips what it has seen when the page comes complete).

@@ -266,10 +266,17 @@ void usertp__dat_put_page_padding(struct usertp__dat_out *o)
 void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, uint32_t used,
 			  uint64_t lost)
 {
-	unsigned char data[USERTP_RB_PAGE];
-	uint64_t commit = used;
+	unsigned char *data;
+	uint64_t commit;
 
-	memcpy(data, page, USERTP_RB_PAGE);
+	/* Built in place in the output buffer: the page is copied once (a recorder's hot path). */
+	if (sizeof(o->buf) - o->len < USERTP_RB_PAGE)
+		usertp__dat_flush(o);
+	data = o->buf + o->len;
+	if (used > USERTP_RB_PAGE_DATA)
+		used = USERTP_RB_PAGE_DATA;
+	commit = used;
+	memcpy(data, page, USERTP_RB_PAGE_HEADER + used);
 	memset(data + USERTP_RB_PAGE_HEADER + used, 0, USERTP_RB_PAGE_DATA - used);
 	if (lost) {
 		commit |= USERTP__DAT_LOST_EVENTS;
@@ -279,7 +286,10 @@ void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, 
 		}
 	}
 	memcpy(data + 8, &commit, 8);
-	put(o, data, sizeof(data));
+	o->len += USERTP_RB_PAGE;
+	o->pos += USERTP_RB_PAGE;
+	if (o->len == sizeof(o->buf))
+		usertp__dat_flush(o);
 }
 
 int usertp__trace_dat_write(int fd, const struct usertp__rb_snapshot *snap,

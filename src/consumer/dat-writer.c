@@ -121,7 +121,8 @@ void usertp__writer_source_free(struct usertp__source *src)
 }
 
 int usertp__writer_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
-			const struct usertp__rb_page_copy *page, uint64_t events)
+			const unsigned char *data, uint32_t used, uint64_t lost_before,
+			uint64_t events)
 {
 	struct usertp__spool *sp = &src->spools[cpu];
 	uint64_t before = sp->out->pos;
@@ -131,11 +132,11 @@ int usertp__writer_page(struct usertp_session *s, struct usertp__source *src, un
 	 * the count then goes on an empty page of its own just before it, which the merge marks
 	 * before the next event, so that the file says how many were lost there.
 	 */
-	if (page->lost_before && page->used + 8 > USERTP_RB_PAGE_DATA) {
-		usertp__dat_put_page(sp->out, page->data, 0, page->lost_before);
-		usertp__dat_put_page(sp->out, page->data, page->used, 0);
+	if (lost_before && used + 8 > USERTP_RB_PAGE_DATA) {
+		usertp__dat_put_page(sp->out, data, 0, lost_before);
+		usertp__dat_put_page(sp->out, data, used, 0);
 	} else {
-		usertp__dat_put_page(sp->out, page->data, page->used, page->lost_before);
+		usertp__dat_put_page(sp->out, data, used, lost_before);
 	}
 	if (sp->out->error) {
 		write_failed(s, -sp->out->error);

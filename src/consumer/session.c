@@ -984,13 +984,24 @@ struct page_arg {
 	unsigned int cpu;
 };
 
+/* A page of the snapshot at the end (or a copy): to the file, or to the reader's queue. */
 static int take_page(const struct usertp__rb_page_copy *page, uint64_t events, void *arg)
 {
 	struct page_arg *a = arg;
 
 	if (a->s->dat)
-		return usertp__writer_page(a->s, a->src, a->cpu, page, events);
+		return usertp__writer_page(a->s, a->src, a->cpu, page->data, page->used,
+					   page->lost_before, events);
 	return usertp__reader_page(a->s, a->src, a->cpu, page);
+}
+
+/* File mode: a complete page goes to the spool from where it is, copied once. */
+static int spool_page(const struct usertp__rb_page_ref *page, void *arg)
+{
+	struct page_arg *a = arg;
+
+	return usertp__writer_page(a->s, a->src, a->cpu, page->page, page->used,
+				   page->lost_before, page->events);
 }
 
 /* Take the complete pages the source's writers left since last time. */
@@ -1006,7 +1017,8 @@ static void source_consume(struct usertp_session *s, struct usertp__source *src)
 
 		if (s->reader && !usertp__reader_room(src, cpu))
 			continue; /* read later: the program's buffer holds them meanwhile */
-		ret = usertp__rb_consume(src->view, cpu, take_page, &arg, &n);
+		ret = s->dat ? usertp__rb_consume_pages(src->view, cpu, spool_page, &arg, &n)
+			     : usertp__rb_consume(src->view, cpu, take_page, &arg, &n);
 		if (ret == -EINVAL) {
 			usertp__session_log(s, "%s: its buffer does not hold together; reading it stops",
 					    src->name);
