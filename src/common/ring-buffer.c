@@ -162,8 +162,8 @@ static bool read_u64_file(const char *dir, const char *name, uint64_t *out)
 	char path[4200], buf[64];
 	unsigned long long v;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (!read_text(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &v) != 1)
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path) ||
+	    !read_text(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &v) != 1)
 		return false;
 	*out = v;
 	return true;
