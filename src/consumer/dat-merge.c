@@ -38,6 +38,8 @@ struct id_map {
 };
 
 /* One source's spool of one CPU, read a page at a time. */
+/* A spool is read this much at a time (whole pages). */
+#define READ_AHEAD (64u * USERTP_RB_PAGE)
 /* Spool bytes read before they are given back (release_spools). */
 #define SPOOL_RELEASE_STEP (256u * 1024)
 
@@ -49,7 +51,9 @@ struct reader {
 	bool release;  /* give the spool's pages back to the file system once read */
 	uint64_t released; /* up to where */
 	bool in_page, warned_page;
+	size_t ahead_len, ahead_pos; /* bytes read ahead, and taken */
 	struct usertp__rb_page_copy page;
+	unsigned char *ahead;	      /* READ_AHEAD bytes (kept across CPUs) */
 	struct usertp__rb_iter it;
 	uint64_t lost;	   /* events lost before the next record, by the counts given */
 	bool lost_unknown; /* ...and some whose number is not known */
@@ -195,30 +199,49 @@ static uint64_t get64(const unsigned char *p)
 	return v;
 }
 
-/* Read the spool's next page.  Return: 1, 0 at its end, -1 when it cannot be read to the end. */
+/*
+ * Read the spool's next page (from what was read ahead, READ_AHEAD bytes at a time).
+ * Return: 1, 0 at its end, -1 when it cannot be read to the end.
+ */
 static int read_page(struct reader *r, const char *name)
 {
 	ssize_t n = 0;
-	size_t got = 0;
 
-	while (got < USERTP_RB_PAGE) {
-		if (!r->use_read) {
-			n = pread(r->fd, r->page.data + got, USERTP_RB_PAGE - got, (off_t)(r->off + got));
-			if (n < 0 && errno == ESPIPE && !r->off && !got) {
-				r->use_read = true;
-				continue;
+	if (r->ahead_len - r->ahead_pos < USERTP_RB_PAGE) {
+		size_t got = r->ahead_len - r->ahead_pos;
+
+		/* A partial page left: moved to the front, the rest read after it. */
+		memmove(r->ahead, r->ahead + r->ahead_pos, got);
+		r->ahead_pos = 0;
+		while (got < READ_AHEAD) {
+			if (!r->use_read) {
+				n = pread(r->fd, r->ahead + got, READ_AHEAD - got,
+					  (off_t)(r->off + got));
+				if (n < 0 && errno == ESPIPE && !r->off && !got) {
+					r->use_read = true;
+					continue;
+				}
+			} else {
+				n = read(r->fd, r->ahead + got, READ_AHEAD - got);
 			}
-		} else {
-			n = read(r->fd, r->page.data + got, USERTP_RB_PAGE - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
 		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
+		r->ahead_len = got;
+		/* (r->off stays the spool offset of ahead[0] until pages are taken.) */
 	}
-	if (got == USERTP_RB_PAGE) {
+	if (r->ahead_len - r->ahead_pos >= USERTP_RB_PAGE) {
+		memcpy(r->page.data, r->ahead + r->ahead_pos, USERTP_RB_PAGE);
+		r->ahead_pos += USERTP_RB_PAGE;
 		r->off += USERTP_RB_PAGE;
+		if (r->ahead_pos == r->ahead_len) {
+			r->ahead_pos = r->ahead_len = 0;
+		} else {
+			/* The offset of what is left: pread goes on from there. */
+		}
 		/* In steps, not a system call per page. */
 		if (r->release && r->off - r->released >= SPOOL_RELEASE_STEP) {
 			fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)r->released,
@@ -227,7 +250,7 @@ static int read_page(struct reader *r, const char *name)
 		}
 		return 1;
 	}
-	if (n == 0 && !got)
+	if (n == 0 && r->ahead_len == r->ahead_pos)
 		return 0;
 	warn("%s, CPU %u: %s at spool offset %" PRIu64 "; the rest of its data is left out", name,
 	     r->cpu, n < 0 ? strerror(errno) : "a page cut short", r->off);
@@ -532,10 +555,21 @@ static void say(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Each source's read-ahead buffer.  Return: 0 or -ENOMEM. */
+static int readers_alloc(struct merge *m)
+{
+	for (unsigned int i = 0; i < m->in->nr_sources; i++)
+		if (!(m->readers[i].ahead = malloc(READ_AHEAD)))
+			return -ENOMEM;
+	return 0;
+}
+
 static void merge_free(struct merge *m, struct usertp__dat_event *dat_events)
 {
 	unsigned int i;
 
+	for (i = 0; m->readers && i < m->in->nr_sources; i++)
+		free(m->readers[i].ahead);
 	for (i = 0; m->formats && i < m->ids.nr; i++)
 		free(m->formats[i]);
 	for (i = 0; m->maps && i < m->in->nr_sources; i++)
@@ -601,7 +635,8 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 	m.o = malloc(sizeof(*m.o));
 	m.readers = calloc(in->nr_sources + 1, sizeof(*m.readers));
 	m.warned_id = calloc(in->nr_sources + 1, sizeof(*m.warned_id));
-	ret = m.stats && m.o && m.readers && m.warned_id ? build_events(&m, &dat_events) : -ENOMEM;
+	ret = m.stats && m.o && m.readers && m.warned_id && !readers_alloc(&m)
+		      ? build_events(&m, &dat_events) : -ENOMEM;
 	if (ret) {
 		say(err, errlen, "%s", ret == -E2BIG ? "more than 65535 distinct events"
 						      : "out of memory");

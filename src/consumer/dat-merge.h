@@ -19,7 +19,7 @@
  *
  * Spool pages are not trusted: a malformed one is skipped with a warning on stderr (and marked
  * as lost events of unknown number); records whose id their source did not declare are left
- * out and counted.  Memory stays bounded: one page per source and one output page at a time.
+ * out and counted.  Memory stays bounded: 256 KiB read ahead per source, one output page.
  *
  * The header (with a CPU table of zeros) is written first, then each CPU's pages; the table
  * entry of a CPU is rewritten in place (pwrite) as soon as its pages are all written, so the

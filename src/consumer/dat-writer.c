@@ -353,7 +353,16 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	in.cmdlines = cmdlines ? cmdlines : "";
 	if (!cmdlines)
 		in.cmdlines_len = 0;
-	fd = open(output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * Truncated only if it has something: ext4 writes out at close() a file it saw truncated
+	 * and rewritten (auto_da_alloc), a tenth of the merge's time for nothing (the file made
+	 * empty by usertp_session_write_dat() is not truncated again).
+	 */
+	fd = open(output, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0 && ((lseek(fd, 0, SEEK_END) > 0 && ftruncate(fd, 0)) || lseek(fd, 0, SEEK_SET))) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0) {
 		ret = usertp__session_fail(s, -errno, "cannot write %s: %s", output, strerror(errno));
 	} else {
