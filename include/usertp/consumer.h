@@ -92,6 +92,14 @@ USERTP_CONSUMER_EXPORT int usertp_session_attach_all(struct usertp_session *s);
  */
 USERTP_CONSUMER_EXPORT pid_t usertp_session_run(struct usertp_session *s, char *const argv[]);
 
+/**
+ * usertp_session_detach_pid() - take program @pid out of the session: it stops recording for
+ * the session at once (and frees those buffers), and goes on running; what it recorded until
+ * then is still read.  A child it forks later is not added.
+ * Return: 0, -ESRCH (not a program of the session).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_detach_pid(struct usertp_session *s, pid_t pid);
+
 /* --- settings: all take effect in the running programs before the call returns ------------ */
 
 /**
@@ -147,6 +155,29 @@ struct usertp_record {
  */
 USERTP_CONSUMER_EXPORT int usertp_session_next(struct usertp_session *s, struct usertp_record *rec,
 					       int timeout_ms);
+/* One page of one program's CPU, as the kernel's trace_pipe_raw gives them. */
+struct usertp_page {
+	pid_t pid;		/* the program */
+	unsigned int cpu;
+	const void *data;	/* 4096 bytes: u64 timestamp, u64 commit (the size of the entries,
+				 * bit 31: events were lost before the page, bit 30: their count
+				 * follows the entries), the entries; common_type of every record
+				 * is the session's id, as usertp_session_tep() knows it */
+	unsigned int size;	/* 4096 */
+	uint64_t events;	/* records on it */
+};
+
+/**
+ * usertp_session_next_page() - the next page of the session (the oldest of all programs and
+ * CPUs by its timestamp), for writers of trace.dat: complete pages while the programs run,
+ * and the last, partial one of a program once it has ended.  Waits up to @timeout_ms.  A
+ * session is read with this or with usertp_session_next(), not both.  @page's data stays
+ * valid until the next call.
+ * Return: 1, 0 when none came in time, -ENODATA as usertp_session_next().
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_next_page(struct usertp_session *s,
+						    struct usertp_page *page, int timeout_ms);
+
 /*
  * The libtraceevent handle that knows the formats of every event of every program of the
  * session, under the session's ids (the same event of several programs has one id).

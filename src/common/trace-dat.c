@@ -262,21 +262,13 @@ void usertp__dat_put_page_padding(struct usertp__dat_out *o)
 	put_zeros(o, (USERTP_RB_PAGE - o->pos % USERTP_RB_PAGE) % USERTP_RB_PAGE);
 }
 
-/* As a reader expects it: size and loss flags in the commit word. */
-void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, uint32_t used,
-			  uint64_t lost)
+void usertp__dat_page_seal(unsigned char *data, uint32_t used, uint64_t lost)
 {
-	unsigned char *data;
 	uint64_t commit;
 
-	/* Built in place in the output buffer: the page is copied once (a recorder's hot path). */
-	if (sizeof(o->buf) - o->len < USERTP_RB_PAGE)
-		usertp__dat_flush(o);
-	data = o->buf + o->len;
 	if (used > USERTP_RB_PAGE_DATA)
 		used = USERTP_RB_PAGE_DATA;
 	commit = used;
-	memcpy(data, page, USERTP_RB_PAGE_HEADER + used);
 	memset(data + USERTP_RB_PAGE_HEADER + used, 0, USERTP_RB_PAGE_DATA - used);
 	if (lost) {
 		commit |= USERTP__DAT_LOST_EVENTS;
@@ -286,6 +278,21 @@ void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, 
 		}
 	}
 	memcpy(data + 8, &commit, 8);
+}
+
+void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, uint32_t used,
+			  uint64_t lost)
+{
+	unsigned char *data;
+
+	/* Built in place in the output buffer: the page is copied once (a recorder's hot path). */
+	if (sizeof(o->buf) - o->len < USERTP_RB_PAGE)
+		usertp__dat_flush(o);
+	data = o->buf + o->len;
+	if (used > USERTP_RB_PAGE_DATA)
+		used = USERTP_RB_PAGE_DATA;
+	memcpy(data, page, USERTP_RB_PAGE_HEADER + used);
+	usertp__dat_page_seal(data, used, lost);
 	o->len += USERTP_RB_PAGE;
 	o->pos += USERTP_RB_PAGE;
 	if (o->len == sizeof(o->buf))

@@ -99,11 +99,13 @@ void usertp__dat_put_page_padding(struct usertp__dat_out *o);
 #define USERTP__DAT_LOST_UNKNOWN UINT64_MAX
 
 /*
- * One page, from the USERTP_RB_PAGE bytes at @page (its timestamp and @used bytes of entries;
- * its commit word and what follows the entries are replaced): the commit word says @used and,
- * when @lost, that events were lost before the page, with their count after the entries when it
- * is known and fits.
+ * Make the ring-buffer page @data (USERTP_RB_PAGE bytes, @used of entries) a page as readers
+ * expect it, in place: the size and the loss flags in its commit word, a known count of
+ * @lost events after the entries where it fits (USERTP__DAT_LOST_UNKNOWN: the flag alone),
+ * zeros after.
  */
+void usertp__dat_page_seal(unsigned char *data, uint32_t used, uint64_t lost);
+/* The same page put into @o, from the USERTP_RB_PAGE bytes at @page (left as they are). */
 void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, uint32_t used,
 			  uint64_t lost);
 

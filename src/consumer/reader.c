@@ -28,6 +28,7 @@
 
 #include "event-ids.h"
 #include "session.h"
+#include "trace-dat.h"
 
 #define QUEUE_PAGES 64	/* per stream: 256 KiB read ahead at most */
 #define POLL_MS 10	/* how often a waiting reader looks at the pages being written */
@@ -341,20 +342,49 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
 }
 
-int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int timeout_ms)
+/*
+ * Nothing to give now: wait for more, until @deadline (@timeout_ms < 0: no limit).
+ * Return: 1 to look again, 0 when the time is up, -ENODATA when nothing more can come, or
+ * another negative errno.
+ */
+static int wait_for_more(struct usertp_session *s, long long deadline, int timeout_ms)
 {
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	long long left;
+	int ret;
 
+	if (!more_can_come(s)) {
+		/* A child forked at the end may be waiting on our socket still. */
+		ret = usertp_session_process(s, 0);
+		if (ret || !more_can_come(s))
+			return ret ? ret : -ENODATA;
+		return 1;
+	}
+	left = deadline - now_ms();
+	if (timeout_ms >= 0 && left <= 0)
+		return 0;
+	ret = usertp_session_process(s, timeout_ms < 0 || left > POLL_MS ? POLL_MS : (int)left);
+	return ret ? ret : 1;
+}
+
+/* Can the session be read (a session in reading mode, not overwriting)? */
+static int readable(struct usertp_session *s)
+{
 	if (!s->reader)
 		return usertp__session_fail(s, -EINVAL, "the session writes a file: no records to read");
 	if (s->overwrite)
 		return usertp__session_fail(s, -EOPNOTSUPP, "an overwrite session is read at its end "
 							    "(usertp_session_write_dat())");
-	for (;;) {
+	return 0;
+}
+
+int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int timeout_ms)
+{
+	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int ret = readable(s);
+
+	while (!ret) {
 		struct usertp__source *best = NULL;
 		unsigned int best_cpu = 0;
-		long long left;
-		int ret;
 
 		for (unsigned int i = 0; i < s->nr_sources; i++) {
 			struct usertp__source *src = s->sources[i];
@@ -372,18 +402,91 @@ int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int
 			stream_give(s, best, best_cpu, rec);
 			return 1;
 		}
-		if (!more_can_come(s)) {
-			/* A child forked at the end may be waiting on our socket still. */
-			ret = usertp_session_process(s, 0);
-			if (ret || !more_can_come(s))
-				return ret ? ret : -ENODATA;
-			continue;
-		}
-		left = deadline - now_ms();
-		if (timeout_ms >= 0 && left <= 0)
-			return 0;
-		ret = usertp_session_process(s, timeout_ms < 0 || left > POLL_MS ? POLL_MS : (int)left);
-		if (ret)
+		ret = wait_for_more(s, deadline, timeout_ms);
+		if (ret != 1)
 			return ret;
+		ret = 0;
 	}
+	return ret;
+}
+
+/* The page given last by usertp_session_next_page(): freed at the next call. */
+static __thread struct queued_page *page_given;
+
+/* Make @q's records carry the session's ids; return how many there are. */
+static uint64_t page_to_session_ids(struct usertp_session *s, struct usertp__source *src,
+				    struct queued_page *q)
+{
+	struct usertp__rb_iter it;
+	struct usertp__rb_entry e;
+	uint64_t n = 0;
+
+	usertp__rb_iter_init(&it, &q->page);
+	while (usertp__rb_iter_next(&it, &e) == 1) {
+		uint16_t type;
+
+		n++;
+		if (e.size < 2)
+			continue;
+		memcpy(&type, e.data, 2);
+		if (type >= src->nr_ids || !src->ids[type])
+			usertp__session_await_format(s, src, type, FORMAT_WAIT_MS);
+		type = type < src->nr_ids ? src->ids[type] : 0;
+		memcpy((unsigned char *)e.data, &type, 2); /* our copy; 0: no format known */
+	}
+	return n;
+}
+
+int usertp_session_next_page(struct usertp_session *s, struct usertp_page *page, int timeout_ms)
+{
+	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int ret = readable(s);
+
+	free(page_given);
+	page_given = NULL;
+	while (!ret) {
+		struct usertp__source *best = NULL;
+		unsigned int best_cpu = 0;
+		uint64_t best_ts = 0;
+
+		for (unsigned int i = 0; i < s->nr_sources; i++) {
+			struct usertp__source *src = s->sources[i];
+
+			for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
+				const struct queued_page *q = src->streams[cpu].head;
+				uint64_t ts;
+
+				if (!q)
+					continue;
+				memcpy(&ts, q->page.data, 8);
+				if (!best || ts < best_ts) {
+					best = src;
+					best_cpu = cpu;
+					best_ts = ts;
+				}
+			}
+		}
+		if (best) {
+			struct usertp__stream *st = &best->streams[best_cpu];
+			struct queued_page *q = st->head;
+
+			st->head = q->next;
+			if (!st->head)
+				st->tail = &st->head;
+			st->nr_queued--;
+			page_given = q;
+			*page = (struct usertp_page){ best->pid, best_cpu, q->page.data, USERTP_RB_PAGE,
+						      page_to_session_ids(s, best, q) };
+			usertp__dat_page_seal(q->page.data, q->page.used, q->page.lost_before);
+			best->stats[best_cpu].read += page->events;
+			s->read[best_cpu] += page->events;
+			s->events += page->events;
+			return 1;
+		}
+		ret = wait_for_more(s, deadline, timeout_ms);
+		if (ret != 1)
+			return ret;
+		ret = 0;
+	}
+	return ret;
 }

@@ -528,6 +528,27 @@ int usertp_session_attach_pid(struct usertp_session *s, pid_t pid)
 	return attach(s, pid, false);
 }
 
+static void source_finish(struct usertp_session *s, struct usertp__source *src);
+static int source_call(struct usertp_session *s, struct usertp__source *src,
+		       const struct usertp__ctl_msg *req);
+
+int usertp_session_detach_pid(struct usertp_session *s, pid_t pid)
+{
+	struct usertp__source *src = source_of_pid(s, pid);
+
+	if (!src)
+		return usertp__session_fail(s, -ESRCH, "process %d: not a program of the session",
+					    (int)pid);
+	if (src->session >= 0) {
+		/* Its session ends there: once it answers, nothing more is written. */
+		source_call(s, src, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_STOP });
+		close(src->session);
+		src->session = -1;
+	}
+	source_finish(s, src);
+	return 0;
+}
+
 /* --- our socket: joins, forked children --------------------------------------------------- */
 
 static int listen_open(struct usertp_session *s)
@@ -627,7 +648,6 @@ pid_t usertp_session_run(struct usertp_session *s, char *const argv[])
 	return pid;
 }
 
-static void source_finish(struct usertp_session *s, struct usertp__source *src);
 
 /* Send the session's settings to a program that came after they were given. */
 static void source_send_settings(struct usertp_session *s, struct usertp__source *src)

@@ -6,6 +6,8 @@
  *	  fire N		N cons_a (seq 0..N-1) then N cons_b; prints "fired"
  *	  fork N		a forked child fires N cons_a and N cons_b and exits; prints
  *				"forked PID" once it has
+ *	  scribble		overwrites every region of buffers it has (a program gone bad:
+ *				its consumers must survive it); prints "scribbled N" (the regions)
  *	  quit			returns 0 (so does the end of stdin)
  *	cons-prog auto N	fires N cons_a and N cons_b at once, and returns 0
  */
@@ -24,6 +26,26 @@ static void fire(int n)
 		trace_cons_a(i);
 	for (int i = 0; i < n; i++)
 		trace_cons_b(i);
+}
+
+/* Fill every mapping of libusertp's buffers with garbage.  Return: how many. */
+static int scribble(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+
+		if (strstr(line, "usertp-buffers") && sscanf(line, "%lx-%lx", &start, &end) == 2) {
+			memset((void *)start, 0xa5, end - start);
+			n++;
+		}
+	}
+	if (f)
+		fclose(f);
+	return n;
 }
 
 int main(int argc, char **argv)
@@ -51,6 +73,8 @@ int main(int argc, char **argv)
 			}
 			waitpid(pid, NULL, 0);
 			printf("forked %d\n", (int)pid);
+		} else if (!strncmp(line, "scribble", 8)) {
+			printf("scribbled %d\n", scribble());
 		} else if (!strncmp(line, "quit", 4)) {
 			break;
 		}

@@ -12,6 +12,9 @@
  *	errors		every error of the API: dead pid, not a libusertp program, twice the same,
  *			bad specs, a spec that matches nothing, settings out of range, a program
  *			killed mid-session, a peer that sends garbage, one that stalls
+ *	hostile		a program that scribbles over its buffers: lost alone
+ *	detach		a program taken out of a session records nothing more for it
+ *	pages		raw pages (usertp_session_next_page()): every record once, the session's ids
  *	other-user	another user's program (needs root and a second user: usertp-test2)
  *	latency		prints the time from usertp_session_enable() to the first record (no
  *			assertion on time: a figure for the docs)
@@ -508,6 +511,134 @@ static void case_errors(void)
 	waitpid(sleeper, NULL, 0);
 }
 
+/*
+ * A program whose buffers turn to garbage (it scribbles over them) is lost to the session,
+ * nothing else: another program's events are all read, and the program itself runs on.
+ */
+static char log_text[4096];
+
+static void log_keep(const char *line, void *arg)
+{
+	(void)arg;
+	snprintf(log_text + strlen(log_text), sizeof(log_text) - strlen(log_text), "%s\n", line);
+}
+
+static void case_hostile(void)
+{
+	struct usertp_session *s = session();
+	struct prog bad, good;
+	struct counts c;
+	char name[32];
+	long n;
+
+	usertp_session_set_log(s, log_keep, NULL);
+	prog_start(&bad);
+	prog_start(&good);
+	OK(usertp_session_attach_pid(s, bad.pid));
+	OK(usertp_session_attach_pid(s, good.pid));
+	OK(usertp_session_enable(s, "cons:*"));
+	n = prog_cmd(&bad, "scribble");
+	CHECK(n >= 1, "scribbled %ld regions", n);
+	prog_cmd(&bad, "fire 500");
+	prog_cmd(&good, "fire 40");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, good.pid, true) == 40 && of_pid(&c, good.pid, false) == 40,
+	      "the good program: %ld + %ld", of_pid(&c, good.pid, true), of_pid(&c, good.pid, false));
+	/* The session goes on: live settings still reach the good one. */
+	OK(usertp_session_disable(s, "cons:cons_b"));
+	prog_cmd(&good, "fire 5");
+	prog_cmd(&bad, "fire 5");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, good.pid, true) == 5 && of_pid(&c, good.pid, false) == 0,
+	      "after the change: %ld + %ld", of_pid(&c, good.pid, true), of_pid(&c, good.pid, false));
+	CHECK(prog_cmd(&bad, "fire 1") >= 0, "the scribbling program died");
+	/* The session said which program it lost, and why. */
+	snprintf(name, sizeof(name), "[%d]: ", (int)bad.pid);
+	printf("log:\n%s", log_text);
+	CHECK(strstr(log_text, name) && strstr(log_text, "does not hold together"),
+	      "the log does not name the scribbler: %s", log_text);
+	prog_end(&bad);
+	prog_end(&good);
+	usertp_session_free(s);
+}
+
+/* Detached, a program records nothing more for the session; what it had is still read. */
+static void case_detach(void)
+{
+	struct usertp_session *s = session();
+	struct prog a, b;
+
+	prog_start(&a);
+	prog_start(&b);
+	OK(usertp_session_attach_pid(s, a.pid));
+	OK(usertp_session_attach_pid(s, b.pid));
+	OK(usertp_session_enable(s, "cons:cons_a"));
+	prog_cmd(&a, "fire 30");
+	prog_cmd(&b, "fire 20");
+	OK(usertp_session_detach_pid(s, a.pid));
+	CHECK(usertp_session_detach_pid(s, a.pid) == -ESRCH, "detached twice");
+	expect(s, "what both had at the detach", 30 + 20, 0);
+	prog_cmd(&a, "fire 100");
+	prog_cmd(&b, "fire 10");
+	expect(s, "after the detach: the other one's", 10, 0);
+	prog_end(&a);
+	prog_end(&b);
+	usertp_session_free(s);
+}
+
+/* Raw pages: every record once, in the kernel's page format, with the session's ids. */
+static void case_pages(void)
+{
+	struct usertp_session *s = session();
+	struct usertp_page page;
+	struct prog p;
+	long records = 0, pages = 0, bad = 0;
+	int ret;
+
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "cons:cons_b"));
+	prog_cmd(&p, "fire 3000");
+	prog_end(&p); /* its last, partial page comes once it has ended */
+	while ((ret = usertp_session_next_page(s, &page, 1000)) == 1) {
+		const unsigned char *d = page.data;
+		uint64_t commit, used;
+		struct tep_record r = { 0 };
+		uint32_t off = 0;
+
+		pages++;
+		memcpy(&commit, d + 8, 8);
+		used = commit & ((1ull << 30) - 1);
+		CHECK(page.size == 4096 && used <= 4080, "page %ld: size %u, used %llu", pages, page.size,
+		      (unsigned long long)used);
+		/* Each record: type_len 0 entries, common_type the session's cons_b. */
+		while (off + 8 <= used) {
+			uint32_t word, len;
+			int type;
+
+			memcpy(&word, d + 16 + off, 4);
+			if ((word & 31) == 30) { /* a time extend */
+				off += 8;
+				continue;
+			}
+			memcpy(&len, d + 16 + off + 4, 4);
+			if ((word & 31) || len < 4)
+				break;
+			r.data = (void *)(d + 16 + off + 8);
+			r.size = (int)len - 4;
+			type = tep_data_type(usertp_session_tep(s), &r);
+			bad += !tep_find_event(usertp_session_tep(s), type) ||
+			       strcmp(tep_find_event(usertp_session_tep(s), type)->name, "cons_b");
+			records++;
+			off += 8 + ((len - 4 + 7) & ~7u);
+		}
+	}
+	CHECK(ret == -ENODATA, "next_page: %d", ret);
+	CHECK(records == 3000 && !bad, "pages: %ld records on %ld pages, %ld not cons_b", records, pages,
+	      bad);
+	usertp_session_free(s);
+}
+
 static void case_other_user(void)
 {
 	struct passwd *pw = getpwnam("usertp-test2");
@@ -634,6 +765,12 @@ int main(int argc, char **argv)
 		case_two();
 	else if (!strcmp(argv[1], "errors"))
 		case_errors();
+	else if (!strcmp(argv[1], "hostile"))
+		case_hostile();
+	else if (!strcmp(argv[1], "detach"))
+		case_detach();
+	else if (!strcmp(argv[1], "pages"))
+		case_pages();
 	else if (!strcmp(argv[1], "other-user"))
 		case_other_user();
 	else if (!strcmp(argv[1], "latency"))
