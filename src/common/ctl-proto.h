@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctl-proto.h - the control protocol between libusertp in a program and the usertp command
- * (private to both; compiled into each).
+ * ctl-proto.h - the control protocol between libusertp in a program and its consumers
+ * (libusertp-consumer: sessions, usertp record and list); private to both, compiled into each.
  *
  * Where: a per-user runtime directory (usertp__ctl_dir() below says which); created 0700 and
  * refused when it is not ours or others may enter it.  A program's endpoint is
- * "<dir>/<pid>.sock" (a Unix stream socket, 0600); a recorder's is "<dir>/record-<pid>.sock",
- * and "<dir>/record-all.sock" while a recorder records every program of the user (programs
- * that start join it).  Every connection's peer uid is checked (SO_PEERCRED): the same user
+ * "<dir>/<pid>.sock" (a Unix stream socket, 0600); a consumer's session's is
+ * "<dir>/record-<pid>.sock" (the first of a process; then "record-<pid>.<n>.sock"), and
+ * "<dir>/record-all.sock" links to the one session that records every program of the user
+ * (programs that start join it).  Every connection's peer uid is checked (SO_PEERCRED): the same user
  * or root.
  *
  * Messages: a u32 length (host order, at most USERTP_CTL_MAX_MSG) then that many bytes of

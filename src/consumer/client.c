@@ -132,6 +132,9 @@ static void remove_if_stale(const char *dir, const char *name)
 	if (strncmp(name, "record-", 7))
 		return;
 	pid = strtol(name + 7, &end, 10);
+	/* record-PID.sock, or record-PID.N.sock for the later sessions of a process. */
+	if (*end == '.' && end[1] >= '0' && end[1] <= '9')
+		strtol(end + 1, &end, 10);
 	if (pid > 0 && pid <= INT32_MAX && !strcmp(end, ".sock") && !process_exists((pid_t)pid))
 		unlink(path);
 }

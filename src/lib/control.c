@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control.c - the control endpoint: how usertp (list, record) and later the tracefs file
- * system reach a running program.
+ * control.c - the control endpoint: how consumers (libusertp-consumer's sessions, usertp
+ * list and record, later the tracefs file system) reach a running program.
  *
  * At start-up libusertp listens on "<runtime dir>/<pid>.sock" (ctl-proto.h says where and
  * how messages look) with one thread that sleeps in poll() until someone connects: no other

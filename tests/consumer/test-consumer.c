@@ -5,6 +5,7 @@
  *
  *	live		enable, disable, tracing off and on, on a running program: the records
  *			of each step counted exactly, in order, with the per-CPU counts
+ *	small		buffers too small: read + dropped = fired, exactly; the descriptor wakes
  *	later		a program that starts after the session (attach_all) and one the session
  *			runs get the settings of that moment from their first event
  *	fork		a forked child, recorded with the settings current when it forks
@@ -27,6 +28,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pthread.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -266,6 +268,39 @@ static void wait_processing(struct usertp_session *s, pid_t pid, int *status)
 {
 	while (waitpid(pid, status, WNOHANG) != pid)
 		usertp_session_process(s, 10);
+}
+
+/*
+ * Buffers too small for what is fired: every event is read or counted dropped, exactly, and
+ * the session's descriptor wakes a poll() when a buffer fills.
+ */
+static void case_small(void)
+{
+	struct usertp_session_options opts = { .buffer_kb = 8 };
+	struct usertp_session *s;
+	struct pollfd pfd;
+	struct counts c;
+	struct prog p;
+	uint64_t read, dropped;
+	int ret = usertp_session_new(&s, &opts);
+
+	CHECK(!ret, "usertp_session_new: %d", ret);
+	if (ret)
+		return;
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "cons:*"));
+	usertp_session_process(s, 0); /* (asks the programs to wake it) */
+	prog_cmd(&p, "fire 5000");
+	pfd = (struct pollfd){ usertp_session_fd(s), POLLIN, 0 };
+	CHECK(poll(&pfd, 1, 5000) == 1, "the session's descriptor did not wake");
+	drain(s, &c, 300);
+	totals(s, 0, &read, &dropped);
+	CHECK((uint64_t)(c.a + c.b) == read && read + dropped == 10000 && dropped > 0,
+	      "records %ld, read %llu + dropped %llu of 10000", c.a + c.b, (unsigned long long)read,
+	      (unsigned long long)dropped);
+	prog_end(&p);
+	usertp_session_free(s);
 }
 
 static void case_later(void)
@@ -765,6 +800,8 @@ int main(int argc, char **argv)
 		case_two();
 	else if (!strcmp(argv[1], "errors"))
 		case_errors();
+	else if (!strcmp(argv[1], "small"))
+		case_small();
 	else if (!strcmp(argv[1], "hostile"))
 		case_hostile();
 	else if (!strcmp(argv[1], "detach"))
