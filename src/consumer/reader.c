@@ -377,37 +377,53 @@ static int readable(struct usertp_session *s)
 	return 0;
 }
 
-int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int timeout_ms)
+/*
+ * Give one thing with @give (true: given) or wait for more, until @timeout_ms has passed.
+ * Return: 1 when given, or what wait_for_more() says.
+ */
+static int read_loop(struct usertp_session *s, int timeout_ms,
+		     bool (*give)(struct usertp_session *s, void *out), void *out)
 {
 	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	int ret = readable(s);
 
 	while (!ret) {
-		struct usertp__source *best = NULL;
-		unsigned int best_cpu = 0;
-
-		for (unsigned int i = 0; i < s->nr_sources; i++) {
-			struct usertp__source *src = s->sources[i];
-
-			for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
-				if (!stream_fill(s, src, cpu))
-					continue;
-				if (!best || src->streams[cpu].entry.ts < best->streams[best_cpu].entry.ts) {
-					best = src;
-					best_cpu = cpu;
-				}
-			}
-		}
-		if (best) {
-			stream_give(s, best, best_cpu, rec);
+		if (give(s, out))
 			return 1;
-		}
 		ret = wait_for_more(s, deadline, timeout_ms);
 		if (ret != 1)
 			return ret;
 		ret = 0;
 	}
 	return ret;
+}
+
+/* The record with the smallest timestamp of all streams, if there is one now. */
+static bool give_record(struct usertp_session *s, void *out)
+{
+	struct usertp__source *best = NULL;
+	unsigned int best_cpu = 0;
+
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
+			if (!stream_fill(s, src, cpu))
+				continue;
+			if (!best || src->streams[cpu].entry.ts < best->streams[best_cpu].entry.ts) {
+				best = src;
+				best_cpu = cpu;
+			}
+		}
+	}
+	if (best)
+		stream_give(s, best, best_cpu, out);
+	return best;
+}
+
+int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int timeout_ms)
+{
+	return read_loop(s, timeout_ms, give_record, rec);
 }
 
 /* The page given last by usertp_session_next_page(): freed at the next call. */
@@ -437,56 +453,53 @@ static uint64_t page_to_session_ids(struct usertp_session *s, struct usertp__sou
 	return n;
 }
 
-int usertp_session_next_page(struct usertp_session *s, struct usertp_page *page, int timeout_ms)
+/* The queued page with the smallest timestamp of all streams, if there is one now. */
+static bool give_page(struct usertp_session *s, void *out)
 {
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
-	int ret = readable(s);
+	struct usertp_page *page = out;
+	struct usertp__source *best = NULL;
+	unsigned int best_cpu = 0;
+	uint64_t best_ts = 0;
+	struct usertp__stream *st;
+	struct queued_page *q;
 
-	free(page_given);
-	page_given = NULL;
-	while (!ret) {
-		struct usertp__source *best = NULL;
-		unsigned int best_cpu = 0;
-		uint64_t best_ts = 0;
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
 
-		for (unsigned int i = 0; i < s->nr_sources; i++) {
-			struct usertp__source *src = s->sources[i];
+		for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
+			uint64_t ts;
 
-			for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
-				const struct queued_page *q = src->streams[cpu].head;
-				uint64_t ts;
-
-				if (!q)
-					continue;
-				memcpy(&ts, q->page.data, 8);
-				if (!best || ts < best_ts) {
-					best = src;
-					best_cpu = cpu;
-					best_ts = ts;
-				}
+			if (!src->streams[cpu].head)
+				continue;
+			memcpy(&ts, src->streams[cpu].head->page.data, 8);
+			if (!best || ts < best_ts) {
+				best = src;
+				best_cpu = cpu;
+				best_ts = ts;
 			}
 		}
-		if (best) {
-			struct usertp__stream *st = &best->streams[best_cpu];
-			struct queued_page *q = st->head;
-
-			st->head = q->next;
-			if (!st->head)
-				st->tail = &st->head;
-			st->nr_queued--;
-			page_given = q;
-			*page = (struct usertp_page){ best->pid, best_cpu, q->page.data, USERTP_RB_PAGE,
-						      page_to_session_ids(s, best, q) };
-			usertp__dat_page_seal(q->page.data, q->page.used, q->page.lost_before);
-			best->stats[best_cpu].read += page->events;
-			s->read[best_cpu] += page->events;
-			s->events += page->events;
-			return 1;
-		}
-		ret = wait_for_more(s, deadline, timeout_ms);
-		if (ret != 1)
-			return ret;
-		ret = 0;
 	}
-	return ret;
+	if (!best)
+		return false;
+	st = &best->streams[best_cpu];
+	q = st->head;
+	st->head = q->next;
+	if (!st->head)
+		st->tail = &st->head;
+	st->nr_queued--;
+	page_given = q;
+	*page = (struct usertp_page){ best->pid, best_cpu, q->page.data, USERTP_RB_PAGE,
+				      page_to_session_ids(s, best, q) };
+	usertp__dat_page_seal(q->page.data, q->page.used, q->page.lost_before);
+	best->stats[best_cpu].read += page->events;
+	s->read[best_cpu] += page->events;
+	s->events += page->events;
+	return true;
+}
+
+int usertp_session_next_page(struct usertp_session *s, struct usertp_page *page, int timeout_ms)
+{
+	free(page_given);
+	page_given = NULL;
+	return read_loop(s, timeout_ms, give_page, page);
 }
