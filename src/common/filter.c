@@ -64,6 +64,8 @@ struct usertp__filter {
 	uint64_t *sets;
 };
 
+static int grow(void **array, unsigned int *cap, unsigned int need, size_t elem);
+
 /* --- fields ------------------------------------------------------------------------------ */
 
 static const struct usertp__filter_field common_fields[] = {
@@ -121,6 +123,84 @@ static bool is_string(const struct found *f)
 	       (f->field && (f->field->type == USERTP__FILTER_CHARS ||
 			     f->field->type == USERTP__FILTER_DATA_LOC ||
 			     f->field->type == USERTP__FILTER_REL_LOC));
+}
+
+int usertp__filter_fields_of_format(const char *format, struct usertp__filter_field **out,
+				    char **names)
+{
+	struct usertp__filter_field *fields = NULL;
+	size_t names_len = 0, names_cap = 0;
+	unsigned int nr = 0, cap = 0;
+	char *text = NULL;
+
+	*out = NULL;
+	*names = NULL;
+	for (const char *line = strstr(format, "field:"); line; line = strstr(line + 1, "\tfield:")) {
+		char decl[256], *name, *bracket;
+		unsigned int off, size, sgn;
+		const char *semi;
+		size_t len;
+		struct usertp__filter_field f;
+
+		line += *line == '\t';
+		semi = strchr(line, ';');
+		if (!semi || (size_t)(semi - line - 6) >= sizeof(decl) ||
+		    sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%u;", &off, &size, &sgn) != 3)
+			continue;
+		memcpy(decl, line + 6, (size_t)(semi - line - 6));
+		decl[semi - line - 6] = 0;
+		/* The name is the declaration's last word, before any [N]. */
+		bracket = strchr(decl, '[');
+		len = bracket ? (size_t)(bracket - decl) : strlen(decl);
+		while (len && decl[len - 1] == ' ')
+			len--;
+		decl[len] = 0;
+		name = strrchr(decl, ' ');
+		name = name ? name + 1 : decl;
+		if (!strncmp(name, "common_", 7) || !*name)
+			continue;
+		f = (struct usertp__filter_field){ NULL, off, size, sgn != 0, USERTP__FILTER_NUMBER };
+		if (strstr(line, "__data_loc") && strstr(line, "char"))
+			f.type = USERTP__FILTER_DATA_LOC;
+		else if (strstr(line, "__rel_loc") && strstr(line, "char"))
+			f.type = USERTP__FILTER_REL_LOC;
+		else if (bracket && !strncmp(line + 6, "char ", 5))
+			f.type = USERTP__FILTER_CHARS;
+		else if (bracket || strstr(line, "__data_loc") || strstr(line, "__rel_loc"))
+			f.type = USERTP__FILTER_OTHER;
+		if (grow((void **)&fields, &cap, nr + 1, sizeof(*fields)))
+			goto nomem;
+		if (names_len + strlen(name) + 1 > names_cap) {
+			size_t c = names_cap ? names_cap * 2 : 256;
+			char *more;
+
+			while (c < names_len + strlen(name) + 1)
+				c *= 2;
+			more = realloc(text, c);
+			if (!more)
+				goto nomem;
+			text = more;
+			names_cap = c;
+		}
+		strcpy(text + names_len, name);
+		f.name = (const char *)(uintptr_t)names_len; /* an offset until text stops moving */
+		names_len += strlen(name) + 1;
+		fields[nr++] = f;
+	}
+	if (!nr && !strstr(format, "format:")) {
+		free(fields);
+		free(text);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < nr; i++)
+		fields[i].name = text + (uintptr_t)fields[i].name;
+	*out = fields;
+	*names = text;
+	return (int)nr;
+nomem:
+	free(fields);
+	free(text);
+	return -ENOMEM;
 }
 
 /* --- building ---------------------------------------------------------------------------- */

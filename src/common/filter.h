@@ -48,6 +48,15 @@ struct usertp__filter_field {
 	enum usertp__filter_type type;
 };
 
+/*
+ * The fields of an event's format text (tracefs's "format" file: "field:TYPE NAME;
+ * offset:N; size:N; signed:N;" lines; the common fields are left out: they are the
+ * compiler's).  *names holds their names (to free(), with *out).  Return: how many, or a
+ * negative errno (-EINVAL: not a format).
+ */
+USERTP_HIDDEN int usertp__filter_fields_of_format(const char *format,
+						  struct usertp__filter_field **out, char **names);
+
 /* A refused filter: the kernel's errno (negative), message (NULL: none) and position. */
 struct usertp__filter_error {
 	int err;
