@@ -89,6 +89,20 @@ USERTP_EXPORT void usertp_listener_destroy(struct usertp_listener *listener);
 /* Records the listener could not take (too big for USERTP_RECORD_MAX, or out of memory). */
 USERTP_EXPORT unsigned long usertp_listener_lost(const struct usertp_listener *listener);
 
+/**
+ * usertp_listener_set_filter() - give the events @events selects (a set_event spec:
+ * "sys:event", "sys:*"...) a filter in the kernel's grammar (tracefs's events/SYS/EV/filter:
+ * "id > 5 && name ~ "job-*""), run in the thread that records, before @fn is called; "0"
+ * or NULL removes it.  It replaces the filter those events had, takes effect at once while
+ * other threads record, and applies to such events that appear later (a library loaded).
+ * With several events (as tracefs's events/SYS/filter), each takes it where it compiles.
+ * Return: 0, or the kernel's negative errno for the filter (-EINVAL, and its parser's
+ * -ENOENT, -EPERM, -ESRCH) when no event takes it, with @err (may be NULL) holding the text,
+ * a caret under the error and the kernel's message, as the filter file shows them.
+ */
+USERTP_EXPORT int usertp_listener_set_filter(struct usertp_listener *listener, const char *events,
+					     const char *filter, char *err, size_t errlen);
+
 USERTP__C_END
 
 #endif /* USERTP_USERTP_H */

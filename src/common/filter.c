@@ -750,7 +750,7 @@ static int parse_expr(struct build *b, const struct usertp__filter_field *fields
 		ret = fail(b, -EINVAL, "No filter found", at);
 	} else if (last_op >= 0) {
 		/* "a == 1 &&": the kernel takes it; its selftests say it must not. */
-		ret = fail(b, -EINVAL, "Meaningless filter expression", last_op + 1);
+		ret = fail(b, -EINVAL, "Meaningless filter expression", last_op);
 	} else {
 		/* A group left open is the first pass's error; what is left is level 0. */
 		ret = level_value(b, &levels[0]);

@@ -13,7 +13,7 @@
  *
  * Where this differs from the kernel (6.18), on purpose, as its own selftests expect:
  *   - an expression that ends in "&&" or "||" is refused ("Meaningless filter expression",
- *     at the operator); the kernel takes it and ignores the operator;
+ *     the caret under the operator); the kernel takes it and ignores the operator;
  *   - a suffix glob ("*xyz") on a fixed char array or COMM matches strings that end with
  *     xyz; the kernel compares the end of the whole array, bytes after the NUL included.
  */

@@ -20,8 +20,8 @@
 #include "rb-layout.h"
 #include "ring-buffer.h"
 
-USERTP_STATIC_ASSERT(offsetof(struct usertp_rb, nr_cpus) == USERTP_RB_NR_CPUS_OFFSET &&
-			     offsetof(struct usertp_rb, w) == USERTP_RB_W_OFFSET &&
+USERTP_STATIC_ASSERT(offsetof(struct usertp__rb, nr_cpus) == USERTP_RB_NR_CPUS_OFFSET &&
+			     offsetof(struct usertp__rb, w) == USERTP_RB_W_OFFSET &&
 			     sizeof(struct usertp__rb_wcpu) == 1u << USERTP_RB_WCPU_SHIFT &&
 			     offsetof(struct usertp__rb_wcpu, c) == USERTP_RB_WCPU_C &&
 			     offsetof(struct usertp__rb_wcpu, page) == USERTP_RB_WCPU_PAGE &&
@@ -265,7 +265,7 @@ int usertp__rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, siz
 	return -ENOMEM;
 }
 
-int usertp__rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite)
+int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite)
 {
 	size_t header, area, size;
 	unsigned int nr_pages, i;
@@ -364,7 +364,7 @@ int usertp__rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long 
 	return 0;
 }
 
-void usertp__rb_destroy(struct usertp_rb *rb)
+void usertp__rb_destroy(struct usertp__rb *rb)
 {
 	if (rb->region)
 		munmap(rb->region, rb->size);
@@ -568,7 +568,7 @@ static int rseq_move(unsigned int cpu, struct usertp__rb_cpu *c, const struct rs
  * compare-and-exchange (and the caller writes the entry afterwards), rseq mode with
  * rseq_move() and the stores of @op.  Return as rseq_move().
  */
-static int move_pos(const struct usertp_rb *rb, unsigned int cpu, struct rseq_op *op)
+static int move_pos(const struct usertp__rb *rb, unsigned int cpu, struct rseq_op *op)
 {
 	struct usertp__rb_cpu *c = rb->cpus[cpu];
 
@@ -582,7 +582,7 @@ static int move_pos(const struct usertp_rb *rb, unsigned int cpu, struct rseq_op
  * events are being dropped).  The descriptor is checked to still be our eventfd (a program
  * may close descriptors it does not know): a write anywhere else would do harm.
  */
-static void wake_consumer(struct usertp_rb *rb, struct usertp__rb_cpu *c)
+static void wake_consumer(struct usertp__rb *rb, struct usertp__rb_cpu *c)
 {
 	static const uint64_t one = 1;
 	struct stat st;
@@ -599,7 +599,7 @@ static void wake_consumer(struct usertp_rb *rb, struct usertp__rb_cpu *c)
 	(void)!write(fd, &one, sizeof(one));
 }
 
-void usertp__rb_set_wake_fd(struct usertp_rb *rb, int fd)
+void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd)
 {
 	struct stat st;
 
@@ -651,7 +651,7 @@ static uint64_t scratch[2];
  * Return: where the event goes (offset 16 of the new page, its pending header written), NULL
  * when dropped, USERTP_RB_RETRY when another writer moved first (or, rseq mode, we moved).
  */
-static void *open_page(struct usertp_rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
+static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
 		       uint64_t ts, uint32_t total)
 {
 	struct usertp__rb_cpu *c = rb->cpus[cpu];
@@ -746,7 +746,7 @@ static uint64_t time_extend(uint64_t delta)
  * The general writer: any size, page opening, time extends, clock not after the last event,
  * retries after another writer moved first; in rseq mode, on the CPU the thread runs on.
  */
-void *usertp__rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size)
+void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t size)
 {
 	struct usertp__rb_cpu *c;
 	uint64_t pos, last, ts, delta;
@@ -816,7 +816,7 @@ void *usertp__rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t siz
 	return entry + ext + 8;
 }
 
-void *usertp__rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t first)
+void *usertp__rb_rseq_reserve_slow(struct usertp__rb *rb, size_t size, uint64_t first)
 {
 	void *p = usertp__rb_reserve_slow(rb, 0, size);
 
@@ -827,7 +827,7 @@ void *usertp__rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t f
 
 /* --- reading ------------------------------------------------------------------------------ */
 
-void usertp__rb_quiesce(const struct usertp_rb *rb, unsigned int ms)
+void usertp__rb_quiesce(const struct usertp__rb *rb, unsigned int ms)
 {
 	struct timespec tick = { 0, 100000 }; /* 0.1 ms */
 	unsigned int cpu, waited = 0;

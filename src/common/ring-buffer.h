@@ -120,7 +120,7 @@ struct usertp__rb_wcpu {
 };
 
 /* The writer's process-local view: pointers computed once from the region. */
-struct usertp_rb {
+struct usertp__rb {
 	struct usertp__rb_region *region;
 	size_t size;
 	int fd; /* the memfd, for other processes */
@@ -159,8 +159,8 @@ const char *usertp__rb_clock_name(enum usertp__rb_clock clock);
  * pages, as the kernel does) for @nr_cpus CPUs.
  * Return: 0 or a negative errno.
  */
-int usertp__rb_create(struct usertp_rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite);
-void usertp__rb_destroy(struct usertp_rb *rb);
+int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite);
+void usertp__rb_destroy(struct usertp__rb *rb);
 
 extern enum usertp__rb_clock usertp__rb_clock_id;
 
@@ -225,7 +225,7 @@ static inline uint32_t usertp__rb_used(uint32_t off)
 								    : 0;
 }
 
-static inline unsigned int usertp__rb_this_cpu(const struct usertp_rb *rb)
+static inline unsigned int usertp__rb_this_cpu(const struct usertp__rb *rb)
 {
 	ptrdiff_t off = __atomic_load_n(&usertp__rb_cpu_offset, __ATOMIC_RELAXED);
 	int cpu = __atomic_load_n((const int *)((const char *)__builtin_thread_pointer() + off),
@@ -312,7 +312,7 @@ static inline uint64_t usertp__rb_pending_header(uint32_t total, uint64_t delta)
 }
 
 /* The general writer, out of line. */
-void *usertp__rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t size);
+void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t size);
 
 /*
  * CAS mode, the common case, inline: the event fits on the open page, needs no time extend,
@@ -322,7 +322,7 @@ void *usertp__rb_reserve_slow(struct usertp_rb *rb, unsigned int cpu, size_t siz
  * the last event or far ahead of it, another writer moving first, an event too big) is for
  * usertp__rb_reserve_slow().
  */
-static inline void *usertp__rb_try_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size,
+static inline void *usertp__rb_try_reserve(struct usertp__rb *rb, unsigned int cpu, size_t size,
 					  uint64_t ts)
 {
 	const struct usertp__rb_wcpu *w = &rb->w[cpu];
@@ -378,19 +378,19 @@ static inline void *usertp__rb_try_reserve(struct usertp_rb *rb, unsigned int cp
 #define USERTP_RB_RSEQ_SIG 0x53053053
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define USERTP_RB_HAVE_RSEQ 1
-void *usertp__rb_rseq_reserve_tsc(struct usertp_rb *rb, size_t size, uint64_t first);
-void *usertp__rb_rseq_reserve_at(struct usertp_rb *rb, size_t size, uint64_t first, uint64_t ts);
+void *usertp__rb_rseq_reserve_tsc(struct usertp__rb *rb, size_t size, uint64_t first);
+void *usertp__rb_rseq_reserve_at(struct usertp__rb *rb, size_t size, uint64_t first, uint64_t ts);
 #else
 #define USERTP_RB_HAVE_RSEQ 0
 #endif
-void *usertp__rb_rseq_reserve_slow(struct usertp_rb *rb, size_t size, uint64_t first);
+void *usertp__rb_rseq_reserve_slow(struct usertp__rb *rb, size_t size, uint64_t first);
 
 /*
  * Reserve @size bytes of payload on @cpu (rseq mode: on the CPU the thread runs on, whatever
  * @cpu says); returns where to write the payload (8-byte aligned), or NULL when the event is
  * dropped (counted); the event is then committed with usertp__rb_commit().
  */
-static inline void *usertp__rb_reserve(struct usertp_rb *rb, unsigned int cpu, size_t size)
+static inline void *usertp__rb_reserve(struct usertp__rb *rb, unsigned int cpu, size_t size)
 {
 	void *p;
 
@@ -405,7 +405,7 @@ static inline void *usertp__rb_reserve(struct usertp_rb *rb, unsigned int cpu, s
 }
 
 /* CAS mode: the commit counter of the page slot that holds @p. */
-static inline uint64_t *usertp__rb_slot_commit(const struct usertp_rb *rb, const void *p)
+static inline uint64_t *usertp__rb_slot_commit(const struct usertp__rb *rb, const void *p)
 {
 	return rb->slot_commit[(size_t)((const unsigned char *)p -
 					(const unsigned char *)rb->region) /
@@ -423,7 +423,7 @@ static inline void usertp__rb_commit_entry(void *payload)
 
 /* Commit, and in CAS mode count the event in its page slot's counter (after the event: the
  * count is what completes a page). */
-static inline void usertp__rb_commit(const struct usertp_rb *rb, void *payload)
+static inline void usertp__rb_commit(const struct usertp__rb *rb, void *payload)
 {
 	uint32_t len;
 
@@ -525,7 +525,7 @@ int usertp__rb_peek(const struct usertp__rb_view *view, unsigned int cpu,
 		   struct usertp__rb_page_copy *copy);
 
 /* Use @fd (an eventfd, ours from now on) to wake the consumer; see wake_fd. */
-void usertp__rb_set_wake_fd(struct usertp_rb *rb, int fd);
+void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd);
 /* The consumer side: ask to be woken (on every CPU of @view) before sleeping. */
 void usertp__rb_wait_request(const struct usertp__rb_view *view);
 
@@ -536,7 +536,7 @@ void usertp__rb_wait_request(const struct usertp__rb_view *view);
 int usertp__rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size);
 
 /* Wait up to @ms milliseconds for events being written to be committed (async-signal-safe). */
-void usertp__rb_quiesce(const struct usertp_rb *rb, unsigned int ms);
+void usertp__rb_quiesce(const struct usertp__rb *rb, unsigned int ms);
 
 /* Zeroed memory from mmap() (async-signal-safe), and its release. */
 void *usertp__rb_alloc(size_t size);

@@ -26,14 +26,19 @@ static struct {
 } comms[COMM_MAX];
 static unsigned int nr_comms;
 
+/* The thread's name as of its first event: what filters compare COMM with. */
+__thread char usertp__thread_comm[COMM_LEN] __attribute__((tls_model("initial-exec")));
+
 void usertp__comm_note(int tid)
 {
 	unsigned int i = __atomic_fetch_add(&nr_comms, 1, __ATOMIC_RELAXED);
 	char name[COMM_LEN] = "";
 
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	memcpy(usertp__thread_comm, name, COMM_LEN);
+	usertp__thread_comm[COMM_LEN - 1] = '\0';
 	if (i >= COMM_MAX)
 		return;
-	prctl(PR_GET_NAME, name, 0, 0, 0);
 	memcpy(comms[i].comm, name, COMM_LEN);
 	comms[i].comm[COMM_LEN - 1] = '\0';
 	__atomic_store_n(&comms[i].tid, tid, __ATOMIC_RELEASE);

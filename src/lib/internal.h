@@ -19,6 +19,7 @@
 #include <usertp/tracepoint.h>
 #include <usertp/usertp.h>
 
+#include "filter.h"
 #include "ring-buffer.h"
 
 #ifndef USERTP_HIDDEN
@@ -96,7 +97,47 @@ struct usertp_event_file {
 	void *sink; /* what ops record into: the listener's arg (a struct usertp__rb_sink...) */
 	const struct usertp_event *event; /* node->instances[0], for the hot path */
 	int id;				  /* node->id, for the hot path */
+	struct usertp__filter *filter;	  /* records must pass it (RCU: freed after a grace period) */
+	char *filter_text;		  /* as set */
+	uint64_t filtered;		  /* records it refused */
 };
+
+/*
+ * Filters (event-filter.c).  Set (@text NULL or "0": none) on an event file under
+ * usertp__lock; the old one is freed after a grace period.  Return: 0, or the compiler's
+ * negative errno with *err (may be NULL) saying why; the file's filter is then unchanged.
+ */
+USERTP_HIDDEN int usertp__event_file_set_filter_locked(struct usertp_event_file *file,
+						       const char *text,
+						       struct usertp__filter_error *err);
+/* Does the record (@size bytes) pass @filter?  Counts it in file->filtered when not. */
+USERTP_HIDDEN bool usertp__event_file_passes(struct usertp_event_file *file, const void *filter,
+					     const void *record, size_t size);
+/* After file->head was set from file->ops: the filtered heads, if the file has a filter. */
+USERTP_HIDDEN void usertp__event_file_filter_heads(struct usertp_event_file *file);
+
+/*
+ * A thread's scratch records (listener.c): @size bytes to write a record into, with @aux
+ * (the filter it must pass) kept beside it; NULL when nested too deep or too big.
+ * usertp__scratch_pop(): if @record is the innermost one, take it off (true) with its size
+ * and aux.
+ */
+USERTP_HIDDEN void *usertp__scratch_push(size_t size, const void *aux);
+USERTP_HIDDEN bool usertp__scratch_pop(void *record, size_t *size, const void **aux);
+
+/*
+ * For a listener whose events come later (the embedded recorder's): @fn is told of an event
+ * whose filter (set for @events) does not compile for it; that event is then not recorded.
+ * Without it, such an event records unfiltered (as tracefs's subsystem filters do).
+ */
+typedef void (*usertp__filter_refused_func)(const char *events, const struct usertp_event *ev,
+					    const char *text, const struct usertp__filter_error *e);
+USERTP_HIDDEN void usertp__listener_on_filter_refused(struct usertp_listener *l,
+						      usertp__filter_refused_func fn);
+
+/* The ring-buffer sinks' heads that let a filter run before a record is stored (rb-sink.c). */
+USERTP_HIDDEN bool usertp__rb_sink_filter_heads(const struct usertp_event_file_head *plain,
+						struct usertp_event_file_head *filtered);
 
 USERTP_HIDDEN struct usertp__event_node *usertp__events_first_locked(void);
 USERTP_HIDDEN int usertp__event_file_enable_locked(struct usertp_event_file *file);
@@ -121,10 +162,10 @@ USERTP_HIDDEN int usertp__listener_set_specs(struct usertp_listener *l, const ch
  */
 struct usertp__rb_sink {
 	bool active; /* false: events are not recorded (the buffers are being written out) */
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	struct usertp_listener *listener;
 };
-USERTP_HIDDEN const struct usertp_event_file_head *usertp__rb_sink_ops(const struct usertp_rb *rb);
+USERTP_HIDDEN const struct usertp_event_file_head *usertp__rb_sink_ops(const struct usertp__rb *rb);
 /* How many ring-buffer sinks exist (they share usertp__rb_clock_id: one clock per process). */
 extern unsigned int usertp__rb_sinks USERTP_HIDDEN;
 

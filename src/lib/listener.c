@@ -20,6 +20,12 @@
 
 #define NEST_MAX 4
 
+/* A filter of a listener: the events @spec selects, filtered by @text where it compiles. */
+struct listener_filter {
+	struct listener_filter *next;
+	char *spec, *text;
+};
+
 struct usertp_listener {
 	struct usertp_listener *next;
 	char **specs; /* as given, a leading '!' meaning "take out" */
@@ -28,14 +34,22 @@ struct usertp_listener {
 	usertp_record_func fn;
 	void *arg;
 	struct usertp_event_file *files; /* next_in_owner */
+	struct listener_filter *filters; /* in the order set (the last that applies wins) */
+	/* Set: an event that comes later and refuses its filter is not recorded, and said. */
+	usertp__filter_refused_func filter_refused;
 	unsigned long lost;
 };
 
 static struct usertp_listener *listeners;
 
+/*
+ * Records being written by a thread (up to NEST_MAX nested): a listener's, or one a filter
+ * must pass before it goes into a ring buffer (rb-sink.c).
+ */
 struct scratch {
 	unsigned int depth;
 	unsigned int size[NEST_MAX]; /* of each record being written */
+	const void *aux[NEST_MAX];   /* the filter it is to pass, or NULL */
 	unsigned char buf[NEST_MAX][USERTP_RECORD_MAX] __attribute__((aligned(8)));
 };
 static __thread struct scratch *thread_scratch __attribute__((tls_model("initial-exec")));
@@ -67,17 +81,39 @@ static struct scratch *scratch_get(void)
 	return s;
 }
 
+void *usertp__scratch_push(size_t size, const void *aux)
+{
+	struct scratch *s;
+
+	if (size > USERTP_RECORD_MAX || !(s = scratch_get()) || s->depth >= NEST_MAX)
+		return NULL;
+	s->size[s->depth] = (unsigned int)size;
+	s->aux[s->depth] = aux;
+	return s->buf[s->depth++];
+}
+
+bool usertp__scratch_pop(void *record, size_t *size, const void **aux)
+{
+	struct scratch *s = thread_scratch;
+
+	if (!s || !s->depth || record != s->buf[s->depth - 1])
+		return false;
+	s->depth--;
+	*size = s->size[s->depth];
+	*aux = s->aux[s->depth];
+	return true;
+}
+
 static void *listener_reserve(struct usertp_event_file *file, size_t size)
 {
 	struct usertp_listener *l = file->owner;
-	struct scratch *s;
+	void *record = usertp__scratch_push(size, __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE));
 
-	if (size > USERTP_RECORD_MAX || !(s = scratch_get()) || s->depth >= NEST_MAX) {
+	if (!record) {
 		__atomic_fetch_add(&l->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	s->size[s->depth] = (unsigned int)size;
-	return usertp__entry_fill(file, s->buf[s->depth++]);
+	return usertp__entry_fill(file, record);
 }
 
 /* @record is the innermost record being written in this thread: the last reserved. */
@@ -85,10 +121,14 @@ static void listener_commit(struct usertp_event_file *file, void *record)
 {
 	struct usertp_listener *l = file->owner;
 	const struct usertp_event *ev = __atomic_load_n(&file->event, __ATOMIC_ACQUIRE);
-	struct scratch *s = thread_scratch;
+	const void *filter;
+	size_t size;
 
-	l->fn(ev, record, s->size[s->depth - 1], l->arg);
-	s->depth--;
+	if (!usertp__scratch_pop(record, &size, &filter))
+		return;
+	if (filter && !usertp__event_file_passes(file, filter, record, size))
+		return;
+	l->fn(ev, record, size, l->arg);
 }
 
 static const struct usertp_event_file_head listener_ops = {
@@ -124,7 +164,21 @@ static void listener_attach_locked(struct usertp_listener *l, struct usertp__eve
 	file->ops = l->ops;
 	file->owner = l;
 	file->sink = l->arg;
+	/* A filter set for events this one is among applies to it, from its first record. */
+	for (const struct listener_filter *lf = l->filters; lf; lf = lf->next) {
+		const struct usertp_event *ev = node->instances[0];
+		struct usertp__filter_error e;
+
+		if (!usertp__spec_match(lf->spec, ev->event_class->system, ev->name) ||
+		    !usertp__event_file_set_filter_locked(file, lf->text, &e) || !l->filter_refused)
+			continue;
+		l->filter_refused(lf->spec, ev, lf->text, &e);
+		usertp__event_file_set_filter_locked(file, NULL, NULL);
+		free(file);
+		return;
+	}
 	if (usertp__event_file_enable_locked(file)) {
+		usertp__event_file_set_filter_locked(file, NULL, NULL);
 		free(file);
 		return;
 	}
@@ -132,6 +186,11 @@ static void listener_attach_locked(struct usertp_listener *l, struct usertp__eve
 	node->files = file;
 	file->next_in_owner = l->files;
 	l->files = file;
+}
+
+void usertp__listener_on_filter_refused(struct usertp_listener *l, usertp__filter_refused_func fn)
+{
+	l->filter_refused = fn;
 }
 
 /* Take @file off its event and its owner; it is freed after a grace period. */
@@ -153,6 +212,9 @@ static void file_release_locked(struct usertp_event_file *file)
 			break;
 		}
 	}
+	if (file->filter)
+		usertp__defer_free_locked(file->filter);
+	free(file->filter_text);
 	usertp__defer_free_locked(file);
 }
 
@@ -319,7 +381,77 @@ void usertp_listener_destroy(struct usertp_listener *l)
 	/* After this no thread is inside l->fn, and the files are freed. */
 	usertp__synchronize();
 	specs_free(l->specs, l->nr_specs);
+	while (l->filters) {
+		struct listener_filter *lf = l->filters;
+
+		l->filters = lf->next;
+		free(lf->spec);
+		free(lf->text);
+		free(lf);
+	}
 	free(l);
+}
+
+int usertp_listener_set_filter(struct usertp_listener *l, const char *events, const char *filter,
+			       char *err, size_t errlen)
+{
+	struct usertp__filter_error fe = { 0, NULL, 0 };
+	struct listener_filter *lf, **pp;
+	struct usertp_event_file *file;
+	unsigned int selected = 0, taken = 0;
+	int ret = 0, first_err = 0;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!l || !events || usertp__spec_check(events, USERTP__SPEC_GLOB))
+		return -EINVAL;
+	if (filter && strlen(filter) > USERTP__FILTER_MAX)
+		return -EINVAL;
+	lf = calloc(1, sizeof(*lf));
+	if (!lf || !(lf->spec = strdup(events)) || (filter && !(lf->text = strdup(filter)))) {
+		if (lf)
+			free(lf->spec);
+		free(lf);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&usertp__lock);
+	for (file = l->files; file; file = file->next_in_owner) {
+		const struct usertp_event *ev = file->node->instances[0];
+		struct usertp__filter_error e;
+
+		if (!usertp__spec_match(events, ev->event_class->system, ev->name))
+			continue;
+		selected++;
+		ret = usertp__event_file_set_filter_locked(file, filter, &e);
+		if (!ret) {
+			taken++;
+		} else if (!first_err) {
+			first_err = ret;
+			fe = e;
+		}
+	}
+	/* Kept for events that come later: replaces an earlier filter of the same events. */
+	for (pp = &l->filters; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->spec, events)) {
+			struct listener_filter *old = *pp;
+
+			*pp = old->next;
+			free(old->spec);
+			free(old->text);
+			free(old);
+			break;
+		}
+	for (pp = &l->filters; *pp; pp = &(*pp)->next)
+		;
+	*pp = lf;
+	pthread_mutex_unlock(&usertp__lock);
+	/* As tracefs's subsystem filter: taken where it compiles; an error only if nowhere. */
+	if (selected && !taken) {
+		if (err && errlen && first_err != -ENOMEM)
+			usertp__filter_error_file(filter, &fe, err, errlen);
+		return first_err;
+	}
+	return 0;
 }
 
 unsigned long usertp_listener_lost(const struct usertp_listener *l)

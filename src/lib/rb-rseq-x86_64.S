@@ -2,8 +2,8 @@
 /*
  * rb-rseq-x86_64.S - the rseq writer's fast path (see ring-buffer.h):
  *
- *	void *usertp__rb_rseq_reserve_tsc(struct usertp_rb *rb, size_t size, uint64_t first);
- *	void *usertp__rb_rseq_reserve_at(struct usertp_rb *rb, size_t size, uint64_t first,
+ *	void *usertp__rb_rseq_reserve_tsc(struct usertp__rb *rb, size_t size, uint64_t first);
+ *	void *usertp__rb_rseq_reserve_at(struct usertp__rb *rb, size_t size, uint64_t first,
  *					uint64_t ts);
  *
  * In assembly because it is the one place every recorded event passes through, and the

@@ -4,9 +4,11 @@
  * those of recorders outside the process.  This is the hot path of an enabled event: the
  * generated probe calls one of these reserves and commits directly (the event file's head).
  */
+#include <string.h>
+
 #include "internal.h"
 
-static inline struct usertp_rb *active_rb(const struct usertp_event_file *file)
+static inline struct usertp__rb *active_rb(const struct usertp_event_file *file)
 {
 	struct usertp__rb_sink *sink = file->sink;
 
@@ -16,7 +18,7 @@ static inline struct usertp_rb *active_rb(const struct usertp_event_file *file)
 /* CAS mode (and the writers' general path): the writer in C, then the common header. */
 static void *rb_sink_reserve(struct usertp_event_file *file, size_t size)
 {
-	struct usertp_rb *rb = active_rb(file);
+	struct usertp__rb *rb = active_rb(file);
 	void *ent;
 
 	if (!rb)
@@ -47,7 +49,7 @@ static __attribute__((noinline)) void *reserve_new_thread(struct usertp_event_fi
  */
 static void *rb_sink_reserve_rseq_tsc(struct usertp_event_file *file, size_t size)
 {
-	struct usertp_rb *rb = active_rb(file);
+	struct usertp__rb *rb = active_rb(file);
 
 	if (usertp_unlikely(!rb || !usertp__tid))
 		return rb ? reserve_new_thread(file, size) : NULL;
@@ -56,7 +58,7 @@ static void *rb_sink_reserve_rseq_tsc(struct usertp_event_file *file, size_t siz
 
 static void *rb_sink_reserve_rseq_mono(struct usertp_event_file *file, size_t size)
 {
-	struct usertp_rb *rb = active_rb(file);
+	struct usertp__rb *rb = active_rb(file);
 	uint64_t word;
 
 	if (usertp_unlikely(!rb || !usertp__tid))
@@ -78,7 +80,65 @@ static const struct usertp_event_file_head rb_sink_ops_rseq_mono = { rb_sink_res
 								      rb_sink_commit_rseq };
 #endif
 
-const struct usertp_event_file_head *usertp__rb_sink_ops(const struct usertp_rb *rb)
+/*
+ * With a filter (event-filter.c): the record goes to the thread's scratch first, with the
+ * filter it must pass; at commit, one that passes is copied into the buffers.  The commit
+ * takes records reserved in the buffers too (reserved before the filter was set).
+ */
+static void *rb_sink_reserve_filtered(struct usertp_event_file *file, size_t size)
+{
+	const struct usertp__filter *filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+	void *record;
+
+	if (!filter)
+		return rb_sink_reserve(file, size);
+	if (!active_rb(file))
+		return NULL;
+	record = usertp__scratch_push(size, filter);
+	if (!record) {
+		/* Too big or nested too deep to filter: dropped, and counted as the buffers count. */
+		struct usertp__rb *rb = &((struct usertp__rb_sink *)file->sink)->rb;
+
+		usertp__rb_drop(rb->cpus[usertp__rb_this_cpu(rb)]);
+		return NULL;
+	}
+	return usertp__entry_fill(file, record);
+}
+
+static void rb_sink_commit_filtered(struct usertp_event_file *file, void *record)
+{
+	struct usertp__rb *rb = &((struct usertp__rb_sink *)file->sink)->rb;
+	const void *filter;
+	size_t size;
+	void *ent;
+
+	if (!usertp__scratch_pop(record, &size, &filter)) {
+		usertp__rb_commit(rb, record); /* reserved in the buffers */
+		return;
+	}
+	if (!usertp__event_file_passes(file, filter, record, size) || !active_rb(file))
+		return;
+	ent = usertp__rb_reserve(rb, usertp__rb_this_cpu(rb), size);
+	if (!ent)
+		return; /* dropped, and counted by the buffers */
+	memcpy(ent, record, size);
+	usertp__rb_commit(rb, ent);
+}
+
+bool usertp__rb_sink_filter_heads(const struct usertp_event_file_head *plain,
+				  struct usertp_event_file_head *filtered)
+{
+	if (plain != &rb_sink_ops
+#if USERTP_RB_HAVE_RSEQ
+	    && plain != &rb_sink_ops_rseq_tsc && plain != &rb_sink_ops_rseq_mono
+#endif
+	)
+		return false;
+	*filtered = (struct usertp_event_file_head){ rb_sink_reserve_filtered, rb_sink_commit_filtered };
+	return true;
+}
+
+const struct usertp_event_file_head *usertp__rb_sink_ops(const struct usertp__rb *rb)
 {
 #if USERTP_RB_HAVE_RSEQ
 	if (rb->rseq)

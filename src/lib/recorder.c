@@ -2,7 +2,9 @@
 /*
  * recorder.c - the embedded recorder: a program traces itself when USERTP_EVENTS is set.
  *
- *	USERTP_EVENTS	event specs, as for set_event ("jobs:*,sched:job_done,!jobs:noisy")
+ *	USERTP_EVENTS	event specs, as for set_event ("jobs:*,sched:job_done,!jobs:noisy"),
+ *			each group of them with a filter in the kernel's grammar after "if",
+ *			groups apart with ";": "jobs:*; jobs:job_done if id > 5 && worker ~ \"w*\""
  *	USERTP_OUTPUT	where to write at exit: "*.txt" the kernel's trace text (default trace.txt),
  *			"*.dat" a trace.dat file for trace-cmd and KernelShark
  *	USERTP_BUFFER_KB per-CPU buffer in KiB (default 1408, the kernel's; rounded up to pages)
@@ -24,6 +26,7 @@
  * runs untraced.  Without USERTP_EVENTS nothing here runs: no memory, no thread, no file.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -266,7 +269,7 @@ static void name_output(pid_t child)
 /* In a child forked without exec: its own buffers, its own output. */
 static void after_fork_child(void)
 {
-	struct usertp_rb old = rec.sink.rb;
+	struct usertp__rb old = rec.sink.rb;
 
 	__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
 	if (usertp__rb_create(&rec.sink.rb, old.nr_cpus, (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
@@ -353,17 +356,127 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 	return true;
 }
 
+/*
+ * USERTP_EVENTS split: the specs of every group (comma-joined, for the listener), and each
+ * group's "SPECS if FILTER" in @groups (NUL-separated pairs: specs, then filter; to free()).
+ * ";" inside quotes belongs to the filter.  Return: the specs (to free()) or NULL.
+ */
+static char *events_split(const char *value, char **groups, size_t *groups_len)
+{
+	char *specs = calloc(1, strlen(value) + 1), *pairs = calloc(1, 2 * strlen(value) + 4);
+	size_t n = 0, g = 0;
+	const char *p = value;
+
+	if (!specs || !pairs) {
+		free(specs);
+		free(pairs);
+		return NULL;
+	}
+	while (*p) {
+		const char *end = p, *cond;
+		char quote = 0;
+		size_t len;
+
+		for (; *end && (quote || *end != ';'); end++)
+			if (*end == '"' || *end == '\'') /* (quotes are the filter's) */
+				quote = quote == *end ? 0 : quote ? quote : *end;
+		len = (size_t)(end - p);
+		cond = NULL;
+		for (const char *c = p; c + 4 <= end; c++)
+			if (isspace((unsigned char)c[0]) && c[1] == 'i' && c[2] == 'f' &&
+			    (c + 3 == end || isspace((unsigned char)c[3]))) {
+				cond = c;
+				break;
+			}
+		if (cond) {
+			size_t slen = (size_t)(cond - p);
+
+			memcpy(specs + n, p, slen);
+			n += slen;
+			memcpy(pairs + g, p, slen);
+			g += slen + 1; /* (NUL) */
+			const char *ftext = cond + 3, *fend = end;
+
+			/* The filter without the white space around it. */
+			while (ftext < fend && isspace((unsigned char)*ftext))
+				ftext++;
+			while (fend > ftext && isspace((unsigned char)fend[-1]))
+				fend--;
+			memcpy(pairs + g, ftext, (size_t)(fend - ftext));
+			g += (size_t)(fend - ftext) + 1;
+		} else {
+			memcpy(specs + n, p, len);
+			n += len;
+		}
+		specs[n++] = ',';
+		p = *end ? end + 1 : end;
+	}
+	specs[n ? n - 1 : 0] = 0;
+	*groups = pairs;
+	*groups_len = g;
+	return specs;
+}
+
+/* An event that came after the filter was set, and does not take it: not recorded. */
+static void filter_refused(const char *events, const struct usertp_event *ev, const char *text,
+			   const struct usertp__filter_error *e)
+{
+	char err[8192];
+
+	usertp__filter_error_file(text, e, err, sizeof(err));
+	fprintf(stderr, "usertp: USERTP_EVENTS: the filter of %s does not fit %s:%s, which is not "
+			"recorded: %s\n%s",
+		events, ev->event_class->system, ev->name, strerror(-e->err), err);
+}
+
+/*
+ * Each group's filter on its events.  Return: false (said on stderr: the text, a caret, the
+ * kernel's message) when one cannot be taken.
+ */
+static bool filters_set(const char *groups, size_t len)
+{
+	for (const char *p = groups; p < groups + len;) {
+		const char *specs = p, *filter = p + strlen(p) + 1;
+		char *copy = strdup(specs), *save = NULL, err[8192];
+
+		p = filter + strlen(filter) + 1;
+		for (char *spec = copy ? strtok_r(copy, ", \t", &save) : NULL; spec;
+		     spec = strtok_r(NULL, ", \t", &save)) {
+			int ret;
+
+			if (spec[0] == '!')
+				continue;
+			ret = usertp_listener_set_filter(rec.sink.listener, spec, filter, err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "usertp: USERTP_EVENTS: the filter of %s: %s\n%s", spec,
+					strerror(-ret), err);
+				fprintf(stderr, "usertp: running untraced\n");
+				free(copy);
+				return false;
+			}
+		}
+		free(copy);
+	}
+	return true;
+}
+
 void __attribute__((constructor)) usertp__recorder_init(void)
 {
-	const char *events = getenv("USERTP_EVENTS");
+	const char *value = getenv("USERTP_EVENTS");
+	char *events, *groups = NULL;
+	size_t groups_len = 0;
 	unsigned long kb;
 	bool overwrite;
 	int ret;
 
-	if (!events)
+	if (!value)
 		return;
-	if (!read_settings(events, &kb, &overwrite))
+	events = events_split(value, &groups, &groups_len);
+	if (!events || !read_settings(events, &kb, &overwrite)) {
+		free(events);
+		free(groups);
 		return;
+	}
 	usertp__init();
 	ret = usertp__rb_create(&rec.sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
 	if (ret) {
@@ -372,7 +485,7 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 		return;
 	}
 	name_output(0);
-	rec.events = strdup(events);
+	rec.events = events; /* (the specs, without the filters) */
 	rec.pid = getpid();
 	/* Objects registered from now on stay loaded: their records are printed at exit. */
 	__atomic_store_n(&usertp__keep_objects, true, __ATOMIC_RELAXED);
@@ -386,11 +499,27 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&usertp__keep_objects, false, __ATOMIC_RELAXED);
 		usertp__rb_destroy(&rec.sink.rb);
-		bad("USERTP_EVENTS", events,
+		bad("USERTP_EVENTS", value,
 		    ret == -EINVAL ? "not a list of sys:event, sys:*, *:event or event specs"
 				   : "out of memory");
+		free(groups);
 		return;
 	}
+	usertp__listener_on_filter_refused(rec.sink.listener, filter_refused);
+	if (!filters_set(groups, groups_len)) {
+		/* Nothing starts: the buffers, the listener and the specs go. */
+		__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
+		usertp_listener_destroy(rec.sink.listener);
+		rec.sink.listener = NULL;
+		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&usertp__keep_objects, false, __ATOMIC_RELAXED);
+		usertp__rb_destroy(&rec.sink.rb);
+		free(rec.events);
+		rec.events = NULL;
+		free(groups);
+		return;
+	}
+	free(groups);
 	atexit(at_exit);
 	install_signal_handlers();
 	pthread_atfork(NULL, NULL, after_fork_child);

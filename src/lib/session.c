@@ -297,7 +297,7 @@ size_t usertp__session_enabled(const struct usertp__session *s, char *buf, size_
 
 int usertp__session_fork_child(struct usertp__session *s)
 {
-	struct usertp_rb old = s->sink.rb;
+	struct usertp__rb old = s->sink.rb;
 	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_FORK };
 	int sock, ret;
 

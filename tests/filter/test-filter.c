@@ -97,8 +97,8 @@ static const struct {
 	{ "CPU & CPUS0", -EINVAL, "Missing '{'", 11 },
 	{ "prev_pid.function == 1", -EINVAL, "Illegal operation for field type", 22 },
 	/* The kernel takes these (a bug its selftests name): refused here. */
-	{ "common_pid == 1 &&", -EINVAL, "Meaningless filter expression", 17 },
-	{ "common_pid == 1 ||", -EINVAL, "Meaningless filter expression", 17 },
+	{ "common_pid == 1 &&", -EINVAL, "Meaningless filter expression", 16 },
+	{ "common_pid == 1 ||", -EINVAL, "Meaningless filter expression", 16 },
 };
 
 static void test_errors(void)

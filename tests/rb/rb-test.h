@@ -38,7 +38,7 @@
 static void __attribute__((constructor)) rbt_writer_mode(void)
 {
 	const char *env = getenv("USERTP_RSEQ");
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	bool rseq;
 
 	if (!env || strcmp(env, "1"))
@@ -147,7 +147,7 @@ static inline bool payload_check(const unsigned char *p, uint32_t entry_size, ui
  * Write one self-checking event of @size bytes on @cpu; *before and *after (when not NULL)
  * get usertp__rb_clock() readings around it.  Return: false when it was dropped.
  */
-static inline bool rbt_write(struct usertp_rb *rb, unsigned int cpu, uint32_t size, uint32_t tag,
+static inline bool rbt_write(struct usertp__rb *rb, unsigned int cpu, uint32_t size, uint32_t tag,
 			     uint64_t seq, uint64_t *before, uint64_t *after)
 {
 	unsigned char *p;

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	struct usertp__rb_snapshot snap;
 	const struct usertp__rb_cpu_snapshot *c;
 	uint64_t seq, recorded1 = 0, page0_events = 0, tail1;
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	struct rbt_walk w;
 	size_t k = 0, n;
 	unsigned int i;

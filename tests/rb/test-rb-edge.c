@@ -46,7 +46,7 @@
 #define TAG 0x6564u
 
 /* Check that the CPU 0 snapshot holds exactly seqs first .. first + n - 1, intact. */
-static void expect_seqs(const struct usertp_rb *rb, uint64_t first, uint64_t n)
+static void expect_seqs(const struct usertp__rb *rb, uint64_t first, uint64_t n)
 {
 	struct usertp__rb_snapshot snap;
 	struct rbt_walk w;
@@ -82,7 +82,7 @@ static void exact_fit(void)
 	int overwrite;
 
 	for (overwrite = 0; overwrite <= 1; overwrite++) {
-		struct usertp_rb rb;
+		struct usertp__rb rb;
 		uint64_t seq;
 
 		printf("overwrite=%d\n", overwrite);
@@ -108,7 +108,7 @@ static void full_end(void)
 	/* A type_len 1 entry (4 bytes of data) that fills the last 8 bytes: what a live
 	 * snapshot once read there. */
 	static const uint64_t stale = 0x4142434416d39741ull;
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	/* 8 + 4064 bytes from offset 16: the event ends at 4088. */
@@ -125,7 +125,7 @@ static void full_end(void)
 
 static void slip(void)
 {
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t seq;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, false), ==, 0);
@@ -142,7 +142,7 @@ static void slip(void)
 static void size_wrap(void)
 {
 	static const uint32_t sizes[] = { UINT32_MAX, UINT32_MAX - 6, UINT32_MAX - 7 };
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	unsigned int i;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0);
@@ -165,7 +165,7 @@ static void commit_carry(void)
 	/* Pages of one max-size event: 2^32 / 4080 + 1 uses of each of the 2 slots. */
 	const uint64_t n = 2 * ((1ull << 32) / USERTP_RB_PAGE_DATA + 1) + 10;
 	struct usertp__rb_snapshot snap;
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t i, fail = 0;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 1, true), ==, 0);
@@ -191,7 +191,7 @@ static void commit_carry(void)
 static void hostile_pos(void)
 {
 	struct usertp__rb_snapshot snap;
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t seq;
 	int ret;
 
@@ -211,7 +211,7 @@ static void hostile_pos(void)
 }
 
 /* Write @n events of @size with seqs from *seq; all must be recorded. */
-static void write_n(struct usertp_rb *rb, uint64_t n, uint32_t size, uint64_t *seq)
+static void write_n(struct usertp__rb *rb, uint64_t n, uint32_t size, uint64_t *seq)
 {
 	uint64_t i, fail = 0;
 
@@ -221,7 +221,7 @@ static void write_n(struct usertp_rb *rb, uint64_t n, uint32_t size, uint64_t *s
 }
 
 /* The seq of the first entry of the CPU 0 snapshot, and how many there are. */
-static uint64_t snapshot_range(const struct usertp_rb *rb, uint64_t *n)
+static uint64_t snapshot_range(const struct usertp__rb *rb, uint64_t *n)
 {
 	struct usertp__rb_snapshot snap;
 	struct rbt_walk w;
@@ -243,7 +243,7 @@ static uint64_t snapshot_range(const struct usertp_rb *rb, uint64_t *n)
  * this clock_gettime() (the test's own, which the inline writer calls) runs a nested write
  * there when armed.
  */
-static struct usertp_rb *nest_rb;
+static struct usertp__rb *nest_rb;
 static uint32_t nest_size;
 static uint64_t nest_seq;
 static int nest_armed;
@@ -263,7 +263,7 @@ static void nested(void)
 	unsigned int i;
 
 	for (i = 0; i < 2; i++) {
-		struct usertp_rb rb;
+		struct usertp__rb rb;
 		uint64_t seq = 0, first, n;
 
 		printf("size %u\n", sizes[i]);
@@ -291,7 +291,7 @@ static void hostile_wrap(void)
 	/* sizeof(struct usertp__rb_page_copy) * pages wraps to a few KiB: ceil(2^64 / size). */
 	const uint64_t pages = (uint64_t)((((unsigned __int128)1 << 64) + sizeof(struct usertp__rb_page_copy) - 1) /
 					  sizeof(struct usertp__rb_page_copy));
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t seq;
 	pid_t pid;
 	int status;
@@ -324,7 +324,7 @@ static void dead_reserved(void)
 	int overwrite;
 
 	for (overwrite = 0; overwrite <= 1; overwrite++) {
-		struct usertp_rb rb;
+		struct usertp__rb rb;
 		uint64_t seq = 0;
 		unsigned char *p;
 
@@ -346,7 +346,7 @@ static void dead_reserved(void)
  * Reserve one event of @size, then put back every byte of CPU 0's area but pos and last_ts:
  * the state of a writer killed right after its compare-and-exchange.
  */
-static void die_after_cas(struct usertp_rb *rb, uint32_t size)
+static void die_after_cas(struct usertp__rb *rb, uint32_t size)
 {
 	unsigned char *area = (unsigned char *)rb->cpus[0];
 	size_t len = rb->pages[0] + (size_t)rb->nr_pages * USERTP_RB_PAGE - area;
@@ -373,7 +373,7 @@ static void dead_cas(void)
 	int wrapped;
 
 	for (wrapped = 0; wrapped <= 1; wrapped++) {
-		struct usertp_rb rb;
+		struct usertp__rb rb;
 		uint64_t seq = 0, first, n;
 
 		printf("wrapped=%d\n", wrapped);
@@ -392,7 +392,7 @@ static void dead_cas(void)
 
 static void dead_open(void)
 {
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t seq = 0, first;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);

@@ -23,7 +23,7 @@
 #define TAG 0xfa57
 
 /* Every entry of CPU 0, checked; returns how many, with the timestamps in @ts. */
-static size_t read_back(const struct usertp_rb *rb, uint64_t *ts, size_t max)
+static size_t read_back(const struct usertp__rb *rb, uint64_t *ts, size_t max)
 {
 	struct usertp__rb_snapshot snap;
 	struct rbt_walk w;
@@ -48,7 +48,7 @@ static size_t read_back(const struct usertp_rb *rb, uint64_t *ts, size_t max)
 
 static void test_behind(void)
 {
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t ts[2], ahead;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
@@ -65,7 +65,7 @@ static void test_behind(void)
 
 static void test_equal(void)
 {
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t ts[2], last;
 	unsigned char *p;
 
@@ -94,7 +94,7 @@ static void test_equal(void)
 
 static void test_extend(void)
 {
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t ts[2], before, after;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
@@ -114,7 +114,7 @@ static void test_exact(void)
 {
 	/* Five entries of 8 + 808 bytes fill a page's 4080 exactly. */
 	enum { SIZE = 808, PER_PAGE = USERTP_RB_PAGE_DATA / (8 + SIZE) };
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t seq, ts[2 * PER_PAGE + 1];
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0);
@@ -132,7 +132,7 @@ static void test_exact(void)
 /* Pin the calling thread to its CPU; return how many of 100 lookups named another one. */
 static void *cpu_thread(void *arg)
 {
-	const struct usertp_rb *rb = arg;
+	const struct usertp__rb *rb = arg;
 	cpu_set_t set;
 	uintptr_t wrong = 0;
 	int i, cpu = sched_getcpu();
@@ -148,7 +148,7 @@ static void *cpu_thread(void *arg)
 
 static void test_cpu(void)
 {
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	void *wrong;
 	pthread_t t;
 	int ret;

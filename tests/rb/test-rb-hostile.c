@@ -72,7 +72,7 @@ static size_t cpu_off(unsigned int cpu)
 }
 
 /* One corruption of the region @r of @size bytes, laid out as @rb. */
-static void corrupt(unsigned char *r, size_t size, const struct usertp_rb *rb)
+static void corrupt(unsigned char *r, size_t size, const struct usertp__rb *rb)
 {
 	const unsigned char *base = (const unsigned char *)rb->region;
 	unsigned int cpu = (unsigned int)rand_below(NR_CPUS), slot = (unsigned int)rand_below(rb->nr_pages);
@@ -148,7 +148,7 @@ int main(void)
 {
 	unsigned int round, snapshots = 0, refused = 0, entries_seen = 0;
 	unsigned char *scratch;
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	uint64_t seq = 0;
 	unsigned int cpu, i;
 

@@ -32,7 +32,7 @@
 
 static bool strict;
 
-static void child(struct usertp_rb *rb, uint64_t *committed, uint64_t seed)
+static void child(struct usertp__rb *rb, uint64_t *committed, uint64_t seed)
 {
 	uint64_t seq = 0;
 
@@ -49,7 +49,7 @@ static void round_(unsigned int round)
 	uint64_t threshold = 2000 + (uint64_t)round * 1700, c, prev_ts = 0;
 	struct usertp__rb_snapshot snap;
 	const struct usertp__rb_cpu_snapshot *cs;
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	struct rbt_walk w;
 	uint64_t *committed;
 	unsigned int bad = 0;

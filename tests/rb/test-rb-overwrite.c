@@ -16,7 +16,7 @@ static void run(uint64_t n, uint64_t seed)
 	uint64_t rnd = seed, first = 0, used = 0;
 	struct usertp__rb_snapshot snap;
 	const struct usertp__rb_cpu_snapshot *c;
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	struct rbt_walk w;
 	unsigned int bad = 0, dropped = 0, i;
 	size_t k;

@@ -28,7 +28,7 @@
 
 enum { TAG_MAIN, TAG_HANDLER, TAG_SMALL };
 
-static struct usertp_rb rb;
+static struct usertp__rb rb;
 static uint64_t handler_seq;
 static unsigned long handled;
 static int stop;

@@ -28,7 +28,7 @@ struct written {
 	uint64_t key, before, after;
 };
 
-static bool write_one(struct usertp_rb *rb, struct written *w, uint32_t size, uint64_t key)
+static bool write_one(struct usertp__rb *rb, struct written *w, uint32_t size, uint64_t key)
 {
 	unsigned char *p;
 
@@ -54,7 +54,7 @@ static void pause_ms(long ms)
 }
 
 /* Read everything back and compare with @w[0 .. n). */
-static void check_all(const struct usertp_rb *rb, const struct written *w, size_t n,
+static void check_all(const struct usertp__rb *rb, const struct written *w, size_t n,
 		      uint64_t dropped)
 {
 	struct usertp__rb_snapshot snap;
@@ -95,7 +95,7 @@ int main(void)
 					    USERTP_RB_PAGE_DATA, USERTP_RB_PAGE, 1u << 20,
 					    1u << 31 };
 	struct written *w = calloc(USERTP_RB_MAX_PAYLOAD + 64, sizeof(*w));
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	size_t n = 0;
 	uint32_t size;
 	unsigned int i, dropped = 0;

@@ -48,7 +48,7 @@ struct thread {
 	unsigned char *was_dropped; /* per seq */
 };
 
-static struct usertp_rb rb;
+static struct usertp__rb rb;
 static uint64_t events; /* per thread */
 static int cpus[2] = { -1, -1 }; /* allowed CPUs whose buffers are 0 and 1 */
 static cpu_set_t allowed;

@@ -25,14 +25,14 @@ static uint64_t woken(int efd)
 }
 
 /* Pages opened so far on CPU 0 (the position's page + 1). */
-static uint64_t pages_opened(const struct usertp_rb *rb)
+static uint64_t pages_opened(const struct usertp__rb *rb)
 {
 	return __atomic_load_n(&rb->cpus[0]->pos, __ATOMIC_RELAXED) / USERTP_RB_PAGE + 1;
 }
 
 int main(void)
 {
-	struct usertp_rb rb;
+	struct usertp__rb rb;
 	struct usertp__rb_view view;
 	uint64_t seq = 0;
 	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
