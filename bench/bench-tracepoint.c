@@ -225,25 +225,35 @@ static const struct bench_case {
 	int threads;
 	const char *env[NR_REC_VARS]; /* recorder cases: VAR=value, in rec_vars order */
 	unsigned long min_wraps;      /* the output must show the buffer wrapped this often */
+	bool all_filtered;	      /* its filter refuses every event: nothing recorded */
 } cases[] = {
-	{ "loop", "empty loop (payload only)", K_LOOP, 1, { NULL }, 0 },
-	{ "clock", "clock_gettime(MONOTONIC) alone (reference)", K_CLOCK, 1, { NULL }, 0 },
-	{ "disabled", "disabled tracepoint", K_DISABLED, 1, { NULL }, 0 },
-	{ "probe", "enabled, trivial probe", K_PROBE, 1, { NULL }, 0 },
-	{ "listener", "enabled, listener (event)", K_LISTENER, 1, { NULL }, 0 },
-	{ "recorder", "recorder, mono clock", K_RECORDER, 1, { REC_EVENTS }, 1 },
+	{ "loop", "empty loop (payload only)", K_LOOP, 1, { NULL }, 0, false },
+	{ "clock", "clock_gettime(MONOTONIC) alone (reference)", K_CLOCK, 1, { NULL }, 0, false },
+	{ "disabled", "disabled tracepoint", K_DISABLED, 1, { NULL }, 0, false },
+	{ "probe", "enabled, trivial probe", K_PROBE, 1, { NULL }, 0, false },
+	{ "listener", "enabled, listener (event)", K_LISTENER, 1, { NULL }, 0, false },
+	{ "recorder", "recorder, mono clock", K_RECORDER, 1, { REC_EVENTS }, 1, false },
 #if defined(__x86_64__)
 	{ "recorder-tsc", "recorder, x86-tsc clock", K_RECORDER, 1,
-	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1 },
+	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false },
 #endif
-	{ "recorder-2t", "recorder, mono, 2 threads", K_RECORDER, 2, { REC_EVENTS }, 1 },
+	{ "recorder-2t", "recorder, mono, 2 threads", K_RECORDER, 2, { REC_EVENTS }, 1, false },
 #if defined(__x86_64__)
 	{ "recorder-tsc-2t", "recorder, x86-tsc, 2 threads", K_RECORDER, 2,
-	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1 },
+	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false },
 #endif
+	/*
+	 * A filter of two terms, in the kernel's grammar, run in the thread before the record is
+	 * stored: one that passes every event (both terms evaluated), one that refuses every
+	 * event at its second term (both evaluated, nothing stored).
+	 */
+	{ "recorder-filter-pass", "recorder, mono, filter passes", K_RECORDER, 1,
+	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b > 0" }, 1, false },
+	{ "recorder-filter-reject", "recorder, mono, filter refuses", K_RECORDER, 1,
+	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b < 0" }, 0, true },
 	/* 2 pages of 4080 bytes: about 144 events, far below the warm-up alone. */
 	{ "recorder-8k", "recorder, mono, 8 KiB buffer", K_RECORDER, 1,
-	  { REC_EVENTS, NULL, "USERTP_BUFFER_KB=8", "USERTP_OVERWRITE=1" }, 100 },
+	  { REC_EVENTS, NULL, "USERTP_BUFFER_KB=8", "USERTP_OVERWRITE=1" }, 100, false },
 };
 #define NR_CASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
@@ -661,6 +671,16 @@ static void check_output(const struct bench_case *c, const char *path, uint64_t 
 	fclose(f);
 	/* LOST lines: per CPU, the events overwritten (written - entries), then the dropped. */
 	dropped = lost - (written - entries);
+	if (c->all_filtered) {
+		/* Every event refused by its filter: nothing in the buffer, nothing lost. */
+		if (written || lost || printed)
+			FAIL("case %s: %llu events fired, all to be filtered out; the output says %llu "
+			     "written, %llu lost\n", c->id, (unsigned long long)nr_fired, written, lost);
+		snprintf(note, sizeof(note), "%s: %llu events fired, all filtered out: nothing in the "
+			 "buffer, nothing lost", c->id, (unsigned long long)nr_fired);
+		print_note(tsv, note);
+		return;
+	}
 	if (!header || !entries || printed != entries || written < entries ||
 	    lost < written - entries || written + dropped != nr_fired) {
 		FAIL("case %s: %llu events fired; the recorder's output %s says %llu written, "

@@ -58,6 +58,7 @@ struct pred {
 
 struct usertp__filter {
 	unsigned int nr;
+	bool uses_cpu;
 	unsigned int nr_cpus; /* bits of each set */
 	struct pred *preds;
 	char *strings;
@@ -847,6 +848,9 @@ int usertp__filter_compile(const char *text, const struct usertp__filter_field *
 	}
 	f->nr = b.nr_preds;
 	f->nr_cpus = b.nr_cpus;
+	f->uses_cpu = false;
+	for (unsigned int i = 0; i < b.nr_preds; i++)
+		f->uses_cpu |= b.preds[i].src == SRC_CPU && b.preds[i].kind != PRED_NEVER;
 	f->preds = (struct pred *)(f + 1);
 	memcpy(f->preds, b.preds, preds_size);
 	f->sets = (uint64_t *)((char *)f->preds + preds_size);
@@ -864,6 +868,11 @@ out:
 	return ret;
 }
 
+bool usertp__filter_uses_cpu(const struct usertp__filter *f)
+{
+	return f && f->uses_cpu;
+}
+
 void usertp__filter_free(struct usertp__filter *f)
 {
 	free(f);
@@ -871,7 +880,8 @@ void usertp__filter_free(struct usertp__filter *f)
 
 /* --- evaluation -------------------------------------------------------------------------- */
 
-static uint64_t load(const unsigned char *p, unsigned int size, bool is_signed)
+static inline __attribute__((always_inline)) uint64_t load(const unsigned char *p, unsigned int size,
+							   bool is_signed)
 {
 	switch (size) {
 	case 1: {
@@ -900,7 +910,8 @@ static uint64_t load(const unsigned char *p, unsigned int size, bool is_signed)
 	}
 }
 
-static bool compare(unsigned int op, uint64_t a, uint64_t b, bool is_signed)
+static inline __attribute__((always_inline)) bool compare(unsigned int op, uint64_t a, uint64_t b,
+							  bool is_signed)
 {
 	switch (op) {
 	case OP_EQ:
@@ -1016,7 +1027,8 @@ static bool string_of(const struct pred *p, const struct usertp__filter_record *
 	return true;
 }
 
-static bool pred_match(const struct usertp__filter *f, const struct pred *p,
+static inline __attribute__((always_inline)) bool pred_match(const struct usertp__filter *f,
+							     const struct pred *p,
 		       const struct usertp__filter_record *rec)
 {
 	const char *s;

@@ -77,6 +77,9 @@ USERTP_HIDDEN int usertp__filter_compile(const char *text, const struct usertp__
 					 struct usertp__filter_error *err);
 USERTP_HIDDEN void usertp__filter_free(struct usertp__filter *f);
 
+/* Does the filter look at the CPU (CPU, cpu, common_cpu)?  Else rec->cpu need not be set. */
+USERTP_HIDDEN bool usertp__filter_uses_cpu(const struct usertp__filter *f);
+
 /* What a record is evaluated with: not all of it is in the record. */
 struct usertp__filter_record {
 	const void *data; /* the record, common header first */

@@ -123,7 +123,9 @@ int usertp__event_file_set_filter_locked(struct usertp_event_file *file, const c
 bool usertp__event_file_passes(struct usertp_event_file *file, const void *filter,
 			       const void *record, size_t size)
 {
-	struct usertp__filter_record r = { record, size, (unsigned int)usertp__rb_getcpu(),
+	/* The CPU costs a system call where there is no rseq area: only when it is asked. */
+	struct usertp__filter_record r = { record, size,
+					   usertp__filter_uses_cpu(filter) ? (unsigned int)usertp__rb_getcpu() : 0,
 					   usertp__thread_comm };
 
 	if (usertp__filter_match(filter, &r))
