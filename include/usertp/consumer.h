@@ -115,6 +115,18 @@ USERTP_CONSUMER_EXPORT int usertp_session_enable(struct usertp_session *s, const
 USERTP_CONSUMER_EXPORT int usertp_session_disable(struct usertp_session *s, const char *specs);
 /* Tracing on or off (the kernel's tracing_on): off, events are neither recorded nor counted. */
 USERTP_CONSUMER_EXPORT int usertp_session_set_tracing(struct usertp_session *s, bool on);
+/**
+ * usertp_session_set_filter() - the filter of the events @events selects (a spec such as
+ * "jobs:job_done" or "jobs:*"), in the kernel's grammar (tracefs's events/SYS/EV/filter):
+ * "id > 5 && worker ~ \"w*\"".  It runs in the programs, before a record is stored: what it
+ * refuses leaves nothing in their buffers.  NULL or "0" removes it.  Live, as the settings
+ * above; a program that comes later has it from its first record.
+ * Return: 0, -EINVAL (not a spec), or the kernel's errno for the filter (-EINVAL, and its
+ * parser's -ENOENT, -EPERM, -ESRCH) when a program refuses it: @err (may be NULL) then holds
+ * the expression, a caret under the error and the kernel's message, and nothing changes.
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_set_filter(struct usertp_session *s, const char *events,
+						     const char *filter, char *err, size_t errlen);
 /* The session's event specs, in the order given ("!" before those disabled after). */
 USERTP_CONSUMER_EXPORT unsigned int usertp_session_specs(const struct usertp_session *s,
 							 const char *const **specs);

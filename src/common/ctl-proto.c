@@ -346,6 +346,31 @@ static const struct message_desc {
 #undef USERTP_CTL_DESC_
 };
 
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	{ EINVAL, "EINVAL" }, { ENOENT, "ENOENT" }, { EPERM, "EPERM" },	  { ESRCH, "ESRCH" },
+	{ ENOMEM, "ENOMEM" }, { EBUSY, "EBUSY" },   { E2BIG, "E2BIG" },	  { EACCES, "EACCES" },
+	{ ENOSPC, "ENOSPC" }, { EEXIST, "EEXIST" }, { ERANGE, "ERANGE" },
+};
+
+const char *usertp__ctl_errno_name(int err)
+{
+	for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].err == -err)
+			return errno_names[i].name;
+	return "EINVAL";
+}
+
+int usertp__ctl_errno_of(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (strlen(errno_names[i].name) == len && !strncmp(errno_names[i].name, name, len))
+			return -errno_names[i].err;
+	return 0;
+}
+
 const char *usertp__ctl_word(enum usertp__ctl_type type)
 {
 	return (unsigned int)type < USERTP_CTL_NR_TYPES ? messages[type].word : "?";

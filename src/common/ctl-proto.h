@@ -97,7 +97,9 @@ enum usertp__ctl_key {
 
 /*
  * Every message: its name, its word, the keys it may carry, the keys it must carry.
- *	requests of a consumer		hello events ids format comms start set enabled stop
+ *	requests of a consumer		hello events ids format comms start set filter enabled stop
+ *					(start's body: "SPEC FILTER" lines, the session's filters;
+ *					filter's: the filter of events=SPEC, "0" or none to remove)
  *	to a program that joins		run (after its requests: it may go on)
  *	on a consumer's socket		join (a program that starts), fork (a forked child, with its
  *					region)
@@ -115,6 +117,7 @@ enum usertp__ctl_key {
 		  USERTP_CTL_K(TRACING) | USERTP_CTL_K(RECORDER) | USERTP_CTL_K(EVENTS),           \
 	  USERTP_CTL_K(EVENTS))                                                                    \
 	M(SET, "set", USERTP_CTL_K(TRACING) | USERTP_CTL_K(EVENTS), 0)                             \
+	M(FILTER, "filter", USERTP_CTL_K(EVENTS), USERTP_CTL_K(EVENTS))                            \
 	M(ENABLED, "enabled", 0, 0)                                                                \
 	M(STOP, "stop", 0, 0)                                                                      \
 	M(RUN, "run", 0, 0)                                                                        \
@@ -181,6 +184,10 @@ long usertp__ctl_encode(const struct usertp__ctl_msg *m, char **out);
 
 /* Encode and send @m (with @pass_fd when it is >= 0).  Return: 0 or a negative errno. */
 int usertp__ctl_send_msg(int sock, const struct usertp__ctl_msg *m, int pass_fd);
+
+/* An error reply's errno name ("EINVAL") for a negative errno, and back (0: unknown). */
+const char *usertp__ctl_errno_name(int err);
+int usertp__ctl_errno_of(const char *name, size_t len);
 
 /* The word of message type @type. */
 const char *usertp__ctl_word(enum usertp__ctl_type type);

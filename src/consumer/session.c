@@ -44,6 +44,7 @@
 #include "ctl-proto.h"
 #include "number.h"
 #include "session.h"
+#include "filter.h"
 #include "spec.h"
 
 /* --- errors and the log ------------------------------------------------------------------ */
@@ -408,9 +409,32 @@ static int settings_msg(const struct usertp_session *s, enum usertp__ctl_type ty
 	*events = specs_text(s);
 	if (!*events)
 		return -ENOMEM;
+	if (type == USERTP_CTL_MSG_START) {
+		/* "SPEC FILTER" lines after the specs' NUL (a filter on one line: its breaks are
+		 * white space to the grammar). */
+		size_t len = strlen(*events) + 1, size = len + 1;
+		char *more;
+
+		for (unsigned int i = 0; i < s->nr_filters; i++)
+			size += strlen(s->filters[i].events) + strlen(s->filters[i].text) + 2;
+		more = realloc(*events, size);
+		if (!more)
+			return -ENOMEM;
+		*events = more;
+		more[len] = 0;
+		for (unsigned int i = 0; i < s->nr_filters; i++) {
+			char *at = more + strlen(more + len) + len;
+
+			sprintf(at, "%s %s\n", s->filters[i].events, s->filters[i].text);
+			for (char *c = at; *c && c[1]; c++)
+				if (*c == '\n')
+					*c = ' ';
+		}
+	}
 	usertp__ctl_set_num(m, USERTP_CTL_KEY_TRACING, s->tracing);
 	usertp__ctl_set_text(m, USERTP_CTL_KEY_EVENTS, *events);
 	if (type == USERTP_CTL_MSG_START) {
+		m->body = *events + strlen(*events) + 1; /* the filters, after the specs */
 		usertp__ctl_set_num(m, USERTP_CTL_KEY_KB, s->kb);
 		usertp__ctl_set_num(m, USERTP_CTL_KEY_OVERWRITE, s->overwrite);
 		usertp__ctl_set_text(m, USERTP_CTL_KEY_CLOCK,
@@ -433,8 +457,9 @@ static int source_start(struct usertp_session *s, struct usertp__source *src, in
 		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
 					     &fd, USERTP__CALL_TIMEOUT_MS);
 	if (ret == -EREMOTEIO)
-		usertp__session_fail(s, ret, "%s: %s", src->name,
-				     usertp__client_error_text(reply, err, sizeof(err)));
+		usertp__session_fail(s, ret, "%s: %s%s", src->name,
+				     usertp__client_error_text(reply, err, sizeof(err)),
+				     strchr(reply, '\n') && strchr(reply, '\n')[1] ? strchr(reply, '\n') : "");
 	if (!ret && (fd < 0 || !usertp__ctl_has(&ok, USERTP_CTL_KEY_SIZE)))
 		ret = -EPROTO;
 	if (!ret)
@@ -854,7 +879,12 @@ static int source_call(struct usertp_session *s, struct usertp__source *src,
 		if (m.type == USERTP_CTL_MSG_OK)
 			return 0;
 		if (m.type == USERTP_CTL_MSG_ERROR) {
-			usertp__session_fail(s, -EREMOTEIO, "%s: %s", src->name, m.arg);
+			size_t word = strcspn(m.arg, " ");
+
+			s->remote_err = usertp__ctl_errno_of(m.arg, word);
+			usertp__session_fail(s, -EREMOTEIO, "%s: %s%s%s", src->name,
+					     m.arg[word] ? m.arg + word + 1 : m.arg, *m.body ? "\n" : "",
+					     m.body);
 			return -EREMOTEIO;
 		}
 		session_news(s, src, &m);
@@ -988,6 +1018,89 @@ int usertp_session_set_tracing(struct usertp_session *s, bool on)
 		settings_apply(s);
 	}
 	return ret;
+}
+
+/* Send the filter @text of @events to @src.  Return: as source_call(). */
+static int source_filter(struct usertp_session *s, struct usertp__source *src, const char *events,
+			 const char *text)
+{
+	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_FILTER, .body = text };
+
+	usertp__ctl_set_text(&m, USERTP_CTL_KEY_EVENTS, events);
+	return source_call(s, src, &m);
+}
+
+/* The filter the session has for exactly @events, or NULL. */
+static struct usertp__session_filter *filter_of(struct usertp_session *s, const char *events)
+{
+	for (unsigned int i = 0; i < s->nr_filters; i++)
+		if (!strcmp(s->filters[i].events, events))
+			return &s->filters[i];
+	return NULL;
+}
+
+int usertp_session_set_filter(struct usertp_session *s, const char *events, const char *filter,
+			      char *err, size_t errlen)
+{
+	struct usertp__session_filter *old;
+	const char *text = filter ? filter : "0";
+	unsigned int took = 0;
+	int ret = 0;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!events || usertp__spec_check(events, USERTP__SPEC_GLOB))
+		return usertp__session_fail(s, -EINVAL, "%s: not an event spec", events ? events : "");
+	if (strlen(text) > USERTP__FILTER_MAX)
+		return usertp__session_fail(s, -EINVAL, "the filter is longer than %u bytes",
+					    USERTP__FILTER_MAX);
+	old = filter_of(s, events);
+	for (unsigned int i = 0; i < s->nr_sources && !ret; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		if (src->ended || src->session < 0)
+			continue;
+		ret = source_filter(s, src, events, text);
+		if (ret == -EREMOTEIO) {
+			ret = s->remote_err ? s->remote_err : -EINVAL;
+			/* Refused: the programs that took it get the one before back. */
+			if (err && errlen) {
+				const char *nl = strchr(s->error, '\n');
+
+				snprintf(err, errlen, "%s", nl ? nl + 1 : s->error);
+			}
+			for (unsigned int k = 0; k < i && took; k++)
+				if (!s->sources[k]->ended && s->sources[k]->session >= 0)
+					source_filter(s, s->sources[k], events, old ? old->text : "0");
+			return ret;
+		}
+		if (ret == -ETIMEDOUT) {
+			usertp__session_log(s, "%s: did not take the filter in %d ms", src->name,
+					    USERTP__CALL_TIMEOUT_MS);
+			ret = 0;
+		} else if (ret) {
+			close(src->session);
+			src->session = -1;
+			source_finish(s, src);
+			ret = 0;
+		} else {
+			took++;
+		}
+	}
+	/* Kept for the programs that come later (their start carries it). */
+	if (!old) {
+		struct usertp__session_filter *more =
+			realloc(s->filters, (s->nr_filters + 1) * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		s->filters = more;
+		old = &s->filters[s->nr_filters++];
+		*old = (struct usertp__session_filter){ strdup(events), NULL };
+	}
+	free(old->text);
+	old->text = strdup(text);
+	return old->events && old->text ? 0 : -ENOMEM;
 }
 
 unsigned int usertp_session_specs(const struct usertp_session *s, const char *const **specs)
@@ -1286,6 +1399,11 @@ void usertp_session_free(struct usertp_session *s)
 	for (unsigned int i = 0; i < s->nr_specs; i++)
 		free(s->specs[i]);
 	free(s->specs);
+	for (unsigned int i = 0; i < s->nr_filters; i++) {
+		free(s->filters[i].events);
+		free(s->filters[i].text);
+	}
+	free(s->filters);
 	free(s->names.text);
 	free(s->read);
 	free(s->dropped);

@@ -65,6 +65,11 @@ struct usertp_session {
 	bool overwrite, tsc, tracing;
 	char **specs;
 	unsigned int nr_specs;
+	struct usertp__session_filter {
+		char *events, *text;
+	} *filters;		/* as set, in order */
+	unsigned int nr_filters;
+	int remote_err;		/* the errno of the last error reply of a program */
 
 	/* targets */
 	bool all, ran;	      /* attached to all; a command was run */

@@ -22,6 +22,9 @@
  *				the session's settings, changed at once while the program runs;
  *				ok size=BYTES, then the "id sys:event" lines it records now
  *				(after the "format" news of those it did not record before)
+ *	filter events=SPEC	then the filter (none or "0": removed) of the events SPEC
+ *				selects, in the kernel's grammar; ok, or the error with the
+ *				filter file's text (the expression, a caret, parse_error)
  *	enabled			ok, then the "id sys:event" lines of the session
  *	stop			ok: the session ends (as it does when the connection closes)
  *
@@ -218,9 +221,10 @@ static void reply_msg(struct reply *r, const struct usertp__ctl_msg *m)
 /* An "error ERRNO text" reply for a negative errno the session code returned. */
 static void reply_error(struct reply *r, int err, const char *why)
 {
-	reply_add(r, "error %s %s\n",
-		  err == -EBUSY ? "EBUSY" : err == -ENOMEM ? "ENOMEM" : err == -E2BIG ? "E2BIG" : "EINVAL",
-		  why ? why : strerror(-err));
+	size_t len = why ? strlen(why) : 0;
+
+	reply_add(r, "error %s %s%s", usertp__ctl_errno_name(err), why ? why : strerror(-err),
+		  len && why[len - 1] == '\n' ? "" : "\n");
 }
 
 static void reply_enabled(struct reply *r, const struct usertp__session *s)
@@ -348,6 +352,17 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		usertp__session_news(c->session, news_send, c);
 		pthread_mutex_unlock(&ctl.lock);
 		reply_enabled(r, c->session);
+		break;
+	case USERTP_CTL_MSG_FILTER:
+		if (!c->session) {
+			reply_add(r, "error ENOENT no session on this connection\n");
+			return -1;
+		}
+		ret = usertp__session_filter(c->session, m.text[USERTP_CTL_KEY_EVENTS], m.body, &why);
+		if (ret)
+			reply_error(r, ret, why);
+		else
+			reply_add(r, "ok\n");
 		break;
 	case USERTP_CTL_MSG_ENABLED:
 		if (!c->session)

@@ -12,6 +12,7 @@
  * region), so that children are traced as perf's inherit does.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,9 @@
 #include "session.h"
 
 unsigned int usertp__rb_sinks;
+
+static int session_filters_start(struct usertp__session *s, const char *body, const char *events,
+				 const char **why);
 
 int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 			  struct usertp__session **out, const char **why)
@@ -74,21 +78,111 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 	usertp__rb_set_wake_fd(&s->sink.rb, wake_fd);
 	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
-	/* A recorder's specs are trace-cmd's -e: globs too. */
-	ret = usertp__listener_create_ops(events, USERTP__SPEC_GLOB, usertp__rb_sink_ops(&s->sink.rb),
-					  NULL, &s->sink,
-					  &s->sink.listener);
+	/*
+	 * A recorder's specs are trace-cmd's -e: globs too.  The listener starts with none, is
+	 * given the session's filters (the start's body), then its specs: each event gets its
+	 * filter from its first record, and one that refuses its filter fails the start.
+	 */
+	ret = usertp__listener_create_ops("", USERTP__SPEC_GLOB, usertp__rb_sink_ops(&s->sink.rb),
+					  NULL, &s->sink, &s->sink.listener);
+	if (!ret)
+		ret = session_filters_start(s, request->body, events, why);
 	if (ret) {
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 		s->sink.rb.wake_fd = -1; /* the caller's still */
 		usertp__rb_destroy(&s->sink.rb);
 		free(s);
-		*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or event specs"
-				      : NULL;
+		if (!*why)
+			*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or "
+						"event specs"
+					      : NULL;
 		return ret;
 	}
 	*out = s;
 	return 0;
+}
+
+/* --- filters ------------------------------------------------------------------------------ */
+
+/* What went wrong with a filter, for the reply: a line, then the filter file's text. */
+static char filter_why[8192];
+static bool filter_refused_seen;
+
+/* An event that refuses its filter is not recorded (it would record unfiltered); said. */
+static void session_filter_refused(const char *events, const struct usertp_event *ev,
+				   const char *text, const struct usertp__filter_error *e)
+{
+	int n;
+
+	if (filter_refused_seen)
+		return;
+	filter_refused_seen = true;
+	n = snprintf(filter_why, sizeof(filter_why), "the filter of %s does not fit %s:%s: %s\n",
+		     events, ev->event_class->system, ev->name, strerror(-e->err));
+	if (n > 0 && (size_t)n < sizeof(filter_why))
+		usertp__filter_error_file(text, e, filter_why + n, sizeof(filter_why) - (size_t)n);
+}
+
+/* The start's filters ("SPEC FILTER" lines of @body), then @events. */
+static int session_filters_start(struct usertp__session *s, const char *body, const char *events,
+				 const char **why)
+{
+	char *copy = strdup(body ? body : ""), *save = NULL, err[4096];
+	int ret = copy ? 0 : -ENOMEM;
+
+	usertp__listener_on_filter_refused(s->sink.listener, session_filter_refused);
+	for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *text = strchr(line, ' ');
+
+		if (!text)
+			continue;
+		*text++ = 0;
+		ret = usertp_listener_set_filter(s->sink.listener, line, text, err, sizeof(err));
+		if (ret) {
+			snprintf(filter_why, sizeof(filter_why), "the filter of %s: %s\n%s", line,
+				 strerror(-ret), err);
+			*why = filter_why;
+		}
+	}
+	free(copy);
+	filter_refused_seen = false;
+	if (!ret)
+		ret = usertp__listener_set_specs(s->sink.listener, events, USERTP__SPEC_GLOB);
+	if (!ret && filter_refused_seen) {
+		*why = filter_why;
+		ret = -EINVAL;
+	}
+	if (ret)
+		usertp_listener_destroy(s->sink.listener);
+	return ret;
+}
+
+int usertp__session_filter(struct usertp__session *s, const char *events, const char *text,
+			   const char **why)
+{
+	char err[4096];
+	int ret;
+
+	char *trimmed = strdup(text ? text : "");
+	size_t len;
+
+	*why = NULL;
+	if (!trimmed)
+		return -ENOMEM;
+	/* As tracefs: trailing white space is not the filter's; nothing at all removes it. */
+	len = strlen(trimmed);
+	while (len && isspace((unsigned char)trimmed[len - 1]))
+		trimmed[--len] = 0;
+	ret = usertp_listener_set_filter(s->sink.listener, events, len ? trimmed : NULL, err,
+					 sizeof(err));
+	free(trimmed);
+	if (ret) {
+		snprintf(filter_why, sizeof(filter_why), "the filter of %s: %s\n%s", events,
+			 strerror(-ret), err);
+		*why = filter_why;
+	}
+	return ret;
 }
 
 int usertp__session_set(struct usertp__session *s, const struct usertp__ctl_msg *request,

@@ -36,6 +36,13 @@ USERTP_HIDDEN int usertp__session_start(const struct usertp__ctl_msg *request, i
  */
 USERTP_HIDDEN int usertp__session_set(struct usertp__session *s, const struct usertp__ctl_msg *request,
 				      const char **why);
+/*
+ * The filter (@text, in the kernel's grammar; empty or "0": none) of the session's events
+ * @events selects, at once.  Return: 0, or a negative errno with *why holding a line and the
+ * filter file's text (the expression, a caret, the kernel's message); nothing then changes.
+ */
+USERTP_HIDDEN int usertp__session_filter(struct usertp__session *s, const char *events,
+					 const char *text, const char **why);
 /* Stop recording and free the buffers (the recorder's mapping stays valid). */
 USERTP_HIDDEN void usertp__session_end(struct usertp__session *s);
 /* "id sys:event" lines of the events the session records. */

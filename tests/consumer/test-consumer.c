@@ -13,6 +13,7 @@
  *	errors		every error of the API: dead pid, not a libusertp program, twice the same,
  *			bad specs, a spec that matches nothing, settings out of range, a program
  *			killed mid-session, a peer that sends garbage, one that stalls
+ *	filter		filters on a live session and for programs that come later
  *	hostile		a program that scribbles over its buffers: lost alone
  *	detach		a program taken out of a session records nothing more for it
  *	pages		raw pages (usertp_session_next_page()): every record once, the session's ids
@@ -674,6 +675,74 @@ static void case_pages(void)
 	usertp_session_free(s);
 }
 
+/*
+ * Filters on a live session: exactly the matching records, a refused one changing nothing
+ * (the error with its caret), removed; a program that comes later has the filter from its
+ * first record, and an event that cannot take it is not recorded.
+ */
+static void case_filter(void)
+{
+	struct usertp_session *s = session();
+	char err[4096];
+	struct counts c;
+	struct prog p;
+	pid_t pid;
+	int ret, status;
+
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "cons:*"));
+	ret = usertp_session_set_filter(s, "cons:cons_a", "seq >= 10 && seq < 20", err, sizeof(err));
+	CHECK(!ret, "set_filter: %d %s", ret, err);
+	prog_cmd(&p, "fire 100");
+	drain(s, &c, 300);
+	CHECK(c.a == 10 && c.b == 100 && !c.lost, "filtered: a %ld, b %ld, lost %ld", c.a, c.b, c.lost);
+	ret = usertp_session_set_filter(s, "cons:cons_a", "seq >= 10 &&", err, sizeof(err));
+	CHECK(ret == -EINVAL && strstr(err, "seq >= 10 &&\n          ^\nparse_error: Meaningless filter expression"),
+	      "refused: %d [%s]", ret, err);
+	ret = usertp_session_set_filter(s, "cons:cons_a", "(seq == 1", err, sizeof(err));
+	CHECK(ret == -ENOENT && strstr(err, "parse_error: Too many '('"), "refused: %d [%s]", ret, err);
+	prog_cmd(&p, "fire 100");
+	drain(s, &c, 300);
+	CHECK(c.a == 10 && c.b == 100, "after the refusals: a %ld, b %ld", c.a, c.b);
+	OK(usertp_session_set_filter(s, "cons:*", "seq < 5", err, sizeof(err)));
+	prog_cmd(&p, "fire 100");
+	drain(s, &c, 300);
+	CHECK(c.a == 5 && c.b == 5, "cons:*: a %ld, b %ld", c.a, c.b);
+	OK(usertp_session_set_filter(s, "cons:*", NULL, err, sizeof(err)));
+	OK(usertp_session_set_filter(s, "cons:cons_a", "0", err, sizeof(err)));
+	prog_cmd(&p, "fire 50");
+	expect(s, "filters removed", 50, 50);
+	prog_end(&p);
+	usertp_session_free(s);
+
+	/* Later programs: the filter from the start; one that does not fit: not recorded. */
+	s = session();
+	OK(usertp_session_enable(s, "cons:*"));
+	OK(usertp_session_set_filter(s, "cons:cons_b", "seq == 7", err, sizeof(err)));
+	OK(usertp_session_attach_all(s));
+	pid = fork();
+	if (pid == 0) {
+		execl(cons_prog, cons_prog, "auto", "20", (char *)NULL);
+		_exit(127);
+	}
+	wait_processing(s, pid, &status);
+	drain(s, &c, 300);
+	CHECK(c.a == 20 && c.b == 1 && !c.lost, "a program started after the filter: a %ld, b %ld",
+	      c.a, c.b);
+	OK(usertp_session_set_filter(s, "cons:cons_b", "nosuch == 1", err, sizeof(err)));
+	pid = fork();
+	if (pid == 0) {
+		execl(cons_prog, cons_prog, "auto", "20", (char *)NULL);
+		_exit(127);
+	}
+	wait_processing(s, pid, &status);
+	/* (Its events come after it joined: the one that does not take its filter is left out.) */
+	drain(s, &c, 300);
+	CHECK(c.a == 20 && c.b == 0, "a program whose filter does not fit: a %ld, b %ld", c.a, c.b);
+	usertp_session_free(s);
+}
+
 static void case_other_user(void)
 {
 	struct passwd *pw = getpwnam("usertp-test2");
@@ -802,6 +871,8 @@ int main(int argc, char **argv)
 		case_errors();
 	else if (!strcmp(argv[1], "small"))
 		case_small();
+	else if (!strcmp(argv[1], "filter"))
+		case_filter();
 	else if (!strcmp(argv[1], "hostile"))
 		case_hostile();
 	else if (!strcmp(argv[1], "detach"))
