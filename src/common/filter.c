@@ -81,7 +81,12 @@ struct found {
 	const struct usertp__filter_field *field; /* NULL for a pseudo-field */
 	enum source src;
 	bool never; /* STACKTRACE: the parser takes it, it means nothing here */
+	bool any;   /* usertp__filter_check(): a field of any type */
 };
+
+/* usertp__filter_check()'s fields: none, and any name is one. */
+static const struct usertp__filter_field any_field[1] = { { "", 8, 8, true, USERTP__FILTER_NUMBER } };
+#define ANY_FIELDS ((unsigned int)-1)
 
 static bool name_is(const char *name, size_t len, const char *what)
 {
@@ -92,6 +97,11 @@ static bool find_field(const struct usertp__filter_field *fields, unsigned int n
 		       size_t len, struct found *f)
 {
 	memset(f, 0, sizeof(*f));
+	if (nr == ANY_FIELDS) {
+		f->field = &any_field[0];
+		f->any = true;
+		return true;
+	}
 	for (unsigned int i = 0; i < nr; i++)
 		if (name_is(name, len, fields[i].name)) {
 			f->field = &fields[i];
@@ -120,7 +130,7 @@ static bool find_field(const struct usertp__filter_field *fields, unsigned int n
 
 static bool is_string(const struct found *f)
 {
-	return f->src == SRC_COMM ||
+	return f->src == SRC_COMM || f->any ||
 	       (f->field && (f->field->type == USERTP__FILTER_CHARS ||
 			     f->field->type == USERTP__FILTER_DATA_LOC ||
 			     f->field->type == USERTP__FILTER_REL_LOC));
@@ -408,6 +418,13 @@ static int parse_pred(struct build *b, const struct usertp__filter_field *fields
 		return fail(b, -EINVAL, "Field not found", i + 1);
 	while (isspace((unsigned char)s[i]))
 		i++;
+	if (s[i] == '.' && f.any) {
+		/* (A suffix: for the event's fields to say.) */
+		for (i++; isalnum((unsigned char)s[i]) || s[i] == '_'; i++)
+			;
+		while (isspace((unsigned char)s[i]))
+			i++;
+	}
 	/*
 	 * .function and .ustring read the kernel's memory: nothing here has them.  Refused
 	 * where the kernel refuses them on a field they do not fit: past the value.
@@ -511,7 +528,7 @@ static int parse_pred(struct build *b, const struct usertp__filter_field *fields
 		const char *close;
 		int set;
 
-		if (is_string(&f) || (op != OP_EQ && op != OP_NE && op != OP_BAND))
+		if ((is_string(&f) && !f.any) || (op != OP_EQ && op != OP_NE && op != OP_BAND))
 			return fail(b, -EINVAL, "Illegal operation for field type", i + 1);
 		if (s[i + 4] != '{')
 			return fail(b, -EINVAL, "Missing '{'", i + 5);
@@ -531,9 +548,9 @@ static int parse_pred(struct build *b, const struct usertp__filter_field *fields
 		char num[MAX_NUMBER + 1];
 		bool ok;
 
-		if (is_string(&f))
+		if (is_string(&f) && !f.any)
 			return fail(b, -EINVAL, "Expecting string field", i + 1);
-		if (op == OP_GLOB)
+		if (op == OP_GLOB && !f.any)
 			return fail(b, -EINVAL, "Illegal operation for field type", i + 1);
 		i += s[i] == '-';
 		while (isalnum((unsigned char)s[i]))
@@ -876,6 +893,15 @@ bool usertp__filter_uses_cpu(const struct usertp__filter *f)
 void usertp__filter_free(struct usertp__filter *f)
 {
 	free(f);
+}
+
+int usertp__filter_check(const char *text, struct usertp__filter_error *err)
+{
+	struct usertp__filter *f;
+	int ret = usertp__filter_compile(text, NULL, ANY_FIELDS, &f, err);
+
+	usertp__filter_free(f);
+	return ret;
 }
 
 /* --- evaluation -------------------------------------------------------------------------- */

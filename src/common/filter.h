@@ -77,6 +77,13 @@ USERTP_HIDDEN int usertp__filter_compile(const char *text, const struct usertp__
 					 struct usertp__filter_error *err);
 USERTP_HIDDEN void usertp__filter_free(struct usertp__filter *f);
 
+/*
+ * Check @text without an event's fields: every name is taken as a field of any type, so what
+ * is found is what does not depend on the fields (quotes, parentheses, operators, numbers,
+ * terms).  For a filter to check before its event's format is known.  Return: as compile.
+ */
+USERTP_HIDDEN int usertp__filter_check(const char *text, struct usertp__filter_error *err);
+
 /* Does the filter look at the CPU (CPU, cpu, common_cpu)?  Else rec->cpu need not be set. */
 USERTP_HIDDEN bool usertp__filter_uses_cpu(const struct usertp__filter *f);
 

@@ -2,7 +2,7 @@
 /*
  * record.c - usertp record: record events of running programs into a trace.dat file.
  *
- *	usertp record -e SPEC... [-o FILE] [-b KIB] [--overwrite] [-C CLOCK] [-q]
+ *	usertp record -e SPEC [-f FILTER]... [-o FILE] [-b KIB] [--overwrite] [-C CLOCK] [-q]
  *		      (-P PID... | -a | -- CMD ARGS...)
  *
  * A command line over one libusertp-consumer session in file mode (usertp/consumer.h):
@@ -33,6 +33,7 @@
 #include <usertp/consumer.h>
 
 #include "number.h"
+#include "filter.h"
 #include "ring-buffer.h"
 #include "spec.h"
 #include "tool.h"
@@ -44,6 +45,8 @@ static const char usage_text[] =
 	"usage: usertp record -e SPEC [-e SPEC]... [options] (-P PID... | -a | -- CMD [ARGS...])\n"
 	"  -e SPEC        events: sys:event, sys:*, *:event, event or sys, globs (sys:io_*),\n"
 	"                 all; !SPEC leaves out\n"
+	"  -f FILTER      filter of the -e before it, in the kernel's grammar ('id > 5'),\n"
+	"                 run in the programs before anything is stored\n"
 	"  -o FILE        output (default trace.dat)\n"
 	"  -b KIB         buffer size per CPU and program, in KiB (default 1408)\n"
 	"  -P PID         record a running program (repeatable)\n"
@@ -59,6 +62,8 @@ static struct {
 	/* options */
 	const char *specs[MAX_SPECS];
 	unsigned int nr_specs;
+	const char *filters[MAX_SPECS]; /* -f: the filter of specs[i] (NULL: none) */
+	unsigned int last_e;		/* specs of the last -e: from here to nr_specs */
 	const char *output;
 	unsigned long kb;
 	bool overwrite, all, quiet;
@@ -303,9 +308,34 @@ static bool parse_options(int argc, char **argv)
 	uint64_t value;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+e:o:b:P:aqC:s:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:f:o:b:P:aqC:s:h", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'f': {
+			struct usertp__filter_error fe;
+			char text[8192];
+
+			if (rec.last_e == rec.nr_specs) {
+				fail("-f %s: no -e before it to filter", optarg);
+				return false;
+			}
+			/* What does not depend on the events' fields is checked now. */
+			if (strlen(optarg) > USERTP__FILTER_MAX || usertp__filter_check(optarg, &fe)) {
+				if (strlen(optarg) > USERTP__FILTER_MAX)
+					fail("-f: a filter is at most %u bytes", USERTP__FILTER_MAX);
+				else {
+					usertp__filter_error_file(optarg, &fe, text, sizeof(text));
+					while (strlen(text) && text[strlen(text) - 1] == '\n')
+						text[strlen(text) - 1] = 0;
+					fail("-f: %s\n%s", strerror(-fe.err), text);
+				}
+				return false;
+			}
+			for (unsigned int i = rec.last_e; i < rec.nr_specs; i++)
+				rec.filters[i] = optarg;
+			break;
+		}
 		case 'e':
+			rec.last_e = rec.nr_specs;
 			for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
 				/* trace-cmd's "all": every event. */
 				if (!strcmp(tok, "all"))
@@ -375,7 +405,7 @@ static bool parse_options(int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			usertp_tool_bad_option("record", "+e:o:b:P:aqC:s:h", argv);
+			usertp_tool_bad_option("record", "+e:f:o:b:P:aqC:s:h", argv);
 			return false;
 		}
 	}
@@ -450,6 +480,17 @@ static bool start(void)
 			fail("%s", usertp_session_error(rec.session));
 			return false;
 		}
+	/* The filters go with the start of each program: one that refuses its filter fails. */
+	for (unsigned int i = 0; i < rec.nr_specs; i++) {
+		char err[8192];
+
+		if (rec.filters[i] && rec.specs[i][0] != '!' &&
+		    usertp_session_set_filter(rec.session, rec.specs[i], rec.filters[i], err,
+					      sizeof(err))) {
+			fail("%s", usertp_session_error(rec.session));
+			return false;
+		}
+	}
 	if (signals_open()) {
 		fail("cannot take signals: %s", strerror(errno));
 		return false;

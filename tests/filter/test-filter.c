@@ -312,8 +312,31 @@ static void test_big(void)
 	free(text);
 }
 
+/* Without fields: what does not depend on them. */
+static void test_check(void)
+{
+	static const struct {
+		const char *text;
+		int err;
+	} checks[] = {
+		{ "nosuch == 1", 0 }, { "x == \"a\" && y ~ \"b*\"", 0 }, { "x < 5 || CPU & CPUS{0}", 0 },
+		{ "x.function == 1", 0 }, { "(x == 1", -ENOENT }, { "x == 1)", -EPERM },
+		{ "x == \"a", -ESRCH }, { "x == 1 &&", -EINVAL }, { "x == 08", -EINVAL },
+		{ "x == abc", -EINVAL }, { "x =! 1", -EINVAL }, { "x == 1 | y == 2", -EPERM },
+	};
+
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		struct usertp__filter_error e;
+		int ret = usertp__filter_check(checks[i].text, &e);
+
+		CHECK(ret == checks[i].err, "check [%s]: %d, want %d", checks[i].text, ret,
+		      checks[i].err);
+	}
+}
+
 int main(void)
 {
+	test_check();
 	test_errors();
 	test_matching();
 	test_big();
