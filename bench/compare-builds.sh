@@ -30,18 +30,29 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-vars=$("$1/bench/bench-tracepoint" --list | awk -F '\t' -v c="$case" '$1 == c { print $2; f = 1 }
-	END { exit !f }') || {
+# The case's VAR=value words, tab-separated (a value may hold spaces: a filter).
+vars=$("$1/bench/bench-tracepoint" --list | awk -F '\t' -v c="$case" '$1 == c {
+	sub(/^[^\t]*\t?/, ""); print; f = 1 } END { exit !f }') || {
 	echo "compare-builds.sh: no case $case (see bench-tracepoint --list)" >&2
 	exit 2
+}
+# run_case BUILD: one run of the case, in its environment alone.
+run_case() {
+	ifs=$IFS
+	IFS="$(printf '\t')"
+	# shellcheck disable=SC2086 # split at tabs on purpose
+	set -- "$1" $vars
+	IFS=$ifs
+	b=$1
+	shift
+	env -u USERTP_EVENTS -u USERTP_CLOCK -u USERTP_BUFFER_KB -u USERTP_OUTPUT \
+		-u USERTP_OVERWRITE "$@" ${vars:+USERTP_OUTPUT=$tmp/out.txt} \
+		"$b/bench/bench-tracepoint" --case "$case" -r 5 --tsv </dev/null
 }
 i=0
 while [ $i -lt "$rounds" ]; do
 	for build in "$@"; do
-		# shellcheck disable=SC2086 # $vars is a list of VAR=value words
-		env -u USERTP_EVENTS -u USERTP_CLOCK -u USERTP_BUFFER_KB -u USERTP_OUTPUT \
-			-u USERTP_OVERWRITE $vars ${vars:+USERTP_OUTPUT=$tmp/out.txt} \
-			"$build/bench/bench-tracepoint" --case "$case" -r 5 --tsv </dev/null |
+		run_case "$build" |
 			awk -F '\t' -v b="$build" '!/^#/ && NF == 5 { print b "\t" $5 }' >>"$tmp/best"
 	done
 	i=$((i + 1))

@@ -99,10 +99,16 @@ if command -v valgrind >/dev/null 2>&1; then
 	[ "$(uname -m)" = x86_64 ] && standin="USERTP_RSEQ=1 USERTP_BENCH_RSEQ_STANDIN=1 USERTP_CONTROL=0"
 	while IFS="$(printf '\t')" read -r id vars; do
 		out=$tmp/rec-$id.txt
+		# The case's VAR=value words, tab-separated (a value may hold spaces: a filter).
+		ifs=$IFS
+		IFS="$(printf '\t')"
+		# shellcheck disable=SC2086 # split at tabs on purpose
+		set -- $vars
+		IFS=$ifs
 		# Only the case's settings: the program refuses to run with any other.
-		# shellcheck disable=SC2086 # $vars is a list of VAR=value words
+		# shellcheck disable=SC2086 # $standin is a list of VAR=value words
 		if ! env -u USERTP_EVENTS -u USERTP_CLOCK -u USERTP_BUFFER_KB -u USERTP_OVERWRITE \
-			-u USERTP_OUTPUT -u USERTP_RSEQ -u USERTP_CONTROL $vars ${vars:+USERTP_OUTPUT=$out $standin} \
+			-u USERTP_OUTPUT -u USERTP_RSEQ -u USERTP_CONTROL "$@" ${vars:+USERTP_OUTPUT=$out $standin} \
 			valgrind --tool=callgrind --smc-check=all \
 			--callgrind-out-file="$tmp/cg-$id.out" \
 			"$bench" $smoke --case "$id" --callgrind </dev/null >"$tmp/cg-$id.tsv" \
