@@ -45,7 +45,16 @@ enum source { SRC_FIELD, SRC_CPU, SRC_COMM };
 
 enum match { MATCH_FULL, MATCH_FRONT, MATCH_MIDDLE, MATCH_END, MATCH_GLOB };
 
+struct pred;
+/*
+ * What a predicate runs: for numbers, one function per size, sign and operator (what most
+ * filters are made of), else one for its kind.
+ */
+typedef bool (*match_fn)(const struct usertp__filter *f, const struct pred *p,
+			 const struct usertp__filter_record *rec);
+
 struct pred {
+	match_fn match_fn;
 	unsigned char kind, op, size, is_signed, match, src;
 	unsigned char type; /* the field's enum usertp__filter_type */
 	bool invert;	    /* the result is inverted ("!=", "~" with "!...", a "!" before it) */
@@ -396,6 +405,49 @@ static int parse_cpus(struct build *b, const char *s, size_t len)
 	return (int)b->nr_sets++;
 }
 
+static bool pred_match(const struct usertp__filter *f, const struct pred *p,
+		       const struct usertp__filter_record *rec);
+
+/* --- numeric predicates: one function per size, sign and operator ---------------------- */
+
+#define NUMBER_FN(name, type, expr)                                                                \
+	static bool name(const struct usertp__filter *f, const struct pred *p,                     \
+			 const struct usertp__filter_record *rec)                                  \
+	{                                                                                          \
+		type v, w = (type)p->value;                                                        \
+                                                                                                   \
+		(void)f;                                                                           \
+		if (p->offset + sizeof(v) > rec->size)                                             \
+			return false;                                                              \
+		memcpy(&v, (const unsigned char *)rec->data + p->offset, sizeof(v));               \
+		return expr;                                                                       \
+	}
+#define NUMBER_FNS(suffix, type)                                                                   \
+	NUMBER_FN(eq_##suffix, type, v == w)                                                       \
+	NUMBER_FN(le_##suffix, type, v <= w)                                                       \
+	NUMBER_FN(ge_##suffix, type, v >= w)                                                       \
+	NUMBER_FN(lt_##suffix, type, v < w)                                                        \
+	NUMBER_FN(gt_##suffix, type, v > w)                                                        \
+	NUMBER_FN(band_##suffix, type, (v & w) != 0)
+NUMBER_FNS(u8, uint8_t)
+NUMBER_FNS(s8, int8_t)
+NUMBER_FNS(u16, uint16_t)
+NUMBER_FNS(s16, int16_t)
+NUMBER_FNS(u32, uint32_t)
+NUMBER_FNS(s32, int32_t)
+NUMBER_FNS(u64, uint64_t)
+NUMBER_FNS(s64, int64_t)
+
+/* By size (1, 2, 4, 8 as 0..3), sign, and operator ("!=" is "==" inverted). */
+#define NUMBER_ROW(suffix) { eq_##suffix, eq_##suffix, le_##suffix, ge_##suffix, lt_##suffix, \
+			     gt_##suffix, band_##suffix }
+static const match_fn number_fns[4][2][7] = {
+	{ NUMBER_ROW(u8), NUMBER_ROW(s8) },
+	{ NUMBER_ROW(u16), NUMBER_ROW(s16) },
+	{ NUMBER_ROW(u32), NUMBER_ROW(s32) },
+	{ NUMBER_ROW(u64), NUMBER_ROW(s64) },
+};
+
 /* --- predicates -------------------------------------------------------------------------- */
 
 /*
@@ -567,6 +619,8 @@ static int parse_pred(struct build *b, const struct usertp__filter_field *fields
 			p->kind = PRED_CPU;
 		} else if (p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8) {
 			p->kind = PRED_NUMBER;
+			p->match_fn = number_fns[p->size == 1 ? 0 : p->size == 2 ? 1 : p->size == 4 ? 2 : 3]
+						[p->is_signed ? 1 : 0][op];
 			/* The literal as the field's type: its size, its sign. */
 			if (p->size < 8) {
 				uint64_t mask = (1ull << (p->size * 8)) - 1;
@@ -584,6 +638,8 @@ static int parse_pred(struct build *b, const struct usertp__filter_field *fields
 	}
 	if (f.never || (p->kind == PRED_CPU && op == OP_BAND) || p->type == USERTP__FILTER_OTHER)
 		p->kind = PRED_NEVER;
+	if (p->kind != PRED_NUMBER)
+		p->match_fn = pred_match;
 	return i - at;
 }
 
@@ -1053,8 +1109,7 @@ static bool string_of(const struct pred *p, const struct usertp__filter_record *
 	return true;
 }
 
-static inline __attribute__((always_inline)) bool pred_match(const struct usertp__filter *f,
-							     const struct pred *p,
+static bool pred_match(const struct usertp__filter *f, const struct pred *p,
 		       const struct usertp__filter_record *rec)
 {
 	const char *s;
@@ -1063,11 +1118,7 @@ static inline __attribute__((always_inline)) bool pred_match(const struct usertp
 
 	switch (p->kind) {
 	case PRED_NUMBER:
-		if (p->offset + (size_t)p->size > rec->size)
-			return false;
-		return compare(p->op, load((const unsigned char *)rec->data + p->offset, p->size,
-					   p->is_signed),
-			       p->value, p->is_signed);
+		return p->match_fn(f, p, rec);
 	case PRED_CPU:
 		return compare(p->op, rec->cpu, p->value, true);
 	case PRED_IN_SET:
@@ -1095,7 +1146,7 @@ bool usertp__filter_match(const struct usertp__filter *f, const struct usertp__f
 		return true;
 	for (;;) {
 		const struct pred *p = &f->preds[i];
-		int next = pred_match(f, p, rec) != p->invert ? p->on_match : p->on_miss;
+		int next = p->match_fn(f, p, rec) != p->invert ? p->on_match : p->on_miss;
 
 		if (next < 0)
 			return next == RESULT_TRUE;
