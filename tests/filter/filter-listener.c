@@ -55,12 +55,12 @@ static void fire(int from, int n)
 		trace_cons_b(i);
 }
 
-static volatile int stop;
+static int stop;
 
 static void *firer(void *arg)
 {
 	(void)arg;
-	for (unsigned int k = 0; !stop; k++)
+	for (unsigned int k = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); k++)
 		fire((int)(k % 3000), 1);
 	return NULL;
 }
@@ -102,7 +102,7 @@ int main(void)
 		pthread_create(&threads[i], NULL, firer, NULL);
 	for (int i = 0; i < 2000; i++)
 		usertp_listener_set_filter(l, "cons:cons_a", i % 2 ? "seq < 1000" : "seq >= 2000", NULL, 0);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 4; i++)
 		pthread_join(threads[i], NULL);
 	CHECK(!bad_seen, "%lu records passed a filter that was not theirs", bad_seen);
