@@ -304,6 +304,22 @@ static void case_small(void)
 	usertp_session_free(s);
 }
 
+/* "cons-prog auto N", started as any program of ours; its pid, once it has ended. */
+static pid_t run_auto(struct usertp_session *s, int n, int *status)
+{
+	char count[16];
+	pid_t pid;
+
+	snprintf(count, sizeof(count), "%d", n);
+	pid = fork();
+	if (pid == 0) {
+		execl(cons_prog, cons_prog, "auto", count, (char *)NULL);
+		_exit(127);
+	}
+	wait_processing(s, pid, status);
+	return pid;
+}
+
 static void case_later(void)
 {
 	struct usertp_session *s = session();
@@ -314,23 +330,13 @@ static void case_later(void)
 	OK(usertp_session_enable(s, "cons:cons_b"));
 	OK(usertp_session_attach_all(s));
 	/* A program of ours that starts now joins before its main(). */
-	pid = fork();
-	if (pid == 0) {
-		execl(cons_prog, cons_prog, "auto", "20", (char *)NULL);
-		_exit(127);
-	}
-	wait_processing(s, pid, &status);
+	pid = run_auto(s, 20, &status);
 	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "cons-prog auto: %#x", status);
 	expect(s, "a program started after the session", 0, 20);
 	/* The settings of this moment, for the next one. */
 	OK(usertp_session_enable(s, "cons:cons_a"));
 	OK(usertp_session_disable(s, "cons:cons_b"));
-	pid = fork();
-	if (pid == 0) {
-		execl(cons_prog, cons_prog, "auto", "15", (char *)NULL);
-		_exit(127);
-	}
-	wait_processing(s, pid, &status);
+	pid = run_auto(s, 15, &status);
 	drain(s, &c, 300);
 	CHECK(c.a == 15 && c.b == 0 && of_pid(&c, pid, true) == 15, "after the change: %ld %ld",
 	      c.a, c.b);
@@ -686,7 +692,6 @@ static void case_filter(void)
 	char err[4096];
 	struct counts c;
 	struct prog p;
-	pid_t pid;
 	int ret, status;
 
 	prog_start(&p);
@@ -721,22 +726,12 @@ static void case_filter(void)
 	OK(usertp_session_enable(s, "cons:*"));
 	OK(usertp_session_set_filter(s, "cons:cons_b", "seq == 7", err, sizeof(err)));
 	OK(usertp_session_attach_all(s));
-	pid = fork();
-	if (pid == 0) {
-		execl(cons_prog, cons_prog, "auto", "20", (char *)NULL);
-		_exit(127);
-	}
-	wait_processing(s, pid, &status);
+	run_auto(s, 20, &status);
 	drain(s, &c, 300);
 	CHECK(c.a == 20 && c.b == 1 && !c.lost, "a program started after the filter: a %ld, b %ld",
 	      c.a, c.b);
 	OK(usertp_session_set_filter(s, "cons:cons_b", "nosuch == 1", err, sizeof(err)));
-	pid = fork();
-	if (pid == 0) {
-		execl(cons_prog, cons_prog, "auto", "20", (char *)NULL);
-		_exit(127);
-	}
-	wait_processing(s, pid, &status);
+	run_auto(s, 20, &status);
 	/* (Its events come after it joined: the one that does not take its filter is left out.) */
 	drain(s, &c, 300);
 	CHECK(c.a == 20 && c.b == 0, "a program whose filter does not fit: a %ld, b %ld", c.a, c.b);

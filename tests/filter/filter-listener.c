@@ -16,18 +16,9 @@
 #define CREATE_TRACE_POINTS
 #include "cons-prog-trace.h"
 
-static int failures;
-static unsigned long count_a, count_b, bad_seen;
+#include "../check.h"
 
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL line %d: ", __LINE__);                               \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+static unsigned long count_a, count_b, bad_seen;
 
 static void on_record(const struct usertp_event *ev, const void *record, unsigned int size,
 		      void *arg)
