@@ -229,6 +229,8 @@ struct usertp_session_status {
 	unsigned int programs;	/* it has had */
 	unsigned int running;	/* still recording for it */
 	unsigned int untraced;	/* joined, and could not be recorded (their buffers, a reply) */
+	unsigned int refused;	/* events that came later and refused their filter: not recorded
+				 * (each said in the session's log) */
 	uint64_t events;	/* read from the buffers so far */
 	uint64_t dropped;	/* dropped by the programs' buffers so far */
 	uint64_t bytes;		/* file mode: written so far */

@@ -103,7 +103,9 @@ enum usertp__ctl_key {
  *	to a program that joins		run (after its requests: it may go on)
  *	on a consumer's socket		join (a program that starts), fork (a forked child, with its
  *					region)
- *	news of a program		events format exit (on its session connection, unasked)
+ *	news of a program		events format exit refused (on its session connection,
+ *					unasked; refused: events that do not take their filter, not
+ *					recorded, each a line then the filter file's text)
  *	replies				ok error
  */
 #define USERTP_CTL_MESSAGES(M)                                                                     \
@@ -126,6 +128,7 @@ enum usertp__ctl_key {
 	M(FORK, "fork", USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(SIZE),               \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(SIZE))                                                  \
 	M(EXIT, "exit", 0, 0)                                                                      \
+	M(REFUSED, "refused", 0, 0)                                                                \
 	M(OK, "ok",                                                                                \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(UID) | USERTP_CTL_K(CPUS) |         \
 		  USERTP_CTL_K(VERSION) | USERTP_CTL_K(COMM) | USERTP_CTL_K(SIZE),                 \

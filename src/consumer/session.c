@@ -792,6 +792,16 @@ static void session_news(struct usertp_session *s, struct usertp__source *src,
 	case USERTP_CTL_MSG_EXIT:
 		source_keep_comms(s, src, msg->body);
 		break;
+	case USERTP_CTL_MSG_REFUSED: {
+		/* Said once, whole (without the filter file's last empty line). */
+		size_t len = strlen(msg->body);
+
+		while (len && msg->body[len - 1] == '\n')
+			len--;
+		usertp__session_log(s, "%s: %.*s", src->name, (int)len, msg->body);
+		s->refused++;
+		break;
+	}
 	case USERTP_CTL_MSG_EVENTS:
 		for (const char *p = msg->body; *p; p += strcspn(p, "\n"), p += *p == '\n') {
 			const char *sp = memchr(p, ' ', strcspn(p, "\n"));
@@ -1475,6 +1485,7 @@ void usertp_session_status(const struct usertp_session *s, struct usertp_session
 	memset(st, 0, sizeof(*st));
 	st->programs = s->nr_sources;
 	st->untraced = s->untraced;
+	st->refused = s->refused;
 	st->events = s->events;
 	st->bytes = usertp__writer_bytes(s);
 	st->write_error = usertp__writer_error(s);

@@ -79,6 +79,7 @@ struct usertp_session {
 	unsigned int nr_sources;
 	unsigned int nr_cpus; /* the most CPUs of any source's buffers (at least the machine's) */
 	unsigned int untraced; /* programs that joined and could not be recorded */
+	unsigned int refused;  /* "refused" news: events not recorded, their filter refused */
 	struct {
 		char *text; /* every event name the programs told of: "sys:event" lines */
 		size_t len, cap;

@@ -126,12 +126,14 @@ USERTP_HIDDEN void *usertp__scratch_push(size_t size, const void *aux);
 USERTP_HIDDEN bool usertp__scratch_pop(void *record, size_t *size, const void **aux);
 
 /*
- * For a listener whose events come later (the embedded recorder's): @fn is told of an event
+ * For a listener whose events come later (the embedded recorder's): @fn (with the listener's
+ * arg) is told of an event
  * whose filter (set for @events) does not compile for it; that event is then not recorded.
  * Without it, such an event records unfiltered (as tracefs's subsystem filters do).
  */
-typedef void (*usertp__filter_refused_func)(const char *events, const struct usertp_event *ev,
-					    const char *text, const struct usertp__filter_error *e);
+typedef void (*usertp__filter_refused_func)(void *arg, const char *events,
+					    const struct usertp_event *ev, const char *text,
+					    const struct usertp__filter_error *e);
 USERTP_HIDDEN void usertp__listener_on_filter_refused(struct usertp_listener *l,
 						      usertp__filter_refused_func fn);
 

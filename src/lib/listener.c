@@ -172,7 +172,7 @@ static void listener_attach_locked(struct usertp_listener *l, struct usertp__eve
 		if (!usertp__spec_match(lf->spec, ev->event_class->system, ev->name) ||
 		    !usertp__event_file_set_filter_locked(file, lf->text, &e) || !l->filter_refused)
 			continue;
-		l->filter_refused(lf->spec, ev, lf->text, &e);
+		l->filter_refused(l->arg, lf->spec, ev, lf->text, &e);
 		usertp__event_file_set_filter_locked(file, NULL, NULL);
 		free(file);
 		return;

@@ -418,11 +418,12 @@ static char *events_split(const char *value, char **groups, size_t *groups_len)
 }
 
 /* An event that came after the filter was set, and does not take it: not recorded. */
-static void filter_refused(const char *events, const struct usertp_event *ev, const char *text,
-			   const struct usertp__filter_error *e)
+static void filter_refused(void *arg, const char *events, const struct usertp_event *ev,
+			   const char *text, const struct usertp__filter_error *e)
 {
 	char err[8192];
 
+	(void)arg;
 	usertp__filter_error_file(text, e, err, sizeof(err));
 	fprintf(stderr, "usertp: USERTP_EVENTS: the filter of %s does not fit %s:%s, which is not "
 			"recorded: %s\n%s",

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,7 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 		s->sink.rb.wake_fd = -1; /* the caller's still */
 		usertp__rb_destroy(&s->sink.rb);
+		free(s->refused);
 		free(s);
 		if (!*why)
 			*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or "
@@ -106,21 +108,27 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 
 /* What went wrong with a filter, for the reply: a line, then the filter file's text. */
 static char filter_why[8192];
-static bool filter_refused_seen;
 
-/* An event that refuses its filter is not recorded (it would record unfiltered); said. */
-static void session_filter_refused(const char *events, const struct usertp_event *ev,
+/*
+ * An event that refuses its filter is not recorded (it would record unfiltered); the
+ * recorder is told (at the start, the start fails; later, as news).  Under usertp__lock.
+ */
+static void session_filter_refused(void *arg, const char *events, const struct usertp_event *ev,
 				   const char *text, const struct usertp__filter_error *e)
 {
-	int n;
+	struct usertp__session *s = (struct usertp__session *)((char *)arg -
+							       offsetof(struct usertp__session, sink));
+	char head[600], err[8192], *more;
+	size_t old = s->refused ? strlen(s->refused) : 0;
 
-	if (filter_refused_seen)
-		return;
-	filter_refused_seen = true;
-	n = snprintf(filter_why, sizeof(filter_why), "the filter of %s does not fit %s:%s: %s\n",
-		     events, ev->event_class->system, ev->name, strerror(-e->err));
-	if (n > 0 && (size_t)n < sizeof(filter_why))
-		usertp__filter_error_file(text, e, filter_why + n, sizeof(filter_why) - (size_t)n);
+	snprintf(head, sizeof(head), "the filter of %s does not fit %s:%s, which is not recorded: %s\n",
+		 events, ev->event_class->system, ev->name, strerror(-e->err));
+	usertp__filter_error_file(text, e, err, sizeof(err));
+	more = realloc(s->refused, old + strlen(head) + strlen(err) + 1);
+	if (!more)
+		return; /* (not recorded all the same) */
+	sprintf(more + old, "%s%s", head, err);
+	s->refused = more;
 }
 
 /* The start's filters ("SPEC FILTER" lines of @body), then @events. */
@@ -146,13 +154,16 @@ static int session_filters_start(struct usertp__session *s, const char *body, co
 		}
 	}
 	free(copy);
-	filter_refused_seen = false;
 	if (!ret)
 		ret = usertp__listener_set_specs(s->sink.listener, events, USERTP__SPEC_GLOB);
-	if (!ret && filter_refused_seen) {
+	pthread_mutex_lock(&usertp__lock);
+	if (!ret && s->refused) {
+		/* At the start: the start fails (nothing starts), with what was refused. */
+		snprintf(filter_why, sizeof(filter_why), "%s", s->refused);
 		*why = filter_why;
 		ret = -EINVAL;
 	}
+	pthread_mutex_unlock(&usertp__lock);
 	if (ret)
 		usertp_listener_destroy(s->sink.listener);
 	return ret;
@@ -217,6 +228,7 @@ void usertp__session_end(struct usertp__session *s)
 	usertp__rb_destroy(&s->sink.rb);
 	free(s->named);
 	free(s->described);
+	free(s->refused);
 	free(s);
 }
 
@@ -315,6 +327,19 @@ int usertp__session_news(struct usertp__session *s,
 	free(text);
 
 	pthread_mutex_lock(&usertp__lock);
+	if (s->refused) {
+		size_t rlen = strlen(s->refused);
+		char *msg = malloc(rlen + 10);
+
+		if (msg) {
+			memcpy(msg, "refused\n", 8);
+			memcpy(msg + 8, s->refused, rlen + 1);
+			emit(msg, rlen + 8, arg);
+			free(msg);
+			free(s->refused);
+			s->refused = NULL;
+		}
+	}
 	usertp__listener_files(s->sink.listener, recorded_add, &rec);
 	pthread_mutex_unlock(&usertp__lock);
 	for (unsigned int i = 0; i < rec.n; i++) {

@@ -19,6 +19,11 @@ struct usertp__session {
 	 */
 	const struct usertp_event **named, **described;
 	unsigned int nr_named, nr_described;
+	/*
+	 * Events that refused their filter (not recorded): what the recorder is to be told, as
+	 * "refused" news (usertp__session_news()), a line then the filter file's text each.
+	 */
+	char *refused;
 };
 
 /*

@@ -562,5 +562,6 @@ int usertp_cmd_record(int argc, char **argv)
 		return WEXITSTATUS(rec.child_status);
 	if (rec.child > 0 && rec.child_done && WIFSIGNALED(rec.child_status))
 		return 128 + WTERMSIG(rec.child_status);
-	return ret || st.write_error || st.untraced || rec.untraced ? 1 : 0;
+	/* (An event left out because it refused its filter was said: it fails the run too.) */
+	return ret || st.write_error || st.untraced || st.refused || rec.untraced ? 1 : 0;
 }

@@ -226,6 +226,14 @@ static void totals(struct usertp_session *s, unsigned int index, uint64_t *read,
 
 /* --- cases -------------------------------------------------------------------------------- */
 
+static char log_text[4096];
+
+static void log_keep(const char *line, void *arg)
+{
+	(void)arg;
+	snprintf(log_text + strlen(log_text), sizeof(log_text) - strlen(log_text), "%s\n", line);
+}
+
 static void case_live(void)
 {
 	struct usertp_session *s = session();
@@ -557,14 +565,6 @@ static void case_errors(void)
  * A program whose buffers turn to garbage (it scribbles over them) is lost to the session,
  * nothing else: another program's events are all read, and the program itself runs on.
  */
-static char log_text[4096];
-
-static void log_keep(const char *line, void *arg)
-{
-	(void)arg;
-	snprintf(log_text + strlen(log_text), sizeof(log_text) - strlen(log_text), "%s\n", line);
-}
-
 static void case_hostile(void)
 {
 	struct usertp_session *s = session();
@@ -731,10 +731,16 @@ static void case_filter(void)
 	CHECK(c.a == 20 && c.b == 1 && !c.lost, "a program started after the filter: a %ld, b %ld",
 	      c.a, c.b);
 	OK(usertp_session_set_filter(s, "cons:cons_b", "nosuch == 1", err, sizeof(err)));
+	log_text[0] = 0;
+	usertp_session_set_log(s, log_keep, NULL);
 	run_auto(s, 20, &status);
 	/* (Its events come after it joined: the one that does not take its filter is left out.) */
 	drain(s, &c, 300);
 	CHECK(c.a == 20 && c.b == 0, "a program whose filter does not fit: a %ld, b %ld", c.a, c.b);
+	/* ...and said. */
+	CHECK(strstr(log_text, "the filter of cons:cons_b does not fit cons:cons_b, which is not recorded") &&
+	      strstr(log_text, "\nnosuch == 1\n       ^\nparse_error: Field not found"),
+	      "the log: [%s]", log_text);
 	usertp_session_free(s);
 }
 

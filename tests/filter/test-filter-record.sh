@@ -41,6 +41,20 @@ kill "$p"
 wait "$p" 2>/dev/null || true
 p=
 
+# A program that joins and has an event that does not take its filter: said, with its
+# caret; that event not recorded, the others are; status 1.
+set +e
+"$usertp" record -q -e jobs:job_done -f 'nosuch == 1' -e jobs:job_queued -o "$dir/d.dat" \
+	-- "$pool" 8 >/dev/null 2>"$dir/err4"
+s4=$?
+set -e
+[ "$s4" -eq 1 ] || { echo "a late refusal: status $s4"; fail=1; }
+grep -q "the filter of jobs:job_done does not fit jobs:job_done, which is not recorded" "$dir/err4" &&
+	grep -q "^parse_error: Field not found$" "$dir/err4" || { cat "$dir/err4"; fail=1; }
+"$usertp" report -i "$dir/d.dat" >"$dir/report4"
+[ "$(grep -c ' job_done: ' "$dir/report4")" -eq 0 ] && [ "$(grep -c ' job_queued: ' "$dir/report4")" -eq 8 ] ||
+	{ echo "a late refusal recorded:"; head "$dir/report4"; fail=1; }
+
 # Syntax, or no -e: before anything starts.
 set +e
 "$usertp" record -e 'jobs:*' -f '(id == 1' -o "$dir/c.dat" -- "$pool" 1 2>"$dir/err2"
