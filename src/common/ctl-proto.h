@@ -97,7 +97,8 @@ enum usertp__ctl_key {
 
 /*
  * Every message: its name, its word, the keys it may carry, the keys it must carry.
- *	requests of a consumer		hello events ids format comms start set filter enabled stop
+ *	requests of a consumer		hello events ids format comms start set filter enabled
+ *					sessions stop
  *					(start's body: "SPEC FILTER" lines, the session's filters;
  *					filter's: the filter of events=SPEC, "0" or none to remove)
  *	to a program that joins		run (after its requests: it may go on)
@@ -121,6 +122,7 @@ enum usertp__ctl_key {
 	M(SET, "set", USERTP_CTL_K(TRACING) | USERTP_CTL_K(EVENTS), 0)                             \
 	M(FILTER, "filter", USERTP_CTL_K(EVENTS), USERTP_CTL_K(EVENTS))                            \
 	M(ENABLED, "enabled", 0, 0)                                                                \
+	M(SESSIONS, "sessions", 0, 0)                                                              \
 	M(STOP, "stop", 0, 0)                                                                      \
 	M(RUN, "run", 0, 0)                                                                        \
 	M(JOIN, "join", USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(COMM),               \

@@ -26,6 +26,8 @@
  *				selects, in the kernel's grammar; ok, or the error with the
  *				filter file's text (the expression, a caret, parse_error)
  *	enabled			ok, then the "id sys:event" lines of the session
+ *	sessions		ok, then per session "session N tracing=0|1", "events=SPECS"
+ *				and its "filter SPEC TEXT" lines (usertp list -v)
  *	stop			ok: the session ends (as it does when the connection closes)
  *
  * Messages a session's connection carries unasked, to its recorder:
@@ -244,6 +246,31 @@ static void reply_enabled(struct reply *r, const struct usertp__session *s)
 	free(text);
 }
 
+/* Each session of the program: "session N tracing=0|1", its events and filters (usertp list). */
+static void reply_sessions(struct reply *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	unsigned int n = 0;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&ctl.lock);
+	for (unsigned int i = 0; i < MAX_CONNS; i++) {
+		const struct usertp__session *s = ctl.conns[i].session;
+
+		if (ctl.conns[i].fd < 0 || !s)
+			continue;
+		fprintf(f, "session %u tracing=%d\n", ++n, s->tracing);
+		usertp__listener_describe(s->sink.listener, f);
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	if (!fclose(f))
+		reply_add(r, "%s", text);
+	free(text);
+}
+
 /* The process's name: its main thread's (not the name of the thread asking). */
 static void process_comm(char *buf, size_t size)
 {
@@ -363,6 +390,10 @@ static int serve(struct conn *c, char *req, struct reply *r)
 			reply_error(r, ret, why);
 		else
 			reply_add(r, "ok\n");
+		break;
+	case USERTP_CTL_MSG_SESSIONS:
+		reply_add(r, "ok\n");
+		reply_sessions(r);
 		break;
 	case USERTP_CTL_MSG_ENABLED:
 		if (!c->session)

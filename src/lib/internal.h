@@ -13,6 +13,7 @@
 #define USERTP__BUILDING_LIBRARY 1
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 
 #include <usertp/trace-event.h>
@@ -136,6 +137,8 @@ typedef void (*usertp__filter_refused_func)(void *arg, const char *events,
 					    const struct usertp__filter_error *e);
 USERTP_HIDDEN void usertp__listener_on_filter_refused(struct usertp_listener *l,
 						      usertp__filter_refused_func fn);
+/* "events=SPECS" and "filter SPEC TEXT" lines of @l, into @f (usertp list -v). */
+USERTP_HIDDEN void usertp__listener_describe(const struct usertp_listener *l, FILE *f);
 
 /* The ring-buffer sinks' heads that let a filter run before a record is stored (rb-sink.c). */
 USERTP_HIDDEN bool usertp__rb_sink_filter_heads(const struct usertp_event_file_head *plain,

@@ -188,6 +188,22 @@ static void listener_attach_locked(struct usertp_listener *l, struct usertp__eve
 	l->files = file;
 }
 
+void usertp__listener_describe(const struct usertp_listener *l, FILE *f)
+{
+	pthread_mutex_lock(&usertp__lock);
+	fputs("events=", f);
+	for (unsigned int i = 0; i < l->nr_specs; i++)
+		fprintf(f, "%s%s", i ? "," : "", l->specs[i]);
+	fputc('\n', f);
+	for (const struct listener_filter *lf = l->filters; lf; lf = lf->next) {
+		fprintf(f, "filter %s ", lf->spec);
+		for (const char *c = lf->text ? lf->text : "0"; *c; c++)
+			fputc(*c == '\n' ? ' ' : *c, f);
+		fputc('\n', f);
+	}
+	pthread_mutex_unlock(&usertp__lock);
+}
+
 void usertp__listener_on_filter_refused(struct usertp_listener *l, usertp__filter_refused_func fn)
 {
 	l->filter_refused = fn;

@@ -32,7 +32,8 @@ static const char usage_text[] =
 	"usage: usertp list [-P PID]... [-f FILE]... [-v] [-F] [SPEC...]\n"
 	"  -P PID   only this program (repeatable; default: every program of this user)\n"
 	"  -f FILE  the events FILE (an executable or a library) defines, without running it\n"
-	"  -v       by program: \"PID COMM:\" (or \"FILE:\") and its events\n"
+	"  -v       by program: \"PID COMM:\" (or \"FILE:\"), its events, and the sessions\n"
+	"           recording it with their events and filters\n"
 	"  -F       print the format texts (of running programs)\n"
 	"  SPEC     sys:event, sys:*, *:event, event or sys, globs (sys:io_*), all;\n"
 	"           !SPEC to leave out\n";
@@ -126,6 +127,13 @@ static int list_program(const struct usertp__program *prog, bool formats, bool v
 		snprintf(header, sizeof(header), "%d %s", (int)prog->pid, prog->comm);
 		list_lines((char *)usertp__client_body(reply), verbose ? header : NULL, specs,
 			   nr_specs, seen);
+		free(reply);
+		/* -v: the sessions recording it, with their events and filters. */
+		reply = NULL;
+		if (verbose && !usertp__client_call(sock, "sessions", &reply, NULL, CALL_TIMEOUT_MS))
+			for (line = strtok_r((char *)usertp__client_body(reply), "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				printf("  %s%s\n", strncmp(line, "session ", 8) ? "  " : "", line);
 		free(reply);
 		close(sock);
 		return 0;

@@ -25,6 +25,24 @@ want=$(seq 10 29 | tr '\n' ' ')
 "$usertp" report --stat "$dir/a.dat" | grep -q "^all *84 *0" ||
 	{ "$usertp" report --stat "$dir/a.dat"; fail=1; }
 
+# usertp list -v shows the sessions of a program, their events and filters.
+"$prog" handler 3 >"$dir/p" &
+p=$!
+until grep -q ready "$dir/p" 2>/dev/null; do sleep 0.05; done
+"$usertp" record -q -e rec:rec_event -f 'seq > 1 && thread == 0' -P "$p" -o "$dir/l.dat" &
+r=$!
+until [ -n "$(ls "$dir"/l.dat.spool-* 2>/dev/null)" ]; do sleep 0.05; done
+sleep 0.2
+"$usertp" list -v -P "$p" >"$dir/list"
+kill -INT "$r"
+wait "$r" || true
+grep -q "^  session 1 tracing=1$" "$dir/list" && grep -q "^    events=rec:rec_event$" "$dir/list" &&
+	grep -q "^    filter rec:rec_event seq > 1 && thread == 0$" "$dir/list" ||
+	{ echo "list -v:"; cat "$dir/list"; fail=1; }
+kill "$p"
+wait "$p" 2>/dev/null || true
+p=
+
 # A running program that cannot take the filter: said with its caret, status 1.
 "$prog" handler 3 >"$dir/p" &
 p=$!
