@@ -1084,7 +1084,8 @@ static bool string_of(const struct pred *p, const struct usertp__filter_record *
 		      const char **s, size_t *len)
 {
 	const unsigned char *d = rec->data;
-	uint32_t loc, at;
+	uint32_t loc;
+	size_t at;
 
 	if (p->src == SRC_COMM) {
 		*s = rec->comm ? rec->comm : "";
@@ -1092,17 +1093,18 @@ static bool string_of(const struct pred *p, const struct usertp__filter_record *
 		return true;
 	}
 	if (p->type == USERTP__FILTER_CHARS) {
-		if (p->offset + (size_t)p->size > rec->size)
+		if ((size_t)p->offset + p->size > rec->size)
 			return false;
 		*s = (const char *)d + p->offset;
 		*len = strnlen(*s, p->size);
 		return true;
 	}
-	if (p->offset + 4 > rec->size)
+	/* (In size_t: a format's offsets are anything a program wrote.) */
+	if ((size_t)p->offset + 4 > rec->size)
 		return false;
 	memcpy(&loc, d + p->offset, 4);
-	at = (loc & 0xffff) + (p->type == USERTP__FILTER_REL_LOC ? p->offset + 4 : 0);
-	if (at + (size_t)(loc >> 16) > rec->size)
+	at = (loc & 0xffff) + (p->type == USERTP__FILTER_REL_LOC ? (size_t)p->offset + 4 : 0);
+	if (at + (loc >> 16) > rec->size)
 		return false;
 	*s = (const char *)d + at;
 	*len = strnlen(*s, loc >> 16);
@@ -1125,7 +1127,7 @@ static bool pred_match(const struct usertp__filter *f, const struct pred *p,
 		if (p->src == SRC_CPU) {
 			v = rec->cpu;
 		} else {
-			if (p->offset + (size_t)p->size > rec->size || !p->size || p->size > 8)
+			if ((size_t)p->offset + p->size > rec->size || !p->size || p->size > 8)
 				return false;
 			v = load((const unsigned char *)rec->data + p->offset, p->size, p->is_signed);
 		}
