@@ -127,6 +127,21 @@ USERTP_CONSUMER_EXPORT int usertp_session_set_tracing(struct usertp_session *s, 
  */
 USERTP_CONSUMER_EXPORT int usertp_session_set_filter(struct usertp_session *s, const char *events,
 						     const char *filter, char *err, size_t errlen);
+/**
+ * usertp_session_set_pid_filter() - record only the events of the threads in @pids (when
+ * @nr_pids is not 0) and none of those in @notrace: tracefs's set_event_pid and
+ * set_event_notrace_pid, in the programs, per session.  A pid is a thread id (common_pid), as
+ * in the kernel.  With @event_fork (tracefs's option), threads and child processes that a
+ * listed thread creates are listed too (in each program, from then on; a program that a
+ * listed process starts through exec is listed when it joins), and listed threads that exit
+ * are taken off.  Replaces the session's pid filter, live, as the settings above; both lists
+ * empty: none.  usertp_list(1) -v shows each program's lists.
+ * Return: 0, -EINVAL (a pid below 0 or above 2^30 - 1: nothing changes), -ENOMEM.
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_set_pid_filter(struct usertp_session *s,
+							 const pid_t *pids, size_t nr_pids,
+							 const pid_t *notrace, size_t nr_notrace,
+							 bool event_fork);
 /* The session's event specs, in the order given ("!" before those disabled after). */
 USERTP_CONSUMER_EXPORT unsigned int usertp_session_specs(const struct usertp_session *s,
 							 const char *const **specs);

@@ -14,7 +14,9 @@
 #ifndef USERTP_USERTP_H
 #define USERTP_USERTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <usertp/compiler.h>
 #include <usertp/trace-event.h>
@@ -102,6 +104,22 @@ USERTP_EXPORT unsigned long usertp_listener_lost(const struct usertp_listener *l
  */
 USERTP_EXPORT int usertp_listener_set_filter(struct usertp_listener *listener, const char *events,
 					     const char *filter, char *err, size_t errlen);
+
+/**
+ * usertp_listener_set_pid_filter() - record only the events of the threads in @pids (when
+ * @nr_pids is not 0), and none of those in @notrace: tracefs's set_event_pid and
+ * set_event_notrace_pid.  A pid is a thread id (gettid(), common_pid), as in the kernel.
+ * With @event_fork (tracefs's option of that name), a thread that a listed thread creates
+ * with pthread_create() and a child process it forks are listed too, and a listed thread that
+ * exits is taken off.  It replaces the listener's pid filter at once, for the events it
+ * records now and later; both lists empty: no pid filter.  The filter of each event
+ * (usertp_listener_set_filter()) applies as well.
+ * Return: 0, -EINVAL (a pid below 0 or above 2^30 - 1), -ENOMEM (nothing changes).
+ */
+USERTP_EXPORT int usertp_listener_set_pid_filter(struct usertp_listener *listener,
+						 const pid_t *pids, size_t nr_pids,
+						 const pid_t *notrace, size_t nr_notrace,
+						 bool event_fork);
 
 USERTP__C_END
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ctl-proto.h"
+#include "pid-list.h"
 #include "number.h"
 #include "ring-buffer.h"
 
@@ -313,7 +314,7 @@ long usertp__ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
 
 /* --- the messages: one table ------------------------------------------------------------- */
 
-enum key_kind { KEY_NUMBER, KEY_FLAG, KEY_TEXT };
+enum key_kind { KEY_NUMBER, KEY_FLAG, KEY_TEXT, KEY_PIDS /* a text: a pid list */ };
 
 static const struct key_desc {
 	const char *name;
@@ -335,6 +336,9 @@ static const struct key_desc {
 	[USERTP_CTL_KEY_RECORDER] = { "recorder", KEY_TEXT, 1, 107 },
 	[USERTP_CTL_KEY_NAME] = { "name", KEY_TEXT, 3, 511 },
 	[USERTP_CTL_KEY_EVENTS] = { "events", KEY_TEXT, 0, 16383 },
+	[USERTP_CTL_KEY_PIDS] = { "pids", KEY_PIDS, 1, USERTP_CTL_MAX_MSG / 2 },
+	[USERTP_CTL_KEY_NOTRACE_PIDS] = { "notrace_pids", KEY_PIDS, 1, USERTP_CTL_MAX_MSG / 2 },
+	[USERTP_CTL_KEY_EVENT_FORK] = { "event_fork", KEY_FLAG, 0, 1 },
 };
 
 static const struct message_desc {
@@ -407,10 +411,17 @@ static int decode_key(const struct message_desc *d, char *word, struct usertp__c
 		}
 		m->num[k] = value[0] == '1';
 		break;
+	case KEY_PIDS:
 	case KEY_TEXT:
 		if (strlen(value) < keys[k].min || strlen(value) > keys[k].max) {
 			snprintf(why_buf, sizeof(why_buf), "%s= is not %llu to %llu characters", word,
 				 (unsigned long long)keys[k].min, (unsigned long long)keys[k].max);
+			*why = why_buf;
+			return -EINVAL;
+		}
+		if (keys[k].kind == KEY_PIDS && usertp__pid_list_check(value, ",")) {
+			snprintf(why_buf, sizeof(why_buf), "%s= is not a list of pids from 0 to %d",
+				 word, USERTP__PID_LIST_MAX_PID);
 			*why = why_buf;
 			return -EINVAL;
 		}
@@ -491,7 +502,7 @@ long usertp__ctl_encode(const struct usertp__ctl_msg *m, char **out)
 	for (unsigned int k = 0; k < USERTP_CTL_NR_KEYS; k++) {
 		if (!(m->has & (1u << k)) || !(d->keys & (1u << k)))
 			continue;
-		if (keys[k].kind != KEY_TEXT) {
+		if (keys[k].kind == KEY_NUMBER || keys[k].kind == KEY_FLAG) {
 			fprintf(f, " %s=%llu", keys[k].name, (unsigned long long)m->num[k]);
 			continue;
 		}

@@ -91,16 +91,21 @@ enum usertp__ctl_key {
 	USERTP_CTL_KEY_RECORDER,  /* a consumer's socket */
 	USERTP_CTL_KEY_NAME,	  /* sys:event */
 	USERTP_CTL_KEY_EVENTS,	  /* event specs, comma-separated */
+	USERTP_CTL_KEY_PIDS,	  /* set_event_pid: thread ids, comma-separated (pid-list.h) */
+	USERTP_CTL_KEY_NOTRACE_PIDS, /* set_event_notrace_pid: the same */
+	USERTP_CTL_KEY_EVENT_FORK, /* 0 or 1: tracefs's event-fork option */
 	USERTP_CTL_NR_KEYS
 };
 #define USERTP_CTL_K(key) (1u << USERTP_CTL_KEY_##key)
 
 /*
  * Every message: its name, its word, the keys it may carry, the keys it must carry.
- *	requests of a consumer		hello events ids format comms start set filter enabled
- *					sessions stop
+ *	requests of a consumer		hello events ids format comms start set filter pids
+ *					enabled sessions stop
  *					(start's body: "SPEC FILTER" lines, the session's filters;
- *					filter's: the filter of events=SPEC, "0" or none to remove)
+ *					filter's: the filter of events=SPEC, "0" or none to remove;
+ *					pids: the session's pid filter, whole: its lists, absent
+ *					when empty, and event-fork)
  *	to a program that joins		run (after its requests: it may go on)
  *	on a consumer's socket		join (a program that starts), fork (a forked child, with its
  *					region)
@@ -117,10 +122,13 @@ enum usertp__ctl_key {
 	M(COMMS, "comms", 0, 0)                                                                    \
 	M(START, "start",                                                                          \
 	  USERTP_CTL_K(KB) | USERTP_CTL_K(OVERWRITE) | USERTP_CTL_K(CLOCK) |                       \
-		  USERTP_CTL_K(TRACING) | USERTP_CTL_K(RECORDER) | USERTP_CTL_K(EVENTS),           \
+		  USERTP_CTL_K(TRACING) | USERTP_CTL_K(RECORDER) | USERTP_CTL_K(EVENTS) |          \
+		  USERTP_CTL_K(PIDS) | USERTP_CTL_K(NOTRACE_PIDS) | USERTP_CTL_K(EVENT_FORK),      \
 	  USERTP_CTL_K(EVENTS))                                                                    \
 	M(SET, "set", USERTP_CTL_K(TRACING) | USERTP_CTL_K(EVENTS), 0)                             \
 	M(FILTER, "filter", USERTP_CTL_K(EVENTS), USERTP_CTL_K(EVENTS))                            \
+	M(PIDS, "pids", USERTP_CTL_K(PIDS) | USERTP_CTL_K(NOTRACE_PIDS) | USERTP_CTL_K(EVENT_FORK), \
+	  0)                                                                                       \
 	M(ENABLED, "enabled", 0, 0)                                                                \
 	M(SESSIONS, "sessions", 0, 0)                                                              \
 	M(STOP, "stop", 0, 0)                                                                      \

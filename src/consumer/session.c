@@ -399,11 +399,31 @@ static void source_comms_reply(struct usertp_session *s, struct usertp__source *
 }
 
 /*
+ * The session's pid filter into @m (a "pids" request, or a "start"): pids= and notrace_pids=
+ * when not empty (@pids gets their texts, to free()), event_fork=.  Return: 0 or -ENOMEM.
+ */
+static int pid_filter_msg(const struct usertp_session *s, struct usertp__ctl_msg *m, char *pids[2])
+{
+	pids[0] = pids[1] = NULL;
+	if (s->trace_pids.nr && !(pids[0] = usertp__pid_list_text(&s->trace_pids, ',')))
+		return -ENOMEM;
+	if (s->notrace_pids.nr && !(pids[1] = usertp__pid_list_text(&s->notrace_pids, ',')))
+		return -ENOMEM;
+	if (pids[0])
+		usertp__ctl_set_text(m, USERTP_CTL_KEY_PIDS, pids[0]);
+	if (pids[1])
+		usertp__ctl_set_text(m, USERTP_CTL_KEY_NOTRACE_PIDS, pids[1]);
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_EVENT_FORK, s->event_fork);
+	return 0;
+}
+
+/*
  * A "start" (@type) or "set" request with the settings of this moment, into @m; *events (to
- * free()) holds the specs it points to.  Return: 0 or -ENOMEM.
+ * free()) holds the specs it points to, @pids (to free()) the start's pid lists.
+ * Return: 0 or -ENOMEM.
  */
 static int settings_msg(const struct usertp_session *s, enum usertp__ctl_type type,
-			struct usertp__ctl_msg *m, char **events)
+			struct usertp__ctl_msg *m, char **events, char *pids[2])
 {
 	*m = (struct usertp__ctl_msg){ .type = type };
 	*events = specs_text(s);
@@ -433,6 +453,8 @@ static int settings_msg(const struct usertp_session *s, enum usertp__ctl_type ty
 	}
 	usertp__ctl_set_num(m, USERTP_CTL_KEY_TRACING, s->tracing);
 	usertp__ctl_set_text(m, USERTP_CTL_KEY_EVENTS, *events);
+	if (type == USERTP_CTL_MSG_START && pid_filter_msg(s, m, pids) < 0)
+		return -ENOMEM;
 	if (type == USERTP_CTL_MSG_START) {
 		m->body = *events + strlen(*events) + 1; /* the filters, after the specs */
 		usertp__ctl_set_num(m, USERTP_CTL_KEY_KB, s->kb);
@@ -448,11 +470,11 @@ static int settings_msg(const struct usertp_session *s, enum usertp__ctl_type ty
 static int source_start(struct usertp_session *s, struct usertp__source *src, int sock)
 {
 	struct usertp__ctl_msg req, ok;
-	char *events = NULL, *reply = NULL, err[256];
+	char *events = NULL, *reply = NULL, err[256], *pids[2] = { NULL, NULL };
 	int fd = -1, ret;
 
 	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
-	ret = settings_msg(s, USERTP_CTL_MSG_START, &req, &events);
+	ret = settings_msg(s, USERTP_CTL_MSG_START, &req, &events, pids);
 	if (!ret)
 		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
 					     &fd, USERTP__CALL_TIMEOUT_MS);
@@ -475,6 +497,8 @@ static int source_start(struct usertp_session *s, struct usertp__source *src, in
 		close(fd);
 	free(reply);
 	free(events);
+	free(pids[0]);
+	free(pids[1]);
 	src->session = ret ? -1 : sock;
 	return ret;
 }
@@ -681,7 +705,7 @@ static void source_send_settings(struct usertp_session *s, struct usertp__source
 	char *events;
 
 	/* Not waited for: the reply comes among its messages (session_message()). */
-	if (!settings_msg(s, USERTP_CTL_MSG_SET, &m, &events))
+	if (!settings_msg(s, USERTP_CTL_MSG_SET, &m, &events, NULL))
 		usertp__ctl_send_msg(src->session, &m, -1);
 	free(events);
 }
@@ -909,7 +933,7 @@ static int settings_apply(struct usertp_session *s)
 	char *events;
 	int refused = 0;
 
-	if (settings_msg(s, USERTP_CTL_MSG_SET, &req, &events))
+	if (settings_msg(s, USERTP_CTL_MSG_SET, &req, &events, NULL))
 		return -ENOMEM;
 	for (unsigned int i = 0; i < s->nr_sources; i++) {
 		struct usertp__source *src = s->sources[i];
@@ -1111,6 +1135,61 @@ int usertp_session_set_filter(struct usertp_session *s, const char *events, cons
 	free(old->text);
 	old->text = strdup(text);
 	return old->events && old->text ? 0 : -ENOMEM;
+}
+
+int usertp_session_set_pid_filter(struct usertp_session *s, const pid_t *pids, size_t nr_pids,
+				  const pid_t *notrace, size_t nr_notrace, bool event_fork)
+{
+	struct usertp__pid_list trace = { NULL, 0 }, no = { NULL, 0 };
+	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_PIDS };
+	char *texts[2] = { NULL, NULL };
+	int ret = 0;
+
+	if ((nr_pids && !pids) || (nr_notrace && !notrace))
+		return usertp__session_fail(s, -EINVAL, "a pid list without its pids");
+	for (size_t i = 0; i < nr_pids + nr_notrace && !ret; i++) {
+		pid_t pid = i < nr_pids ? pids[i] : notrace[i - nr_pids];
+
+		if (pid < 0 || pid > USERTP__PID_LIST_MAX_PID)
+			ret = usertp__session_fail(s, -EINVAL, "pid %d: not from 0 to %d", (int)pid,
+						   USERTP__PID_LIST_MAX_PID);
+		else
+			ret = usertp__pid_list_add(i < nr_pids ? &trace : &no, pid);
+	}
+	if (ret) {
+		usertp__pid_list_free(&trace);
+		usertp__pid_list_free(&no);
+		return ret;
+	}
+	usertp__pid_list_free(&s->trace_pids);
+	usertp__pid_list_free(&s->notrace_pids);
+	s->trace_pids = trace;
+	s->notrace_pids = no;
+	s->event_fork = event_fork;
+	/* Live: to every program now (the programs that come later have it in their start). */
+	if (pid_filter_msg(s, &m, texts))
+		ret = -ENOMEM;
+	for (unsigned int i = 0; i < s->nr_sources && !ret; i++) {
+		struct usertp__source *src = s->sources[i];
+		int err;
+
+		if (src->ended || src->session < 0)
+			continue;
+		err = source_call(s, src, &m);
+		if (err == -ETIMEDOUT) {
+			usertp__session_log(s, "%s: did not take the pid filter in %d ms", src->name,
+					    USERTP__CALL_TIMEOUT_MS);
+		} else if (err == -EREMOTEIO) {
+			usertp__session_log(s, "%s: did not take the pid filter: %s", src->name, s->error);
+		} else if (err) {
+			close(src->session);
+			src->session = -1;
+			source_finish(s, src);
+		}
+	}
+	free(texts[0]);
+	free(texts[1]);
+	return ret;
 }
 
 unsigned int usertp_session_specs(const struct usertp_session *s, const char *const **specs)
@@ -1414,6 +1493,8 @@ void usertp_session_free(struct usertp_session *s)
 		free(s->filters[i].text);
 	}
 	free(s->filters);
+	usertp__pid_list_free(&s->trace_pids);
+	usertp__pid_list_free(&s->notrace_pids);
 	free(s->names.text);
 	free(s->read);
 	free(s->dropped);

@@ -22,6 +22,7 @@
 #include <usertp/consumer.h>
 
 #include "dat-merge.h"
+#include "pid-list.h"
 #include "ring-buffer.h"
 
 #define USERTP__HIDDEN __attribute__((visibility("hidden")))
@@ -69,6 +70,8 @@ struct usertp_session {
 		char *events, *text;
 	} *filters;		/* as set, in order */
 	unsigned int nr_filters;
+	struct usertp__pid_list trace_pids, notrace_pids; /* set_event_pid, ..._notrace_pid */
+	bool event_fork;
 	int remote_err;		/* the errno of the last error reply of a program */
 
 	/* targets */

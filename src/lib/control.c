@@ -17,6 +17,7 @@
  *	format SYS:EVENT	ok, then the event's format text
  *	comms			ok, then "tid comm" lines of the threads that recorded
  *	start events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc tracing=0|1 recorder=PATH
+ *	      [pids=P,P.. notrace_pids=P,P.. event_fork=0|1]
  *				ok size=BYTES, then "id sys:event" lines, with the region's memfd
  *	set [events=SPECS] [tracing=0|1]
  *				the session's settings, changed at once while the program runs;
@@ -25,9 +26,14 @@
  *	filter events=SPEC	then the filter (none or "0": removed) of the events SPEC
  *				selects, in the kernel's grammar; ok, or the error with the
  *				filter file's text (the expression, a caret, parse_error)
+ *	pids [pids=P,P..] [notrace_pids=P,P..] [event_fork=0|1]
+ *				the session's pid filter, whole (set_event_pid,
+ *				set_event_notrace_pid, event-fork); ok
  *	enabled			ok, then the "id sys:event" lines of the session
- *	sessions		ok, then per session "session N tracing=0|1", "events=SPECS"
- *				and its "filter SPEC TEXT" lines (usertp list -v)
+ *	sessions		ok, then per session "session N tracing=0|1", "events=SPECS",
+ *				its "filter SPEC TEXT" lines, and with a pid filter
+ *				"pids P,P..", "notrace_pids P,P..", "event_fork 0|1"
+ *				(usertp list -v)
  *	stop			ok: the session ends (as it does when the connection closes)
  *
  * Messages a session's connection carries unasked, to its recorder:
@@ -388,6 +394,17 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		ret = usertp__session_filter(c->session, m.text[USERTP_CTL_KEY_EVENTS], m.body, &why);
 		if (ret)
 			reply_error(r, ret, why);
+		else
+			reply_add(r, "ok\n");
+		break;
+	case USERTP_CTL_MSG_PIDS:
+		if (!c->session) {
+			reply_add(r, "error ENOENT no session on this connection\n");
+			return -1;
+		}
+		ret = usertp__session_pids(c->session, &m, false);
+		if (ret)
+			reply_error(r, ret, NULL);
 		else
 			reply_add(r, "ok\n");
 		break;

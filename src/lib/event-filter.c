@@ -9,10 +9,11 @@
  * `filtered`.  Listeners' records are in scratch anyway: their commit runs the filter.
  *
  * The heads the generated probes call are swapped, not tested on every event: setting a
- * filter on a ring-buffer file installs a commit that takes both kinds of records (it looks
+ * filter or a pid filter (pid-filter.c) on a ring-buffer file installs a commit that takes both kinds of records (it looks
  * whether the record is the thread's scratch one) and then a reserve that writes to scratch;
  * removing it puts back the plain reserve and leaves that commit, so that a record reserved
- * either way is always committed right.  The filter a record must pass is read once, at its
+ * either way is always committed right; with only a pid filter, the reserve checks it and
+ * goes on to the plain one.  The filter a record must pass is read once, at its
  * reserve, and kept beside it; a replaced filter is freed after a grace period, when no
  * thread can still be running it.
  */
@@ -67,13 +68,17 @@ static bool is_clear(const char *text)
 	return text[i] == '0' && !text[i + 1 + strspn(text + i + 1, " \t\n\r\v\f")];
 }
 
-void usertp__event_file_filter_heads(struct usertp_event_file *file)
+void usertp__event_file_heads_locked(struct usertp_event_file *file)
 {
 	struct usertp_event_file_head filtered;
 
-	if (!__atomic_load_n(&file->filter, __ATOMIC_RELAXED) ||
-	    !usertp__rb_sink_filter_heads(file->ops, &filtered))
-		return; /* (a listener's commit runs the filter itself) */
+	if (!file->filter && !file->pids) {
+		/* The plain reserve again; the commit that takes both stays (see above). */
+		__atomic_store_n(&file->head.reserve, file->ops->reserve, __ATOMIC_RELEASE);
+		return;
+	}
+	if (!usertp__rb_sink_filter_heads(file->ops, &filtered))
+		return; /* (a listener's heads run the filters themselves) */
 	/* The commit that takes both kinds first, then the reserve to scratch. */
 	__atomic_store_n(&file->head.commit, filtered.commit, __ATOMIC_RELEASE);
 	__atomic_store_n(&file->head.reserve, filtered.reserve, __ATOMIC_RELEASE);
@@ -107,12 +112,7 @@ int usertp__event_file_set_filter_locked(struct usertp_event_file *file, const c
 	}
 	old = file->filter;
 	__atomic_store_n(&file->filter, f, __ATOMIC_RELEASE);
-	if (f) {
-		usertp__event_file_filter_heads(file);
-	} else {
-		/* The plain reserve again; the commit that takes both stays (see above). */
-		__atomic_store_n(&file->head.reserve, file->ops->reserve, __ATOMIC_RELEASE);
-	}
+	usertp__event_file_heads_locked(file);
 	if (old)
 		usertp__defer_free_locked(old);
 	free(file->filter_text);

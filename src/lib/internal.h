@@ -21,6 +21,7 @@
 #include <usertp/usertp.h>
 
 #include "filter.h"
+#include "pid-list.h"
 #include "ring-buffer.h"
 
 #ifndef USERTP_HIDDEN
@@ -99,6 +100,7 @@ struct usertp_event_file {
 	const struct usertp_event *event; /* node->instances[0], for the hot path */
 	int id;				  /* node->id, for the hot path */
 	struct usertp__filter *filter;	  /* records must pass it (RCU: freed after a grace period) */
+	struct usertp__pid_filter *pids;  /* the owner's pid filter, or NULL (the same) */
 	char *filter_text;		  /* as set */
 	uint64_t filtered;		  /* records it refused */
 };
@@ -114,8 +116,69 @@ USERTP_HIDDEN int usertp__event_file_set_filter_locked(struct usertp_event_file 
 /* Does the record (@size bytes) pass @filter?  Counts it in file->filtered when not. */
 USERTP_HIDDEN bool usertp__event_file_passes(struct usertp_event_file *file, const void *filter,
 					     const void *record, size_t size);
-/* After file->head was set from file->ops: the filtered heads, if the file has a filter. */
-USERTP_HIDDEN void usertp__event_file_filter_heads(struct usertp_event_file *file);
+/*
+ * The heads of @file for its filter and pid filter as they are now: those that let them run
+ * (rb-sink.c), or its ops' reserve when it has neither.  Under usertp__lock.
+ */
+USERTP_HIDDEN void usertp__event_file_heads_locked(struct usertp_event_file *file);
+
+/*
+ * Pid filters (pid-filter.c): tracefs's set_event_pid (@trace: only these threads, when not
+ * empty) and set_event_notrace_pid (@notrace: not these), compiled for the hot path; with
+ * @follow (event-fork), the thread that finds itself listed watches its exit.
+ */
+struct usertp__pid_filter {
+	uint64_t serial; /* unique, never 0 */
+	bool follow;
+	size_t nr_trace, nr_notrace;
+	int pids[]; /* trace then notrace, each ascending */
+};
+/* A new pid filter into *out (NULL when both lists are empty).  Return: 0 or -ENOMEM. */
+USERTP_HIDDEN int usertp__pid_filter_new(const struct usertp__pid_list *trace,
+					 const struct usertp__pid_list *notrace, bool follow,
+					 struct usertp__pid_filter **out);
+/* A thread's answers: whether it passes the filter of each serial (pid-filter.c). */
+#define USERTP__PID_VERDICTS 4
+struct usertp__pid_verdicts {
+	uint64_t serial[USERTP__PID_VERDICTS];
+	bool pass[USERTP__PID_VERDICTS];
+};
+extern __thread struct usertp__pid_verdicts usertp__pid_verdicts
+	__attribute__((tls_model("initial-exec"))) USERTP_HIDDEN;
+USERTP_HIDDEN bool usertp__pid_filter_verdict(const struct usertp__pid_filter *f);
+/* Does the calling thread pass @f?  One compare on the hot path. */
+static inline bool usertp__pid_filter_passes(const struct usertp__pid_filter *f)
+{
+	unsigned int i = f->serial & (USERTP__PID_VERDICTS - 1);
+
+	if (usertp_likely(usertp__pid_verdicts.serial[i] == f->serial))
+		return usertp__pid_verdicts.pass[i];
+	return usertp__pid_filter_verdict(f);
+}
+/* In a forked child: its answers were its parent's thread's. */
+USERTP_HIDDEN void usertp__pid_verdicts_reset(void);
+/* Listeners whose pid filter follows (event-fork); the fork and thread hooks look at it. */
+extern unsigned int usertp__pid_following USERTP_HIDDEN;
+/*
+ * A program that starts with a session that follows: listed (in @trace, @notrace) where its
+ * nearest listed ancestor process is.  Return: 0 or -ENOMEM.
+ */
+USERTP_HIDDEN int usertp__pid_lists_inherit(struct usertp__pid_list *trace,
+					    struct usertp__pid_list *notrace);
+/*
+ * Following (listener.c): @child (a thread, or a forked process's pid) is listed where
+ * @parent is, by the listeners that follow; return whether it was listed somewhere.
+ * A listed thread @tid that exits is taken off.  Under usertp__lock.
+ */
+USERTP_HIDDEN bool usertp__listeners_pid_follow_locked(int parent, int child);
+USERTP_HIDDEN void usertp__listeners_pid_exit_locked(int tid);
+/*
+ * The pid filter of @l (a copy of @trace and @notrace is kept), from its next record on, for
+ * the events it records now and later.  Return: 0 or -ENOMEM (nothing changes).
+ */
+USERTP_HIDDEN int usertp__listener_set_pid_lists(struct usertp_listener *l,
+						 const struct usertp__pid_list *trace,
+						 const struct usertp__pid_list *notrace, bool follow);
 
 /*
  * A thread's scratch records (listener.c): @size bytes to write a record into, with @aux

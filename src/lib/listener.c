@@ -35,6 +35,11 @@ struct usertp_listener {
 	void *arg;
 	struct usertp_event_file *files; /* next_in_owner */
 	struct listener_filter *filters; /* in the order set (the last that applies wins) */
+	/* The pid filter: the lists as set (and followed), and as its files have it. */
+	struct usertp__pid_list trace_pids, notrace_pids;
+	bool event_fork;
+	bool following; /* counted in usertp__pid_following */
+	struct usertp__pid_filter *pids;
 	/* Set: an event that comes later and refuses its filter is not recorded, and said. */
 	usertp__filter_refused_func filter_refused;
 	unsigned long lost;
@@ -107,8 +112,12 @@ bool usertp__scratch_pop(void *record, size_t *size, const void **aux)
 static void *listener_reserve(struct usertp_event_file *file, size_t size)
 {
 	struct usertp_listener *l = file->owner;
-	void *record = usertp__scratch_push(size, __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE));
+	const struct usertp__pid_filter *pids = __atomic_load_n(&file->pids, __ATOMIC_ACQUIRE);
+	void *record;
 
+	if (pids && !usertp__pid_filter_passes(pids))
+		return NULL;
+	record = usertp__scratch_push(size, __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE));
 	if (!record) {
 		__atomic_fetch_add(&l->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
@@ -164,6 +173,7 @@ static void listener_attach_locked(struct usertp_listener *l, struct usertp__eve
 	file->ops = l->ops;
 	file->owner = l;
 	file->sink = l->arg;
+	file->pids = l->pids;
 	/* A filter set for events this one is among applies to it, from its first record. */
 	for (const struct listener_filter *lf = l->filters; lf; lf = lf->next) {
 		const struct usertp_event *ev = node->instances[0];
@@ -200,6 +210,15 @@ void usertp__listener_describe(const struct usertp_listener *l, FILE *f)
 		for (const char *c = lf->text ? lf->text : "0"; *c; c++)
 			fputc(*c == '\n' ? ' ' : *c, f);
 		fputc('\n', f);
+	}
+	if (l->trace_pids.nr || l->notrace_pids.nr || l->event_fork) {
+		char *trace = usertp__pid_list_text(&l->trace_pids, ','),
+		     *notrace = usertp__pid_list_text(&l->notrace_pids, ',');
+
+		fprintf(f, "pids %s\nnotrace_pids %s\nevent_fork %d\n", trace ? trace : "?",
+			notrace ? notrace : "?", l->event_fork);
+		free(trace);
+		free(notrace);
 	}
 	pthread_mutex_unlock(&usertp__lock);
 }
@@ -393,10 +412,15 @@ void usertp_listener_destroy(struct usertp_listener *l)
 	}
 	while (l->files)
 		file_release_locked(l->files);
+	if (l->following)
+		__atomic_fetch_sub(&usertp__pid_following, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&usertp__lock);
 	/* After this no thread is inside l->fn, and the files are freed. */
 	usertp__synchronize();
 	specs_free(l->specs, l->nr_specs);
+	free(l->pids);
+	usertp__pid_list_free(&l->trace_pids);
+	usertp__pid_list_free(&l->notrace_pids);
 	while (l->filters) {
 		struct listener_filter *lf = l->filters;
 
@@ -468,6 +492,120 @@ int usertp_listener_set_filter(struct usertp_listener *l, const char *events, co
 		return first_err;
 	}
 	return 0;
+}
+
+/* --- pid filters (pid-filter.c) --------------------------------------------------------- */
+
+/* Compile @l's lists into a new pid filter and give it to every file of @l. */
+static int listener_pids_update_locked(struct usertp_listener *l)
+{
+	struct usertp__pid_filter *f, *old = l->pids;
+	int ret = usertp__pid_filter_new(&l->trace_pids, &l->notrace_pids, l->event_fork, &f);
+
+	if (ret)
+		return ret;
+	l->pids = f;
+	for (struct usertp_event_file *file = l->files; file; file = file->next_in_owner) {
+		__atomic_store_n(&file->pids, f, __ATOMIC_RELEASE);
+		usertp__event_file_heads_locked(file);
+	}
+	if (l->following != (f && l->event_fork)) {
+		l->following = !l->following;
+		__atomic_fetch_add(&usertp__pid_following, l->following ? 1u : -1u, __ATOMIC_RELAXED);
+	}
+	if (old)
+		usertp__defer_free_locked(old);
+	return 0;
+}
+
+int usertp__listener_set_pid_lists(struct usertp_listener *l, const struct usertp__pid_list *trace,
+				   const struct usertp__pid_list *notrace, bool follow)
+{
+	struct usertp__pid_list t, n, old_t, old_n;
+	bool old_follow;
+	int ret;
+
+	if (usertp__pid_list_copy(&t, trace))
+		return -ENOMEM;
+	if (usertp__pid_list_copy(&n, notrace)) {
+		usertp__pid_list_free(&t);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&usertp__lock);
+	old_t = l->trace_pids;
+	old_n = l->notrace_pids;
+	old_follow = l->event_fork;
+	l->trace_pids = t;
+	l->notrace_pids = n;
+	l->event_fork = follow;
+	ret = listener_pids_update_locked(l);
+	if (ret) {
+		l->trace_pids = old_t;
+		l->notrace_pids = old_n;
+		l->event_fork = old_follow;
+		old_t = t;
+		old_n = n;
+	}
+	pthread_mutex_unlock(&usertp__lock);
+	usertp__pid_list_free(&old_t);
+	usertp__pid_list_free(&old_n);
+	return ret;
+}
+
+int usertp_listener_set_pid_filter(struct usertp_listener *l, const pid_t *pids, size_t nr_pids,
+				   const pid_t *notrace, size_t nr_notrace, bool event_fork)
+{
+	struct usertp__pid_list t = { NULL, 0 }, n = { NULL, 0 };
+	int ret = 0;
+
+	if (!l || (nr_pids && !pids) || (nr_notrace && !notrace))
+		return -EINVAL;
+	for (size_t i = 0; i < nr_pids + nr_notrace && !ret; i++) {
+		pid_t pid = i < nr_pids ? pids[i] : notrace[i - nr_pids];
+
+		if (pid < 0 || pid > USERTP__PID_LIST_MAX_PID)
+			ret = -EINVAL;
+		else
+			ret = usertp__pid_list_add(i < nr_pids ? &t : &n, pid);
+	}
+	if (!ret)
+		ret = usertp__listener_set_pid_lists(l, &t, &n, event_fork);
+	usertp__pid_list_free(&t);
+	usertp__pid_list_free(&n);
+	return ret;
+}
+
+bool usertp__listeners_pid_follow_locked(int parent, int child)
+{
+	bool listed = false;
+
+	for (struct usertp_listener *l = listeners; l; l = l->next) {
+		bool traced, excluded;
+
+		if (!l->pids || !l->event_fork)
+			continue;
+		traced = usertp__pid_list_has(&l->trace_pids, parent) &&
+			 !usertp__pid_list_add(&l->trace_pids, child);
+		excluded = usertp__pid_list_has(&l->notrace_pids, parent) &&
+			   !usertp__pid_list_add(&l->notrace_pids, child);
+		/* (Out of memory: the child is not listed, as if it had not been followed.) */
+		if ((traced || excluded) && !listener_pids_update_locked(l))
+			listed = true;
+	}
+	return listed;
+}
+
+void usertp__listeners_pid_exit_locked(int tid)
+{
+	for (struct usertp_listener *l = listeners; l; l = l->next) {
+		if (!l->pids || !l->event_fork ||
+		    (!usertp__pid_list_has(&l->trace_pids, tid) &&
+		     !usertp__pid_list_has(&l->notrace_pids, tid)))
+			continue;
+		usertp__pid_list_remove(&l->trace_pids, tid);
+		usertp__pid_list_remove(&l->notrace_pids, tid);
+		listener_pids_update_locked(l);
+	}
 }
 
 unsigned long usertp_listener_lost(const struct usertp_listener *l)

@@ -83,15 +83,20 @@ static const struct usertp_event_file_head rb_sink_ops_rseq_mono = { rb_sink_res
 /*
  * With a filter (event-filter.c): the record goes to the thread's scratch first, with the
  * filter it must pass; at commit, one that passes is copied into the buffers.  The commit
- * takes records reserved in the buffers too (reserved before the filter was set).
+ * takes records reserved in the buffers too (reserved before the filter was set, or with
+ * only a pid filter).  A thread the pid filter (pid-filter.c) leaves out records nothing.
  */
 static void *rb_sink_reserve_filtered(struct usertp_event_file *file, size_t size)
 {
-	const struct usertp__filter *filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+	const struct usertp__pid_filter *pids = __atomic_load_n(&file->pids, __ATOMIC_ACQUIRE);
+	const struct usertp__filter *filter;
 	void *record;
 
+	if (pids && !usertp__pid_filter_passes(pids))
+		return NULL;
+	filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
 	if (!filter)
-		return rb_sink_reserve(file, size);
+		return file->ops->reserve(file, size);
 	if (!active_rb(file))
 		return NULL;
 	record = usertp__scratch_push(size, filter);

@@ -208,7 +208,7 @@ int usertp__event_file_enable_locked(struct usertp_event_file *file)
 
 	file->id = node->id;
 	file->head = *file->ops;
-	usertp__event_file_filter_heads(file);
+	usertp__event_file_heads_locked(file);
 	__atomic_store_n(&file->event, node->instances[0], __ATOMIC_RELEASE);
 	for (i = 0; i < node->nr_instances; i++) {
 		const struct usertp_event *ev = node->instances[i];

@@ -86,6 +86,9 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 	 */
 	ret = usertp__listener_create_ops("", USERTP__SPEC_GLOB, usertp__rb_sink_ops(&s->sink.rb),
 					  NULL, &s->sink, &s->sink.listener);
+	/* The pid filter before the events: not one record of a thread it leaves out. */
+	if (!ret && (ret = usertp__session_pids(s, request, true)))
+		usertp_listener_destroy(s->sink.listener);
 	if (!ret)
 		ret = session_filters_start(s, request->body, events, why);
 	if (ret) {
@@ -193,6 +196,27 @@ int usertp__session_filter(struct usertp__session *s, const char *events, const 
 			 strerror(-ret), err);
 		*why = filter_why;
 	}
+	return ret;
+}
+
+int usertp__session_pids(struct usertp__session *s, const struct usertp__ctl_msg *request,
+			 bool starting)
+{
+	struct usertp__pid_list trace = { NULL, 0 }, notrace = { NULL, 0 };
+	bool follow = request->num[USERTP_CTL_KEY_EVENT_FORK];
+	int ret = 0;
+
+	/* (The lists were checked when the request was decoded.) */
+	if (usertp__ctl_has(request, USERTP_CTL_KEY_PIDS))
+		ret = usertp__pid_list_parse(&trace, request->text[USERTP_CTL_KEY_PIDS], ",");
+	if (!ret && usertp__ctl_has(request, USERTP_CTL_KEY_NOTRACE_PIDS))
+		ret = usertp__pid_list_parse(&notrace, request->text[USERTP_CTL_KEY_NOTRACE_PIDS], ",");
+	if (!ret && starting && follow)
+		ret = usertp__pid_lists_inherit(&trace, &notrace);
+	if (!ret)
+		ret = usertp__listener_set_pid_lists(s->sink.listener, &trace, &notrace, follow);
+	usertp__pid_list_free(&trace);
+	usertp__pid_list_free(&notrace);
 	return ret;
 }
 

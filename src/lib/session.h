@@ -48,6 +48,14 @@ USERTP_HIDDEN int usertp__session_set(struct usertp__session *s, const struct us
  */
 USERTP_HIDDEN int usertp__session_filter(struct usertp__session *s, const char *events,
 					 const char *text, const char **why);
+/*
+ * The session's pid filter from @request's pids=, notrace_pids= and event_fork= (absent: an
+ * empty list, 0), replacing the one it had.  With @starting, a program that follows is listed
+ * where its nearest listed ancestor is (it was started by a listed process).
+ * Return: 0 or -ENOMEM (nothing changes).
+ */
+USERTP_HIDDEN int usertp__session_pids(struct usertp__session *s,
+				       const struct usertp__ctl_msg *request, bool starting);
 /* Stop recording and free the buffers (the recorder's mapping stays valid). */
 USERTP_HIDDEN void usertp__session_end(struct usertp__session *s);
 /* "id sys:event" lines of the events the session records. */

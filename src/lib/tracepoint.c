@@ -65,12 +65,17 @@ int usertp__gettid_slow(void)
 void usertp__tid_reset(void)
 {
 	usertp__tid = 0;
+	usertp__pid_verdicts_reset();
 }
+
+/* The thread that forks, for the pid filters that follow it into the child. */
+static int forking_tid;
 
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&usertp__lock);
 	urcu_bp_before_fork();
+	forking_tid = usertp__pid_following ? usertp__gettid() : 0;
 }
 
 static void fork_parent(void)
@@ -83,6 +88,8 @@ static void fork_child(void)
 {
 	urcu_bp_after_fork_child();
 	usertp__tid_reset();
+	if (forking_tid)
+		usertp__listeners_pid_follow_locked(forking_tid, getpid());
 	pthread_mutex_unlock(&usertp__lock);
 }
 

@@ -33,7 +33,7 @@ static const char usage_text[] =
 	"  -P PID   only this program (repeatable; default: every program of this user)\n"
 	"  -f FILE  the events FILE (an executable or a library) defines, without running it\n"
 	"  -v       by program: \"PID COMM:\" (or \"FILE:\"), its events, and the sessions\n"
-	"           recording it with their events and filters\n"
+	"           recording it with their events, filters and pid filters\n"
 	"  -F       print the format texts (of running programs)\n"
 	"  SPEC     sys:event, sys:*, *:event, event or sys, globs (sys:io_*), all;\n"
 	"           !SPEC to leave out\n";

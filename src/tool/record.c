@@ -34,6 +34,7 @@
 
 #include "number.h"
 #include "filter.h"
+#include "pid-list.h"
 #include "ring-buffer.h"
 #include "spec.h"
 #include "tool.h"
@@ -51,6 +52,11 @@ static const char usage_text[] =
 	"  -b KIB         buffer size per CPU and program, in KiB (default 1408)\n"
 	"  -P PID         record a running program (repeatable)\n"
 	"  -a             record every program of this user, also those that start later\n"
+	"  --pid TID[,TID]...  only the events of these threads (set_event_pid; repeatable)\n"
+	"  --notrace-pid TID[,TID]...  none of these threads' events (set_event_notrace_pid)\n"
+	"  -F             with -- CMD: only the events of CMD's own thread (trace-cmd's -F)\n"
+	"  -c             follow: threads and children of listed threads are listed too\n"
+	"                 (the event-fork option; with --pid or -F)\n"
 	"  --overwrite    flight recorder: keep only the latest data, written at the end\n"
 	"  -C CLOCK       mono (default) or x86-tsc\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
@@ -71,6 +77,8 @@ static struct {
 	unsigned int interval_us;
 	pid_t *pids;
 	unsigned int nr_pids;
+	struct usertp__pid_list trace_pids, notrace_pids; /* --pid, --notrace-pid */
+	bool filter_cmd, event_fork;			  /* -F, -c */
 	char **cmd;
 	const char *recover; /* --recover DIR */
 	bool output_given;
@@ -297,10 +305,12 @@ static void summary(const struct usertp_dat_summary *sum, bool at_least)
 
 static bool parse_options(int argc, char **argv)
 {
-	enum { OPT_OVERWRITE = 256, OPT_RECOVER };
+	enum { OPT_OVERWRITE = 256, OPT_RECOVER, OPT_PID, OPT_NOTRACE_PID };
 	static const struct option longopts[] = {
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "notrace-pid", required_argument, NULL, OPT_NOTRACE_PID },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -308,7 +318,7 @@ static bool parse_options(int argc, char **argv)
 	uint64_t value;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+e:f:o:b:P:aqC:s:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:f:o:b:P:aqC:s:hFc", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': {
 			struct usertp__filter_error fe;
@@ -395,6 +405,25 @@ static bool parse_options(int argc, char **argv)
 			}
 			rec.interval_us = (unsigned int)value;
 			break;
+		case OPT_PID:
+		case OPT_NOTRACE_PID: {
+			int err = usertp__pid_list_parse(opt == OPT_PID ? &rec.trace_pids : &rec.notrace_pids,
+							 optarg, ",");
+
+			if (err) {
+				fail("--%s %s: %s", opt == OPT_PID ? "pid" : "notrace-pid", optarg,
+				     err == -EPERM ? "a thread id is at most 1073741823"
+						   : "not a comma-separated list of thread ids");
+				return false;
+			}
+			break;
+		}
+		case 'F':
+			rec.filter_cmd = true;
+			break;
+		case 'c':
+			rec.event_fork = true;
+			break;
 		case OPT_OVERWRITE:
 			rec.overwrite = true;
 			break;
@@ -405,7 +434,7 @@ static bool parse_options(int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			usertp_tool_bad_option("record", "+e:f:o:b:P:aqC:s:h", argv);
+			usertp_tool_bad_option("record", "+e:f:o:b:P:aqC:s:hFc", argv);
 			return false;
 		}
 	}
@@ -424,6 +453,14 @@ static bool parse_options(int argc, char **argv)
 	}
 	if (!!rec.cmd + !!rec.nr_pids + rec.all != 1) {
 		fail("say what to record: -P PID..., -a, or -- CMD (one of them)");
+		return false;
+	}
+	if (rec.filter_cmd && !rec.cmd) {
+		fail("-F filters the command: give -- CMD");
+		return false;
+	}
+	if (rec.event_fork && !rec.filter_cmd && !rec.trace_pids.nr && !rec.notrace_pids.nr) {
+		fail("-c follows the threads of --pid, --notrace-pid or -F: give one of them");
 		return false;
 	}
 	{
@@ -455,6 +492,19 @@ static int recover_spool(void)
 	}
 	summary(&sum, true);
 	return 0;
+}
+
+/* --pid, --notrace-pid, -F and -c, to the session.  Return: false on failure. */
+static bool set_pid_filter(void)
+{
+	if (!rec.trace_pids.nr && !rec.notrace_pids.nr)
+		return true;
+	if (usertp_session_set_pid_filter(rec.session, rec.trace_pids.pids, rec.trace_pids.nr,
+					  rec.notrace_pids.pids, rec.notrace_pids.nr, rec.event_fork)) {
+		fail("%s", usertp_session_error(rec.session));
+		return false;
+	}
+	return true;
 }
 
 /* Start: the session, its file, its events, its programs.  Return: false on failure. */
@@ -491,6 +541,8 @@ static bool start(void)
 			return false;
 		}
 	}
+	if (!set_pid_filter())
+		return false;
 	if (signals_open()) {
 		fail("cannot take signals: %s", strerror(errno));
 		return false;
@@ -523,6 +575,10 @@ static bool start(void)
 			fail("%s", usertp_session_error(rec.session));
 			return false;
 		}
+		/* -F: the command's pid, known now; it joins (and takes it) in the loop. */
+		if (rec.filter_cmd &&
+		    (usertp__pid_list_add(&rec.trace_pids, rec.child) || !set_pid_filter()))
+			return false;
 	}
 	raise_priority();
 	return true;

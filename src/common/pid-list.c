@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* pid-list.c - lists of thread ids (pid-list.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pid-list.h"
+
+/* Where @pid is in @list, or would go. */
+static size_t pid_list_place(const struct usertp__pid_list *list, int pid)
+{
+	size_t lo = 0, hi = list->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (list->pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool usertp__pid_list_has(const struct usertp__pid_list *list, int pid)
+{
+	size_t at = pid_list_place(list, pid);
+
+	return at < list->nr && list->pids[at] == pid;
+}
+
+int usertp__pid_list_add(struct usertp__pid_list *list, int pid)
+{
+	size_t at = pid_list_place(list, pid);
+	int *more;
+
+	if (at < list->nr && list->pids[at] == pid)
+		return 0;
+	more = realloc(list->pids, (list->nr + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	memmove(more + at + 1, more + at, (list->nr - at) * sizeof(*more));
+	more[at] = pid;
+	list->pids = more;
+	list->nr++;
+	return 0;
+}
+
+void usertp__pid_list_remove(struct usertp__pid_list *list, int pid)
+{
+	size_t at = pid_list_place(list, pid);
+
+	if (at == list->nr || list->pids[at] != pid)
+		return;
+	memmove(list->pids + at, list->pids + at + 1, (list->nr - at - 1) * sizeof(*list->pids));
+	list->nr--;
+}
+
+int usertp__pid_list_copy(struct usertp__pid_list *to, const struct usertp__pid_list *from)
+{
+	*to = (struct usertp__pid_list){ NULL, 0 };
+	if (!from->nr)
+		return 0;
+	to->pids = malloc(from->nr * sizeof(*to->pids));
+	if (!to->pids)
+		return -ENOMEM;
+	memcpy(to->pids, from->pids, from->nr * sizeof(*to->pids));
+	to->nr = from->nr;
+	return 0;
+}
+
+void usertp__pid_list_free(struct usertp__pid_list *list)
+{
+	free(list->pids);
+	*list = (struct usertp__pid_list){ NULL, 0 };
+}
+
+/* One token of @len characters, as kstrtoul(s, 0) reads it.  Return: 0, -EINVAL or -EPERM. */
+static int pid_parse(const char *tok, size_t len, int *pid)
+{
+	char buf[32], *end;
+	unsigned long long v;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, tok, len);
+	buf[len] = 0;
+	/* strtoull() also takes white space and a '-': the kernel does not. */
+	if (!(buf[0] >= '0' && buf[0] <= '9') && !(buf[0] == '+' && buf[1] >= '0' && buf[1] <= '9'))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	/* (The kernel keeps only 32 bits of a bigger one: 4294967296 becomes pid 0.) */
+	if (v > USERTP__PID_LIST_MAX_PID)
+		return -EPERM;
+	*pid = (int)v;
+	return 0;
+}
+
+/* Each pid of @text, to @fn (when not NULL).  Return: 0, or the first error. */
+static int pid_list_each(const char *text, const char *seps,
+			 int (*fn)(struct usertp__pid_list *list, int pid), struct usertp__pid_list *list)
+{
+	const char *p = text;
+
+	for (;;) {
+		size_t len;
+		int pid, ret;
+
+		p += strspn(p, seps);
+		if (!*p)
+			return 0;
+		len = strcspn(p, seps);
+		ret = pid_parse(p, len, &pid);
+		if (!ret && fn)
+			ret = fn(list, pid);
+		if (ret)
+			return ret;
+		p += len;
+	}
+}
+
+int usertp__pid_list_check(const char *text, const char *seps)
+{
+	return pid_list_each(text, seps, NULL, NULL);
+}
+
+int usertp__pid_list_parse(struct usertp__pid_list *list, const char *text, const char *seps)
+{
+	struct usertp__pid_list more;
+	int ret;
+
+	if (usertp__pid_list_copy(&more, list))
+		return -ENOMEM;
+	ret = pid_list_each(text, seps, usertp__pid_list_add, &more);
+	if (ret) {
+		usertp__pid_list_free(&more);
+		return ret;
+	}
+	usertp__pid_list_free(list);
+	*list = more;
+	return 0;
+}
+
+char *usertp__pid_list_text(const struct usertp__pid_list *list, char sep)
+{
+	char *text = malloc(list->nr * 12 + 1), *at = text;
+
+	if (!text)
+		return NULL;
+	*at = 0;
+	for (size_t i = 0; i < list->nr; i++) {
+		if (i && sep != '\n')
+			*at++ = sep;
+		at += sprintf(at, "%d", list->pids[i]);
+		if (sep == '\n')
+			*at++ = '\n';
+	}
+	*at = 0;
+	return text;
+}
