@@ -6,14 +6,18 @@
  *	  fire N		N cons_a (seq 0..N-1) then N cons_b; prints "fired"
  *	  fork N		a forked child fires N cons_a and N cons_b and exits; prints
  *				"forked PID" once it has
+ *	  thread N		a new thread fires N cons_a and N cons_b; prints "thread TID"
+ *				once it has ended
  *	  scribble		overwrites every region of buffers it has (a program gone bad:
  *				its consumers must survive it); prints "scribbled N" (the regions)
  *	  quit			returns 0 (so does the end of stdin)
  *	cons-prog auto N	fires N cons_a and N cons_b at once, and returns 0
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +30,16 @@ static void fire(int n)
 		trace_cons_a(i);
 	for (int i = 0; i < n; i++)
 		trace_cons_b(i);
+}
+
+static int thread_n, thread_tid;
+
+static void *thread_fire(void *arg)
+{
+	(void)arg;
+	thread_tid = (int)syscall(SYS_gettid);
+	fire(thread_n);
+	return NULL;
 }
 
 /* Fill every mapping of libusertp's buffers with garbage.  Return: how many. */
@@ -73,6 +87,14 @@ int main(int argc, char **argv)
 			}
 			waitpid(pid, NULL, 0);
 			printf("forked %d\n", (int)pid);
+		} else if (sscanf(line, "thread %d", &n) == 1) {
+			pthread_t t;
+
+			thread_n = n;
+			if (pthread_create(&t, NULL, thread_fire, NULL))
+				return 1;
+			pthread_join(t, NULL);
+			printf("thread %d\n", thread_tid);
 		} else if (!strncmp(line, "scribble", 8)) {
 			printf("scribbled %d\n", scribble());
 		} else if (!strncmp(line, "quit", 4)) {

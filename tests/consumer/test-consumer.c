@@ -744,6 +744,83 @@ static void case_filter(void)
 	usertp_session_free(s);
 }
 
+/* Records of each event by thread (common_pid): cons_a's of @tid, and all of both. */
+static void drain_tid(struct usertp_session *s, pid_t tid, long *of_tid, long *all)
+{
+	struct usertp_record rec;
+	int ret;
+
+	*of_tid = *all = 0;
+	while ((ret = usertp_session_next(s, &rec, 300)) == 1) {
+		unsigned long long pid = 0;
+
+		if (!rec.event)
+			continue;
+		tep_read_number_field(tep_find_common_field(rec.event, "common_pid"), rec.data, &pid);
+		*of_tid += (pid_t)pid == tid;
+		(*all)++;
+	}
+	CHECK(ret == 0 || ret == -ENODATA, "next: %d (%s)", ret, usertp_session_error(s));
+}
+
+/*
+ * Pid filters on a live session (set_event_pid, set_event_notrace_pid, event-fork): the
+ * threads of a program, a thread it makes, a child it forks, cleared; a bad pid refused.
+ */
+static void case_pids(void)
+{
+	struct usertp_session *s = session();
+	struct counts c;
+	struct prog p;
+	long of_tid, all;
+	pid_t tid, child;
+
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "cons:*"));
+	OK(usertp_session_set_pid_filter(s, &p.pid, 1, NULL, 0, false));
+	prog_cmd(&p, "fire 10");
+	tid = (pid_t)prog_cmd(&p, "thread 7");
+	drain_tid(s, p.pid, &of_tid, &all);
+	CHECK(of_tid == 20 && all == 20, "set_event_pid main: %ld of %ld", of_tid, all);
+	OK(usertp_session_set_pid_filter(s, NULL, 0, &p.pid, 1, false));
+	prog_cmd(&p, "fire 10");
+	tid = (pid_t)prog_cmd(&p, "thread 7");
+	drain_tid(s, tid, &of_tid, &all);
+	CHECK(of_tid == 14 && all == 14, "set_event_notrace_pid main: %ld of %ld", of_tid, all);
+	/* A bad pid: nothing changes. */
+	{
+		pid_t bad[2] = { 5, -1 };
+
+		CHECK(usertp_session_set_pid_filter(s, bad, 2, NULL, 0, false) == -EINVAL,
+		      "a pid of -1 taken");
+		prog_cmd(&p, "fire 3");
+		drain_tid(s, p.pid, &of_tid, &all);
+		CHECK(all == 0, "after a refused pid list: %ld", all);
+	}
+	/* event-fork: the thread and the child the listed main thread makes are listed. */
+	OK(usertp_session_set_pid_filter(s, &p.pid, 1, NULL, 0, true));
+	tid = (pid_t)prog_cmd(&p, "thread 5");
+	drain_tid(s, tid, &of_tid, &all);
+	CHECK(of_tid == 10 && all == 10, "event-fork, a new thread: %ld of %ld", of_tid, all);
+	child = (pid_t)prog_cmd(&p, "fork 6");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, child, true) == 6 && c.a == 6 && c.b == 6, "event-fork, a child: %ld, %ld %ld",
+	      of_pid(&c, child, true), c.a, c.b);
+	OK(usertp_session_set_pid_filter(s, &p.pid, 1, NULL, 0, false));
+	child = (pid_t)prog_cmd(&p, "fork 6");
+	tid = (pid_t)prog_cmd(&p, "thread 5");
+	drain(s, &c, 300);
+	CHECK(c.a == 0 && c.b == 0, "no event-fork: a child and a thread recorded: %ld %ld", c.a, c.b);
+	OK(usertp_session_set_pid_filter(s, NULL, 0, NULL, 0, false));
+	prog_cmd(&p, "fire 3");
+	prog_cmd(&p, "thread 4");
+	drain(s, &c, 300);
+	CHECK(c.a == 7 && c.b == 7 && !c.lost, "pid filter cleared: %ld %ld", c.a, c.b);
+	prog_end(&p);
+	usertp_session_free(s);
+}
+
 static void case_other_user(void)
 {
 	struct passwd *pw = getpwnam("usertp-test2");
@@ -874,6 +951,8 @@ int main(int argc, char **argv)
 		case_small();
 	else if (!strcmp(argv[1], "filter"))
 		case_filter();
+	else if (!strcmp(argv[1], "pids"))
+		case_pids();
 	else if (!strcmp(argv[1], "hostile"))
 		case_hostile();
 	else if (!strcmp(argv[1], "detach"))
