@@ -122,15 +122,24 @@ struct usertp_event_file_head {
 	void (*commit)(struct usertp_event_file *file, void *record);
 };
 
+/*
+ * The heads change while other threads record (a filter set: event-filter.c installs the
+ * commit, then the reserve): loaded atomically, the reserve with acquire so that the commit
+ * read after it is at least as new (plain loads on x86).
+ */
 static inline void *usertp__event_reserve(void *file, size_t size)
 {
-	return ((const struct usertp_event_file_head *)file)
-		->reserve((struct usertp_event_file *)file, size);
+	const struct usertp_event_file_head *head = (const struct usertp_event_file_head *)file;
+
+	return __atomic_load_n(&head->reserve, __ATOMIC_ACQUIRE)((struct usertp_event_file *)file,
+								 size);
 }
 
 static inline void usertp__event_commit(void *file, void *record)
 {
-	((const struct usertp_event_file_head *)file)->commit((struct usertp_event_file *)file, record);
+	const struct usertp_event_file_head *head = (const struct usertp_event_file_head *)file;
+
+	__atomic_load_n(&head->commit, __ATOMIC_RELAXED)((struct usertp_event_file *)file, record);
 }
 
 /* Print helpers behind __print_flags() and friends; each returns its text inside p. */

@@ -155,6 +155,8 @@ static inline bool usertp__pid_filter_passes(const struct usertp__pid_filter *f)
 		return usertp__pid_verdicts.pass[i];
 	return usertp__pid_filter_verdict(f);
 }
+/* A thread's first event (from usertp__gettid_slow()): what its start left to do. */
+USERTP_HIDDEN void usertp__thread_first_event(void);
 /* In a forked child: its answers were its parent's thread's. */
 USERTP_HIDDEN void usertp__pid_verdicts_reset(void);
 /* Listeners whose pid filter follows (event-fork); the fork and thread hooks look at it. */

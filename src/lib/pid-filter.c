@@ -157,49 +157,135 @@ struct thread_start {
 	int creator;
 };
 
+/* A new thread: listed where its creator is; its exit is told (it may be listed by then). */
+static void thread_started(int creator)
+{
+	watch_exit();
+	if (creator && __atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&usertp__lock);
+		usertp__listeners_pid_follow_locked(creator, usertp__gettid());
+		pthread_mutex_unlock(&usertp__lock);
+	}
+}
+
 static void *thread_trampoline(void *p)
 {
 	struct thread_start start = *(struct thread_start *)p;
 
 	free(p);
-	/* Its exit is told to the listeners that follow then (it may be listed by then). */
-	watch_exit();
-	if (start.creator && __atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED)) {
-		pthread_mutex_lock(&usertp__lock);
-		usertp__listeners_pid_follow_locked(start.creator, usertp__gettid());
-		pthread_mutex_unlock(&usertp__lock);
-	}
+	thread_started(start.creator);
 	return start.fn(start.arg);
+}
+
+/*
+ * Under an interposer that the program calls first (a sanitizer's), we are called with its
+ * start routine, which readies the thread for instrumented code: our trampoline must run
+ * before it without being instrumented, so it only leaves its start for the thread's first
+ * event (usertp__gettid_slow()), and goes on.
+ */
+static __thread struct thread_start *thread_pending __attribute__((tls_model("initial-exec")));
+
+__attribute__((no_sanitize("address", "thread", "undefined")))
+static void *thread_trampoline_early(void *p)
+{
+	struct thread_start *start = p;
+
+	thread_pending = start;
+	return start->fn(start->arg);
+}
+
+void usertp__thread_first_event(void)
+{
+	struct thread_start *start = thread_pending;
+
+	if (!start)
+		return;
+	thread_pending = NULL;
+	thread_started(start->creator);
+	free(start);
 }
 
 typedef int (*pthread_create_func)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
+static int wrapped_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+				  void *(*fn)(void *), void *arg);
+
 /*
- * The program's pthread_create(): libc's, through a trampoline that lists the new thread
- * where its creator is listed (while some listener follows), and has its exit told.
+ * Where a call goes on.  Mostly libc's, the next after us.  But a program may have an
+ * interposer loaded before us (a sanitizer's): called by the program, we go on to it, so that
+ * it sees the thread; called by it (it wraps the next one: us), we go on to libc's untouched.
+ * (Code that calls the interposer directly is then not seen: its threads are not followed.)
  */
-USERTP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-				 void *(*fn)(void *), void *arg)
+static pthread_create_func interposer, next_after_us;
+static void *interposer_base; /* the object it is in */
+static __thread bool wrapping; /* we called the interposer with our trampoline */
+
+static bool resolve(void)
 {
-	static pthread_create_func next;
-	pthread_create_func real = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+	pthread_create_func first, next;
+	Dl_info info;
+
+	if (__atomic_load_n(&next_after_us, __ATOMIC_ACQUIRE))
+		return true;
+	first = (pthread_create_func)dlsym(RTLD_DEFAULT, "pthread_create");
+	next = (pthread_create_func)dlsym(RTLD_NEXT, "pthread_create");
+	if (!next)
+		return false;
+	if (first && first != wrapped_pthread_create && first != next && dladdr((void *)first, &info)) {
+		interposer_base = info.dli_fbase;
+		interposer = first;
+	}
+	__atomic_store_n(&next_after_us, next, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Were we called by the interposer (the return address @ret is in its object)? */
+static bool called_by_interposer(void *ret)
+{
+	Dl_info info;
+
+	return interposer && dladdr(ret, &info) && info.dli_fbase == interposer_base;
+}
+
+/*
+ * The program's pthread_create(): the one it would call without us, through a trampoline
+ * that lists the new thread where its creator is listed (while some listener follows), and
+ * has its exit told.
+ */
+static int wrapped_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+				  void *(*fn)(void *), void *arg)
+{
+	pthread_create_func go_on;
 	struct thread_start *start;
 	int ret;
 
-	if (!real) {
-		real = (pthread_create_func)dlsym(RTLD_NEXT, "pthread_create");
-		if (!real)
-			return EAGAIN;
-		__atomic_store_n(&next, real, __ATOMIC_RELEASE);
+	if (!resolve())
+		return EAGAIN;
+	if (called_by_interposer(__builtin_return_address(0))) {
+		/* Called by the program through it, or by us through it (wrapped then). */
+		if (wrapping || !__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED) ||
+		    !(start = malloc(sizeof(*start))))
+			return next_after_us(thread, attr, fn, arg);
+		*start = (struct thread_start){ fn, arg, usertp__gettid() };
+		ret = next_after_us(thread, attr, thread_trampoline_early, start);
+		if (ret)
+			free(start);
+		return ret;
 	}
+	go_on = interposer ? interposer : next_after_us;
 	start = malloc(sizeof(*start));
 	if (!start)
-		return real(thread, attr, fn, arg);
+		return go_on(thread, attr, fn, arg);
 	*start = (struct thread_start){ fn, arg,
 					__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED)
 						? usertp__gettid() : 0 };
-	ret = real(thread, attr, thread_trampoline, start);
+	wrapping = true;
+	ret = go_on(thread, attr, thread_trampoline, start);
+	wrapping = false;
 	if (ret)
 		free(start);
 	return ret;
 }
+
+USERTP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+				 void *arg) __attribute__((alias("wrapped_pthread_create")));

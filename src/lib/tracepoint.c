@@ -59,6 +59,7 @@ int usertp__gettid_slow(void)
 {
 	usertp__tid = (int)syscall(SYS_gettid);
 	usertp__comm_note(usertp__tid);
+	usertp__thread_first_event();
 	return usertp__tid;
 }
 
