@@ -283,6 +283,16 @@ static inline int usertp__gettid(void)
 	return usertp_likely(tid) ? tid : usertp__gettid_slow();
 }
 
+/* Does the calling thread pass the pid filter of @file (none: yes)?  For the reserve heads. */
+static inline bool usertp__event_file_pid_passes(const struct usertp_event_file *file)
+{
+	const struct usertp__pid_filter *pids;
+
+	usertp__gettid(); /* (a thread's first event may list it: before its filter is read) */
+	pids = __atomic_load_n(&file->pids, __ATOMIC_ACQUIRE);
+	return !pids || usertp__pid_filter_passes(pids);
+}
+
 /*
  * The common header of a record of @file (type, flags, preempt_count and pid) as the 8 bytes
  * one store writes, and that store.

@@ -112,12 +112,9 @@ bool usertp__scratch_pop(void *record, size_t *size, const void **aux)
 static void *listener_reserve(struct usertp_event_file *file, size_t size)
 {
 	struct usertp_listener *l = file->owner;
-	const struct usertp__pid_filter *pids;
 	void *record;
 
-	usertp__gettid(); /* (a thread's first event may list it: before its filter is read) */
-	pids = __atomic_load_n(&file->pids, __ATOMIC_ACQUIRE);
-	if (pids && !usertp__pid_filter_passes(pids))
+	if (!usertp__event_file_pid_passes(file))
 		return NULL;
 	record = usertp__scratch_push(size, __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE));
 	if (!record) {

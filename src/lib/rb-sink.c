@@ -88,13 +88,10 @@ static const struct usertp_event_file_head rb_sink_ops_rseq_mono = { rb_sink_res
  */
 static void *rb_sink_reserve_filtered(struct usertp_event_file *file, size_t size)
 {
-	const struct usertp__pid_filter *pids;
 	const struct usertp__filter *filter;
 	void *record;
 
-	usertp__gettid(); /* (a thread's first event may list it: before its filter is read) */
-	pids = __atomic_load_n(&file->pids, __ATOMIC_ACQUIRE);
-	if (pids && !usertp__pid_filter_passes(pids))
+	if (!usertp__event_file_pid_passes(file))
 		return NULL;
 	filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
 	if (!filter)
