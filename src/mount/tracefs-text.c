@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* tracefs-text.c - what tracefs files take and give as text (tracefs-text.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+#include "tracefs-text.h"
+
+int usertp__tfs_number(const char *buf, size_t len, uint64_t *out)
+{
+	size_t i = 0, end = len;
+	uint64_t v = 0;
+
+	/* As the kernel's kstrtoull(): one '\n' may follow, a '+' may lead. */
+	if (end && buf[end - 1] == '\n')
+		end--;
+	if (i < end && buf[i] == '+')
+		i++;
+	if (i == end)
+		return -EINVAL;
+	for (; i < end; i++) {
+		unsigned int d;
+
+		if (buf[i] < '0' || buf[i] > '9')
+			return -EINVAL;
+		d = (unsigned int)(buf[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+ssize_t usertp__tfs_set_event_token(const char *buf, size_t len, const char **tok, size_t *tok_len)
+{
+	size_t i = 0, start;
+
+	while (i < len && isspace((unsigned char)buf[i]))
+		i++;
+	start = i;
+	while (i < len && !isspace((unsigned char)buf[i]))
+		i++;
+	*tok = buf + start;
+	*tok_len = i - start;
+	if (*tok_len > USERTP__TFS_TOKEN_MAX)
+		return -EINVAL;
+	if (i < len)
+		i++; /* the delimiter */
+	return (ssize_t)i;
+}
+
+/* "*" and "" stand for any; copied into @to (USERTP__TFS_TOKEN_MAX + 1 bytes). */
+static void spec_part(char *to, const char *from, size_t len)
+{
+	if (len == 1 && from[0] == '*')
+		len = 0;
+	memcpy(to, from, len);
+	to[len] = 0;
+}
+
+int usertp__tfs_event_spec(const char *tok, size_t len, struct usertp__tfs_event_spec *spec)
+{
+	const char *colon;
+
+	memset(spec, 0, sizeof(*spec));
+	if (len > USERTP__TFS_TOKEN_MAX)
+		return -EINVAL;
+	if (len && tok[0] == '!') {
+		spec->disable = true;
+		tok++;
+		len--;
+	}
+	colon = memchr(tok, ':', len);
+	if (!colon) {
+		/* A system or an event of that name; "*" (and "") names none. */
+		spec->either = true;
+		memcpy(spec->system, tok, len);
+		spec->system[len] = 0;
+		return 0;
+	}
+	spec_part(spec->system, tok, (size_t)(colon - tok));
+	spec_part(spec->event, colon + 1, len - (size_t)(colon - tok) - 1);
+	return 0;
+}
+
+bool usertp__tfs_event_spec_matches(const struct usertp__tfs_event_spec *spec, const char *system,
+				    const char *event)
+{
+	if (!strcmp(system, "ftrace"))
+		return false;
+	if (spec->either)
+		return spec->system[0] && (!strcmp(spec->system, system) || !strcmp(spec->system, event));
+	return (!spec->system[0] || !strcmp(spec->system, system)) &&
+	       (!spec->event[0] || !strcmp(spec->event, event));
+}
+
+ssize_t usertp__tfs_set_event_write(const char *buf, size_t len, const struct usertp__tfs_event *events,
+				    size_t nr, bool *enabled)
+{
+	struct usertp__tfs_event_spec spec;
+	const char *tok;
+	size_t tok_len, matched = 0;
+	ssize_t taken = usertp__tfs_set_event_token(buf, len, &tok, &tok_len);
+
+	if (taken < 0 || !tok_len)
+		return taken;
+	if (usertp__tfs_event_spec(tok, tok_len, &spec))
+		return -EINVAL;
+	for (size_t i = 0; i < nr; i++)
+		if (usertp__tfs_event_spec_matches(&spec, events[i].system, events[i].name))
+			matched++;
+	if (!matched)
+		return -EINVAL;
+	for (size_t i = 0; i < nr; i++)
+		if (usertp__tfs_event_spec_matches(&spec, events[i].system, events[i].name))
+			enabled[i] = !spec.disable;
+	return taken;
+}
+
+char usertp__tfs_enable_state(size_t on, size_t total)
+{
+	if (!total)
+		return '?';
+	return !on ? '0' : on == total ? '1' : 'X';
+}
+
+uint64_t usertp__tfs_buffer_kb(uint64_t kb)
+{
+	uint64_t pages = (kb * 1024 + 4079) / 4080;
+
+	/* At least two pages: one being written, one to read (seen on the kernel: 1 -> 7). */
+	return (pages < 2 ? 2 : pages) * 4080 / 1024;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracefs-text.h - what the kernel's tracefs files take and give as text, as rules free of
+ * any file system (tracefs-text.c): the one home of each, for `usertp mount` to serve and for
+ * the tests to compare with the kernel's own files (tracefs.md, the section in each comment).
+ */
+#ifndef USERTP_TRACEFS_TEXT_H
+#define USERTP_TRACEFS_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * §0: a numeric single-value file's write (enable, tracing_on, buffer_size_kb, options/NAME):
+ * all of @buf as an unsigned decimal number, a '+' before it, leading zeros, at most one
+ * '\n' after it.  Return: 0, -EINVAL (not such a number, or nothing), -ERANGE (above
+ * UINT64_MAX).
+ */
+int usertp__tfs_number(const char *buf, size_t len, uint64_t *out);
+
+/* §2: the longest set_event token taken. */
+#define USERTP__TFS_TOKEN_MAX 127
+
+/*
+ * §2: the one token a write() to set_event takes: white space skipped, the token up to the
+ * next white space, and that one delimiter.  *tok and *tok_len get it (*tok_len 0: only white
+ * space).  Return: the bytes taken (what the write() returns), or -EINVAL (a token longer than
+ * USERTP__TFS_TOKEN_MAX).
+ */
+ssize_t usertp__tfs_set_event_token(const char *buf, size_t len, const char **tok, size_t *tok_len);
+
+/* §2: a set_event token, understood. */
+struct usertp__tfs_event_spec {
+	bool disable;	   /* '!' before it */
+	bool either;	   /* no colon: a system of that name or an event of that name */
+	char system[USERTP__TFS_TOKEN_MAX + 1]; /* "" matches every system */
+	char event[USERTP__TFS_TOKEN_MAX + 1];	/* "" matches every event */
+};
+
+/*
+ * Understand @tok (@len bytes, from usertp__tfs_set_event_token()).  Return: 0, or -EINVAL
+ * where it can match nothing whatever events there are ("!" alone, "!!x", "*").
+ */
+int usertp__tfs_event_spec(const char *tok, size_t len, struct usertp__tfs_event_spec *spec);
+/* Does @spec select event @system:@event?  (Events of the ftrace system never match.) */
+bool usertp__tfs_event_spec_matches(const struct usertp__tfs_event_spec *spec, const char *system,
+				    const char *event);
+
+/* An event as tracefs lists it. */
+struct usertp__tfs_event {
+	const char *system, *name;
+};
+
+/*
+ * §2: one write() of @buf to set_event, on @events (@nr, in available_events order) whose
+ * enabled flags are @enabled: the one token it takes enables (or with '!' disables) every
+ * event it selects.  Return: the bytes taken, or -EINVAL (a token too long, or one that
+ * selects no event: nothing changes).  Only white space: taken, nothing changes.
+ */
+ssize_t usertp__tfs_set_event_write(const char *buf, size_t len, const struct usertp__tfs_event *events,
+				    size_t nr, bool *enabled);
+
+/* §3.2: an enable file covering @total events of which @on are enabled: '0', '1', 'X', '?'. */
+char usertp__tfs_enable_state(size_t on, size_t total);
+
+/*
+ * §9: buffer_size_kb as read back after @kb was written: whole pages of 4080 data bytes, at
+ * least two.
+ */
+uint64_t usertp__tfs_buffer_kb(uint64_t kb);
+
+#endif
