@@ -81,8 +81,9 @@ USERTP_CONSUMER_EXPORT void usertp_session_set_log(struct usertp_session *s,
 USERTP_CONSUMER_EXPORT int usertp_session_attach_pid(struct usertp_session *s, pid_t pid);
 /**
  * usertp_session_attach_all() - every program of this user: those running now, and those
- * that start later (they join before their main()).  One session of a user can do this at a
- * time.  Return: 0, -EBUSY (another session does), or the errno of the runtime directory.
+ * that start later (they join before their main()).  Several sessions may do this at once
+ * (a program that starts joins up to 16), each with its own settings and buffers.
+ * Return: 0, or the errno of the runtime directory.
  */
 USERTP_CONSUMER_EXPORT int usertp_session_attach_all(struct usertp_session *s);
 /**

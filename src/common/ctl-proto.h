@@ -7,8 +7,8 @@
  * refused when it is not ours or others may enter it.  A program's endpoint is
  * "<dir>/<pid>.sock" (a Unix stream socket, 0600); a consumer's session's is
  * "<dir>/record-<pid>.sock" (the first of a process; then "record-<pid>.<n>.sock"), and
- * "<dir>/record-all.sock" links to the one session that records every program of the user
- * (programs that start join it).  Every connection's peer uid is checked (SO_PEERCRED): the same user
+ * "<dir>/all.record-<pid>...sock" links to each session that records every program of the
+ * user (programs that start join them).  Every connection's peer uid is checked (SO_PEERCRED): the same user
  * or root.
  *
  * Messages: a u32 length (host order, at most USERTP_CTL_MAX_MSG) then that many bytes of
@@ -31,8 +31,14 @@
 
 #define USERTP_CTL_VERSION 1
 #define USERTP_CTL_MAX_MSG (1u << 20)
-/* In the runtime directory while `usertp record -a` runs: programs that start join it. */
-#define USERTP_CTL_RECORD_ALL "record-all.sock"
+/*
+ * In the runtime directory, one for each session that records every program of the user
+ * (usertp record -a, an instance of usertp mount): "all.NAME", a link to its socket NAME.  A
+ * program that starts joins each of them (at most USERTP_CTL_MAX_ALL), each session on its
+ * own: their settings and buffers are their own.
+ */
+#define USERTP_CTL_ALL_PREFIX "all."
+#define USERTP_CTL_MAX_ALL 16
 
 /*
  * The runtime directory into @buf; with @create, made if missing: $XDG_RUNTIME_DIR/usertp,

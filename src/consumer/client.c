@@ -114,7 +114,7 @@ const char *usertp__client_find_error(int err)
 
 /*
  * @name in the runtime directory @dir, left by a recorder that died (record-PID.sock, or
- * record-all.sock pointing to nothing): removed.
+ * all.NAME pointing to nothing): removed.
  */
 static void remove_if_stale(const char *dir, const char *name)
 {
@@ -124,7 +124,7 @@ static void remove_if_stale(const char *dir, const char *name)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
 		return;
-	if (!strcmp(name, USERTP_CTL_RECORD_ALL)) {
+	if (!strncmp(name, USERTP_CTL_ALL_PREFIX, strlen(USERTP_CTL_ALL_PREFIX))) {
 		if (stat(path, &st) && errno == ENOENT)
 			unlink(path); /* a link to a socket that is gone */
 		return;

@@ -9,7 +9,7 @@
  *   run		the command runs with USERTP_SESSION naming our socket: libusertp joins us
  *		from its constructor, before main(), as do the programs it execs;
  *   attach_all	every program of this user: those running now, and those that start later,
- *		which join through the runtime directory's record-all.sock;
+ *		which join through the runtime directory's all.* links;
  *   fork()	children of traced programs announce themselves on our socket ("fork"), with
  *		buffers of their own.
  * As libraries with events load (linked or dlopen()ed), a program tells each session their
@@ -634,7 +634,6 @@ int usertp_session_attach_all(struct usertp_session *s)
 {
 	struct usertp__program *progs;
 	char dir[PATH_MAX];
-	struct stat st;
 	int n, ret;
 
 	if (s->all)
@@ -642,28 +641,19 @@ int usertp_session_attach_all(struct usertp_session *s)
 	ret = usertp__client_dir(dir, sizeof(dir), true);
 	if (ret)
 		return usertp__session_fail(s, ret, "the runtime directory: %s", strerror(-ret));
-	/* Programs that start look for this name. */
-	if ((size_t)snprintf(s->all_path, sizeof(s->all_path), "%.*s/%s", (int)sizeof(s->all_path),
-			     dir, USERTP_CTL_RECORD_ALL) >= sizeof(s->all_path)) {
+	/* Programs that start look for this name ("all." and our socket's). */
+	if ((size_t)snprintf(s->all_path, sizeof(s->all_path), "%.*s/%s%s", (int)sizeof(s->all_path),
+			     dir, USERTP_CTL_ALL_PREFIX, strrchr(s->sock_path, '/') + 1) >=
+	    sizeof(s->all_path)) {
 		s->all_path[0] = 0;
 		return usertp__session_fail(s, -ENAMETOOLONG, "the runtime directory: %s",
 					    strerror(ENAMETOOLONG));
 	}
-	if (!lstat(s->all_path, &st)) {
-		int other = usertp__ctl_connect(s->all_path);
-
-		if (other >= 0) {
-			close(other);
-			s->all_path[0] = 0;
-			return usertp__session_fail(s, -EBUSY,
-						    "another session records every program of this user");
-		}
-		unlink(s->all_path); /* left by one that died (dangling, or to a dead socket) */
-	}
+	unlink(s->all_path); /* (left by a session of a process of this pid that died) */
 	if (symlink(s->sock_path, s->all_path)) {
 		ret = -errno;
 		s->all_path[0] = 0;
-		return usertp__session_fail(s, ret, "%s: %s", USERTP_CTL_RECORD_ALL, strerror(-ret));
+		return usertp__session_fail(s, ret, "%s: %s", s->all_path, strerror(-ret));
 	}
 	s->all = true;
 	n = usertp__client_programs(&progs);

@@ -76,7 +76,8 @@ struct usertp_session {
 
 	/* targets */
 	bool all, ran;	      /* attached to all; a command was run */
-	char sock_path[108], all_path[108]; /* our socket; record-all.sock while attached to all */
+	char sock_path[108];  /* our socket */
+	char all_path[4096];  /* while attached to all: the all.* link to it (ctl-proto.h) */
 	int listen_fd, wake_fd, epoll_fd;
 	struct usertp__source **sources;
 	unsigned int nr_sources;

@@ -50,6 +50,7 @@
  * Nothing a peer sends can stop the program or delay another peer.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -966,17 +967,30 @@ fail:
 	usertp__session_end(c.session);
 }
 
-/* `usertp record -a` is running: it records every program of its user that starts. */
-static void join_recorder_of_all(void)
+/*
+ * Sessions that record every program of the user (`usertp record -a`, usertp mount's
+ * instances) are running: each records this one too, from before main().
+ */
+static void join_recorders_of_all(void)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32];
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	unsigned int joined = 0;
+	struct dirent *de;
 	struct stat st;
+	DIR *d;
 
-	if (usertp__ctl_dir(dir, sizeof(dir), false))
+	if (usertp__ctl_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
 		return;
-	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_CTL_RECORD_ALL);
-	if (!stat(path, &st) && S_ISSOCK(st.st_mode))
-		join_recorder(path, JOIN_ALL_MS, true);
+	while ((de = readdir(d)) && joined < USERTP_CTL_MAX_ALL) {
+		if (strncmp(de->d_name, USERTP_CTL_ALL_PREFIX, strlen(USERTP_CTL_ALL_PREFIX)) ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
+			continue;
+		if (!stat(path, &st) && S_ISSOCK(st.st_mode)) {
+			join_recorder(path, JOIN_ALL_MS, true);
+			joined++;
+		}
+	}
+	closedir(d);
 }
 
 static void fork_prepare(void)
@@ -1063,7 +1077,7 @@ static void __attribute__((constructor)) control_init(void)
 	if (session && *session)
 		join_recorder(session, JOIN_SESSION_MS, false);
 	else
-		join_recorder_of_all();
+		join_recorders_of_all();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
 	if (off || endpoint_open())

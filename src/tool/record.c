@@ -565,8 +565,7 @@ static bool start(void)
 			return false;
 	}
 	if (rec.all && (ret = usertp_session_attach_all(rec.session))) {
-		fail(ret == -EBUSY ? "another 'usertp record -a' is running" : "%s",
-		     usertp_session_error(rec.session));
+		fail("%s", usertp_session_error(rec.session));
 		return false;
 	}
 	if (rec.cmd) {
