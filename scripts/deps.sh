@@ -7,7 +7,7 @@
 #   deps.sh kernelshark	also KernelShark, Xvfb, xdotool and ImageMagick, for the optional
 #			KernelShark test (ctest -L kernelshark; they pull in Qt)
 set -eu
-packages="cmake ninja-build gcc g++ pkg-config liburcu-dev libtraceevent-dev"
+packages="cmake ninja-build gcc g++ pkg-config liburcu-dev libtraceevent-dev libfuse3-dev fuse3"
 if [ "${1:-build}" = test ] || [ "${1:-build}" = kernelshark ]; then
 	packages="$packages trace-cmd valgrind binutils"
 fi

@@ -92,13 +92,13 @@ static void put_zeros(struct usertp__dat_out *o, uint64_t n)
 	}
 }
 
-static const char header_page[] =
+const char usertp__dat_header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 
-static const char header_event[] = "# compressed entry header\n"
+const char usertp__dat_header_event[] = "# compressed entry header\n"
 				   "\ttype_len    :    5 bits\n"
 				   "\ttime_delta  :   27 bits\n"
 				   "\tarray       :   32 bits\n"
@@ -189,11 +189,11 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 	put(o, magic, sizeof(magic));
 	put_u32(o, USERTP_RB_PAGE);
 	put(o, "header_page", 12);
-	put_u64(o, sizeof(header_page) - 1);
-	put(o, header_page, sizeof(header_page) - 1);
+	put_u64(o, sizeof(usertp__dat_header_page) - 1);
+	put(o, usertp__dat_header_page, sizeof(usertp__dat_header_page) - 1);
 	put(o, "header_event", 13);
-	put_u64(o, sizeof(header_event) - 1);
-	put(o, header_event, sizeof(header_event) - 1);
+	put_u64(o, sizeof(usertp__dat_header_event) - 1);
+	put(o, usertp__dat_header_event, sizeof(usertp__dat_header_event) - 1);
 	put_u32(o, 0); /* ftrace formats */
 
 	/* Event systems, each once, in the order first seen. */

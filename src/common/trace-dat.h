@@ -50,6 +50,9 @@ struct usertp__dat_source {
  * Return: the length.
  */
 #define USERTP__DAT_CPUSTAT_MAX 256
+/* tracefs's events/header_page and events/header_event: the ring buffer's formats. */
+extern const char usertp__dat_header_page[], usertp__dat_header_event[];
+
 size_t usertp__dat_cpustat_option(unsigned char *buf, unsigned int cpu,
 				  const struct usertp__dat_cpu_stats *st);
 /* Parse the text of a CPUSTAT option (ours or the kernel's).  Return: false if it is not one. */

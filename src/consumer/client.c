@@ -194,7 +194,8 @@ int usertp__client_programs(struct usertp__program **out)
 		list[n++] = prog;
 	}
 	closedir(d);
-	qsort(list, n, sizeof(*list), cmp_pid);
+	if (n) /* (qsort() takes no NULL, even for nothing) */
+		qsort(list, n, sizeof(*list), cmp_pid);
 	*out = list;
 	return (int)n;
 }

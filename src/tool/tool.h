@@ -9,6 +9,7 @@
 int usertp_cmd_list(int argc, char **argv);
 int usertp_cmd_record(int argc, char **argv);
 int usertp_cmd_report(int argc, char **argv);
+int usertp_cmd_mount(int argc, char **argv);
 
 /* "usertp <cmd>: <message>" on stderr (printf-style). */
 void usertp_tool_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

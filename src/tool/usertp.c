@@ -17,6 +17,7 @@ static const struct {
 	{ "list", usertp_cmd_list, "list the events of running programs that use libusertp" },
 	{ "record", usertp_cmd_record, "record events of programs into a trace.dat file" },
 	{ "report", usertp_cmd_report, "print the events of trace.dat files" },
+	{ "mount", usertp_cmd_mount, "serve tracefs's files for the events of running programs" },
 };
 
 void usertp_tool_error(const char *cmd, const char *fmt, ...)

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fs.c - usertp mount's files over FUSE (libfuse3's path API): a path resolves to a node, a
+ * directory or a file; a file's text is made when it is opened (tracefs's files have size 0,
+ * so every file is direct_io: reads reach us) and read from there by offset.  Writes to files
+ * that take none fail with EINVAL, as tracefs's do.  docs/mount-design.md has the plan; this
+ * is its first part: README, available_events, events/ with header_page, header_event and
+ * each event's format and id.
+ */
+#define _GNU_SOURCE
+#define FUSE_USE_VERSION 35
+#include <errno.h>
+#include <fuse.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "mount.h"
+#include "trace-dat.h"
+
+/* available_events and the events/ tree are at most this old. */
+#define CATALOG_MAX_AGE_MS 200
+
+static pthread_mutex_t fs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct usertp__catalog catalog;
+static struct timespec mounted_at; /* every node's times */
+
+enum node_kind {
+	NODE_NONE,
+	/* directories */
+	NODE_ROOT,
+	NODE_EVENTS,
+	NODE_SYSTEM,
+	NODE_EVENT,
+	NODE_INSTANCES,
+	/* files */
+	NODE_README,
+	NODE_AVAILABLE_EVENTS,
+	NODE_HEADER_PAGE,
+	NODE_HEADER_EVENT,
+	NODE_FORMAT,
+	NODE_ID,
+};
+
+struct node {
+	enum node_kind kind;
+	const struct usertp__catalog_event *event; /* NODE_SYSTEM (one of its events), NODE_EVENT and its files */
+};
+
+static bool is_dir(enum node_kind k)
+{
+	return k >= NODE_ROOT && k <= NODE_INSTANCES;
+}
+
+/* The files of a directory of each kind, by name. */
+static const struct {
+	enum node_kind dir;
+	const char *name;
+	enum node_kind kind;
+} children[] = {
+	{ NODE_ROOT, "README", NODE_README },
+	{ NODE_ROOT, "available_events", NODE_AVAILABLE_EVENTS },
+	{ NODE_ROOT, "events", NODE_EVENTS },
+	{ NODE_ROOT, "instances", NODE_INSTANCES },
+	{ NODE_EVENTS, "header_page", NODE_HEADER_PAGE },
+	{ NODE_EVENTS, "header_event", NODE_HEADER_EVENT },
+	{ NODE_EVENT, "format", NODE_FORMAT },
+	{ NODE_EVENT, "id", NODE_ID },
+};
+#define NR_CHILDREN (sizeof(children) / sizeof(children[0]))
+
+/* Resolve @path (under fs_lock).  Return: 0 or -ENOENT. */
+static int resolve(const char *path, struct node *n)
+{
+	char copy[4096], *save = NULL;
+
+	*n = (struct node){ NODE_ROOT, NULL };
+	if (strlen(path) >= sizeof(copy))
+		return -ENAMETOOLONG;
+	strcpy(copy, path);
+	for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		size_t i;
+
+		for (i = 0; i < NR_CHILDREN; i++)
+			if (children[i].dir == n->kind && !strcmp(children[i].name, name))
+				break;
+		if (i < NR_CHILDREN) {
+			n->kind = children[i].kind;
+			continue;
+		}
+		if (n->kind == NODE_EVENTS) {
+			usertp__catalog_refresh(&catalog, CATALOG_MAX_AGE_MS);
+			n->event = usertp__catalog_find(&catalog, name, NULL);
+			n->kind = NODE_SYSTEM;
+		} else if (n->kind == NODE_SYSTEM) {
+			n->event = usertp__catalog_find(&catalog, n->event->system, name);
+			n->kind = NODE_EVENT;
+		} else {
+			return -ENOENT;
+		}
+		if (!n->event)
+			return -ENOENT;
+	}
+	return 0;
+}
+
+/* tracefs's modes (tracefs.md §0): files 0440 or 0640, directories 0750 (0755 under events/). */
+static mode_t node_mode(enum node_kind k)
+{
+	switch (k) {
+	case NODE_ROOT:
+		return S_IFDIR | 0700;
+	case NODE_INSTANCES:
+		return S_IFDIR | 0750;
+	case NODE_EVENTS:
+	case NODE_SYSTEM:
+	case NODE_EVENT:
+		return S_IFDIR | 0755;
+	default:
+		return S_IFREG | 0440;
+	}
+}
+
+static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct node n;
+	int ret;
+
+	(void)fi;
+	pthread_mutex_lock(&fs_lock);
+	ret = resolve(path, &n);
+	pthread_mutex_unlock(&fs_lock);
+	if (ret)
+		return ret;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = node_mode(n.kind);
+	st->st_nlink = is_dir(n.kind) ? 2 : 1;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	st->st_size = 0;
+	st->st_atim = st->st_mtim = st->st_ctim = mounted_at;
+	return 0;
+}
+
+static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	struct node n;
+	int ret;
+
+	(void)off, (void)fi, (void)flags;
+	pthread_mutex_lock(&fs_lock);
+	ret = resolve(path, &n);
+	if (!ret && !is_dir(n.kind))
+		ret = -ENOTDIR;
+	if (ret)
+		goto out;
+	fill(buf, ".", NULL, 0, 0);
+	fill(buf, "..", NULL, 0, 0);
+	for (size_t i = 0; i < NR_CHILDREN; i++)
+		if (children[i].dir == n.kind)
+			fill(buf, children[i].name, NULL, 0, 0);
+	if (n.kind == NODE_EVENTS || n.kind == NODE_SYSTEM) {
+		usertp__catalog_refresh(&catalog, CATALOG_MAX_AGE_MS);
+		for (size_t i = 0; i < catalog.nr; i++) {
+			const struct usertp__catalog_event *ev = &catalog.events[i];
+
+			if (!ev->defined)
+				continue;
+			if (n.kind == NODE_SYSTEM) {
+				if (!strcmp(ev->system, n.event->system))
+					fill(buf, ev->name, NULL, 0, 0);
+			} else if (usertp__catalog_find(&catalog, ev->system, NULL) == ev) {
+				fill(buf, ev->system, NULL, 0, 0); /* (each system once: its first event) */
+			}
+		}
+	}
+out:
+	pthread_mutex_unlock(&fs_lock);
+	return ret;
+}
+
+/* An open file: its text, made at open. */
+struct open_file {
+	enum node_kind kind;
+	char *text;
+	size_t len;
+};
+
+static const char readme_text[] =
+	"usertp mount: the kernel's tracefs files for the events of programs that use libusertp\n"
+	"\n"
+	"  available_events\t- the events of the running programs (SYSTEM:EVENT)\n"
+	"  events/header_page\t- the ring buffer's page header\n"
+	"  events/header_event\t- the ring buffer's event header\n"
+	"  events/SYS/EV/format\t- an event's record format\n"
+	"  events/SYS/EV/id\t- an event's id\n"
+	"\n"
+	"See usertp-mount(1) and ../shared/reference/tracefs.md for what each file does.\n";
+
+/* The text of a file @n, into @f (under fs_lock).  Return: 0 or a negative errno. */
+static int file_text(const struct node *n, struct open_file *f)
+{
+	FILE *out = open_memstream(&f->text, &f->len);
+
+	if (!out)
+		return -ENOMEM;
+	switch (n->kind) {
+	case NODE_README:
+		fputs(readme_text, out);
+		break;
+	case NODE_AVAILABLE_EVENTS:
+		usertp__catalog_refresh(&catalog, CATALOG_MAX_AGE_MS);
+		for (size_t i = 0; i < catalog.nr; i++)
+			if (catalog.events[i].defined)
+				fprintf(out, "%s:%s\n", catalog.events[i].system, catalog.events[i].name);
+		break;
+	case NODE_HEADER_PAGE:
+		fputs(usertp__dat_header_page, out);
+		break;
+	case NODE_HEADER_EVENT:
+		fputs(usertp__dat_header_event, out);
+		break;
+	case NODE_ID:
+		fprintf(out, "%u\n", n->event->id);
+		break;
+	case NODE_FORMAT: {
+		char *format = usertp__catalog_format(&catalog, n->event);
+
+		if (!format) {
+			fclose(out);
+			free(f->text);
+			return -EIO;
+		}
+		fputs(format, out);
+		free(format);
+		break;
+	}
+	default:
+		break;
+	}
+	return fclose(out) ? -ENOMEM : 0;
+}
+
+static int fs_open(const char *path, struct fuse_file_info *fi)
+{
+	struct open_file *f = calloc(1, sizeof(*f));
+	struct node n;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	pthread_mutex_lock(&fs_lock);
+	ret = resolve(path, &n);
+	if (!ret && is_dir(n.kind))
+		ret = -EISDIR;
+	if (!ret)
+		ret = file_text(&n, f);
+	pthread_mutex_unlock(&fs_lock);
+	if (ret) {
+		free(f);
+		return ret;
+	}
+	f->kind = n.kind;
+	fi->fh = (uint64_t)(uintptr_t)f;
+	fi->direct_io = 1;
+	return 0;
+}
+
+static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
+
+	(void)path;
+	if (off < 0 || (size_t)off >= f->len)
+		return 0;
+	if (size > f->len - (size_t)off)
+		size = f->len - (size_t)off;
+	memcpy(buf, f->text + off, size);
+	return (int)size;
+}
+
+/* tracefs's read-only files: the open for writing succeeds, the write fails. */
+static int fs_write(const char *path, const char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	(void)path, (void)buf, (void)size, (void)off, (void)fi;
+	return -EINVAL;
+}
+
+static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	(void)path, (void)size, (void)fi;
+	return 0; /* (O_TRUNC: what it means is the file's) */
+}
+
+static int fs_release(const char *path, struct fuse_file_info *fi)
+{
+	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
+
+	(void)path;
+	free(f->text);
+	free(f);
+	return 0;
+}
+
+static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	(void)conn;
+	clock_gettime(CLOCK_REALTIME, &mounted_at);
+	/* Nothing cached by the kernel: every lookup and attribute comes from us, now. */
+	cfg->entry_timeout = 0;
+	cfg->attr_timeout = 0;
+	cfg->negative_timeout = 0;
+	cfg->direct_io = 1;
+	return NULL;
+}
+
+static void fs_destroy(void *data)
+{
+	(void)data;
+	pthread_mutex_lock(&fs_lock);
+	usertp__catalog_free(&catalog);
+	pthread_mutex_unlock(&fs_lock);
+}
+
+static const struct fuse_operations fs_ops = {
+	.init = fs_init,
+	.destroy = fs_destroy,
+	.getattr = fs_getattr,
+	.readdir = fs_readdir,
+	.open = fs_open,
+	.read = fs_read,
+	.write = fs_write,
+	.truncate = fs_truncate,
+	.release = fs_release,
+};
+
+int usertp__mount_run(const char *mountpoint, const char *options, bool foreground)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_loop_config *loop = NULL;
+	struct fuse_session *se;
+	struct fuse *f = NULL;
+	int ret = -1;
+
+	if (fuse_opt_add_arg(&args, "usertp mount") || fuse_opt_add_arg(&args, "-o") ||
+	    fuse_opt_add_arg(&args, options))
+		goto out;
+	f = fuse_new(&args, &fs_ops, sizeof(fs_ops), NULL);
+	if (!f || fuse_mount(f, mountpoint))
+		goto out;
+	se = fuse_get_session(f);
+	if (fuse_set_signal_handlers(se) || fuse_daemonize(foreground))
+		goto unmount;
+	/* Requests are served by several threads: a slow one does not hold the others. */
+	loop = fuse_loop_cfg_create();
+	if (loop) {
+		fuse_loop_cfg_set_max_threads(loop, USERTP__MOUNT_MAX_THREADS);
+		ret = fuse_loop_mt(f, loop);
+		fuse_loop_cfg_destroy(loop);
+	}
+	fuse_remove_signal_handlers(se);
+unmount:
+	fuse_unmount(f);
+out:
+	if (f)
+		fuse_destroy(f);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-mount.sh USERTP REC-PROG: usertp mount's first files (README, available_events,
+# events/header_page, header_event, events/SYS/EV/format and id) with running programs:
+# the same events and formats as usertp list gives, ids in the format texts, the ring
+# buffer's headers as this kernel's, tracefs's modes, EINVAL on writes, a program that starts
+# or ends seen at once, a clean unmount; and the mount killed: the programs run on.
+# Exit 77 where FUSE cannot be used.
+set -eu
+usertp=$1 prog=$2
+if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
+	echo "test-mount: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
+	exit 77
+fi
+dir=$(mktemp -d /tmp/usertp-mount-XXXXXX)
+mnt=$dir/mnt
+m= p1= p2=
+cleanup() {
+	kill $p1 $p2 2>/dev/null || true
+	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
+	[ -z "$m" ] || kill -KILL $m 2>/dev/null || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+export XDG_RUNTIME_DIR="$dir/xdg"
+mkdir -m 700 "$XDG_RUNTIME_DIR" "$mnt"
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+# same A B: the same bytes (B read through; cmp takes tracefs's size 0 at its word)
+same() {
+	cat "$2" >"$dir/read" && cmp -s "$1" "$dir/read"
+}
+# until_true WHAT CMD...: CMD succeeds within 10 s
+until_true() {
+	what=$1
+	shift
+	i=0
+	until "$@" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || { bad "timed out: $what"; return 1; }
+		sleep 0.05
+	done
+}
+
+"$prog" wait 2 >"$dir/p1" &
+p1=$!
+until_true "rec-prog ready" grep -q ready "$dir/p1"
+"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
+m=$!
+until_true "the mount" mountpoint -q "$mnt"
+
+# The same events as usertp list, in the same order.
+"$usertp" list >"$dir/list"
+until_true "available_events" grep -q '^rec:rec_event$' "$mnt/available_events"
+same "$dir/list" "$mnt/available_events" || { bad "available_events differs from usertp list"; diff "$dir/list" "$mnt/available_events" || true; }
+ls "$mnt/events" | sort >"$dir/ls-events"
+printf 'header_event\nheader_page\nrec\n' | cmp -s - "$dir/ls-events" || { bad "ls events:"; cat "$dir/ls-events"; }
+ls "$mnt/events/rec/rec_event" | sort | tr '\n' ' ' | grep -q '^format id $' || bad "ls events/rec/rec_event"
+[ "$(ls "$mnt/events/rec" | wc -l)" -eq "$(grep -c '^rec:' "$dir/list")" ] || bad "ls events/rec"
+
+# Each format as usertp list -F gives it, but for its id, which is the mount's (its id file).
+for ev in $(sed -n 's/^rec://p' "$dir/list"); do
+	id=$(cat "$mnt/events/rec/$ev/id")
+	"$usertp" list -F "rec:$ev" | sed '1d; s/^ID: .*/ID: '"$id"'/' >"$dir/want"
+	same "$dir/want" "$mnt/events/rec/$ev/format" || { bad "format of rec:$ev"; diff "$dir/want" "$mnt/events/rec/$ev/format" || true; }
+	case "$id" in '' | *[!0-9]*) bad "id of rec:$ev: '$id'" ;; esac
+done
+# The ids are the mount's own: each once.
+[ "$(cat "$mnt"/events/rec/*/id | sort -u | wc -l)" -eq "$(ls "$mnt/events/rec" | wc -l)" ] || bad "ids not unique"
+
+# The ring buffer's headers: the kernel's own texts (where tracefs can be read).
+if [ -r /sys/kernel/tracing/events/header_page ]; then
+	cat /sys/kernel/tracing/events/header_page >"$dir/kernel"
+	same "$dir/kernel" "$mnt/events/header_page" || bad "header_page differs from the kernel's"
+	cat /sys/kernel/tracing/events/header_event >"$dir/kernel"
+	same "$dir/kernel" "$mnt/events/header_event" || bad "header_event differs from the kernel's"
+fi
+grep -q "available_events" "$mnt/README" || bad "README"
+
+# tracefs's modes, and its errors.
+[ "$(stat -c %A "$mnt")" = drwx------ ] || bad "mode of the root: $(stat -c %A "$mnt")"
+[ "$(stat -c %A "$mnt/available_events")" = -r--r----- ] || bad "mode of available_events"
+[ "$(stat -c %A "$mnt/events/rec/rec_event")" = drwxr-xr-x ] || bad "mode of an event's directory"
+[ "$(stat -c %A "$mnt/instances")" = drwxr-x--- ] || bad "mode of instances"
+for f in available_events events/header_page events/rec/rec_event/format events/rec/rec_event/id; do
+	if printf x | dd of="$mnt/$f" conv=notrunc status=none 2>"$dir/werr"; then
+		bad "a write to $f was taken"
+	else
+		grep -q "Invalid argument" "$dir/werr" || { bad "a write to $f: not EINVAL:"; cat "$dir/werr"; }
+	fi
+done
+[ ! -e "$mnt/events/nosuch" ] && [ ! -e "$mnt/events/rec/nosuch" ] && [ ! -e "$mnt/nosuch" ] || bad "nosuch exists"
+
+# A program that starts is there at once; one that ends, gone.
+XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$prog" wait 1 >"$dir/p2" &
+p2=$!
+until_true "rec-prog 2 ready" grep -q ready "$dir/p2"
+kill $p1
+wait $p1 2>/dev/null || true
+p1=
+until_true "the events of the second program" grep -q '^rec:rec_event$' "$mnt/available_events"
+kill $p2
+wait $p2 2>/dev/null || true
+p2=
+until_true "no events left" sh -c "[ -z \"\$(cat '$mnt/available_events')\" ]"
+[ ! -e "$mnt/events/rec" ] || bad "events/rec is still there"
+
+# Unmounted cleanly: the mount ends with status 0.
+fusermount3 -u "$mnt" || bad "fusermount3 -u"
+wait $m || bad "usertp mount ended with status $?"
+m=
+grep -v '^$' "$dir/mount.err" && bad "usertp mount said something" || true
+
+# Killed: the programs go on untraced, and the mount point is left to unmount.
+"$prog" wait 1 >"$dir/p1" &
+p1=$!
+until_true "rec-prog ready" grep -q ready "$dir/p1"
+"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
+m=$!
+until_true "the second mount" mountpoint -q "$mnt"
+cat "$mnt/available_events" >/dev/null
+kill -KILL $m
+wait $m 2>/dev/null || true
+m=
+kill -0 $p1 || bad "the program died with the mount"
+fusermount3 -u "$mnt" || umount -l "$mnt" || bad "could not unmount after a kill"
+exit $fail
