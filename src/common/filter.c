@@ -592,7 +592,11 @@ static int parse_pred(struct build *b, const struct usertp__filter_field *fields
 			return fail(b, -ENOMEM, NULL, 0);
 		if (set < 0)
 			return fail(b, -EINVAL, "Invalid cpulist", (int)(close - s) + 1);
-		p->kind = PRED_IN_SET;
+		/* A field's number is read as its type: 1, 2, 4 or 8 bytes; others match nothing. */
+		p->kind = f.src == SRC_CPU || p->size == 1 || p->size == 2 || p->size == 4 ||
+					  p->size == 8
+				  ? PRED_IN_SET
+				  : PRED_NEVER;
 		p->set = (unsigned int)set;
 		p->invert = op == OP_NE;
 		i = (int)(close - s) + 1;
@@ -1127,7 +1131,8 @@ static bool pred_match(const struct usertp__filter *f, const struct pred *p,
 		if (p->src == SRC_CPU) {
 			v = rec->cpu;
 		} else {
-			if ((size_t)p->offset + p->size > rec->size || !p->size || p->size > 8)
+			if ((size_t)p->offset + p->size > rec->size ||
+			    (p->size != 1 && p->size != 2 && p->size != 4 && p->size != 8))
 				return false;
 			v = load((const unsigned char *)rec->data + p->offset, p->size, p->is_signed);
 		}
