@@ -72,6 +72,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -226,21 +227,25 @@ static const struct bench_case {
 	const char *env[NR_REC_VARS]; /* recorder cases: VAR=value, in rec_vars order */
 	unsigned long min_wraps;      /* the output must show the buffer wrapped this often */
 	bool all_filtered;	      /* its filter refuses every event: nothing recorded */
+	int pid_filter;		      /* listener: a pid filter that lists this thread (1) or not (2) */
 } cases[] = {
-	{ "loop", "empty loop (payload only)", K_LOOP, 1, { NULL }, 0, false },
-	{ "clock", "clock_gettime(MONOTONIC) alone (reference)", K_CLOCK, 1, { NULL }, 0, false },
-	{ "disabled", "disabled tracepoint", K_DISABLED, 1, { NULL }, 0, false },
-	{ "probe", "enabled, trivial probe", K_PROBE, 1, { NULL }, 0, false },
-	{ "listener", "enabled, listener (event)", K_LISTENER, 1, { NULL }, 0, false },
-	{ "recorder", "recorder, mono clock", K_RECORDER, 1, { REC_EVENTS }, 1, false },
+	{ "loop", "empty loop (payload only)", K_LOOP, 1, { NULL }, 0, false, 0 },
+	{ "clock", "clock_gettime(MONOTONIC) alone (reference)", K_CLOCK, 1, { NULL }, 0, false, 0 },
+	{ "disabled", "disabled tracepoint", K_DISABLED, 1, { NULL }, 0, false, 0 },
+	{ "probe", "enabled, trivial probe", K_PROBE, 1, { NULL }, 0, false, 0 },
+	{ "listener", "enabled, listener (event)", K_LISTENER, 1, { NULL }, 0, false, 0 },
+	/* A pid filter (set_event_pid) that lists the calling thread, and one that does not. */
+	{ "listener-pid-pass", "listener, pid filter passes", K_LISTENER, 1, { NULL }, 0, false, 1 },
+	{ "listener-pid-reject", "listener, pid filter refuses", K_LISTENER, 1, { NULL }, 0, true, 2 },
+	{ "recorder", "recorder, mono clock", K_RECORDER, 1, { REC_EVENTS }, 1, false, 0 },
 #if defined(__x86_64__)
 	{ "recorder-tsc", "recorder, x86-tsc clock", K_RECORDER, 1,
-	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false },
+	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false, 0 },
 #endif
-	{ "recorder-2t", "recorder, mono, 2 threads", K_RECORDER, 2, { REC_EVENTS }, 1, false },
+	{ "recorder-2t", "recorder, mono, 2 threads", K_RECORDER, 2, { REC_EVENTS }, 1, false, 0 },
 #if defined(__x86_64__)
 	{ "recorder-tsc-2t", "recorder, x86-tsc, 2 threads", K_RECORDER, 2,
-	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false },
+	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false, 0 },
 #endif
 	/*
 	 * A filter of two terms, in the kernel's grammar, run in the thread before the record is
@@ -248,12 +253,12 @@ static const struct bench_case {
 	 * event at its second term (both evaluated, nothing stored).
 	 */
 	{ "recorder-filter-pass", "recorder, mono, filter passes", K_RECORDER, 1,
-	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b > 0" }, 1, false },
+	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b > 0" }, 1, false, 0 },
 	{ "recorder-filter-reject", "recorder, mono, filter refuses", K_RECORDER, 1,
-	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b < 0" }, 0, true },
+	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b < 0" }, 0, true, 0 },
 	/* 2 pages of 4080 bytes: about 144 events, far below the warm-up alone. */
 	{ "recorder-8k", "recorder, mono, 8 KiB buffer", K_RECORDER, 1,
-	  { REC_EVENTS, NULL, "USERTP_BUFFER_KB=8", "USERTP_OVERWRITE=1" }, 100, false },
+	  { REC_EVENTS, NULL, "USERTP_BUFFER_KB=8", "USERTP_OVERWRITE=1" }, 100, false, 0 },
 };
 #define NR_CASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
@@ -409,6 +414,11 @@ static void case_setup(const struct bench_case *c)
 	else if (c->kind == K_LISTENER)
 		ret = usertp_listener_create("usertp_bench:bench_event", bench_record,
 					     &listener_records, &listener);
+	if (!ret && c->pid_filter) {
+		pid_t tid = c->pid_filter == 1 ? (pid_t)syscall(SYS_gettid) : 1;
+
+		ret = usertp_listener_set_pid_filter(listener, &tid, 1, NULL, 0, false);
+	}
 	if (ret) {
 		fprintf(stderr, "bench-tracepoint: cannot set up case %s: %s\n", c->id,
 			strerror(-ret));
@@ -459,7 +469,8 @@ static void case_run(const struct bench_case *c, int threads, uint64_t n)
 	}
 	hits = probe_hits - hits;
 	records = listener_records - records;
-	if (hits != (c->kind == K_PROBE ? n : 0) || records != (c->kind == K_LISTENER ? n : 0))
+	if (hits != (c->kind == K_PROBE ? n : 0) ||
+	    records != (c->kind == K_LISTENER && !c->all_filtered ? n : 0))
 		FAIL("case %s: %llu calls gave %lu probe hits and %lu records\n", c->id,
 		     (unsigned long long)n, hits, records);
 }
