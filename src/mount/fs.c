@@ -4,8 +4,8 @@
  * directory or a file; a file's text is made when it is opened (tracefs's files have size 0,
  * so every file is direct_io: reads reach us) and read from there by offset.  Writes to files
  * that take none fail with EINVAL, as tracefs's do.  docs/mount-design.md has the plan; this
- * is its first part: README, available_events, events/ with header_page, header_event and
- * each event's format and id.
+ * is its first part: README, available_events, available_tracers, current_tracer, events/
+ * with header_page, header_event and each event's format and id.
  */
 #define _GNU_SOURCE
 #define FUSE_USE_VERSION 35
@@ -22,6 +22,7 @@
 #include "catalog.h"
 #include "mount.h"
 #include "trace-dat.h"
+#include "tracefs-text.h"
 
 /* available_events and the events/ tree are at most this old. */
 #define CATALOG_MAX_AGE_MS 200
@@ -41,6 +42,8 @@ enum node_kind {
 	/* files */
 	NODE_README,
 	NODE_AVAILABLE_EVENTS,
+	NODE_AVAILABLE_TRACERS,
+	NODE_CURRENT_TRACER,
 	NODE_HEADER_PAGE,
 	NODE_HEADER_EVENT,
 	NODE_FORMAT,
@@ -65,6 +68,8 @@ static const struct {
 } children[] = {
 	{ NODE_ROOT, "README", NODE_README },
 	{ NODE_ROOT, "available_events", NODE_AVAILABLE_EVENTS },
+	{ NODE_ROOT, "available_tracers", NODE_AVAILABLE_TRACERS },
+	{ NODE_ROOT, "current_tracer", NODE_CURRENT_TRACER },
 	{ NODE_ROOT, "events", NODE_EVENTS },
 	{ NODE_ROOT, "instances", NODE_INSTANCES },
 	{ NODE_EVENTS, "header_page", NODE_HEADER_PAGE },
@@ -121,6 +126,8 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_SYSTEM:
 	case NODE_EVENT:
 		return S_IFDIR | 0755;
+	case NODE_CURRENT_TRACER:
+		return S_IFREG | 0640;
 	default:
 		return S_IFREG | 0440;
 	}
@@ -196,6 +203,8 @@ static const char readme_text[] =
 	"usertp mount: the kernel's tracefs files for the events of programs that use libusertp\n"
 	"\n"
 	"  available_events\t- the events of the running programs (SYSTEM:EVENT)\n"
+	"  available_tracers\t- the tracers: nop\n"
+	"  current_tracer\t- the tracer in use: nop\n"
 	"  events/header_page\t- the ring buffer's page header\n"
 	"  events/header_event\t- the ring buffer's event header\n"
 	"  events/SYS/EV/format\t- an event's record format\n"
@@ -219,6 +228,10 @@ static int file_text(const struct node *n, struct open_file *f)
 		for (size_t i = 0; i < catalog.nr; i++)
 			if (catalog.events[i].defined)
 				fprintf(out, "%s:%s\n", catalog.events[i].system, catalog.events[i].name);
+		break;
+	case NODE_AVAILABLE_TRACERS:
+	case NODE_CURRENT_TRACER:
+		fputs(USERTP__TFS_TRACERS "\n", out);
 		break;
 	case NODE_HEADER_PAGE:
 		fputs(usertp__dat_header_page, out);
@@ -285,12 +298,21 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 	return (int)size;
 }
 
-/* tracefs's read-only files: the open for writing succeeds, the write fails. */
+/* A write: the file's rule; tracefs's read-only files take the open and fail the write. */
 static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	(void)path, (void)buf, (void)size, (void)off, (void)fi;
-	return -EINVAL;
+	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
+	int ret;
+
+	(void)path, (void)off;
+	switch (f->kind) {
+	case NODE_CURRENT_TRACER:
+		ret = usertp__tfs_tracer(buf, size);
+		return ret ? ret : (int)size;
+	default:
+		return -EINVAL;
+	}
 }
 
 static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)

@@ -118,6 +118,17 @@ ssize_t usertp__tfs_set_event_write(const char *buf, size_t len, const struct us
 	return taken;
 }
 
+int usertp__tfs_tracer(const char *buf, size_t len)
+{
+	while (len && isspace((unsigned char)buf[len - 1]))
+		len--;
+	while (len && isspace((unsigned char)*buf)) {
+		buf++;
+		len--;
+	}
+	return len == 3 && !memcmp(buf, "nop", 3) ? 0 : -EINVAL;
+}
+
 char usertp__tfs_enable_state(size_t on, size_t total)
 {
 	if (!total)

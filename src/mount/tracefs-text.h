@@ -62,6 +62,13 @@ struct usertp__tfs_event {
 ssize_t usertp__tfs_set_event_write(const char *buf, size_t len, const struct usertp__tfs_event *events,
 				    size_t nr, bool *enabled);
 
+/*
+ * §15: a write to current_tracer: a tracer's name, white space around it.  usertp has one
+ * tracer, "nop" (available_tracers).  Return: 0, or -EINVAL (any other text, or none).
+ */
+int usertp__tfs_tracer(const char *buf, size_t len);
+#define USERTP__TFS_TRACERS "nop"
+
 /* §3.2: an enable file covering @total events of which @on are enabled: '0', '1', 'X', '?'. */
 char usertp__tfs_enable_state(size_t on, size_t total);
 

@@ -79,6 +79,14 @@ if [ -r /sys/kernel/tracing/events/header_page ]; then
 	same "$dir/kernel" "$mnt/events/header_event" || bad "header_event differs from the kernel's"
 fi
 grep -q "available_events" "$mnt/README" || bad "README"
+[ "$(cat "$mnt/available_tracers")" = nop ] && [ "$(cat "$mnt/current_tracer")" = nop ] || bad "tracers"
+printf 'nop\n' >"$mnt/current_tracer" || bad "current_tracer: nop refused"
+if printf function | dd of="$mnt/current_tracer" conv=notrunc status=none 2>"$dir/werr"; then
+	bad "current_tracer took 'function'"
+else
+	grep -q "Invalid argument" "$dir/werr" || { bad "current_tracer 'function': not EINVAL"; cat "$dir/werr"; }
+fi
+[ "$(stat -c %A "$mnt/current_tracer")" = -rw-r----- ] || bad "mode of current_tracer"
 
 # tracefs's modes, and its errors.
 [ "$(stat -c %A "$mnt")" = drwx------ ] || bad "mode of the root: $(stat -c %A "$mnt")"

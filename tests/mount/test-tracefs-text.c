@@ -9,7 +9,8 @@
  *   2. set_event (§2): each single write() from a known state gives the same return value
  *      (bytes taken or errno) and the same set_event contents, in the same order, as the
  *      rule applied to the kernel's available_events;
- *   3. buffer_size_kb (§9): the size read back after each write.
+ *   3. current_tracer (§15): each write taken or refused alike;
+ *   4. buffer_size_kb (§9): the size read back after each write.
  *
  * Without tracefs the rules are still checked against the values tracefs.md gives.
  */
@@ -213,6 +214,28 @@ static void compare_set_event(void)
 	free(text);
 }
 
+/* current_tracer: "nop" written in several ways, and names that are not tracers. */
+static const char *const tracer_writes[] = { "nop", "nop\n", "  nop  ", "", "bogus", "NOP", "nop nop" };
+#define NR_TRACER_WRITES (sizeof(tracer_writes) / sizeof(tracer_writes[0]))
+
+static void compare_tracer(void)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/current_tracer", inst);
+	for (size_t i = 0; i < NR_TRACER_WRITES; i++) {
+		const char *w = tracer_writes[i];
+		ssize_t n = 0;
+		int err = write_once(path, w, strlen(w), 0, &n), want = usertp__tfs_tracer(w, strlen(w));
+
+		/* (A zero-length write() returns 0 without asking the file: the rule says EINVAL.) */
+		if (!*w)
+			continue;
+		CHECK(-err == want && (err || n == (ssize_t)strlen(w)),
+		      "current_tracer '%s': kernel errno %d, rule %d", w, err, want);
+	}
+}
+
 static void compare_buffer_kb(void)
 {
 	static const uint64_t sizes[] = { 100, 1408, 64, 8, 1, 4, 5, 4080, 7 };
@@ -247,6 +270,9 @@ int main(void)
 	}
 	CHECK(usertp__tfs_buffer_kb(100) == 103 && usertp__tfs_buffer_kb(1408) == 1410 &&
 	      usertp__tfs_buffer_kb(64) == 67 && usertp__tfs_buffer_kb(8) == 11, "buffer_size_kb rounding");
+	CHECK(!usertp__tfs_tracer("nop", 3) && !usertp__tfs_tracer(" nop\n", 5) &&
+	      usertp__tfs_tracer("", 0) == -EINVAL && usertp__tfs_tracer("nop nop", 7) == -EINVAL,
+	      "current_tracer");
 	CHECK(usertp__tfs_enable_state(0, 3) == '0' && usertp__tfs_enable_state(3, 3) == '1' &&
 	      usertp__tfs_enable_state(1, 3) == 'X' && usertp__tfs_enable_state(0, 0) == '?',
 	      "enable states");
@@ -262,6 +288,7 @@ int main(void)
 	}
 	compare_numbers();
 	compare_set_event();
+	compare_tracer();
 	compare_buffer_kb();
 	rmdir(inst);
 	if (failures)
