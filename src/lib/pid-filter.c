@@ -65,11 +65,14 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 /* A listed thread exits while some listener follows: it is taken off (as the kernel does). */
 static void thread_exit(void *unused)
 {
+	int tid;
+
 	(void)unused;
 	if (!__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED))
 		return;
+	tid = usertp__gettid(); /* (before the lock: a first event may take it) */
 	pthread_mutex_lock(&usertp__lock);
-	usertp__listeners_pid_exit_locked(usertp__gettid());
+	usertp__listeners_pid_exit_locked(tid);
 	pthread_mutex_unlock(&usertp__lock);
 }
 
@@ -162,8 +165,10 @@ static void thread_started(int creator)
 {
 	watch_exit();
 	if (creator && __atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED)) {
+		int tid = usertp__gettid(); /* (before the lock: a first event may take it) */
+
 		pthread_mutex_lock(&usertp__lock);
-		usertp__listeners_pid_follow_locked(creator, usertp__gettid());
+		usertp__listeners_pid_follow_locked(creator, tid);
 		pthread_mutex_unlock(&usertp__lock);
 	}
 }

@@ -76,7 +76,8 @@ static void fork_prepare(void)
 {
 	pthread_mutex_lock(&usertp__lock);
 	urcu_bp_before_fork();
-	forking_tid = usertp__pid_following ? usertp__gettid() : 0;
+	/* (Not usertp__gettid(): a thread's first event may take the lock held here.) */
+	forking_tid = usertp__pid_following ? (int)syscall(SYS_gettid) : 0;
 }
 
 static void fork_parent(void)

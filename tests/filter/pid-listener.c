@@ -192,6 +192,13 @@ static bool libusertp_creates_threads(void)
 	return fn && dladdr(fn, &info) && strstr(info.dli_fname, "libusertp");
 }
 
+/* A thread that forks before any event of its own: the child fires 10 (its exit status). */
+static void *fork_first(void *arg)
+{
+	*(int *)arg = child_count();
+	return NULL;
+}
+
 static int stop, go;
 static void *firer(void *arg)
 {
@@ -269,6 +276,20 @@ int main(void)
 	helper_do(&h, CMD_SPAWN, 0);
 	CHECK(!ret && seen_of(h.spawned_tid) == 0, "a thread of an unlisted thread: %lu",
 	      seen_of(h.spawned_tid));
+	/*
+	 * A thread made by a listed thread (followed) that forks before its first event: its
+	 * child is followed too (and, under a sanitizer, where the thread is listed at its first
+	 * event, the fork must not wait on itself).
+	 */
+	{
+		pthread_t t;
+		int in_child = -1;
+
+		ret = usertp_listener_set_pid_filter(l, &me, 1, NULL, 0, true);
+		pthread_create(&t, NULL, fork_first, &in_child);
+		pthread_join(t, NULL);
+		CHECK(!ret && in_child == 10, "the child of a new thread that forked first: %d", in_child);
+	}
 	/* Without event-fork, a listed thread's new thread is not listed. */
 	ret = usertp_listener_set_pid_filter(l, list, 1, NULL, 0, false);
 	seen_clear();
