@@ -112,6 +112,13 @@ USERTP_CONSUMER_EXPORT int usertp_session_detach_pid(struct usertp_session *s, p
  * matching event: nothing changes).
  */
 USERTP_CONSUMER_EXPORT int usertp_session_enable(struct usertp_session *s, const char *specs);
+/*
+ * usertp_session_set_specs() - the whole list of specs at once (as `echo SPECS > set_event`):
+ * the session records what @specs selects from now on, and nothing else; NULL or "" records
+ * nothing.  Events that stay selected are not interrupted.  Return: as enable; on an error
+ * the list before stays, in every program.
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_set_specs(struct usertp_session *s, const char *specs);
 /* Stop recording what @specs selects (as `echo '!spec' >> set_event`).  Return: as enable. */
 USERTP_CONSUMER_EXPORT int usertp_session_disable(struct usertp_session *s, const char *specs);
 /* Tracing on or off (the kernel's tracing_on): off, events are neither recorded nor counted. */

@@ -959,8 +959,11 @@ static bool spec_possible(const struct usertp_session *s, const char *spec)
 	return !running || usertp__spec_matches_any(spec, s->names.text ? s->names.text : "");
 }
 
-/* Add the specs of @list (comma-separated), each negated when @negate. */
-static int specs_change(struct usertp_session *s, const char *list, bool negate)
+/*
+ * Add the specs of @list (comma-separated), each negated when @negate, to the session's list
+ * (not applied).  Return: 0, or a negative errno with the list as it was.
+ */
+static int specs_add(struct usertp_session *s, const char *list, bool negate)
 {
 	unsigned int old = s->nr_specs, added = 0;
 	char *copy, *tok, *save = NULL;
@@ -1005,11 +1008,20 @@ static int specs_change(struct usertp_session *s, const char *list, bool negate)
 	free(copy);
 	if (!ret && !added)
 		ret = usertp__session_fail(s, -EINVAL, "no event spec");
-	if (ret) {
+	if (ret)
 		while (s->nr_specs > old)
 			free(s->specs[--s->nr_specs]);
+	return ret;
+}
+
+/* Add the specs of @list, negated when @negate, and apply them. */
+static int specs_change(struct usertp_session *s, const char *list, bool negate)
+{
+	unsigned int old = s->nr_specs;
+	int ret = specs_add(s, list, negate);
+
+	if (ret)
 		return ret;
-	}
 	ret = settings_apply(s);
 	if (ret) {
 		/* A program refused them: back to what they were, everywhere. */
@@ -1017,6 +1029,34 @@ static int specs_change(struct usertp_session *s, const char *list, bool negate)
 			free(s->specs[--s->nr_specs]);
 		settings_apply(s);
 	}
+	return ret;
+}
+
+int usertp_session_set_specs(struct usertp_session *s, const char *specs)
+{
+	char **old = s->specs;
+	unsigned int nr_old = s->nr_specs;
+	int ret = 0;
+
+	s->specs = NULL;
+	s->nr_specs = 0;
+	if (specs && specs[strspn(specs, ", \t\n")])
+		ret = specs_add(s, specs, false);
+	if (!ret)
+		ret = settings_apply(s);
+	if (!ret) {
+		while (nr_old)
+			free(old[--nr_old]);
+		free(old);
+		return 0;
+	}
+	/* Refused: the list before, everywhere. */
+	while (s->nr_specs)
+		free(s->specs[--s->nr_specs]);
+	free(s->specs);
+	s->specs = old;
+	s->nr_specs = nr_old;
+	settings_apply(s);
 	return ret;
 }
 

@@ -261,8 +261,23 @@ static void case_live(void)
 	OK(usertp_session_enable(s, "cons:*"));
 	prog_cmd(&p, "fire 7");
 	expect(s, "cons:*", 7, 7);
+	/* The whole list at once: one event, a refused list changing nothing, none. */
+	OK(usertp_session_set_specs(s, "cons:cons_b"));
+	prog_cmd(&p, "fire 4");
+	expect(s, "set_specs cons:cons_b", 0, 4);
+	CHECK(usertp_session_set_specs(s, "cons:cons_a,nosuch:x") == -ENOENT, "set_specs of nosuch");
+	prog_cmd(&p, "fire 3");
+	expect(s, "after a refused set_specs", 0, 3);
+	OK(usertp_session_set_specs(s, ""));
+	prog_cmd(&p, "fire 2");
+	expect(s, "set_specs nothing", 0, 0);
+	{
+		const char *const *specs;
+
+		CHECK(usertp_session_specs(s, &specs) == 0, "specs after set_specs nothing");
+	}
 	totals(s, 0, &read, &dropped);
-	CHECK(read == 100 + 100 + 30 + 5 + 14 && !dropped, "counts: %llu read, %llu dropped",
+	CHECK(read == 100 + 100 + 30 + 5 + 14 + 4 + 3 && !dropped, "counts: %llu read, %llu dropped",
 	      (unsigned long long)read, (unsigned long long)dropped);
 	prog_end(&p);
 	usertp_session_free(s);
