@@ -33,28 +33,19 @@ bad() {
 same() {
 	cat "$2" >"$dir/read" && cmp -s "$1" "$dir/read"
 }
-# until_true WHAT CMD...: CMD succeeds within 10 s
-until_true() {
-	what=$1
-	shift
-	i=0
-	until "$@" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || { bad "timed out: $what"; return 1; }
-		sleep 0.05
-	done
-}
+# wait_until WHAT CMD...
+. "$(dirname "$0")/../lib.sh"
 
 "$prog" wait 2 >"$dir/p1" &
 p1=$!
-until_true "rec-prog ready" grep -q ready "$dir/p1"
+wait_until "rec-prog ready" grep -q ready "$dir/p1"
 "$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
 m=$!
-until_true "the mount" mountpoint -q "$mnt"
+wait_until "the mount" mountpoint -q "$mnt"
 
 # The same events as usertp list, in the same order.
 "$usertp" list >"$dir/list"
-until_true "available_events" grep -q '^rec:rec_event$' "$mnt/available_events"
+wait_until "available_events" grep -q '^rec:rec_event$' "$mnt/available_events"
 same "$dir/list" "$mnt/available_events" || { bad "available_events differs from usertp list"; diff "$dir/list" "$mnt/available_events" || true; }
 ls "$mnt/events" | sort >"$dir/ls-events"
 printf 'header_event\nheader_page\nrec\n' | cmp -s - "$dir/ls-events" || { bad "ls events:"; cat "$dir/ls-events"; }
@@ -105,15 +96,15 @@ done
 # A program that starts is there at once; one that ends, gone.
 XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$prog" wait 1 >"$dir/p2" &
 p2=$!
-until_true "rec-prog 2 ready" grep -q ready "$dir/p2"
+wait_until "rec-prog 2 ready" grep -q ready "$dir/p2"
 kill $p1
 wait $p1 2>/dev/null || true
 p1=
-until_true "the events of the second program" grep -q '^rec:rec_event$' "$mnt/available_events"
+wait_until "the events of the second program" grep -q '^rec:rec_event$' "$mnt/available_events"
 kill $p2
 wait $p2 2>/dev/null || true
 p2=
-until_true "no events left" sh -c "[ -z \"\$(cat '$mnt/available_events')\" ]"
+wait_until "no events left" sh -c "[ -z \"\$(cat '$mnt/available_events')\" ]"
 [ ! -e "$mnt/events/rec" ] || bad "events/rec is still there"
 
 # Unmounted cleanly: the mount ends with status 0.
@@ -125,10 +116,10 @@ grep -v '^$' "$dir/mount.err" && bad "usertp mount said something" || true
 # Killed: the programs go on untraced, and the mount point is left to unmount.
 "$prog" wait 1 >"$dir/p1" &
 p1=$!
-until_true "rec-prog ready" grep -q ready "$dir/p1"
+wait_until "rec-prog ready" grep -q ready "$dir/p1"
 "$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
 m=$!
-until_true "the second mount" mountpoint -q "$mnt"
+wait_until "the second mount" mountpoint -q "$mnt"
 cat "$mnt/available_events" >/dev/null
 kill -KILL $m
 wait $m 2>/dev/null || true

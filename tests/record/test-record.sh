@@ -37,17 +37,8 @@ report() {
 	same -i "$1"
 }
 
-# wait_until WHAT COMMAND...: poll COMMAND (10 s at most) until it succeeds
-wait_until() {
-	what=$1
-	shift
-	i=0
-	until "$@" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || { echo "timed out waiting for $what"; exit 1; }
-		sleep 0.05
-	done
-}
+# wait_until WHAT COMMAND... (lib.sh)
+. "$(dirname "$0")/../lib.sh"
 
 # wait_ready FILE: a program prints "ready" there when its events are fired
 wait_ready() {
