@@ -394,6 +394,8 @@ static void source_comms_reply(struct usertp_session *s, struct usertp__source *
 		src->query = -1;
 		return;
 	}
+	/* Kept for the next time, but not watched until then (it would wake us at its end). */
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, src->query, NULL);
 	if (!strncmp(reply, "ok\n", 3) && reply[3])
 		source_keep_comms(s, src, reply + 3);
 }
@@ -1320,6 +1322,11 @@ static void source_finish(struct usertp_session *s, struct usertp__source *src)
 		usertp__rb_snapshot_free(&snap);
 	}
 	src->ended = true;
+	/* Nothing more is asked of it: a connection left open would wake the loop for nothing. */
+	if (src->query >= 0 && !src->comms_asked) {
+		close(src->query);
+		src->query = -1;
+	}
 }
 
 void usertp__session_drain(struct usertp_session *s)

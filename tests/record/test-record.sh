@@ -326,6 +326,26 @@ all)
 	wait "$rec" || true
 	[ $(((t1 - t0) / 1000000)) -lt 3000 ] ||
 		{ echo "a stopped record -a held a program $(((t1 - t0) / 1000000)) ms"; fail=1; }
+	# A program that dies under `record -a` once the recorder knows its threads' names (asked
+	# once a second) leaves the recorder idle: it spun on that connection, left open, before.
+	"$recprog" handler 3 >"$dir/p4" &
+	p4=$!
+	bg "$p4"
+	wait_ready "$dir/p4"
+	"$usertp" record -q -e 'rec:*' -a -o "$dir/c.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$dir/c.dat.spool-*/$p4-*.cpu0"
+	sleep 1.5
+	kill -KILL "$p4"
+	wait_gone "$p4"
+	t0=$(awk '{ print $14 + $15 }' "/proc/$rec/stat")
+	sleep 2
+	t1=$(awk '{ print $14 + $15 }' "/proc/$rec/stat")
+	kill -INT "$rec"
+	wait "$rec" || { echo "usertp record -a failed:"; cat "$dir/err"; fail=1; }
+	# (Clock ticks of 1/100 s: idle, it polls 100 times a second; spinning, it took most of 2 s.)
+	[ $((t1 - t0)) -lt 80 ] || { echo "record -a busy after a program died: $((t1 - t0)) ticks in 2 s"; fail=1; }
 	;;
 unknown-event)
 	# An event no program has: under -- a warning at the end naming close matches (a library
