@@ -2,6 +2,7 @@
 /* catalog.c - usertp mount's events (catalog.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,35 +68,83 @@ static int note(struct usertp__catalog *c, const char *line, pid_t pid)
 	return 0;
 }
 
-int usertp__catalog_refresh(struct usertp__catalog *c, int max_age_ms)
+bool usertp__catalog_due(const struct usertp__catalog *c, int max_age_ms)
+{
+	return !c->refreshed_ms || now_ms() - c->refreshed_ms >= max_age_ms;
+}
+
+int usertp__catalog_ask(struct usertp__catalog_answers *a)
 {
 	struct usertp__program *progs;
-	long long now = now_ms();
-	int n, ret = 0;
+	int n = usertp__client_programs(&progs), ret = 0;
 
-	if (c->refreshed_ms && now - c->refreshed_ms < max_age_ms)
+	*a = (struct usertp__catalog_answers){ NULL, 0 };
+	if (n <= 0)
 		return 0;
-	c->refreshed_ms = now;
-	for (size_t i = 0; i < c->nr; i++)
-		c->events[i].defined = false;
-	n = usertp__client_programs(&progs);
+	a->progs = calloc((size_t)n, sizeof(*a->progs));
+	if (!a->progs)
+		ret = -ENOMEM;
 	for (int i = 0; i < n && !ret; i++) {
-		char *reply = NULL, *save = NULL;
+		char *reply = NULL;
 		int sock = progs[i].pid == getpid() ? -1 : usertp__client_connect(&progs[i]);
 
 		if (sock < 0)
 			continue;
-		/* (A program that does not answer is left out of this refresh.) */
-		if (!usertp__client_call(sock, "events", &reply, NULL, CALL_TIMEOUT_MS))
-			for (char *line = strtok_r((char *)usertp__client_body(reply), "\n", &save);
-			     line && !ret; line = strtok_r(NULL, "\n", &save))
-				ret = note(c, line, progs[i].pid);
-		free(reply);
+		/* A program that does not answer (stopped?) keeps what it had: reply NULL. */
+		if (usertp__client_call(sock, "events", &reply, NULL, CALL_TIMEOUT_MS)) {
+			free(reply);
+			reply = NULL;
+		}
+		a->progs[a->nr].pid = progs[i].pid;
+		a->progs[a->nr++].reply = reply;
 		close(sock);
 	}
-	if (n > 0)
-		free(progs);
+	free(progs);
 	return ret;
+}
+
+int usertp__catalog_take(struct usertp__catalog *c, const struct usertp__catalog_answers *a)
+{
+	int ret = 0;
+
+	c->refreshed_ms = now_ms();
+	for (size_t i = 0; i < c->nr; i++) {
+		struct usertp__catalog_event *ev = &c->events[i];
+		bool answered = false;
+
+		for (size_t k = 0; k < a->nr; k++)
+			answered |= a->progs[k].reply && a->progs[k].pid == ev->pid;
+		/* One that runs and did not answer (stopped, busy) keeps what it had. */
+		ev->defined &= !answered && (!kill(ev->pid, 0) || errno == EPERM);
+	}
+	for (size_t i = 0; i < a->nr && !ret; i++) {
+		const char *at;
+
+		if (!a->progs[i].reply)
+			continue;
+		at = usertp__client_body(a->progs[i].reply);
+
+		while (*at && !ret) {
+			size_t len = strcspn(at, "\n");
+			char line[600];
+
+			if (len < sizeof(line)) {
+				memcpy(line, at, len);
+				line[len] = 0;
+				ret = note(c, line, a->progs[i].pid);
+			}
+			at += len + (at[len] == '\n');
+		}
+	}
+	return ret;
+}
+
+void usertp__catalog_answers_free(struct usertp__catalog_answers *a)
+{
+	for (size_t i = 0; i < a->nr; i++)
+		free(a->progs[i].reply);
+	free(a->progs);
+	*a = (struct usertp__catalog_answers){ NULL, 0 };
 }
 
 const struct usertp__catalog_event *usertp__catalog_find(const struct usertp__catalog *c,
@@ -110,21 +159,20 @@ const struct usertp__catalog_event *usertp__catalog_find(const struct usertp__ca
 	return NULL;
 }
 
-char *usertp__catalog_format(const struct usertp__catalog *c, const struct usertp__catalog_event *ev)
+char *usertp__catalog_format(const char *system, const char *name, unsigned int id, pid_t pid)
 {
 	struct usertp__program prog;
 	char req[600], *reply = NULL, *text = NULL;
 	const char *body, *id_line, *id_end;
 	int sock, ret;
 
-	(void)c;
-	ret = usertp__client_find(ev->pid, &prog);
+	ret = usertp__client_find(pid, &prog);
 	sock = ret ? ret : usertp__client_connect(&prog);
 	if (sock < 0) {
 		errno = -sock;
 		return NULL;
 	}
-	snprintf(req, sizeof(req), "format %s:%s", ev->system, ev->name);
+	snprintf(req, sizeof(req), "format %s:%s", system, name);
 	ret = usertp__client_call(sock, req, &reply, NULL, CALL_TIMEOUT_MS);
 	close(sock);
 	body = ret ? NULL : usertp__client_body(reply);
@@ -136,7 +184,7 @@ char *usertp__catalog_format(const struct usertp__catalog *c, const struct usert
 		return NULL;
 	}
 	id_end = strchr(id_line + 1, '\n');
-	if (asprintf(&text, "%.*s\nID: %u%s", (int)(id_line - body), body, ev->id,
+	if (asprintf(&text, "%.*s\nID: %u%s", (int)(id_line - body), body, id,
 		     id_end ? id_end : "\n") < 0)
 		text = NULL;
 	free(reply);

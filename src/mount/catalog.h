@@ -25,21 +25,36 @@ struct usertp__catalog {
 	long long refreshed_ms; /* CLOCK_MONOTONIC */
 };
 
+/* What the programs said, asked without the catalog (it may be read meanwhile). */
+struct usertp__catalog_answers {
+	struct {
+		pid_t pid;
+		char *reply; /* "ok" then "sys:event" lines; NULL: it did not answer in time */
+	} *progs;
+	size_t nr;
+};
+
+/* Is @c older than @max_age_ms? */
+bool usertp__catalog_due(const struct usertp__catalog *c, int max_age_ms);
 /*
- * Ask every program of the user (as root: of every user) for its events, unless that was
- * done less than @max_age_ms ago.  Events no running program defines any more stay, not
- * defined.  Return: 0 or -ENOMEM.
+ * Ask every program of the user (as root: of every user) for its events, 2 s at most each.
+ * Return: 0 or -ENOMEM.
  */
-int usertp__catalog_refresh(struct usertp__catalog *c, int max_age_ms);
+int usertp__catalog_ask(struct usertp__catalog_answers *a);
+/*
+ * Take @a into @c: the events defined now; those no running program defines any more stay,
+ * not defined; a program that did not answer keeps the events it had.  Return: 0 or -ENOMEM.
+ */
+int usertp__catalog_take(struct usertp__catalog *c, const struct usertp__catalog_answers *a);
+void usertp__catalog_answers_free(struct usertp__catalog_answers *a);
 /* The event @system:@name if a running program defines it, or NULL (@name NULL: any of @system). */
 const struct usertp__catalog_event *usertp__catalog_find(const struct usertp__catalog *c,
 							 const char *system, const char *name);
 /*
- * The format text of @ev (events/SYS/EV/format), with the catalog's id, asked of a program
- * that defines it.  Return: the text (to free()), or NULL with errno set.
+ * The format text of @system:@name (events/SYS/EV/format) with the catalog's @id, asked of
+ * program @pid, which defines it.  Return: the text (to free()), or NULL with errno set.
  */
-char *usertp__catalog_format(const struct usertp__catalog *c,
-			     const struct usertp__catalog_event *ev);
+char *usertp__catalog_format(const char *system, const char *name, unsigned int id, pid_t pid);
 void usertp__catalog_free(struct usertp__catalog *c);
 
 #endif

@@ -29,6 +29,7 @@
 
 static pthread_mutex_t fs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct usertp__catalog catalog;
+static bool refreshing; /* a thread is asking the programs */
 static struct timespec mounted_at; /* every node's times */
 
 enum node_kind {
@@ -79,6 +80,30 @@ static const struct {
 };
 #define NR_CHILDREN (sizeof(children) / sizeof(children[0]))
 
+/*
+ * Bring the catalog up to date if it is older than CATALOG_MAX_AGE_MS: one thread asks the
+ * programs, without the lock (a stalled program holds only that thread, 2 s at most each),
+ * while the others go on with what the catalog has.
+ */
+static void catalog_refresh(void)
+{
+	struct usertp__catalog_answers answers;
+	bool ask;
+
+	pthread_mutex_lock(&fs_lock);
+	ask = !refreshing && usertp__catalog_due(&catalog, CATALOG_MAX_AGE_MS);
+	refreshing |= ask;
+	pthread_mutex_unlock(&fs_lock);
+	if (!ask)
+		return;
+	usertp__catalog_ask(&answers);
+	pthread_mutex_lock(&fs_lock);
+	usertp__catalog_take(&catalog, &answers);
+	refreshing = false;
+	pthread_mutex_unlock(&fs_lock);
+	usertp__catalog_answers_free(&answers);
+}
+
 /* Resolve @path (under fs_lock).  Return: 0 or -ENOENT. */
 static int resolve(const char *path, struct node *n)
 {
@@ -99,7 +124,6 @@ static int resolve(const char *path, struct node *n)
 			continue;
 		}
 		if (n->kind == NODE_EVENTS) {
-			usertp__catalog_refresh(&catalog, CATALOG_MAX_AGE_MS);
 			n->event = usertp__catalog_find(&catalog, name, NULL);
 			n->kind = NODE_SYSTEM;
 		} else if (n->kind == NODE_SYSTEM) {
@@ -139,6 +163,7 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	int ret;
 
 	(void)fi;
+	catalog_refresh();
 	pthread_mutex_lock(&fs_lock);
 	ret = resolve(path, &n);
 	pthread_mutex_unlock(&fs_lock);
@@ -161,6 +186,7 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 	int ret;
 
 	(void)off, (void)fi, (void)flags;
+	catalog_refresh();
 	pthread_mutex_lock(&fs_lock);
 	ret = resolve(path, &n);
 	if (!ret && !is_dir(n.kind))
@@ -173,7 +199,6 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 		if (children[i].dir == n.kind)
 			fill(buf, children[i].name, NULL, 0, 0);
 	if (n.kind == NODE_EVENTS || n.kind == NODE_SYSTEM) {
-		usertp__catalog_refresh(&catalog, CATALOG_MAX_AGE_MS);
 		for (size_t i = 0; i < catalog.nr; i++) {
 			const struct usertp__catalog_event *ev = &catalog.events[i];
 
@@ -224,7 +249,6 @@ static int file_text(const struct node *n, struct open_file *f)
 		fputs(readme_text, out);
 		break;
 	case NODE_AVAILABLE_EVENTS:
-		usertp__catalog_refresh(&catalog, CATALOG_MAX_AGE_MS);
 		for (size_t i = 0; i < catalog.nr; i++)
 			if (catalog.events[i].defined)
 				fprintf(out, "%s:%s\n", catalog.events[i].system, catalog.events[i].name);
@@ -242,18 +266,6 @@ static int file_text(const struct node *n, struct open_file *f)
 	case NODE_ID:
 		fprintf(out, "%u\n", n->event->id);
 		break;
-	case NODE_FORMAT: {
-		char *format = usertp__catalog_format(&catalog, n->event);
-
-		if (!format) {
-			fclose(out);
-			free(f->text);
-			return -EIO;
-		}
-		fputs(format, out);
-		free(format);
-		break;
-	}
 	default:
 		break;
 	}
@@ -268,13 +280,30 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 
 	if (!f)
 		return -ENOMEM;
+	catalog_refresh();
 	pthread_mutex_lock(&fs_lock);
 	ret = resolve(path, &n);
 	if (!ret && is_dir(n.kind))
 		ret = -EISDIR;
-	if (!ret)
-		ret = file_text(&n, f);
-	pthread_mutex_unlock(&fs_lock);
+	if (!ret && n.kind == NODE_FORMAT) {
+		/* Asked of a program: without the lock, on a copy of what is needed. */
+		struct usertp__catalog_event ev = *n.event;
+
+		ev.system = strdup(ev.system);
+		ev.name = strdup(ev.name);
+		pthread_mutex_unlock(&fs_lock);
+		f->text = ev.system && ev.name
+				  ? usertp__catalog_format(ev.system, ev.name, ev.id, ev.pid)
+				  : NULL;
+		f->len = f->text ? strlen(f->text) : 0;
+		ret = f->text ? 0 : -EIO;
+		free(ev.system);
+		free(ev.name);
+	} else {
+		if (!ret)
+			ret = file_text(&n, f);
+		pthread_mutex_unlock(&fs_lock);
+	}
 	if (ret) {
 		free(f);
 		return ret;

@@ -93,6 +93,25 @@ for f in available_events events/header_page events/rec/rec_event/format events/
 done
 [ ! -e "$mnt/events/nosuch" ] && [ ! -e "$mnt/events/rec/nosuch" ] && [ ! -e "$mnt/nosuch" ] || bad "nosuch exists"
 
+# A stalled program (stopped) holds no one: 20 readers at once all finish (one waits for it,
+# 2 s at most; the others read what the mount has), and its events stay listed.
+kill -STOP $p1
+sleep 0.3 # (the catalog is older than its 200 ms now: the first reader asks the programs)
+t0=$(date +%s)
+readers=
+i=0
+while [ $i -lt 20 ]; do
+	timeout 60 sh -c "cat '$mnt/available_events' && ls '$mnt/events/rec'" >"$dir/r$i" &
+	readers="$readers $!"
+	i=$((i + 1))
+done
+for r in $readers; do
+	wait $r || bad "a reader failed with a program stopped"
+done
+[ $(($(date +%s) - t0)) -lt 10 ] || bad "20 readers took $(($(date +%s) - t0)) s with a program stopped"
+[ "$(cat "$dir"/r* | grep -c '^rec:rec_event$')" -eq 20 ] || bad "the stopped program's events left the list"
+kill -CONT $p1
+
 # A program that starts is there at once; one that ends, gone.
 XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$prog" wait 1 >"$dir/p2" &
 p2=$!
