@@ -145,6 +145,27 @@ int usertp__pid_list_parse(struct usertp__pid_list *list, const char *text, cons
 	return 0;
 }
 
+int usertp__pid_list_from(struct usertp__pid_list *list, const int *pids, size_t nr)
+{
+	struct usertp__pid_list more;
+	int ret = 0;
+
+	if (nr && !pids)
+		return -EINVAL;
+	if (usertp__pid_list_copy(&more, list))
+		return -ENOMEM;
+	for (size_t i = 0; i < nr && !ret; i++)
+		ret = pids[i] < 0 || pids[i] > USERTP__PID_LIST_MAX_PID ? -EINVAL
+								       : usertp__pid_list_add(&more, pids[i]);
+	if (ret) {
+		usertp__pid_list_free(&more);
+		return ret;
+	}
+	usertp__pid_list_free(list);
+	*list = more;
+	return 0;
+}
+
 char *usertp__pid_list_text(const struct usertp__pid_list *list, char sep)
 {
 	char *text = malloc(list->nr * 12 + 1), *at = text;

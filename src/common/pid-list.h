@@ -29,6 +29,11 @@ struct usertp__pid_list {
 int usertp__pid_list_parse(struct usertp__pid_list *list, const char *text, const char *seps);
 /* The same check, adding nothing. */
 int usertp__pid_list_check(const char *text, const char *seps);
+/*
+ * @nr pids of an array given to an API into @list (added).  Return: 0, -EINVAL (one below 0
+ * or above USERTP__PID_LIST_MAX_PID: nothing is added) or -ENOMEM (nothing is added).
+ */
+int usertp__pid_list_from(struct usertp__pid_list *list, const int *pids, size_t nr);
 /* Is @pid in @list? */
 bool usertp__pid_list_has(const struct usertp__pid_list *list, int pid);
 /* Add or remove one pid.  Return: 0 or -ENOMEM (for add). */

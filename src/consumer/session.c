@@ -1177,21 +1177,15 @@ int usertp_session_set_pid_filter(struct usertp_session *s, const pid_t *pids, s
 	char *texts[2] = { NULL, NULL };
 	int ret = 0;
 
-	if ((nr_pids && !pids) || (nr_notrace && !notrace))
-		return usertp__session_fail(s, -EINVAL, "a pid list without its pids");
-	for (size_t i = 0; i < nr_pids + nr_notrace && !ret; i++) {
-		pid_t pid = i < nr_pids ? pids[i] : notrace[i - nr_pids];
-
-		if (pid < 0 || pid > USERTP__PID_LIST_MAX_PID)
-			ret = usertp__session_fail(s, -EINVAL, "pid %d: not from 0 to %d", (int)pid,
-						   USERTP__PID_LIST_MAX_PID);
-		else
-			ret = usertp__pid_list_add(i < nr_pids ? &trace : &no, pid);
-	}
+	ret = usertp__pid_list_from(&trace, pids, nr_pids);
+	if (!ret)
+		ret = usertp__pid_list_from(&no, notrace, nr_notrace);
 	if (ret) {
 		usertp__pid_list_free(&trace);
 		usertp__pid_list_free(&no);
-		return ret;
+		return ret == -EINVAL ? usertp__session_fail(s, ret, "a pid list with a pid below 0 or "
+							       "above %d", USERTP__PID_LIST_MAX_PID)
+				      : ret;
 	}
 	usertp__pid_list_free(&s->trace_pids);
 	usertp__pid_list_free(&s->notrace_pids);

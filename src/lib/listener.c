@@ -555,18 +555,10 @@ int usertp_listener_set_pid_filter(struct usertp_listener *l, const pid_t *pids,
 				   const pid_t *notrace, size_t nr_notrace, bool event_fork)
 {
 	struct usertp__pid_list t = { NULL, 0 }, n = { NULL, 0 };
-	int ret = 0;
+	int ret = l ? usertp__pid_list_from(&t, pids, nr_pids) : -EINVAL;
 
-	if (!l || (nr_pids && !pids) || (nr_notrace && !notrace))
-		return -EINVAL;
-	for (size_t i = 0; i < nr_pids + nr_notrace && !ret; i++) {
-		pid_t pid = i < nr_pids ? pids[i] : notrace[i - nr_pids];
-
-		if (pid < 0 || pid > USERTP__PID_LIST_MAX_PID)
-			ret = -EINVAL;
-		else
-			ret = usertp__pid_list_add(i < nr_pids ? &t : &n, pid);
-	}
+	if (!ret)
+		ret = usertp__pid_list_from(&n, notrace, nr_notrace);
 	if (!ret)
 		ret = usertp__listener_set_pid_lists(l, &t, &n, event_fork);
 	usertp__pid_list_free(&t);

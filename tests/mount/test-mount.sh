@@ -36,12 +36,17 @@ same() {
 # wait_until WHAT CMD...
 . "$(dirname "$0")/../lib.sh"
 
-"$prog" wait 2 >"$dir/p1" &
-p1=$!
-wait_until "rec-prog ready" grep -q ready "$dir/p1"
-"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
-m=$!
-wait_until "the mount" mountpoint -q "$mnt"
+# start N: rec-prog with N events running (pid in p1), and the mount (pid in m)
+start() {
+	"$prog" wait "$1" >"$dir/p1" &
+	p1=$!
+	wait_until "rec-prog ready" grep -q ready "$dir/p1"
+	"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
+	m=$!
+	wait_until "the mount" mountpoint -q "$mnt"
+}
+
+start 2
 
 # The same events as usertp list, in the same order.
 "$usertp" list >"$dir/list"
@@ -133,12 +138,7 @@ m=
 grep -v '^$' "$dir/mount.err" && bad "usertp mount said something" || true
 
 # Killed: the programs go on untraced, and the mount point is left to unmount.
-"$prog" wait 1 >"$dir/p1" &
-p1=$!
-wait_until "rec-prog ready" grep -q ready "$dir/p1"
-"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
-m=$!
-wait_until "the second mount" mountpoint -q "$mnt"
+start 1
 cat "$mnt/available_events" >/dev/null
 kill -KILL $m
 wait $m 2>/dev/null || true
