@@ -212,6 +212,8 @@ void usertp__reader_comms(struct usertp_session *s, const char *comms)
 			continue;
 		if (!tep_is_pid_registered(s->reader->tep, tid))
 			tep_register_comm(s->reader->tep, comm, tid);
+		if (s->on_comm)
+			s->on_comm(tid, comm, s->on_comm_arg);
 	}
 }
 

@@ -989,7 +989,7 @@ static int specs_add(struct usertp_session *s, const char *list, bool negate)
 						   "event, globs such as sys:io_*, all)", tok);
 			break;
 		}
-		if (!spec_possible(s, spec)) {
+		if (!s->specs_unchecked && !spec_possible(s, spec)) {
 			ret = usertp__session_fail(s, -ENOENT, "no event %s in the programs of the session",
 						   spec);
 			break;
@@ -1032,6 +1032,14 @@ static int specs_change(struct usertp_session *s, const char *list, bool negate)
 		settings_apply(s);
 	}
 	return ret;
+}
+
+void usertp__session_mount_mode(struct usertp_session *s,
+				void (*on_comm)(pid_t tid, const char *comm, void *arg), void *arg)
+{
+	s->specs_unchecked = true;
+	s->on_comm = on_comm;
+	s->on_comm_arg = arg;
 }
 
 int usertp_session_set_specs(struct usertp_session *s, const char *specs)

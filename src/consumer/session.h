@@ -100,7 +100,23 @@ struct usertp_session {
 
 	struct usertp__reader *reader; /* reading mode */
 	struct usertp__writer *dat;       /* file mode */
+
+	/* for usertp mount (usertp__session_mount_mode()) */
+	bool specs_unchecked;
+	void (*on_comm)(pid_t tid, const char *comm, void *arg);
+	void *on_comm_arg;
 };
+
+/*
+ * usertp mount's sessions: specs are taken whether or not a running program has an event
+ * they select (the mount checks them against its catalog, as the kernel checks set_event
+ * against its events, and keeps those of programs that ended), and @on_comm gets every
+ * thread name the session learns, as it learns it.
+ */
+USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
+					       void (*on_comm)(pid_t tid, const char *comm,
+							       void *arg),
+					       void *arg);
 
 /* session.c */
 USERTP__HIDDEN int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)

@@ -3,14 +3,17 @@
  * fs.c - usertp mount's files over FUSE (libfuse3's path API): a path resolves to a node, a
  * directory or a file; a file's text is made when it is opened (tracefs's files have size 0,
  * so every file is direct_io: reads reach us) and read from there by offset.  Writes to files
- * that take none fail with EINVAL, as tracefs's do.  docs/mount-design.md has the plan; this
- * is its first part: README, available_events, available_tracers, current_tracer, events/
- * with header_page, header_event and each event's format and id.
+ * that take none fail with EINVAL, as tracefs's do.  docs/mount-design.md has the plan; so
+ * far: README, available_events, available_tracers, current_tracer, events/ with header_page,
+ * header_event, the enable files and each event's format and id, and the top level's
+ * set_event, tracing_on, trace and trace_pipe (instance.c).
  */
 #define _GNU_SOURCE
 #define FUSE_USE_VERSION 35
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "instance.h"
 #include "mount.h"
 #include "trace-dat.h"
 #include "tracefs-text.h"
@@ -31,6 +35,7 @@ static pthread_mutex_t fs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct usertp__catalog catalog;
 static bool refreshing; /* a thread is asking the programs */
 static struct timespec mounted_at; /* every node's times */
+static struct usertp__instance *top; /* the top level's instance */
 
 enum node_kind {
 	NODE_NONE,
@@ -49,6 +54,13 @@ enum node_kind {
 	NODE_HEADER_EVENT,
 	NODE_FORMAT,
 	NODE_ID,
+	NODE_SET_EVENT,
+	NODE_TRACING_ON,
+	NODE_TRACE,
+	NODE_TRACE_PIPE,
+	NODE_EVENTS_ENABLE,
+	NODE_SYSTEM_ENABLE,
+	NODE_EVENT_ENABLE,
 };
 
 struct node {
@@ -73,8 +85,15 @@ static const struct {
 	{ NODE_ROOT, "current_tracer", NODE_CURRENT_TRACER },
 	{ NODE_ROOT, "events", NODE_EVENTS },
 	{ NODE_ROOT, "instances", NODE_INSTANCES },
+	{ NODE_ROOT, "set_event", NODE_SET_EVENT },
+	{ NODE_ROOT, "tracing_on", NODE_TRACING_ON },
+	{ NODE_ROOT, "trace", NODE_TRACE },
+	{ NODE_ROOT, "trace_pipe", NODE_TRACE_PIPE },
+	{ NODE_EVENTS, "enable", NODE_EVENTS_ENABLE },
 	{ NODE_EVENTS, "header_page", NODE_HEADER_PAGE },
 	{ NODE_EVENTS, "header_event", NODE_HEADER_EVENT },
+	{ NODE_SYSTEM, "enable", NODE_SYSTEM_ENABLE },
+	{ NODE_EVENT, "enable", NODE_EVENT_ENABLE },
 	{ NODE_EVENT, "format", NODE_FORMAT },
 	{ NODE_EVENT, "id", NODE_ID },
 };
@@ -151,6 +170,12 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_EVENT:
 		return S_IFDIR | 0755;
 	case NODE_CURRENT_TRACER:
+	case NODE_SET_EVENT:
+	case NODE_TRACING_ON:
+	case NODE_TRACE:
+	case NODE_EVENTS_ENABLE:
+	case NODE_SYSTEM_ENABLE:
+	case NODE_EVENT_ENABLE:
 		return S_IFREG | 0640;
 	default:
 		return S_IFREG | 0440;
@@ -217,11 +242,14 @@ out:
 	return ret;
 }
 
-/* An open file: its text, made at open. */
+/* An open file: its text, made at open (trace_pipe: what a read left of a record). */
 struct open_file {
 	enum node_kind kind;
+	struct node node;
 	char *text;
 	size_t len;
+	bool nonblock;
+	struct usertp__pipe_reader pipe;
 };
 
 static const char readme_text[] =
@@ -230,18 +258,44 @@ static const char readme_text[] =
 	"  available_events\t- the events of the running programs (SYSTEM:EVENT)\n"
 	"  available_tracers\t- the tracers: nop\n"
 	"  current_tracer\t- the tracer in use: nop\n"
+	"  set_event\t\t- the events recorded: 'SYS:EV', 'SYS:*', '*:EV', 'NAME', '!' to stop\n"
+	"  tracing_on\t\t- 0: nothing is recorded; 1: recording\n"
+	"  trace\t\t\t- what is held (echo > trace clears it)\n"
+	"  trace_pipe\t\t- what is held, taken as it is read; waits for more\n"
+	"  events/enable\t\t- 1: every event recorded; 0: none\n"
 	"  events/header_page\t- the ring buffer's page header\n"
 	"  events/header_event\t- the ring buffer's event header\n"
+	"  events/SYS/enable\t- the events of SYS\n"
+	"  events/SYS/EV/enable\t- one event\n"
 	"  events/SYS/EV/format\t- an event's record format\n"
 	"  events/SYS/EV/id\t- an event's id\n"
 	"\n"
 	"See usertp-mount(1) and ../shared/reference/tracefs.md for what each file does.\n";
 
+/* How many of the defined events @n's enable file covers are enabled, and of how many. */
+static char enable_state(const struct node *n)
+{
+	size_t on = 0, total = 0;
+
+	for (size_t i = 0; i < catalog.nr; i++) {
+		const struct usertp__catalog_event *ev = &catalog.events[i];
+
+		if (!ev->defined || (n->kind == NODE_SYSTEM_ENABLE && strcmp(ev->system, n->event->system)))
+			continue;
+		total++;
+		on += usertp__instance_enabled(top, ev->system, ev->name);
+	}
+	return usertp__tfs_enable_state(on, total);
+}
+
 /* The text of a file @n, into @f (under fs_lock).  Return: 0 or a negative errno. */
 static int file_text(const struct node *n, struct open_file *f)
 {
-	FILE *out = open_memstream(&f->text, &f->len);
+	FILE *out;
 
+	if (n->kind == NODE_TRACE)
+		return usertp__instance_trace_text(top, &f->text, &f->len);
+	out = open_memstream(&f->text, &f->len);
 	if (!out)
 		return -ENOMEM;
 	switch (n->kind) {
@@ -249,9 +303,14 @@ static int file_text(const struct node *n, struct open_file *f)
 		fputs(readme_text, out);
 		break;
 	case NODE_AVAILABLE_EVENTS:
-		for (size_t i = 0; i < catalog.nr; i++)
-			if (catalog.events[i].defined)
-				fprintf(out, "%s:%s\n", catalog.events[i].system, catalog.events[i].name);
+	case NODE_SET_EVENT:
+		for (size_t i = 0; i < catalog.nr; i++) {
+			const struct usertp__catalog_event *ev = &catalog.events[i];
+
+			if (ev->defined && (n->kind == NODE_AVAILABLE_EVENTS ||
+					    usertp__instance_enabled(top, ev->system, ev->name)))
+				fprintf(out, "%s:%s\n", ev->system, ev->name);
+		}
 		break;
 	case NODE_AVAILABLE_TRACERS:
 	case NODE_CURRENT_TRACER:
@@ -266,10 +325,34 @@ static int file_text(const struct node *n, struct open_file *f)
 	case NODE_ID:
 		fprintf(out, "%u\n", n->event->id);
 		break;
+	case NODE_TRACING_ON:
+		fprintf(out, "%d\n", usertp__instance_tracing(top));
+		break;
+	case NODE_EVENT_ENABLE:
+		fprintf(out, "%d\n", usertp__instance_enabled(top, n->event->system, n->event->name));
+		break;
+	case NODE_EVENTS_ENABLE:
+	case NODE_SYSTEM_ENABLE:
+		fprintf(out, "%c\n", enable_state(n));
+		break;
 	default:
 		break;
 	}
 	return fclose(out) ? -ENOMEM : 0;
+}
+
+/* Opening with O_TRUNC: set_event disables every event, trace is cleared (tracefs.md §2, §6). */
+static int truncate_node(const struct node *n)
+{
+	switch (n->kind) {
+	case NODE_SET_EVENT:
+		return usertp__instance_set_events(top, NULL, true);
+	case NODE_TRACE:
+		usertp__instance_clear(top);
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 static int fs_open(const char *path, struct fuse_file_info *fi)
@@ -300,18 +383,33 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		free(ev.system);
 		free(ev.name);
 	} else {
-		if (!ret)
-			ret = file_text(&n, f);
 		pthread_mutex_unlock(&fs_lock);
+		if (!ret && (fi->flags & O_TRUNC) && (fi->flags & O_ACCMODE) != O_RDONLY)
+			ret = truncate_node(&n);
+		/* (A write-only open needs no text: a shell's `echo 1 > enable` reads nothing.) */
+		if (!ret && (fi->flags & O_ACCMODE) != O_WRONLY && n.kind != NODE_TRACE_PIPE) {
+			pthread_mutex_lock(&fs_lock);
+			ret = file_text(&n, f);
+			pthread_mutex_unlock(&fs_lock);
+		}
 	}
 	if (ret) {
+		free(f->text);
 		free(f);
 		return ret;
 	}
 	f->kind = n.kind;
+	f->node = n;
+	f->nonblock = fi->flags & O_NONBLOCK;
 	fi->fh = (uint64_t)(uintptr_t)f;
 	fi->direct_io = 1;
+	fi->nonseekable = n.kind == NODE_TRACE_PIPE;
 	return 0;
+}
+
+static bool request_interrupted(void)
+{
+	return fuse_interrupted();
 }
 
 static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
@@ -319,6 +417,9 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
 
 	(void)path;
+	if (f->kind == NODE_TRACE_PIPE)
+		return (int)usertp__instance_pipe_read(top, &f->pipe, buf, size, f->nonblock,
+						       request_interrupted);
 	if (off < 0 || (size_t)off >= f->len)
 		return 0;
 	if (size > f->len - (size_t)off)
@@ -327,27 +428,130 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 	return (int)size;
 }
 
+/* A 0 or 1 written to an enable file (tracefs.md §3.1): 0, 1, or -EINVAL. */
+static int enable_value(const char *buf, size_t size)
+{
+	uint64_t v;
+
+	if (usertp__tfs_number(buf, size, &v) || v > 1)
+		return -EINVAL;
+	return (int)v;
+}
+
+/* A write to set_event: one token (tracefs.md §2).  Return: the bytes taken, or an errno. */
+static ssize_t set_event_write(const char *buf, size_t size)
+{
+	struct usertp__tfs_event_spec spec;
+	const char *tok;
+	size_t tok_len;
+	ssize_t taken = usertp__tfs_set_event_token(buf, size, &tok, &tok_len);
+	bool matched = false;
+	int ret;
+
+	if (taken < 0 || !tok_len)
+		return taken;
+	if (usertp__tfs_event_spec(tok, tok_len, &spec))
+		return -EINVAL;
+	/* As the kernel: a spec must select an event that exists (that a program defines). */
+	catalog_refresh();
+	pthread_mutex_lock(&fs_lock);
+	for (size_t i = 0; i < catalog.nr && !matched; i++)
+		matched = catalog.events[i].defined &&
+			  usertp__tfs_event_spec_matches(&spec, catalog.events[i].system,
+							 catalog.events[i].name);
+	pthread_mutex_unlock(&fs_lock);
+	if (!matched)
+		return -EINVAL;
+	ret = usertp__instance_set_events(top, &spec, false);
+	return ret ? ret : taken;
+}
+
+/* A write to an enable file @n. */
+static int enable_write(const struct node *n, const char *buf, size_t size)
+{
+	struct usertp__tfs_event_spec spec = { 0 };
+	int v = enable_value(buf, size);
+
+	if (v < 0)
+		return v;
+	spec.disable = !v;
+	if (n->kind == NODE_EVENTS_ENABLE)
+		return usertp__instance_set_events(top, v ? &spec : NULL, true);
+	snprintf(spec.system, sizeof(spec.system), "%s", n->event->system);
+	if (n->kind == NODE_EVENT_ENABLE)
+		snprintf(spec.event, sizeof(spec.event), "%s", n->event->name);
+	return usertp__instance_set_events(top, &spec, false);
+}
+
 /* A write: the file's rule; tracefs's read-only files take the open and fail the write. */
 static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
+	uint64_t v;
 	int ret;
 
 	(void)path, (void)off;
 	switch (f->kind) {
 	case NODE_CURRENT_TRACER:
 		ret = usertp__tfs_tracer(buf, size);
-		return ret ? ret : (int)size;
+		break;
+	case NODE_SET_EVENT:
+		return (int)set_event_write(buf, size);
+	case NODE_EVENTS_ENABLE:
+	case NODE_SYSTEM_ENABLE:
+	case NODE_EVENT_ENABLE:
+		ret = enable_write(&f->node, buf, size);
+		break;
+	case NODE_TRACING_ON:
+		ret = usertp__tfs_number(buf, size, &v);
+		if (!ret)
+			ret = usertp__instance_set_tracing(top, v != 0);
+		break;
+	case NODE_TRACE:
+		ret = 0; /* taken and ignored, as tracefs's */
+		break;
 	default:
 		return -EINVAL;
 	}
+	return ret ? ret : (int)size;
 }
 
+/* truncate(2) and O_TRUNC where the kernel sends it apart from the open. */
 static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
-	(void)path, (void)size, (void)fi;
-	return 0; /* (O_TRUNC: what it means is the file's) */
+	struct node n;
+	int ret;
+
+	(void)fi;
+	pthread_mutex_lock(&fs_lock);
+	ret = resolve(path, &n);
+	pthread_mutex_unlock(&fs_lock);
+	if (ret)
+		return ret;
+	return size ? 0 : truncate_node(&n);
+}
+
+static void notify_poll(void *handle)
+{
+	fuse_notify_poll(handle);
+	fuse_pollhandle_destroy(handle);
+}
+
+static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_pollhandle *ph,
+		   unsigned *reventsp)
+{
+	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
+
+	(void)path;
+	if (f->kind != NODE_TRACE_PIPE) {
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		*reventsp = POLLIN | POLLOUT;
+		return 0;
+	}
+	*reventsp = usertp__instance_poll(top, &f->pipe, ph) ? POLLIN : 0;
+	return 0;
 }
 
 static int fs_release(const char *path, struct fuse_file_info *fi)
@@ -355,6 +559,7 @@ static int fs_release(const char *path, struct fuse_file_info *fi)
 	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
 
 	(void)path;
+	usertp__pipe_reader_free(&f->pipe);
 	free(f->text);
 	free(f);
 	return 0;
@@ -375,6 +580,8 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 static void fs_destroy(void *data)
 {
 	(void)data;
+	usertp__instance_free(top);
+	top = NULL;
 	pthread_mutex_lock(&fs_lock);
 	usertp__catalog_free(&catalog);
 	pthread_mutex_unlock(&fs_lock);
@@ -389,6 +596,7 @@ static const struct fuse_operations fs_ops = {
 	.read = fs_read,
 	.write = fs_write,
 	.truncate = fs_truncate,
+	.poll = fs_poll,
 	.release = fs_release,
 };
 
@@ -398,6 +606,7 @@ int usertp__mount_run(const char *mountpoint, const char *options, bool foregrou
 	struct fuse_loop_config *loop = NULL;
 	struct fuse_session *se;
 	struct fuse *f = NULL;
+	char err[512] = "";
 	int ret = -1;
 
 	if (fuse_opt_add_arg(&args, "usertp mount") || fuse_opt_add_arg(&args, "-o") ||
@@ -409,6 +618,14 @@ int usertp__mount_run(const char *mountpoint, const char *options, bool foregrou
 	se = fuse_get_session(f);
 	if (fuse_set_signal_handlers(se) || fuse_daemonize(foreground))
 		goto unmount;
+	/* The top level's session and its thread: made here, in the process that serves. */
+	ret = usertp__instance_new(NULL, notify_poll, &top, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "usertp mount: cannot record the programs: %s\n", err);
+		ret = -1;
+		goto unmount;
+	}
+	ret = -1;
 	/* Requests are served by several threads: a slow one does not hold the others. */
 	loop = fuse_loop_cfg_create();
 	if (loop) {

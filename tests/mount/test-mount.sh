@@ -53,9 +53,9 @@ start 2
 wait_until "available_events" grep -q '^rec:rec_event$' "$mnt/available_events"
 same "$dir/list" "$mnt/available_events" || { bad "available_events differs from usertp list"; diff "$dir/list" "$mnt/available_events" || true; }
 ls "$mnt/events" | sort >"$dir/ls-events"
-printf 'header_event\nheader_page\nrec\n' | cmp -s - "$dir/ls-events" || { bad "ls events:"; cat "$dir/ls-events"; }
-ls "$mnt/events/rec/rec_event" | sort | tr '\n' ' ' | grep -q '^format id $' || bad "ls events/rec/rec_event"
-[ "$(ls "$mnt/events/rec" | wc -l)" -eq "$(grep -c '^rec:' "$dir/list")" ] || bad "ls events/rec"
+printf 'enable\nheader_event\nheader_page\nrec\n' | cmp -s - "$dir/ls-events" || { bad "ls events:"; cat "$dir/ls-events"; }
+ls "$mnt/events/rec/rec_event" | sort | tr '\n' ' ' | grep -q '^enable format id $' || bad "ls events/rec/rec_event"
+[ "$(ls "$mnt/events/rec" | grep -vx enable | wc -l)" -eq "$(grep -c '^rec:' "$dir/list")" ] || bad "ls events/rec"
 
 # Each format as usertp list -F gives it, but for its id, which is the mount's (its id file).
 for ev in $(sed -n 's/^rec://p' "$dir/list"); do
@@ -65,7 +65,7 @@ for ev in $(sed -n 's/^rec://p' "$dir/list"); do
 	case "$id" in '' | *[!0-9]*) bad "id of rec:$ev: '$id'" ;; esac
 done
 # The ids are the mount's own: each once.
-[ "$(cat "$mnt"/events/rec/*/id | sort -u | wc -l)" -eq "$(ls "$mnt/events/rec" | wc -l)" ] || bad "ids not unique"
+[ "$(cat "$mnt"/events/rec/*/id | sort -u | wc -l)" -eq "$(ls -d "$mnt"/events/rec/*/ | wc -l)" ] || bad "ids not unique"
 
 # The ring buffer's headers: the kernel's own texts (where tracefs can be read).
 if [ -r /sys/kernel/tracing/events/header_page ]; then

@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * instance.c - one tracefs instance of usertp mount (instance.h).
+ *
+ * Two locks: `apply` is held while the session is called (the pump reading it, a setting
+ * waiting for the programs), `lock` guards what the files read (the rules, tracing_on, the
+ * records, thread names) and is never held across a call to the session.  Order: apply, then
+ * lock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+
+#include <event-parse.h>
+#include <usertp/consumer.h>
+
+#include "instance.h"
+#include "session.h"
+
+/* A session's pages being written are looked at this often (usertp_session_next()). */
+#define PUMP_POLL_MS 10
+/* A trace_pipe read waiting for records asks whether it was interrupted this often. */
+#define PIPE_WAIT_MS 100
+/* The kernel's default buffer_size_kb (1408 asked, 1410 read back). */
+#define DEFAULT_BUFFER_KB 1410
+#define MAX_POLLERS 1024
+
+/* One record held, with its text after the event's name. */
+struct held {
+	struct held *prev, *next;
+	uint64_t ts;
+	pid_t tid;
+	unsigned int cpu, bytes;
+	char *text; /* "name: payload" */
+};
+
+/* The records of one CPU, oldest first, and its counts (per_cpu/cpuN/stats). */
+struct cpu_records {
+	struct held *head, *tail;
+	uint64_t bytes, entries;
+	uint64_t overrun;      /* overwritten (overwrite on): in entries-written */
+	uint64_t dropped;      /* not held: the buffer full (overwrite off), or a program's full */
+	uint64_t lost_pending; /* overwritten or lost since trace_pipe last gave a record */
+};
+
+struct comm_entry {
+	pid_t tid;
+	char comm[17];
+};
+
+struct usertp__instance {
+	char *name;
+	pthread_mutex_t apply, lock;
+	pthread_cond_t more; /* records came, or tracing changed */
+	struct usertp_session *session;
+	pthread_t pump;
+	atomic_bool stop;
+
+	/* under lock */
+	struct usertp__tfs_event_spec *rules;
+	size_t nr_rules;
+	bool tracing, overwrite;
+	uint64_t buffer_kb;
+	unsigned int nr_cpus;
+	struct cpu_records *cpus;
+	struct comm_entry *comms; /* open addressing by tid; 0: free */
+	size_t comms_cap, nr_comms;
+	void (*notify)(void *handle);
+	void *pollers[MAX_POLLERS];
+	size_t nr_pollers;
+};
+
+/* --- thread names (saved_cmdlines) -------------------------------------------------------- */
+
+static struct comm_entry *comm_slot(struct comm_entry *table, size_t cap, pid_t tid)
+{
+	size_t i = ((size_t)tid * 2654435761u) & (cap - 1);
+
+	while (table[i].tid && table[i].tid != tid)
+		i = (i + 1) & (cap - 1);
+	return &table[i];
+}
+
+/* Under lock. */
+static void comm_put(struct usertp__instance *in, pid_t tid, const char *comm)
+{
+	struct comm_entry *e;
+
+	if (tid <= 0)
+		return;
+	if ((in->nr_comms + 1) * 2 > in->comms_cap) {
+		size_t cap = in->comms_cap ? in->comms_cap * 2 : 256;
+		struct comm_entry *table = calloc(cap, sizeof(*table));
+
+		if (!table)
+			return;
+		for (size_t i = 0; i < in->comms_cap; i++)
+			if (in->comms[i].tid)
+				*comm_slot(table, cap, in->comms[i].tid) = in->comms[i];
+		free(in->comms);
+		in->comms = table;
+		in->comms_cap = cap;
+	}
+	e = comm_slot(in->comms, in->comms_cap, tid);
+	in->nr_comms += !e->tid;
+	e->tid = tid;
+	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+}
+
+/* The name of thread @tid as the kernel prints it: "<idle>" for 0, "<...>" if unknown. */
+static const char *comm_get(const struct usertp__instance *in, pid_t tid)
+{
+	const struct comm_entry *e;
+
+	if (!tid)
+		return "<idle>";
+	if (!in->comms_cap)
+		return "<...>";
+	e = comm_slot(in->comms, in->comms_cap, tid);
+	return e->tid ? e->comm : "<...>";
+}
+
+static void on_comm(pid_t tid, const char *comm, void *arg)
+{
+	struct usertp__instance *in = arg;
+
+	pthread_mutex_lock(&in->lock);
+	comm_put(in, tid, comm);
+	pthread_mutex_unlock(&in->lock);
+}
+
+/* --- the records -------------------------------------------------------------------------- */
+
+/* The bytes a record of @size takes in the kernel's buffer: its header, 4-byte aligned. */
+static unsigned int record_bytes(unsigned int size)
+{
+	return 4 + (size > 112 ? 4 : 0) + ((size + 3) & ~3u);
+}
+
+static void held_unlink(struct cpu_records *c, struct held *h)
+{
+	*(h->prev ? &h->prev->next : &c->head) = h->next;
+	*(h->next ? &h->next->prev : &c->tail) = h->prev;
+	c->bytes -= h->bytes;
+	c->entries--;
+	free(h->text);
+	free(h);
+}
+
+/* The buffer's room per CPU: buffer_size_kb, less the page being written, as the kernel's. */
+static uint64_t room(const struct usertp__instance *in)
+{
+	uint64_t pages = in->buffer_kb * 1024 / 4080;
+
+	return (pages > 1 ? pages - 1 : 1) * 4080;
+}
+
+/* Hold @h (under lock): after the records of its CPU that are not newer. */
+static void hold(struct usertp__instance *in, struct held *h)
+{
+	struct cpu_records *c = &in->cpus[h->cpu];
+	struct held *after = c->tail;
+
+	while (c->bytes + h->bytes > room(in) && c->head) {
+		if (!in->overwrite) {
+			c->dropped++;
+			free(h->text);
+			free(h);
+			return;
+		}
+		held_unlink(c, c->head);
+		c->overrun++;
+		c->lost_pending++;
+	}
+	while (after && after->ts > h->ts)
+		after = after->prev;
+	h->prev = after;
+	h->next = after ? after->next : c->head;
+	*(h->next ? &h->next->prev : &c->tail) = h;
+	*(after ? &after->next : &c->head) = h;
+	c->bytes += h->bytes;
+	c->entries++;
+}
+
+/* @rec as held, its text made with the session's formats (in the pump, under apply). */
+static struct held *held_new(struct usertp__instance *in, const struct usertp_record *rec)
+{
+	struct held *h = calloc(1, sizeof(*h));
+	struct tep_record tr = { .ts = rec->ts, .cpu = (int)rec->cpu, .size = (int)rec->size,
+				 .data = (void *)rec->data };
+	struct trace_seq s;
+
+	if (!h)
+		return NULL;
+	h->ts = rec->ts;
+	h->tid = rec->tid;
+	h->cpu = rec->cpu < in->nr_cpus ? rec->cpu : in->nr_cpus - 1;
+	h->bytes = record_bytes(rec->size);
+	trace_seq_init(&s);
+	if (rec->event)
+		tep_print_event(usertp_session_tep(in->session), &s, &tr, "%s: %s", TEP_PRINT_NAME,
+				TEP_PRINT_INFO);
+	else
+		trace_seq_printf(&s, "(NULL): (an event whose format its program did not give)");
+	trace_seq_terminate(&s);
+	h->text = strdup(s.buffer ? s.buffer : "");
+	trace_seq_destroy(&s);
+	if (!h->text) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* The CPU whose oldest record is the oldest of all, or -1 (under lock). */
+static int oldest_cpu(const struct usertp__instance *in)
+{
+	int best = -1;
+
+	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++)
+		if (in->cpus[cpu].head &&
+		    (best < 0 || in->cpus[cpu].head->ts < in->cpus[best].head->ts))
+			best = (int)cpu;
+	return best;
+}
+
+/* Is there anything for trace_pipe (under lock)? */
+static bool pipe_has(const struct usertp__instance *in, const struct usertp__pipe_reader *r)
+{
+	return (r && r->off < r->len) || oldest_cpu(in) >= 0;
+}
+
+/* Wake what waits on the records (under lock). */
+static void wake(struct usertp__instance *in)
+{
+	pthread_cond_broadcast(&in->more);
+	for (size_t i = 0; i < in->nr_pollers; i++)
+		in->notify(in->pollers[i]);
+	in->nr_pollers = 0;
+}
+
+/* The pump: reads the session and holds what it gives. */
+static void *pump(void *arg)
+{
+	struct usertp__instance *in = arg;
+	struct pollfd pfd = { usertp_session_fd(in->session), POLLIN, 0 };
+
+	while (!atomic_load(&in->stop)) {
+		struct usertp_record rec;
+		bool any = false;
+
+		poll(&pfd, 1, PUMP_POLL_MS);
+		pthread_mutex_lock(&in->apply);
+		/* Programs that joined, their messages and thread names (next() waits for none). */
+		usertp_session_process(in->session, 0);
+		while (!atomic_load(&in->stop) && usertp_session_next(in->session, &rec, 0) == 1) {
+			struct held *h = held_new(in, &rec);
+			unsigned int cpu = rec.cpu < in->nr_cpus ? rec.cpu : in->nr_cpus - 1;
+
+			pthread_mutex_lock(&in->lock);
+			/* What a program could not record on that CPU: lost, as the kernel says. */
+			in->cpus[cpu].dropped += rec.lost_before;
+			in->cpus[cpu].lost_pending += rec.lost_before;
+			if (h)
+				hold(in, h);
+			else
+				in->cpus[cpu].dropped++;
+			pthread_mutex_unlock(&in->lock);
+			any = true;
+		}
+		pthread_mutex_unlock(&in->apply);
+		if (any) {
+			pthread_mutex_lock(&in->lock);
+			wake(in);
+			pthread_mutex_unlock(&in->lock);
+		}
+	}
+	return NULL;
+}
+
+/* --- the instance ------------------------------------------------------------------------- */
+
+int usertp__instance_new(const char *name, void (*notify)(void *handle),
+			 struct usertp__instance **out, char *err, size_t errlen)
+{
+	struct usertp__instance *in = calloc(1, sizeof(*in));
+	int ret = -ENOMEM;
+
+	if (!in)
+		return -ENOMEM;
+	pthread_mutex_init(&in->apply, NULL);
+	pthread_mutex_init(&in->lock, NULL);
+	pthread_cond_init(&in->more, NULL);
+	in->tracing = true;
+	in->overwrite = true;
+	in->buffer_kb = DEFAULT_BUFFER_KB;
+	in->notify = notify;
+	in->nr_cpus = (unsigned int)get_nprocs_conf();
+	if (!in->nr_cpus)
+		in->nr_cpus = 1;
+	in->cpus = calloc(in->nr_cpus, sizeof(*in->cpus));
+	if ((name && !(in->name = strdup(name))) || !in->cpus)
+		goto fail;
+	ret = usertp_session_new(&in->session, NULL);
+	if (ret)
+		goto fail;
+	usertp__session_mount_mode(in->session, on_comm, in);
+	ret = usertp_session_attach_all(in->session);
+	if (ret) {
+		snprintf(err, errlen, "%s", usertp_session_error(in->session));
+		goto fail;
+	}
+	ret = -pthread_create(&in->pump, NULL, pump, in);
+	if (!ret) {
+		*out = in;
+		return 0;
+	}
+fail:
+	if (!err[0])
+		snprintf(err, errlen, "%s", strerror(-ret));
+	usertp_session_free(in->session);
+	free(in->cpus);
+	free(in->name);
+	free(in);
+	return ret;
+}
+
+void usertp__instance_free(struct usertp__instance *in)
+{
+	if (!in)
+		return;
+	atomic_store(&in->stop, true);
+	pthread_join(in->pump, NULL);
+	pthread_mutex_lock(&in->lock);
+	wake(in); /* (the pollers' handles are let go) */
+	pthread_mutex_unlock(&in->lock);
+	usertp_session_free(in->session);
+	usertp__instance_clear(in);
+	free(in->cpus);
+	free(in->comms);
+	free(in->rules);
+	free(in->name);
+	pthread_cond_destroy(&in->more);
+	pthread_mutex_destroy(&in->lock);
+	pthread_mutex_destroy(&in->apply);
+	free(in);
+}
+
+/* --- events ------------------------------------------------------------------------------- */
+
+static bool rules_select(const struct usertp__tfs_event_spec *rules, size_t nr, const char *system,
+			 const char *name)
+{
+	bool on = false;
+
+	for (size_t i = 0; i < nr; i++)
+		if (usertp__tfs_event_spec_matches(&rules[i], system, name))
+			on = !rules[i].disable;
+	return on;
+}
+
+bool usertp__instance_enabled(struct usertp__instance *in, const char *system, const char *name)
+{
+	bool on;
+
+	pthread_mutex_lock(&in->lock);
+	on = rules_select(in->rules, in->nr_rules, system, name);
+	pthread_mutex_unlock(&in->lock);
+	return on;
+}
+
+/* Does @later select every event @earlier selects (so that @earlier no longer matters)? */
+static bool covers(const struct usertp__tfs_event_spec *later,
+		   const struct usertp__tfs_event_spec *earlier)
+{
+	if (later->either)
+		return earlier->either && !strcmp(later->system, earlier->system);
+	if (earlier->either)
+		return !later->system[0] && !later->event[0];
+	return (!later->system[0] || !strcmp(later->system, earlier->system)) &&
+	       (!later->event[0] || !strcmp(later->event, earlier->event));
+}
+
+/* The rules as the session's comma-separated specs (to free()), or NULL. */
+static char *rules_specs(const struct usertp__tfs_event_spec *rules, size_t nr)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < nr; i++) {
+		const struct usertp__tfs_event_spec *r = &rules[i];
+
+		fprintf(out, "%s%s", i ? "," : "", r->disable ? "!" : "");
+		if (r->either)
+			fputs(r->system, out);
+		else
+			fprintf(out, "%s:%s", r->system[0] ? r->system : "*",
+				r->event[0] ? r->event : "*");
+	}
+	return fclose(out) ? NULL : text;
+}
+
+int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__tfs_event_spec *spec,
+				bool reset)
+{
+	struct usertp__tfs_event_spec *rules;
+	size_t nr = 0;
+	char *specs;
+	int ret;
+
+	pthread_mutex_lock(&in->apply);
+	pthread_mutex_lock(&in->lock);
+	rules = malloc((in->nr_rules + 1) * sizeof(*rules));
+	if (rules && !reset)
+		for (size_t i = 0; i < in->nr_rules; i++)
+			if (!spec || !covers(spec, &in->rules[i]))
+				rules[nr++] = in->rules[i];
+	pthread_mutex_unlock(&in->lock);
+	if (!rules) {
+		pthread_mutex_unlock(&in->apply);
+		return -ENOMEM;
+	}
+	/* A first rule that disables selects nothing that was on: left out. */
+	if (spec && !(spec->disable && !nr))
+		rules[nr++] = *spec;
+	specs = rules_specs(rules, nr);
+	ret = specs ? usertp_session_set_specs(in->session, specs) : -ENOMEM;
+	free(specs);
+	pthread_mutex_lock(&in->lock);
+	if (!ret) {
+		free(in->rules);
+		in->rules = rules;
+		in->nr_rules = nr;
+	} else {
+		free(rules);
+	}
+	pthread_mutex_unlock(&in->lock);
+	pthread_mutex_unlock(&in->apply);
+	return ret;
+}
+
+/* --- tracing_on --------------------------------------------------------------------------- */
+
+bool usertp__instance_tracing(struct usertp__instance *in)
+{
+	bool on;
+
+	pthread_mutex_lock(&in->lock);
+	on = in->tracing;
+	pthread_mutex_unlock(&in->lock);
+	return on;
+}
+
+int usertp__instance_set_tracing(struct usertp__instance *in, bool on)
+{
+	int ret;
+
+	pthread_mutex_lock(&in->apply);
+	ret = usertp_session_set_tracing(in->session, on);
+	pthread_mutex_lock(&in->lock);
+	if (!ret)
+		in->tracing = on;
+	wake(in); /* (trace_pipe's readers: end of file once nothing is held) */
+	pthread_mutex_unlock(&in->lock);
+	pthread_mutex_unlock(&in->apply);
+	return ret;
+}
+
+/* --- trace and trace_pipe ----------------------------------------------------------------- */
+
+/* One line of `trace` and `trace_pipe` (tracefs.md §6). */
+static void print_line(FILE *out, const struct usertp__instance *in, const struct held *h)
+{
+	fprintf(out, "%16s-%-7d [%03u] ..... %5llu.%06llu: %s\n", comm_get(in, h->tid), (int)h->tid,
+		h->cpu, (unsigned long long)(h->ts / 1000000000),
+		(unsigned long long)(h->ts % 1000000000 / 1000), h->text);
+}
+
+static const char trace_legend[] =
+	"#\n"
+	"#                                _-----=> irqs-off/BH-disabled\n"
+	"#                               / _----=> need-resched\n"
+	"#                              | / _---=> hardirq/softirq\n"
+	"#                              || / _--=> preempt-depth\n"
+	"#                              ||| / _-=> migrate-disable\n"
+	"#                              |||| /     delay\n"
+	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	"#              | |         |   |||||     |         |\n";
+
+int usertp__instance_trace_text(struct usertp__instance *in, char **text, size_t *len)
+{
+	FILE *out = open_memstream(text, len);
+	struct held **at;
+	uint64_t entries = 0, written = 0;
+
+	if (!out)
+		return -ENOMEM;
+	pthread_mutex_lock(&in->lock);
+	at = calloc(in->nr_cpus, sizeof(*at));
+	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
+		entries += in->cpus[cpu].entries;
+		written += in->cpus[cpu].entries + in->cpus[cpu].overrun;
+		if (at)
+			at[cpu] = in->cpus[cpu].head;
+	}
+	fprintf(out, "# tracer: nop\n#\n# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n%s",
+		(unsigned long long)entries, (unsigned long long)written, get_nprocs(), trace_legend);
+	/* Every CPU's records, merged by time. */
+	for (;;) {
+		int best = -1;
+
+		for (unsigned int cpu = 0; at && cpu < in->nr_cpus; cpu++)
+			if (at[cpu] && (best < 0 || at[cpu]->ts < at[best]->ts))
+				best = (int)cpu;
+		if (best < 0)
+			break;
+		print_line(out, in, at[best]);
+		at[best] = at[best]->next;
+	}
+	pthread_mutex_unlock(&in->lock);
+	free(at);
+	return fclose(out) || !at ? -ENOMEM : 0;
+}
+
+void usertp__instance_clear(struct usertp__instance *in)
+{
+	pthread_mutex_lock(&in->lock);
+	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
+		struct cpu_records *c = &in->cpus[cpu];
+
+		while (c->head)
+			held_unlink(c, c->head);
+		*c = (struct cpu_records){ 0 };
+	}
+	pthread_mutex_unlock(&in->lock);
+}
+
+/* Consume the oldest record into @r's pending text, LOST line first (under lock). */
+static int pipe_take(struct usertp__instance *in, struct usertp__pipe_reader *r)
+{
+	int cpu = oldest_cpu(in);
+	struct cpu_records *c;
+	FILE *out;
+
+	if (cpu < 0)
+		return 0;
+	c = &in->cpus[cpu];
+	free(r->pending);
+	r->pending = NULL;
+	r->off = 0;
+	out = open_memstream(&r->pending, &r->len);
+	if (!out)
+		return -ENOMEM;
+	if (c->lost_pending)
+		fprintf(out, "CPU:%d [LOST %llu EVENTS]\n", cpu, (unsigned long long)c->lost_pending);
+	c->lost_pending = 0;
+	print_line(out, in, c->head);
+	held_unlink(c, c->head);
+	if (fclose(out))
+		return -ENOMEM;
+	return 1;
+}
+
+ssize_t usertp__instance_pipe_read(struct usertp__instance *in, struct usertp__pipe_reader *r,
+				   char *buf, size_t size, bool nonblock, bool (*interrupted)(void))
+{
+	size_t given = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&in->lock);
+	while (!pipe_has(in, r)) {
+		struct timespec until;
+
+		if (r->gave && !in->tracing)
+			goto out; /* end of file (tracefs.md §7) */
+		if (nonblock) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		if (interrupted && interrupted()) {
+			ret = -EINTR;
+			goto out;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += PIPE_WAIT_MS * 1000000l;
+		until.tv_sec += until.tv_nsec / 1000000000;
+		until.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&in->more, &in->lock, &until);
+	}
+	/* Whole records while they fit; the rest of one that does not, for the next read. */
+	while (given < size) {
+		size_t n;
+
+		if (r->off == r->len) {
+			ret = pipe_take(in, r);
+			if (ret <= 0)
+				break;
+		}
+		n = r->len - r->off < size - given ? r->len - r->off : size - given;
+		memcpy(buf + given, r->pending + r->off, n);
+		r->off += n;
+		given += n;
+	}
+	r->gave |= given > 0;
+	if (given)
+		ret = 0;
+out:
+	pthread_mutex_unlock(&in->lock);
+	return ret < 0 ? ret : (ssize_t)given;
+}
+
+void usertp__pipe_reader_free(struct usertp__pipe_reader *r)
+{
+	free(r->pending);
+	*r = (struct usertp__pipe_reader){ 0 };
+}
+
+bool usertp__instance_poll(struct usertp__instance *in, const struct usertp__pipe_reader *r,
+			   void *handle)
+{
+	bool ready;
+
+	pthread_mutex_lock(&in->lock);
+	ready = pipe_has(in, r);
+	if (!ready && handle && in->nr_pollers < MAX_POLLERS)
+		in->pollers[in->nr_pollers++] = handle;
+	else if (handle)
+		in->notify(handle); /* (ready, or no room to keep it: the caller looks again) */
+	pthread_mutex_unlock(&in->lock);
+	return ready;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * instance.h - one tracefs instance of usertp mount (instance.c): the top level or one of
+ * instances/NAME.  It is a consumer session recording every program of the user, with the
+ * instance's settings (the events set_event and the enable files select, tracing_on), and
+ * the records it read from the programs, held per CPU up to buffer_size_kb as the kernel's
+ * buffer holds them: `trace` shows them, `trace_pipe` consumes them.
+ *
+ * A thread of the instance reads the session (its pump); the settings calls wait for the
+ * programs to apply them, and never hold what the files read: reading a file never waits on
+ * a program.  Thread-safe.
+ */
+#ifndef USERTP_INSTANCE_H
+#define USERTP_INSTANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tracefs-text.h"
+
+struct usertp__instance;
+
+/*
+ * A new instance (@name NULL: the top level), recording every program of the user.  When a
+ * file blocked in poll() may read, @notify is called with what usertp__instance_poll() was
+ * given (libfuse's poll handle), once.  Return: 0, or a negative errno with the reason in
+ * @err.
+ */
+int usertp__instance_new(const char *name, void (*notify)(void *handle),
+			 struct usertp__instance **out, char *err, size_t errlen);
+void usertp__instance_free(struct usertp__instance *in);
+
+/* --- events: what set_event and the enable files select ----------------------------------- */
+
+/* Does the instance record @system:@name? */
+bool usertp__instance_enabled(struct usertp__instance *in, const char *system, const char *name);
+/*
+ * Enable (or, with spec->disable, disable) what @spec selects, after disabling everything
+ * when @reset; @spec NULL: only that.  Specs are kept as rules, in order, the last that
+ * selects an event deciding: an event that a program starting later defines is recorded
+ * when they select it.  The caller has checked that @spec selects an event defined now.
+ * Return: 0, or a negative errno (nothing changes).
+ */
+int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__tfs_event_spec *spec,
+				bool reset);
+
+/* --- tracing_on --------------------------------------------------------------------------- */
+
+bool usertp__instance_tracing(struct usertp__instance *in);
+int usertp__instance_set_tracing(struct usertp__instance *in, bool on);
+
+/* --- the records -------------------------------------------------------------------------- */
+
+/* `trace`: the header and every record held, in timestamp order.  Return: 0 or -ENOMEM. */
+int usertp__instance_trace_text(struct usertp__instance *in, char **text, size_t *len);
+/* `echo > trace`: the records go, and the counts start again. */
+void usertp__instance_clear(struct usertp__instance *in);
+
+/* One open trace_pipe: the text of a record that did not fit in a read. */
+struct usertp__pipe_reader {
+	char *pending;
+	size_t len, off;
+	bool gave; /* it returned data once (then tracing off and nothing held: end of file) */
+};
+
+/*
+ * A read of trace_pipe: consume records (the oldest of all CPUs first) into @buf, at least
+ * one, waiting for one unless @nonblock; @interrupted is asked every 100 ms while waiting.
+ * Return: the bytes, 0 (end of file), -EAGAIN (@nonblock and nothing held), -EINTR.
+ */
+ssize_t usertp__instance_pipe_read(struct usertp__instance *in, struct usertp__pipe_reader *r,
+				   char *buf, size_t size, bool nonblock, bool (*interrupted)(void));
+void usertp__pipe_reader_free(struct usertp__pipe_reader *r);
+/*
+ * poll() on trace_pipe: whether it can be read now; if not and @handle is not NULL, @handle
+ * is kept and given to the instance's notify() when it can.
+ */
+bool usertp__instance_poll(struct usertp__instance *in, const struct usertp__pipe_reader *r,
+			   void *handle);
+
+#endif
