@@ -428,14 +428,15 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 	return (int)size;
 }
 
-/* A 0 or 1 written to an enable file (tracefs.md §3.1): 0, 1, or -EINVAL. */
+/* A 0 or 1 written to an enable file (tracefs.md §3.1): 0, 1, -EINVAL or -ERANGE. */
 static int enable_value(const char *buf, size_t size)
 {
 	uint64_t v;
+	int ret = usertp__tfs_number(buf, size, &v);
 
-	if (usertp__tfs_number(buf, size, &v) || v > 1)
-		return -EINVAL;
-	return (int)v;
+	if (ret)
+		return ret;
+	return v > 1 ? -EINVAL : (int)v;
 }
 
 /* A write to set_event: one token (tracefs.md §2).  Return: the bytes taken, or an errno. */

@@ -22,6 +22,8 @@ DECLARE_EVENT_CLASS(cons_class,
 );
 DEFINE_EVENT(cons_class, cons_a, TP_PROTO(int seq), TP_ARGS(seq));
 DEFINE_EVENT(cons_class, cons_b, TP_PROTO(int seq), TP_ARGS(seq));
+/* Never fired: a third event of the system, so that its enable file reads X with two on. */
+DEFINE_EVENT(cons_class, cons_c, TP_PROTO(int seq), TP_ARGS(seq));
 
 #endif
 

@@ -1,0 +1,168 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# conformance.sh TFS TFS-WRITE S1 E1 E2 S2 E3 FIRE...: tracefs's scenarios (tracefs.md §2,
+# §3.1, §3.2, §6, §7, §8) replayed on the instance directory TFS, printing one line per
+# outcome, with the events' names put back as S1, E1, E2, S2, E3: the kernel's tracefs (an
+# instance, kernel events) and usertp mount (user events) must print the same transcript.
+# S1 has the events E1 and E2 (and maybe more), S2 has E3; FIRE is a command that makes E1
+# fire at least once.  TFS-WRITE is tfs-write (one open, one write, its result).
+set -u
+t=$1 w=$2 s1=$3 e1=$4 e2=$5 s2=$6 e3=$7
+shift 7
+
+# names back to placeholders
+norm() {
+	sed "s/\b$s1:$e1\b/S1:E1/g; s/\b$s1:$e2\b/S1:E2/g; s/\b$s2:$e3\b/S2:E3/g;
+	     s/\b$e1\b/E1/g; s/\b$e2\b/E2/g; s/\b$e3\b/E3/g; s/\b$s1\b/S1/g; s/\b$s2\b/S2/g"
+}
+# real TEMPLATE: S1, E1, E2, S2, E3 in TEMPLATE replaced by the names
+real() {
+	printf '%s' "$1" | sed "s/S1/$s1/g; s/E1/$e1/g; s/E2/$e2/g; s/S2/$s2/g; s/E3/$e3/g"
+}
+# say LABEL VALUE
+say() {
+	printf '%s: %s\n' "$1" "$2" | norm
+}
+# wr LABEL [-t] FILE TEXT: one write; the bytes it took as "all", "N of M", or the errno
+wr() {
+	label=$1
+	shift
+	r=$("$w" "$@")
+	eval "text=\${$#}"
+	len=$(printf '%b' "$text" | wc -c)
+	first=$(printf '%s' "$text" | sed 's/ .*//')
+	case $r in
+	"$len") [ "$len" -eq 0 ] && r="0 bytes" || r=all ;;
+	"$((${#first} + 1))") r="the first token and a space" ;;
+	[0-9]*) r="$r of $len" ;;
+	esac
+	say "$label" "$r"
+}
+# op LABEL FILE: an open with O_TRUNC, no write
+op() {
+	say "$1" "$("$w" -t "$2")"
+}
+# rd LABEL FILE: the file's text on one line
+rd() {
+	say "$1" "$(tr '\n' '|' <"$2")"
+}
+# states: the enable files of E1, E2, E3, S1, S2 and events/
+states() {
+	say "$1" "E1=$(cat "$t/events/$s1/$e1/enable") E2=$(cat "$t/events/$s1/$e2/enable") E3=$(cat "$t/events/$s2/$e3/enable") S1=$(cat "$t/events/$s1/enable") S2=$(cat "$t/events/$s2/enable") all=$(cat "$t/events/enable")"
+}
+# every: is every event on (each enable file and set_event say so)?
+every() {
+	off=$(cat "$t"/events/*/*/enable | grep -c '^0')
+	say "every event on" "$([ "$off" -eq 0 ] && [ "$(wc -l <"$t/set_event")" -eq "$(ls "$t"/events/*/*/enable | wc -l)" ] && echo yes || echo no)"
+}
+# The trace header, with the counts as A/B (or 0/0) and #P:N.
+header() {
+	sed -n '1,12p' "$t/trace" | sed 's/entries-written: [1-9][0-9]*\/[1-9][0-9]*   #P:[0-9]*/entries-written: A\/B   #P:N/; s/   #P:[0-9][0-9]*/   #P:N/' |
+		tr '\n' '|'
+}
+# Lines of trace or trace_pipe that are not as tracefs.md §6 lays them out.
+bad_lines() {
+	grep -v '^#' | grep -Ecv '^ {0,16}.{1,16}-[0-9]+ +\[[0-9]{3}\] [.dDbNnpBLlZzHhs0-9]{5} +[0-9]+\.[0-9]{6}: [a-z_0-9]+: '
+}
+
+# --- set_event (§2) and the enable files (§3) --------------------------------------------
+states "at first"
+rd "set_event at first" "$t/set_event"
+say "tracing_on at first" "$(cat "$t/tracing_on")"
+wr "set_event > S1:E1" -t "$t/set_event" "$s1:$e1"
+rd "set_event" "$t/set_event"
+states "S1:E1 on"
+wr "set_event >> 'S1:E2 S2:E3' (one token per write)" "$t/set_event" "$s1:$e2 $s2:$e3"
+states "then"
+wr "set_event >> white space only" "$t/set_event" "  \t"
+wr "set_event >> nothing" "$t/set_event" ""
+wr "set_event >> !S1:E1" "$t/set_event" "!$s1:$e1"
+wr "set_event >> ' !S1:E2' (white space first)" "$t/set_event" " !$s1:$e2"
+states "both off"
+wr "set_event >> !S1:E1 again" "$t/set_event" "!$s1:$e1"
+for bad in usertp_no_such S1:E1:extra '*' '!' !!S1:E1 'S1:*E1' 'S1:E1*' '*S1*' S1:usertp_no_such \
+	ftrace:print ftrace "128 bytes|$(printf '%0128d' 0)" "E1 and 124 bytes|E1$(printf '%0124d' 0)"; do
+	wr "set_event >> ${bad%%|*}" "$t/set_event" "$(real "${bad#*|}")"
+done
+states "after the errors"
+wr "set_event > usertp_no_such (O_TRUNC first)" -t "$t/set_event" usertp_no_such
+rd "set_event" "$t/set_event"
+wr "set_event > S1 (a system)" -t "$t/set_event" "$s1"
+states "S1"
+say "set_event lists S1's events" "$([ "$(grep -c "^$s1:" "$t/set_event")" -eq "$(ls -d "$t/events/$s1"/*/ | wc -l)" ] && echo all || echo not all)"
+wr "set_event > E3 (an event's name)" -t "$t/set_event" "$e3"
+states "E3"
+for spec in ':' '*:*' '*:' ':*'; do
+	wr "set_event > $spec" -t "$t/set_event" "$spec"
+	states "$spec"
+	every
+	wr "set_event >> !$spec" "$t/set_event" "!$spec"
+	states "!$spec"
+done
+wr "set_event > S1:" -t "$t/set_event" "$s1:"
+states "S1:"
+wr "set_event > :E2" -t "$t/set_event" ":$e2"
+wr "set_event >> *:E3" "$t/set_event" "*:$e3"
+states ":E2 *:E3"
+wr "set_event > 'S1 :E1' (first token S1)" -t "$t/set_event" "$s1 :$e1"
+states "S1 :E1"
+op "set_event >" "$t/set_event"
+states "set_event truncated"
+
+# enable files: numbers (§0, §3.1)
+for v in 1 0 01 +1 '1\n' 00; do
+	wr "E1/enable < '$v'" "$t/events/$s1/$e1/enable" "$v"
+	states "then"
+done
+for v in 2 -1 abc 0x1 ' 1' '1 ' '' '1\n\n' 99999999999999999999; do
+	wr "E1/enable < '$v'" "$t/events/$s1/$e1/enable" "$v"
+done
+states "after the errors"
+wr "S1/enable < 1" "$t/events/$s1/enable" 1
+states "S1 on"
+wr "S1/enable < X" "$t/events/$s1/enable" X
+wr "events/enable < 1" "$t/events/enable" 1
+states "all on"
+every
+wr "E2/enable < 0" "$t/events/$s1/$e2/enable" 0
+states "E2 off"
+wr "events/enable < 0" "$t/events/enable" 0
+states "all off"
+wr "events/enable < 2" "$t/events/enable" 2
+
+# --- tracing_on (§8) ----------------------------------------------------------------------
+for v in 0 2 100 '0\n' 1; do
+	wr "tracing_on < '$v'" "$t/tracing_on" "$v"
+	say "tracing_on" "$(cat "$t/tracing_on")"
+done
+for v in abc -1 ' 1' 0x1 ''; do
+	wr "tracing_on < '$v'" "$t/tracing_on" "$v"
+done
+say "tracing_on" "$(cat "$t/tracing_on")"
+
+# --- trace and trace_pipe (§6, §7) --------------------------------------------------------
+wr "set_event > S1:E1" -t "$t/set_event" "$s1:$e1"
+wr "tracing_on < 0" "$t/tracing_on" 0
+op "trace >" "$t/trace"
+say "trace, cleared" "$(header)"
+wr "tracing_on < 1" "$t/tracing_on" 1
+"$@" >/dev/null 2>&1
+wr "tracing_on < 0" "$t/tracing_on" 0
+say "trace, E1 fired" "$(header)"
+say "trace: lines not as tracefs's" "$(bad_lines <"$t/trace")"
+say "trace: E1 in it" "$(grep -q " $e1: " "$t/trace" && echo yes || echo no)"
+wr "trace << x (not truncated: ignored)" "$t/trace" x
+say "trace: still E1 in it" "$(grep -q " $e1: " "$t/trace" && echo yes || echo no)"
+dd if="$t/trace_pipe" iflag=nonblock bs=65536 2>/dev/null >"${TMPDIR:-/tmp}/conf-pipe.$$"
+say "trace_pipe: lines not as tracefs's" "$(bad_lines <"${TMPDIR:-/tmp}/conf-pipe.$$")"
+say "trace_pipe: E1 in it" "$(grep -q " $e1: " "${TMPDIR:-/tmp}/conf-pipe.$$" && echo yes || echo no)"
+rm -f "${TMPDIR:-/tmp}/conf-pipe.$$"
+say "trace after trace_pipe (consumed)" "$(header)"
+say "trace_pipe, nothing held, O_NONBLOCK" "$(dd if="$t/trace_pipe" iflag=nonblock bs=4096 2>&1 >/dev/null | grep -o 'Resource temporarily unavailable' || echo data)"
+wr "tracing_on < 1" "$t/tracing_on" 1
+"$@" >/dev/null 2>&1
+wr "tracing_on < 0" "$t/tracing_on" 0
+op "trace > (cleared)" "$t/trace"
+say "trace, cleared" "$(header)"
+op "set_event > (nothing)" "$t/set_event"
+wr "tracing_on < 1" "$t/tracing_on" 1

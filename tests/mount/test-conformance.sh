@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-conformance.sh USERTP REC-PROG CONS-PROG TFS-WRITE: conformance.sh's scenarios on
+# usertp mount with two running programs (cons-prog: cons:cons_a, cons:cons_b; rec-prog:
+# rec:rec_event, ...), compared line by line with conformance.expected, the transcript of
+# this machine's kernel (Linux 6.18) on its own events, but for what conformance.differences
+# lists (FUSE's limits, each with its reason).  Where the kernel's tracefs can be
+# written, the same scenarios run on it too (in an instance of their own, with sched and
+# signal events), and must still give conformance.expected: the file is what the kernel does.
+# Exit 77 where FUSE cannot be used.
+set -eu
+usertp=$1 rec=$2 cons=$3 tfs_write=$4
+here=$(dirname "$0")
+if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
+	echo "test-conformance: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
+	exit 77
+fi
+dir=$(mktemp -d /tmp/usertp-conf-XXXXXX)
+mnt=$dir/mnt
+kinst=/sys/kernel/tracing/instances/usertp-conf-$$
+m= p1= p2=
+cleanup() {
+	exec 3>&- || true
+	kill $p1 $p2 2>/dev/null || true
+	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
+	[ -z "$m" ] || kill -KILL $m 2>/dev/null || true
+	[ ! -d "$kinst" ] || rmdir "$kinst" 2>/dev/null || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+export XDG_RUNTIME_DIR="$dir/xdg"
+mkdir -m 700 "$XDG_RUNTIME_DIR" "$mnt"
+. "$here/../lib.sh"
+fail=0
+
+"$rec" wait 0 >"$dir/rec.out" &
+p1=$!
+mkfifo "$dir/in"
+"$cons" <"$dir/in" >"$dir/cons.out" &
+p2=$!
+exec 3>"$dir/in"
+wait_until "cons-prog ready" grep -q ready "$dir/cons.out"
+wait_until "rec-prog ready" grep -q ready "$dir/rec.out"
+"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
+m=$!
+wait_until "the mount" mountpoint -q "$mnt"
+wait_until "the programs' events" grep -q '^rec:rec_event$' "$mnt/available_events"
+wait_until "the programs' events" grep -q '^cons:cons_a$' "$mnt/available_events"
+
+# FIRE for the mount: cons-prog fires cons_a, and the mount holds it (within milliseconds).
+cat >"$dir/fire" <<EOF
+n=\$(grep -c fired "$dir/cons.out" || true)
+echo "fire 1" >&3
+. "$here/../lib.sh"
+wait_until "cons-prog fired" sh -c '[ \$(grep -c fired "$dir/cons.out") -gt '\$n' ]'
+wait_until "the mount holds cons_a" grep -q ' cons_a: ' "$mnt/trace"
+EOF
+sh "$here/conformance.sh" "$mnt" "$tfs_write" cons cons_a cons_b rec rec_event sh "$dir/fire" \
+	>"$dir/usertp.txt" 2>&1
+# (what FUSE cannot do as tracefs does: conformance.differences, each with its reason)
+sed -f "$here/conformance.differences" "$here/conformance.expected" >"$dir/want.txt"
+if ! diff -u "$dir/want.txt" "$dir/usertp.txt"; then
+	echo "FAIL: usertp mount does not do what the kernel does (- kernel, + usertp)"
+	fail=1
+fi
+
+if [ -w /sys/kernel/tracing/instances ] && mkdir "$kinst" 2>/dev/null; then
+	sh "$here/conformance.sh" "$kinst" "$tfs_write" sched sched_process_fork sched_process_exec \
+		signal signal_generate sh -c '/bin/true; /bin/true' >"$dir/kernel.txt" 2>&1
+	rmdir "$kinst"
+	if ! diff -u "$here/conformance.expected" "$dir/kernel.txt"; then
+		echo "FAIL: this kernel no longer gives conformance.expected (- file, + kernel)"
+		fail=1
+	fi
+else
+	echo "(the kernel's tracefs cannot be written here: compared with the stored transcript only)"
+fi
+[ ! -s "$dir/mount.err" ] || { echo "the mount said:"; cat "$dir/mount.err"; }
+exit $fail
