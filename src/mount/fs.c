@@ -61,6 +61,9 @@ enum node_kind {
 	NODE_EVENTS_ENABLE,
 	NODE_SYSTEM_ENABLE,
 	NODE_EVENT_ENABLE,
+	NODE_SYSTEM_FILTER,
+	NODE_EVENT_FILTER,
+	NODE_ERROR_LOG,
 };
 
 struct node {
@@ -89,11 +92,14 @@ static const struct {
 	{ NODE_ROOT, "tracing_on", NODE_TRACING_ON },
 	{ NODE_ROOT, "trace", NODE_TRACE },
 	{ NODE_ROOT, "trace_pipe", NODE_TRACE_PIPE },
+	{ NODE_ROOT, "error_log", NODE_ERROR_LOG },
 	{ NODE_EVENTS, "enable", NODE_EVENTS_ENABLE },
 	{ NODE_EVENTS, "header_page", NODE_HEADER_PAGE },
 	{ NODE_EVENTS, "header_event", NODE_HEADER_EVENT },
 	{ NODE_SYSTEM, "enable", NODE_SYSTEM_ENABLE },
+	{ NODE_SYSTEM, "filter", NODE_SYSTEM_FILTER },
 	{ NODE_EVENT, "enable", NODE_EVENT_ENABLE },
+	{ NODE_EVENT, "filter", NODE_EVENT_FILTER },
 	{ NODE_EVENT, "format", NODE_FORMAT },
 	{ NODE_EVENT, "id", NODE_ID },
 };
@@ -157,6 +163,36 @@ static int resolve(const char *path, struct node *n)
 	return 0;
 }
 
+/*
+ * A file by the names it concerns, which stay valid without fs_lock (a node's event pointer
+ * does not: the catalog's entries move as it grows).
+ */
+struct target {
+	enum node_kind kind;
+	char system[USERTP__TFS_TOKEN_MAX + 1], name[USERTP__TFS_TOKEN_MAX + 1];
+};
+
+/* Resolve @path into @t.  Return: 0, -ENOENT, -ENAMETOOLONG. */
+static int resolve_target(const char *path, struct target *t)
+{
+	struct node n;
+	int ret;
+
+	pthread_mutex_lock(&fs_lock);
+	ret = resolve(path, &n);
+	if (!ret) {
+		t->kind = n.kind;
+		t->system[0] = t->name[0] = 0;
+		if (n.event && ((size_t)snprintf(t->system, sizeof(t->system), "%s", n.event->system) >=
+					sizeof(t->system) ||
+				(size_t)snprintf(t->name, sizeof(t->name), "%s", n.event->name) >=
+					sizeof(t->name)))
+			ret = -ENAMETOOLONG;
+	}
+	pthread_mutex_unlock(&fs_lock);
+	return ret;
+}
+
 /* tracefs's modes (tracefs.md §0): files 0440 or 0640, directories 0750 (0755 under events/). */
 static mode_t node_mode(enum node_kind k)
 {
@@ -176,6 +212,9 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_EVENTS_ENABLE:
 	case NODE_SYSTEM_ENABLE:
 	case NODE_EVENT_ENABLE:
+	case NODE_SYSTEM_FILTER:
+	case NODE_EVENT_FILTER:
+	case NODE_ERROR_LOG:
 		return S_IFREG | 0640;
 	default:
 		return S_IFREG | 0440;
@@ -245,7 +284,6 @@ out:
 /* An open file: its text, made at open (trace_pipe: what a read left of a record). */
 struct open_file {
 	enum node_kind kind;
-	struct node node;
 	char *text;
 	size_t len;
 	bool nonblock;
@@ -272,6 +310,13 @@ static const char readme_text[] =
 	"\n"
 	"See usertp-mount(1) and ../shared/reference/tracefs.md for what each file does.\n";
 
+/* What events/SYS/filter reads, whatever was written (tracefs.md §4.6). */
+static const char system_filter_banner[] =
+	"### global filter ###\n"
+	"# Use this to set filters for multiple events.\n"
+	"# Only events with the given fields will be affected.\n"
+	"# If no events are modified, an error message will be displayed here\n";
+
 /* How many of the defined events @n's enable file covers are enabled, and of how many. */
 static char enable_state(const struct node *n)
 {
@@ -295,6 +340,13 @@ static int file_text(const struct node *n, struct open_file *f)
 
 	if (n->kind == NODE_TRACE)
 		return usertp__instance_trace_text(top, &f->text, &f->len);
+	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG) {
+		f->text = n->kind == NODE_ERROR_LOG
+				  ? usertp__instance_error_log(top)
+				  : usertp__instance_filter_file(top, n->event->system, n->event->name);
+		f->len = f->text ? strlen(f->text) : 0;
+		return f->text ? 0 : -ENOMEM;
+	}
 	out = open_memstream(&f->text, &f->len);
 	if (!out)
 		return -ENOMEM;
@@ -335,6 +387,9 @@ static int file_text(const struct node *n, struct open_file *f)
 	case NODE_SYSTEM_ENABLE:
 		fprintf(out, "%c\n", enable_state(n));
 		break;
+	case NODE_SYSTEM_FILTER:
+		fputs(system_filter_banner, out);
+		break;
 	default:
 		break;
 	}
@@ -349,6 +404,9 @@ static int truncate_node(const struct node *n)
 		return usertp__instance_set_events(top, NULL, true);
 	case NODE_TRACE:
 		usertp__instance_clear(top);
+		return 0;
+	case NODE_ERROR_LOG:
+		usertp__instance_clear_error_log(top);
 		return 0;
 	default:
 		return 0;
@@ -389,7 +447,9 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		/* (A write-only open needs no text: a shell's `echo 1 > enable` reads nothing.) */
 		if (!ret && (fi->flags & O_ACCMODE) != O_WRONLY && n.kind != NODE_TRACE_PIPE) {
 			pthread_mutex_lock(&fs_lock);
-			ret = file_text(&n, f);
+			ret = resolve(path, &n); /* (again: the catalog may have moved) */
+			if (!ret)
+				ret = file_text(&n, f);
 			pthread_mutex_unlock(&fs_lock);
 		}
 	}
@@ -399,7 +459,6 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		return ret;
 	}
 	f->kind = n.kind;
-	f->node = n;
 	f->nonblock = fi->flags & O_NONBLOCK;
 	fi->fh = (uint64_t)(uintptr_t)f;
 	fi->direct_io = 1;
@@ -467,8 +526,8 @@ static ssize_t set_event_write(const char *buf, size_t size)
 	return ret ? ret : taken;
 }
 
-/* A write to an enable file @n. */
-static int enable_write(const struct node *n, const char *buf, size_t size)
+/* A write to an enable file. */
+static int enable_write(const struct target *n, const char *buf, size_t size)
 {
 	struct usertp__tfs_event_spec spec = { 0 };
 	int v = enable_value(buf, size);
@@ -478,10 +537,69 @@ static int enable_write(const struct node *n, const char *buf, size_t size)
 	spec.disable = !v;
 	if (n->kind == NODE_EVENTS_ENABLE)
 		return usertp__instance_set_events(top, v ? &spec : NULL, true);
-	snprintf(spec.system, sizeof(spec.system), "%s", n->event->system);
+	snprintf(spec.system, sizeof(spec.system), "%s", n->system);
 	if (n->kind == NODE_EVENT_ENABLE)
-		snprintf(spec.event, sizeof(spec.event), "%s", n->event->name);
+		snprintf(spec.event, sizeof(spec.event), "%s", n->name);
 	return usertp__instance_set_events(top, &spec, false);
+}
+
+/*
+ * The format text of @system:@name, asked of a program that defines it (without fs_lock: the
+ * catalog's entries may move meanwhile, so only names cross it), or NULL.
+ */
+static char *format_of(const char *system, const char *name)
+{
+	const struct usertp__catalog_event *ev;
+	unsigned int id = 0;
+	pid_t pid = 0;
+
+	pthread_mutex_lock(&fs_lock);
+	ev = usertp__catalog_find(&catalog, system, name);
+	if (ev) {
+		id = ev->id;
+		pid = ev->pid;
+	}
+	pthread_mutex_unlock(&fs_lock);
+	return ev ? usertp__catalog_format(system, name, id, pid) : NULL;
+}
+
+/* A write to events/SYS/EV/filter or events/SYS/filter (tracefs.md §4.2, §4.6). */
+static int filter_write(const struct target *t, const char *buf, size_t size)
+{
+	struct usertp__instance_event *events = NULL;
+	size_t nr = 0;
+	int ret;
+
+	if (t->kind == NODE_EVENT_FILTER) {
+		char *format = format_of(t->system, t->name);
+
+		if (!format)
+			return -EIO;
+		ret = usertp__instance_set_filter(top, t->system, t->name, format, buf, size);
+		free(format);
+		return ret;
+	}
+	/* Every event of the system, each with its format. */
+	pthread_mutex_lock(&fs_lock);
+	events = calloc(catalog.nr ? catalog.nr : 1, sizeof(*events));
+	for (size_t i = 0; events && i < catalog.nr; i++)
+		if (catalog.events[i].defined && !strcmp(catalog.events[i].system, t->system))
+			events[nr++].name = strdup(catalog.events[i].name);
+	pthread_mutex_unlock(&fs_lock);
+	if (!events)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		events[i].format = events[i].name ? format_of(t->system, events[i].name) : NULL;
+		if (!events[i].format)
+			events[i].format = strdup(""); /* (gone meanwhile: it compiles nowhere) */
+	}
+	ret = usertp__instance_set_system_filter(top, t->system, events, nr, buf, size);
+	for (size_t i = 0; i < nr; i++) {
+		free((char *)events[i].name);
+		free((char *)events[i].format);
+	}
+	free(events);
+	return ret;
 }
 
 /* A write: the file's rule; tracefs's read-only files take the open and fail the write. */
@@ -489,10 +607,11 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
+	struct target t;
 	uint64_t v;
 	int ret;
 
-	(void)path, (void)off;
+	(void)off;
 	switch (f->kind) {
 	case NODE_CURRENT_TRACER:
 		ret = usertp__tfs_tracer(buf, size);
@@ -502,14 +621,23 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 	case NODE_EVENTS_ENABLE:
 	case NODE_SYSTEM_ENABLE:
 	case NODE_EVENT_ENABLE:
-		ret = enable_write(&f->node, buf, size);
+		ret = resolve_target(path, &t);
+		if (!ret)
+			ret = enable_write(&t, buf, size);
 		break;
 	case NODE_TRACING_ON:
 		ret = usertp__tfs_number(buf, size, &v);
 		if (!ret)
 			ret = usertp__instance_set_tracing(top, v != 0);
 		break;
+	case NODE_EVENT_FILTER:
+	case NODE_SYSTEM_FILTER:
+		ret = resolve_target(path, &t);
+		if (!ret)
+			ret = filter_write(&t, buf, size);
+		break;
 	case NODE_TRACE:
+	case NODE_ERROR_LOG:
 		ret = 0; /* taken and ignored, as tracefs's */
 		break;
 	default:

@@ -8,6 +8,7 @@
  * lock.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include <event-parse.h>
 #include <usertp/consumer.h>
 
+#include "filter.h"
 #include "instance.h"
 #include "session.h"
 
@@ -31,6 +33,9 @@
 /* The kernel's default buffer_size_kb (1408 asked, 1410 read back). */
 #define DEFAULT_BUFFER_KB 1410
 #define MAX_POLLERS 1024
+/* error_log keeps the last 8 errors, as the kernel's. */
+#define ERROR_LOG_MAX 8
+#define SYSTEM_FILTER_ERROR "Couldn't find or set field in one of a subsystem's events"
 
 /* One record held, with its text after the event's name. */
 struct held {
@@ -55,6 +60,12 @@ struct comm_entry {
 	char comm[17];
 };
 
+/* What an event's filter file reads, when it is not "none". */
+struct filter_file {
+	char *system, *name;
+	char *text; /* the filter and "\n", or the refused text, its caret and the message */
+};
+
 struct usertp__instance {
 	char *name;
 	pthread_mutex_t apply, lock;
@@ -75,6 +86,10 @@ struct usertp__instance {
 	void (*notify)(void *handle);
 	void *pollers[MAX_POLLERS];
 	size_t nr_pollers;
+	struct filter_file *filters;
+	size_t nr_filters;
+	char *error_log[ERROR_LOG_MAX]; /* oldest first */
+	size_t nr_errors;
 };
 
 /* --- thread names (saved_cmdlines) -------------------------------------------------------- */
@@ -346,6 +361,13 @@ void usertp__instance_free(struct usertp__instance *in)
 	free(in->cpus);
 	free(in->comms);
 	free(in->rules);
+	for (size_t i = 0; i < in->nr_filters; i++) {
+		free(in->filters[i].system);
+		free(in->filters[i].name);
+		free(in->filters[i].text);
+	}
+	free(in->filters);
+	usertp__instance_clear_error_log(in);
 	free(in->name);
 	pthread_cond_destroy(&in->more);
 	pthread_mutex_destroy(&in->lock);
@@ -447,6 +469,240 @@ int usertp__instance_set_events(struct usertp__instance *in, const struct usertp
 	pthread_mutex_unlock(&in->lock);
 	pthread_mutex_unlock(&in->apply);
 	return ret;
+}
+
+/* --- filters and error_log ------------------------------------------------------------- */
+
+/* The filter file of @system:@name (under lock), or NULL. */
+static struct filter_file *filter_file_of(struct usertp__instance *in, const char *system,
+					  const char *name)
+{
+	for (size_t i = 0; i < in->nr_filters; i++)
+		if (!strcmp(in->filters[i].system, system) && !strcmp(in->filters[i].name, name))
+			return &in->filters[i];
+	return NULL;
+}
+
+char *usertp__instance_filter_file(struct usertp__instance *in, const char *system, const char *name)
+{
+	const struct filter_file *f;
+	char *text;
+
+	pthread_mutex_lock(&in->lock);
+	f = filter_file_of(in, system, name);
+	text = strdup(f && f->text ? f->text : "none\n");
+	pthread_mutex_unlock(&in->lock);
+	return text;
+}
+
+/* What the filter file of @system:@name reads from now: @text (taken), NULL for "none". */
+static void filter_file_set(struct usertp__instance *in, const char *system, const char *name,
+			    char *text)
+{
+	struct filter_file *f;
+
+	pthread_mutex_lock(&in->lock);
+	f = filter_file_of(in, system, name);
+	if (!f && text) {
+		struct filter_file *more = realloc(in->filters, (in->nr_filters + 1) * sizeof(*more));
+
+		if (more) {
+			in->filters = more;
+			f = &in->filters[in->nr_filters];
+			*f = (struct filter_file){ strdup(system), strdup(name), NULL };
+			if (f->system && f->name) {
+				in->nr_filters++;
+			} else {
+				free(f->system);
+				free(f->name);
+				f = NULL;
+			}
+		}
+	}
+	if (f) {
+		free(f->text);
+		f->text = text;
+	} else {
+		free(text);
+	}
+	pthread_mutex_unlock(&in->lock);
+}
+
+/* One error_log entry (tracefs.md §13): the oldest goes past ERROR_LOG_MAX. */
+static void error_log_add(struct usertp__instance *in, const char *text,
+			  const struct usertp__filter_error *err)
+{
+	struct timespec now;
+	char command[USERTP__FILTER_MAX + 64], *entry;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	usertp__filter_error_log(text, err, command, sizeof(command));
+	if (asprintf(&entry, "[%5llu.%06lu] event filter parse error: error: %s\n%s",
+		     (unsigned long long)now.tv_sec, (unsigned long)now.tv_nsec / 1000,
+		     err->msg ? err->msg : "Error", command) < 0)
+		return;
+	pthread_mutex_lock(&in->lock);
+	if (in->nr_errors == ERROR_LOG_MAX) {
+		free(in->error_log[0]);
+		memmove(in->error_log, in->error_log + 1, (ERROR_LOG_MAX - 1) * sizeof(char *));
+		in->nr_errors--;
+	}
+	in->error_log[in->nr_errors++] = entry;
+	pthread_mutex_unlock(&in->lock);
+}
+
+char *usertp__instance_error_log(struct usertp__instance *in)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
+	pthread_mutex_lock(&in->lock);
+	for (size_t i = 0; i < in->nr_errors; i++)
+		fputs(in->error_log[i], out);
+	pthread_mutex_unlock(&in->lock);
+	return fclose(out) ? NULL : text;
+}
+
+void usertp__instance_clear_error_log(struct usertp__instance *in)
+{
+	pthread_mutex_lock(&in->lock);
+	while (in->nr_errors)
+		free(in->error_log[--in->nr_errors]);
+	pthread_mutex_unlock(&in->lock);
+}
+
+/*
+ * A filter file's write as tracefs takes it (§4.2): into @out, with trailing white space
+ * removed.  Return: 1 if it removes the filter ("0" between white space), 0, or -EINVAL
+ * (4096 bytes or more), -ENOMEM.
+ */
+static int filter_text(const char *text, size_t len, char **out)
+{
+	const char *start;
+
+	if (len > USERTP__FILTER_MAX)
+		return -EINVAL;
+	*out = strndup(text, len);
+	if (!*out)
+		return -ENOMEM;
+	len = strlen(*out);
+	while (len && isspace((unsigned char)(*out)[len - 1]))
+		(*out)[--len] = 0;
+	for (start = *out; isspace((unsigned char)*start); start++)
+		;
+	return !strcmp(start, "0");
+}
+
+/*
+ * Compile @text for the event of @format.  Return: 0, a negative errno with @err, or -EIO
+ * (a format that does not parse: err->msg NULL).
+ */
+static int filter_compile(const char *format, const char *text, struct usertp__filter_error *err)
+{
+	struct usertp__filter_field *fields = NULL;
+	struct usertp__filter *f = NULL;
+	char *names = NULL;
+	int n = usertp__filter_fields_of_format(format, &fields, &names), ret;
+
+	*err = (struct usertp__filter_error){ -EIO, NULL, 0 };
+	if (n < 0)
+		return -EIO;
+	ret = usertp__filter_compile(text, fields, (unsigned int)n, &f, err);
+	usertp__filter_free(f);
+	free(fields);
+	free(names);
+	return ret;
+}
+
+/* The filter of @system:@name in the session: @text, or none (NULL).  Under apply. */
+static int session_filter(struct usertp__instance *in, const char *system, const char *name,
+			  const char *text, char *err, size_t errlen)
+{
+	char spec[2 * USERTP__TFS_TOKEN_MAX + 2];
+
+	snprintf(spec, sizeof(spec), "%s:%s", system, name);
+	return usertp_session_set_filter(in->session, spec, text, err, errlen);
+}
+
+int usertp__instance_set_filter(struct usertp__instance *in, const char *system, const char *name,
+				const char *format, const char *text, size_t len)
+{
+	struct usertp__filter_error err;
+	char *trimmed, *file = NULL, why[USERTP__FILTER_MAX + 256];
+	int ret = filter_text(text, len, &trimmed);
+
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&in->apply);
+	if (ret == 1) {
+		ret = session_filter(in, system, name, NULL, why, sizeof(why));
+		if (!ret)
+			filter_file_set(in, system, name, NULL);
+		goto out;
+	}
+	ret = filter_compile(format, trimmed, &err);
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret) {
+		/* Refused: the event has no filter any more, and the file says why (§4.5). */
+		usertp__filter_error_file(trimmed, &err, why, sizeof(why));
+		session_filter(in, system, name, NULL, NULL, 0);
+		filter_file_set(in, system, name, strdup(why));
+		error_log_add(in, trimmed, &err);
+		goto out;
+	}
+	ret = session_filter(in, system, name, trimmed, why, sizeof(why));
+	if (ret) /* (a program whose event of that name has other fields) */
+		file = strdup(why);
+	else if (asprintf(&file, "%s\n", trimmed) < 0)
+		file = NULL;
+	filter_file_set(in, system, name, file);
+out:
+	pthread_mutex_unlock(&in->apply);
+	free(trimmed);
+	return ret;
+}
+
+int usertp__instance_set_system_filter(struct usertp__instance *in, const char *system,
+				       const struct usertp__instance_event *events, size_t nr,
+				       const char *text, size_t len)
+{
+	char *trimmed, *file;
+	unsigned int logged = 0;
+	int ret = filter_text(text, len, &trimmed);
+	bool clear = ret == 1;
+
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&in->apply);
+	for (size_t i = 0; i < nr; i++) {
+		struct usertp__filter_error err = { 0, SYSTEM_FILTER_ERROR, 0 };
+
+		if (clear) {
+			if (!session_filter(in, system, events[i].name, NULL, NULL, 0))
+				filter_file_set(in, system, events[i].name, NULL);
+		} else if (!filter_compile(events[i].format, trimmed, &err) &&
+			   !session_filter(in, system, events[i].name, trimmed, NULL, 0)) {
+			if (asprintf(&file, "%s\n", trimmed) < 0)
+				file = NULL;
+			filter_file_set(in, system, events[i].name, file);
+		} else {
+			/* Where it does not compile: no filter, and the caret at 0 whatever the error. */
+			err = (struct usertp__filter_error){ -EINVAL, SYSTEM_FILTER_ERROR, 0 };
+			session_filter(in, system, events[i].name, NULL, NULL, 0);
+			if (asprintf(&file, "%s\n^\nparse_error: %s\n\n", trimmed, SYSTEM_FILTER_ERROR) < 0)
+				file = NULL;
+			filter_file_set(in, system, events[i].name, file);
+			if (logged++ < ERROR_LOG_MAX)
+				error_log_add(in, trimmed, &err);
+		}
+	}
+	pthread_mutex_unlock(&in->apply);
+	free(trimmed);
+	return 0;
 }
 
 /* --- tracing_on --------------------------------------------------------------------------- */

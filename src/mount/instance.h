@@ -46,6 +46,34 @@ bool usertp__instance_enabled(struct usertp__instance *in, const char *system, c
 int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__tfs_event_spec *spec,
 				bool reset);
 
+/* --- filters (tracefs.md §4) and error_log (§13) ----------------------------------------- */
+
+/* The text of events/@system/@name/filter: "none", the filter, or what refused it (to free()). */
+char *usertp__instance_filter_file(struct usertp__instance *in, const char *system, const char *name);
+/*
+ * A write of @text (@len bytes) to events/@system/@name/filter, the event's format text being
+ * @format: the filter, compiled against it, for the event in every program ("0" removes
+ * it).  A refused one leaves the event without a filter, the filter file saying why, and an
+ * entry in error_log.  Return: 0, or the kernel's errno for it (negative).
+ */
+int usertp__instance_set_filter(struct usertp__instance *in, const char *system, const char *name,
+				const char *format, const char *text, size_t len);
+/* An event of a system, with its format text, for usertp__instance_set_system_filter(). */
+struct usertp__instance_event {
+	const char *name, *format;
+};
+/*
+ * A write to events/@system/filter: the filter of each of @events (all of the system's) where
+ * it compiles; the others lose theirs (one error_log entry each, up to 8).  Return: 0, or
+ * -EINVAL (4096 bytes or more), -ENOMEM.
+ */
+int usertp__instance_set_system_filter(struct usertp__instance *in, const char *system,
+				       const struct usertp__instance_event *events, size_t nr,
+				       const char *text, size_t len);
+/* error_log's text (to free()); and its clearing (O_TRUNC). */
+char *usertp__instance_error_log(struct usertp__instance *in);
+void usertp__instance_clear_error_log(struct usertp__instance *in);
+
 /* --- tracing_on --------------------------------------------------------------------------- */
 
 bool usertp__instance_tracing(struct usertp__instance *in);

@@ -22,8 +22,21 @@ DECLARE_EVENT_CLASS(cons_class,
 );
 DEFINE_EVENT(cons_class, cons_a, TP_PROTO(int seq), TP_ARGS(seq));
 DEFINE_EVENT(cons_class, cons_b, TP_PROTO(int seq), TP_ARGS(seq));
-/* Never fired: a third event of the system, so that its enable file reads X with two on. */
-DEFINE_EVENT(cons_class, cons_c, TP_PROTO(int seq), TP_ARGS(seq));
+/*
+ * Never fired: a third event of the system, of another layout (test-conformance: its enable
+ * file reads X with two on; a system filter on seq does not compile for it).
+ */
+TRACE_EVENT(cons_c,
+	TP_PROTO(int val),
+	TP_ARGS(val),
+	TP_STRUCT__entry(
+		__field(int, val)
+	),
+	TP_fast_assign(
+		__entry->val = val;
+	),
+	TP_printk("val=%d", __entry->val)
+);
 
 #endif
 

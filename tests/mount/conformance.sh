@@ -1,23 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# conformance.sh TFS TFS-WRITE S1 E1 E2 S2 E3 FIRE...: tracefs's scenarios (tracefs.md §2,
-# §3.1, §3.2, §6, §7, §8) replayed on the instance directory TFS, printing one line per
-# outcome, with the events' names put back as S1, E1, E2, S2, E3: the kernel's tracefs (an
-# instance, kernel events) and usertp mount (user events) must print the same transcript.
-# S1 has the events E1 and E2 (and maybe more), S2 has E3; FIRE is a command that makes E1
-# fire at least once.  TFS-WRITE is tfs-write (one open, one write, its result).
+# conformance.sh TFS TFS-WRITE S1 E1 E2 S2 E3 F1 FIRE...: tracefs's scenarios (tracefs.md
+# §2, §3.1, §3.2, §4, §6, §7, §8, §13) replayed on the instance directory TFS, printing one
+# line per outcome, with the events' names put back as S1, E1, E2, S2, E3, F1: the kernel's
+# tracefs (an instance, kernel events) and usertp mount (user events) must print the same
+# transcript.  S1 has the events E1 and E2 and at least one more, S2 has E3 and more; F1 is
+# an integer field of E1 that E2 lacks; FIRE is a command that makes E1 fire at least once.
+# TFS-WRITE is tfs-write (one open, one write, its result).
 set -u
-t=$1 w=$2 s1=$3 e1=$4 e2=$5 s2=$6 e3=$7
-shift 7
+t=$1 w=$2 s1=$3 e1=$4 e2=$5 s2=$6 e3=$7 f1=$8
+shift 8
 
 # names back to placeholders
 norm() {
 	sed "s/\b$s1:$e1\b/S1:E1/g; s/\b$s1:$e2\b/S1:E2/g; s/\b$s2:$e3\b/S2:E3/g;
-	     s/\b$e1\b/E1/g; s/\b$e2\b/E2/g; s/\b$e3\b/E3/g; s/\b$s1\b/S1/g; s/\b$s2\b/S2/g"
+	     s/\b$e1\b/E1/g; s/\b$e2\b/E2/g; s/\b$e3\b/E3/g; s/\b$s1\b/S1/g; s/\b$s2\b/S2/g;
+	     s/\b$f1\b/F1/g; s/\[ *[0-9]*\.[0-9]\{6\}\] event/[TIME] event/g"
 }
 # real TEMPLATE: S1, E1, E2, S2, E3 in TEMPLATE replaced by the names
 real() {
-	printf '%s' "$1" | sed "s/S1/$s1/g; s/E1/$e1/g; s/E2/$e2/g; s/S2/$s2/g; s/E3/$e3/g"
+	printf '%s' "$1" | sed "s/S1/$s1/g; s/E1/$e1/g; s/E2/$e2/g; s/S2/$s2/g; s/E3/$e3/g; s/F1/$f1/g"
 }
 # say LABEL VALUE
 say() {
@@ -130,6 +132,54 @@ wr "events/enable < 0" "$t/events/enable" 0
 states "all off"
 wr "events/enable < 2" "$t/events/enable" 2
 
+# --- filters (§4) and error_log (§13) -----------------------------------------------------
+f=$t/events/$s1/$e1/filter
+op "error_log >" "$t/error_log"
+rd "E1/filter at first" "$f"
+wr "E1/filter < common_pid != 1" "$f" "common_pid != 1"
+rd "E1/filter" "$f"
+wr "E1/filter < '  F1 > 0 && common_pid != 1  \n'" "$f" "  $f1 > 0 && common_pid != 1  \n"
+rd "E1/filter (trailing white space gone)" "$f"
+wr "E1/filter >> common_pid != 2 (replaces)" "$f" "common_pid != 2"
+rd "E1/filter" "$f"
+op "E1/filter > (O_TRUNC alone: nothing)" "$f"
+rd "E1/filter" "$f"
+for bad in 'nosuchfield == 1' 'common_pid == abc' 'common_pid =! 1' 'common_pid' 'common_pid !~ "x"' \
+	'COMM < "a"' 'common_pid ~ 1' 'common_pid == "1"' 'COMM == 1' '(common_pid == 1' 'common_pid == 1)' \
+	'COMM == "abc' 'common_pid == 1 | common_pid == 2' 'common_pid == 1 common_pid == 2' \
+	'common_pid == 0x' 'common_pid == 1x' 'common_pid == 08' 'common_pid == 99999999999999999999' \
+	'common_pid == 1234567890123456789012345' '!' 'CPU & CPUS{' 'CPUS{}' 'CPUS{99}' 'CPUS0' \
+	'   ' '()' '&& common_pid == 1' 'common_pid == 1 && ()' '00'; do
+	wr "E1/filter < $bad" "$f" "$bad"
+	rd "E1/filter" "$f"
+done
+say "error_log: entries" "$(grep -c '^\[' "$t/error_log")"
+rd "error_log: the last" "$t/error_log"
+wr "E1/filter < common_pid != 1" "$f" "common_pid != 1"
+wr "E1/filter < 4096 bytes" "$f" "common_pid != 1 $(printf '%04080d' 0)"
+rd "E1/filter (kept)" "$f"
+wr "E1/filter < ' 0 '" "$f" " 0 "
+rd "E1/filter (removed)" "$f"
+op "error_log > (cleared)" "$t/error_log"
+rd "error_log" "$t/error_log"
+wr "error_log << x (ignored)" "$t/error_log" x
+rd "S1/filter" "$t/events/$s1/filter"
+wr "S1/filter < common_pid != 1" "$t/events/$s1/filter" "common_pid != 1"
+rd "S1/filter" "$t/events/$s1/filter"
+rd "E1/filter" "$f"
+rd "E2/filter" "$t/events/$s1/$e2/filter"
+wr "S1/filter < F1 == 1 (E1 has F1, E2 not)" "$t/events/$s1/filter" "$f1 == 1"
+rd "E1/filter" "$f"
+rd "E2/filter" "$t/events/$s1/$e2/filter"
+say "error_log: the last" "$(tail -n 3 "$t/error_log" | tr '\n' '|' | norm)"
+wr "S1/filter < 'common_pid == (' (broken everywhere: taken)" "$t/events/$s1/filter" "common_pid == ("
+rd "E1/filter" "$f"
+wr "S1/filter < 0" "$t/events/$s1/filter" 0
+rd "E1/filter" "$f"
+rd "E2/filter" "$t/events/$s1/$e2/filter"
+wr "S1/filter < 4096 bytes" "$t/events/$s1/filter" "common_pid != 1 $(printf '%04080d' 0)"
+op "error_log > (cleared)" "$t/error_log"
+
 # --- tracing_on (§8) ----------------------------------------------------------------------
 for v in 0 2 100 '0\n' 1; do
 	wr "tracing_on < '$v'" "$t/tracing_on" "$v"
@@ -164,5 +214,18 @@ wr "tracing_on < 1" "$t/tracing_on" 1
 wr "tracing_on < 0" "$t/tracing_on" 0
 op "trace > (cleared)" "$t/trace"
 say "trace, cleared" "$(header)"
+# A filter decides what is held.
+wr "E1/filter < common_pid == 1 (refuses the fired ones)" "$f" "common_pid == 1"
+wr "tracing_on < 1" "$t/tracing_on" 1
+"$@" >/dev/null 2>&1
+wr "tracing_on < 0" "$t/tracing_on" 0
+say "trace: E1 held" "$(grep -c " $e1: " "$t/trace")"
+wr "E1/filter < common_pid != 1 (takes them)" "$f" "common_pid != 1"
+wr "tracing_on < 1" "$t/tracing_on" 1
+"$@" >/dev/null 2>&1
+wr "tracing_on < 0" "$t/tracing_on" 0
+say "trace: E1 held" "$(grep -q " $e1: " "$t/trace" && echo some || echo none)"
+wr "E1/filter < 0" "$f" 0
+op "trace > (cleared)" "$t/trace"
 op "set_event > (nothing)" "$t/set_event"
 wr "tracing_on < 1" "$t/tracing_on" 1
