@@ -96,5 +96,11 @@ if [ -w /sys/kernel/tracing/instances ] && mkdir "$kinst" 2>/dev/null; then
 else
 	echo "(the kernel's tracefs cannot be written here: compared with the stored transcript only)"
 fi
-[ ! -s "$dir/mount.err" ] || { echo "the mount said:"; cat "$dir/mount.err"; }
+# Unmounted, the mount ends cleanly and says nothing (a sanitizer's report would be here).
+fusermount3 -u "$mnt"
+rc=0
+wait $m || rc=$?
+m=
+[ $rc -eq 0 ] || { echo "FAIL: the mount exited with $rc"; fail=1; }
+[ ! -s "$dir/mount.err" ] || { echo "FAIL: the mount said:"; cat "$dir/mount.err"; fail=1; }
 exit $fail

@@ -66,5 +66,7 @@ int main(int argc, char **argv)
 		printf("%s\n", strerrorname_np(errno));
 	else
 		printf("%zd\n", n);
+	free(text);
+	close(fd);
 	return 0;
 }
