@@ -35,7 +35,19 @@ static pthread_mutex_t fs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct usertp__catalog catalog;
 static bool refreshing; /* a thread is asking the programs */
 static struct timespec mounted_at; /* every node's times */
-static struct usertp__instance *top; /* the top level's instance */
+
+/*
+ * An instance of the tree: the top level, or instances/NAME.  Its files are open while
+ * users is not 0 (rmdir refuses then: EBUSY); inst is NULL while mkdir makes it.
+ */
+struct tree_instance {
+	char *name; /* NULL: the top level */
+	struct usertp__instance *inst;
+	unsigned int users;
+};
+static struct tree_instance top_level;
+static struct tree_instance **instances; /* instances/ */
+static size_t nr_instances;
 
 enum node_kind {
 	NODE_NONE,
@@ -45,6 +57,7 @@ enum node_kind {
 	NODE_SYSTEM,
 	NODE_EVENT,
 	NODE_INSTANCES,
+	NODE_INSTANCE, /* instances/NAME; in children[]: a file of every instance, the top's too */
 	/* files */
 	NODE_README,
 	NODE_AVAILABLE_EVENTS,
@@ -68,12 +81,13 @@ enum node_kind {
 
 struct node {
 	enum node_kind kind;
+	struct tree_instance *ti; /* the instance it belongs to */
 	const struct usertp__catalog_event *event; /* NODE_SYSTEM (one of its events), NODE_EVENT and its files */
 };
 
 static bool is_dir(enum node_kind k)
 {
-	return k >= NODE_ROOT && k <= NODE_INSTANCES;
+	return k >= NODE_ROOT && k <= NODE_INSTANCE;
 }
 
 /* The files of a directory of each kind, by name. */
@@ -84,15 +98,15 @@ static const struct {
 } children[] = {
 	{ NODE_ROOT, "README", NODE_README },
 	{ NODE_ROOT, "available_events", NODE_AVAILABLE_EVENTS },
-	{ NODE_ROOT, "available_tracers", NODE_AVAILABLE_TRACERS },
-	{ NODE_ROOT, "current_tracer", NODE_CURRENT_TRACER },
-	{ NODE_ROOT, "events", NODE_EVENTS },
 	{ NODE_ROOT, "instances", NODE_INSTANCES },
-	{ NODE_ROOT, "set_event", NODE_SET_EVENT },
-	{ NODE_ROOT, "tracing_on", NODE_TRACING_ON },
-	{ NODE_ROOT, "trace", NODE_TRACE },
-	{ NODE_ROOT, "trace_pipe", NODE_TRACE_PIPE },
-	{ NODE_ROOT, "error_log", NODE_ERROR_LOG },
+	{ NODE_INSTANCE, "available_tracers", NODE_AVAILABLE_TRACERS },
+	{ NODE_INSTANCE, "current_tracer", NODE_CURRENT_TRACER },
+	{ NODE_INSTANCE, "events", NODE_EVENTS },
+	{ NODE_INSTANCE, "set_event", NODE_SET_EVENT },
+	{ NODE_INSTANCE, "tracing_on", NODE_TRACING_ON },
+	{ NODE_INSTANCE, "trace", NODE_TRACE },
+	{ NODE_INSTANCE, "trace_pipe", NODE_TRACE_PIPE },
+	{ NODE_INSTANCE, "error_log", NODE_ERROR_LOG },
 	{ NODE_EVENTS, "enable", NODE_EVENTS_ENABLE },
 	{ NODE_EVENTS, "header_page", NODE_HEADER_PAGE },
 	{ NODE_EVENTS, "header_event", NODE_HEADER_EVENT },
@@ -104,6 +118,24 @@ static const struct {
 	{ NODE_EVENT, "id", NODE_ID },
 };
 #define NR_CHILDREN (sizeof(children) / sizeof(children[0]))
+
+/* Is children[@i] in a directory of kind @dir? */
+static bool child_of(size_t i, enum node_kind dir)
+{
+	return children[i].dir == dir || (children[i].dir == NODE_INSTANCE && dir == NODE_ROOT);
+}
+
+/* The instance @name of instances/ (under fs_lock), made or being made, or NULL. */
+static struct tree_instance *instance_named(const char *name, size_t *index)
+{
+	for (size_t i = 0; i < nr_instances; i++)
+		if (!strcmp(instances[i]->name, name)) {
+			if (index)
+				*index = i;
+			return instances[i];
+		}
+	return NULL;
+}
 
 /*
  * Bring the catalog up to date if it is older than CATALOG_MAX_AGE_MS: one thread asks the
@@ -134,7 +166,7 @@ static int resolve(const char *path, struct node *n)
 {
 	char copy[4096], *save = NULL;
 
-	*n = (struct node){ NODE_ROOT, NULL };
+	*n = (struct node){ NODE_ROOT, &top_level, NULL };
 	if (strlen(path) >= sizeof(copy))
 		return -ENAMETOOLONG;
 	strcpy(copy, path);
@@ -142,10 +174,17 @@ static int resolve(const char *path, struct node *n)
 		size_t i;
 
 		for (i = 0; i < NR_CHILDREN; i++)
-			if (children[i].dir == n->kind && !strcmp(children[i].name, name))
+			if (child_of(i, n->kind) && !strcmp(children[i].name, name))
 				break;
 		if (i < NR_CHILDREN) {
 			n->kind = children[i].kind;
+			continue;
+		}
+		if (n->kind == NODE_INSTANCES) {
+			n->ti = instance_named(name, NULL);
+			if (!n->ti || !n->ti->inst)
+				return -ENOENT;
+			n->kind = NODE_INSTANCE;
 			continue;
 		}
 		if (n->kind == NODE_EVENTS) {
@@ -200,6 +239,7 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_ROOT:
 		return S_IFDIR | 0700;
 	case NODE_INSTANCES:
+	case NODE_INSTANCE:
 		return S_IFDIR | 0750;
 	case NODE_EVENTS:
 	case NODE_SYSTEM:
@@ -260,8 +300,11 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
 	for (size_t i = 0; i < NR_CHILDREN; i++)
-		if (children[i].dir == n.kind)
+		if (child_of(i, n.kind))
 			fill(buf, children[i].name, NULL, 0, 0);
+	for (size_t i = 0; n.kind == NODE_INSTANCES && i < nr_instances; i++)
+		if (instances[i]->inst)
+			fill(buf, instances[i]->name, NULL, 0, 0);
 	if (n.kind == NODE_EVENTS || n.kind == NODE_SYSTEM) {
 		for (size_t i = 0; i < catalog.nr; i++) {
 			const struct usertp__catalog_event *ev = &catalog.events[i];
@@ -284,6 +327,7 @@ out:
 /* An open file: its text, made at open (trace_pipe: what a read left of a record). */
 struct open_file {
 	enum node_kind kind;
+	struct tree_instance *ti; /* held (users) while the file is open */
 	char *text;
 	size_t len;
 	bool nonblock;
@@ -328,7 +372,7 @@ static char enable_state(const struct node *n)
 		if (!ev->defined || (n->kind == NODE_SYSTEM_ENABLE && strcmp(ev->system, n->event->system)))
 			continue;
 		total++;
-		on += usertp__instance_enabled(top, ev->system, ev->name);
+		on += usertp__instance_enabled(n->ti->inst, ev->system, ev->name);
 	}
 	return usertp__tfs_enable_state(on, total);
 }
@@ -336,6 +380,7 @@ static char enable_state(const struct node *n)
 /* The text of a file @n, into @f (under fs_lock).  Return: 0 or a negative errno. */
 static int file_text(const struct node *n, struct open_file *f)
 {
+	struct usertp__instance *top = n->ti->inst;
 	FILE *out;
 
 	if (n->kind == NODE_TRACE)
@@ -399,6 +444,8 @@ static int file_text(const struct node *n, struct open_file *f)
 /* Opening with O_TRUNC: set_event disables every event, trace is cleared (tracefs.md §2, §6). */
 static int truncate_node(const struct node *n)
 {
+	struct usertp__instance *top = n->ti->inst;
+
 	switch (n->kind) {
 	case NODE_SET_EVENT:
 		return usertp__instance_set_events(top, NULL, true);
@@ -411,6 +458,16 @@ static int truncate_node(const struct node *n)
 	default:
 		return 0;
 	}
+}
+
+/* Let go of @ti (NULL: nothing), held by an open file or a call. */
+static void release_instance(struct tree_instance *ti)
+{
+	if (!ti)
+		return;
+	pthread_mutex_lock(&fs_lock);
+	ti->users--;
+	pthread_mutex_unlock(&fs_lock);
 }
 
 static int fs_open(const char *path, struct fuse_file_info *fi)
@@ -426,6 +483,10 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	ret = resolve(path, &n);
 	if (!ret && is_dir(n.kind))
 		ret = -EISDIR;
+	if (!ret) {
+		f->ti = n.ti;
+		f->ti->users++; /* (rmdir: EBUSY until it is released) */
+	}
 	if (!ret && n.kind == NODE_FORMAT) {
 		/* Asked of a program: without the lock, on a copy of what is needed. */
 		struct usertp__catalog_event ev = *n.event;
@@ -454,6 +515,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		}
 	}
 	if (ret) {
+		release_instance(f->ti);
 		free(f->text);
 		free(f);
 		return ret;
@@ -477,7 +539,7 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 
 	(void)path;
 	if (f->kind == NODE_TRACE_PIPE)
-		return (int)usertp__instance_pipe_read(top, &f->pipe, buf, size, f->nonblock,
+		return (int)usertp__instance_pipe_read(f->ti->inst, &f->pipe, buf, size, f->nonblock,
 						       request_interrupted);
 	if (off < 0 || (size_t)off >= f->len)
 		return 0;
@@ -499,7 +561,7 @@ static int enable_value(const char *buf, size_t size)
 }
 
 /* A write to set_event: one token (tracefs.md §2).  Return: the bytes taken, or an errno. */
-static ssize_t set_event_write(const char *buf, size_t size)
+static ssize_t set_event_write(struct usertp__instance *top, const char *buf, size_t size)
 {
 	struct usertp__tfs_event_spec spec;
 	const char *tok;
@@ -527,7 +589,8 @@ static ssize_t set_event_write(const char *buf, size_t size)
 }
 
 /* A write to an enable file. */
-static int enable_write(const struct target *n, const char *buf, size_t size)
+static int enable_write(struct usertp__instance *top, const struct target *n, const char *buf,
+			size_t size)
 {
 	struct usertp__tfs_event_spec spec = { 0 };
 	int v = enable_value(buf, size);
@@ -564,7 +627,8 @@ static char *format_of(const char *system, const char *name)
 }
 
 /* A write to events/SYS/EV/filter or events/SYS/filter (tracefs.md §4.2, §4.6). */
-static int filter_write(const struct target *t, const char *buf, size_t size)
+static int filter_write(struct usertp__instance *top, const struct target *t, const char *buf,
+			size_t size)
 {
 	struct usertp__instance_event *events = NULL;
 	size_t nr = 0;
@@ -607,6 +671,7 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
+	struct usertp__instance *top = f->ti->inst;
 	struct target t;
 	uint64_t v;
 	int ret;
@@ -617,13 +682,13 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		ret = usertp__tfs_tracer(buf, size);
 		break;
 	case NODE_SET_EVENT:
-		return (int)set_event_write(buf, size);
+		return (int)set_event_write(top, buf, size);
 	case NODE_EVENTS_ENABLE:
 	case NODE_SYSTEM_ENABLE:
 	case NODE_EVENT_ENABLE:
 		ret = resolve_target(path, &t);
 		if (!ret)
-			ret = enable_write(&t, buf, size);
+			ret = enable_write(top, &t, buf, size);
 		break;
 	case NODE_TRACING_ON:
 		ret = usertp__tfs_number(buf, size, &v);
@@ -634,7 +699,7 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 	case NODE_SYSTEM_FILTER:
 		ret = resolve_target(path, &t);
 		if (!ret)
-			ret = filter_write(&t, buf, size);
+			ret = filter_write(top, &t, buf, size);
 		break;
 	case NODE_TRACE:
 	case NODE_ERROR_LOG:
@@ -646,6 +711,12 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 	return ret ? ret : (int)size;
 }
 
+static void notify_poll(void *handle)
+{
+	fuse_notify_poll(handle);
+	fuse_pollhandle_destroy(handle);
+}
+
 /* truncate(2) and O_TRUNC where the kernel sends it apart from the open. */
 static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
@@ -655,17 +726,81 @@ static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	(void)fi;
 	pthread_mutex_lock(&fs_lock);
 	ret = resolve(path, &n);
+	if (!ret)
+		n.ti->users++;
 	pthread_mutex_unlock(&fs_lock);
 	if (ret)
 		return ret;
-	return size ? 0 : truncate_node(&n);
+	ret = size ? 0 : truncate_node(&n);
+	release_instance(n.ti);
+	return ret;
 }
 
-static void notify_poll(void *handle)
+/* mkdir instances/NAME: a new instance, with settings and buffers of its own (§16). */
+static int fs_mkdir(const char *path, mode_t mode)
 {
-	fuse_notify_poll(handle);
-	fuse_pollhandle_destroy(handle);
+	struct tree_instance *ti = NULL, **more;
+	const char *name = strrchr(path, '/') + 1;
+	char err[512] = "";
+	struct node n;
+	size_t index = 0;
+	int ret;
+
+	(void)mode;
+	if (strncmp(path, "/instances/", 11) || strchr(path + 11, '/') || !*name)
+		return -EPERM; /* (elsewhere: tracefs's own directories take no mkdir) */
+	pthread_mutex_lock(&fs_lock);
+	ret = resolve("/instances", &n);
+	if (!ret && (instance_named(name, NULL) || !resolve(path, &n)))
+		ret = -EEXIST;
+	more = ret ? NULL : realloc(instances, (nr_instances + 1) * sizeof(*more));
+	if (more) {
+		instances = more;
+		ti = calloc(1, sizeof(*ti));
+		if (ti && (ti->name = strdup(name)))
+			instances[nr_instances++] = ti; /* (listed once made: inst NULL until then) */
+		else
+			free(ti), ti = NULL;
+	}
+	if (!ret && !ti)
+		ret = -ENOMEM;
+	pthread_mutex_unlock(&fs_lock);
+	if (ret)
+		return ret;
+	ret = usertp__instance_new(name, notify_poll, &ti->inst, err, sizeof(err));
+	pthread_mutex_lock(&fs_lock);
+	if (ret) {
+		instance_named(name, &index);
+		instances[index] = instances[--nr_instances];
+		free(ti->name);
+		free(ti);
+	}
+	pthread_mutex_unlock(&fs_lock);
+	return ret;
 }
+
+/* rmdir instances/NAME: refused while one of its files is open (EBUSY). */
+static int fs_rmdir(const char *path)
+{
+	struct tree_instance *ti;
+	size_t index;
+
+	if (strncmp(path, "/instances/", 11) || strchr(path + 11, '/'))
+		return -EPERM;
+	pthread_mutex_lock(&fs_lock);
+	ti = instance_named(path + 11, &index);
+	if (!ti || !ti->inst || ti->users) {
+		pthread_mutex_unlock(&fs_lock);
+		return !ti ? -ENOENT : -EBUSY;
+	}
+	instances[index] = instances[--nr_instances];
+	pthread_mutex_unlock(&fs_lock);
+	usertp__instance_free(ti->inst);
+	free(ti->name);
+	free(ti);
+	return 0;
+}
+
 
 static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_pollhandle *ph,
 		   unsigned *reventsp)
@@ -679,7 +814,7 @@ static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_poll
 		*reventsp = POLLIN | POLLOUT;
 		return 0;
 	}
-	*reventsp = usertp__instance_poll(top, &f->pipe, ph) ? POLLIN : 0;
+	*reventsp = usertp__instance_poll(f->ti->inst, &f->pipe, ph) ? POLLIN : 0;
 	return 0;
 }
 
@@ -688,6 +823,7 @@ static int fs_release(const char *path, struct fuse_file_info *fi)
 	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
 
 	(void)path;
+	release_instance(f->ti);
 	usertp__pipe_reader_free(&f->pipe);
 	free(f->text);
 	free(f);
@@ -709,8 +845,16 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 static void fs_destroy(void *data)
 {
 	(void)data;
-	usertp__instance_free(top);
-	top = NULL;
+	usertp__instance_free(top_level.inst);
+	top_level.inst = NULL;
+	for (size_t i = 0; i < nr_instances; i++) {
+		usertp__instance_free(instances[i]->inst);
+		free(instances[i]->name);
+		free(instances[i]);
+	}
+	free(instances);
+	instances = NULL;
+	nr_instances = 0;
 	pthread_mutex_lock(&fs_lock);
 	usertp__catalog_free(&catalog);
 	pthread_mutex_unlock(&fs_lock);
@@ -725,6 +869,8 @@ static const struct fuse_operations fs_ops = {
 	.read = fs_read,
 	.write = fs_write,
 	.truncate = fs_truncate,
+	.mkdir = fs_mkdir,
+	.rmdir = fs_rmdir,
 	.poll = fs_poll,
 	.release = fs_release,
 };
@@ -748,7 +894,7 @@ int usertp__mount_run(const char *mountpoint, const char *options, bool foregrou
 	if (fuse_set_signal_handlers(se) || fuse_daemonize(foreground))
 		goto unmount;
 	/* The top level's session and its thread: made here, in the process that serves. */
-	ret = usertp__instance_new(NULL, notify_poll, &top, err, sizeof(err));
+	ret = usertp__instance_new(NULL, notify_poll, &top_level.inst, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "usertp mount: cannot record the programs: %s\n", err);
 		ret = -1;

@@ -6,7 +6,8 @@
 # tracefs (an instance, kernel events) and usertp mount (user events) must print the same
 # transcript.  S1 has the events E1 and E2 and at least one more, S2 has E3 and more; F1 is
 # an integer field of E1 that E2 lacks; FIRE is a command that makes E1 fire at least once.
-# TFS-WRITE is tfs-write (one open, one write, its result).
+# TFS-WRITE is tfs-write (one open, one write, its result).  With ROOT set (the tree whose
+# instances/ TFS may use), instances/ is replayed too (§16): mkdir, rmdir, EBUSY, isolation.
 set -u
 t=$1 w=$2 s1=$3 e1=$4 e2=$5 s2=$6 e3=$7 f1=$8
 shift 8
@@ -229,3 +230,36 @@ wr "E1/filter < 0" "$f" 0
 op "trace > (cleared)" "$t/trace"
 op "set_event > (nothing)" "$t/set_event"
 wr "tracing_on < 1" "$t/tracing_on" 1
+
+# --- instances/ (§16) ---------------------------------------------------------------------
+[ -n "${ROOT:-}" ] || exit 0
+i=$ROOT/instances/usertp-conf-i
+# res CMD...: what a mkdir or rmdir said: ok, or its error
+res() {
+	out=$("$@" 2>&1) && echo ok || echo "$out" | sed 's/.*: //'
+}
+say "mkdir instances/I" "$(res mkdir "$i")"
+say "mkdir instances/I again" "$(res mkdir "$i")"
+say "mkdir events/x" "$(res mkdir "$ROOT/events/usertp-conf-x")"
+say "mkdir instances/I/x" "$(res mkdir "$i/x")"
+say "rmdir instances/none" "$(res rmdir "$ROOT/instances/usertp-conf-none")"
+say "rmdir events/S1" "$(res rmdir "$ROOT/events/$s1")"
+say "instances/I listed" "$(ls "$ROOT/instances" | grep -cx usertp-conf-i)"
+states "instances/I at first" # (of TFS)
+say "I: set_event, tracing_on, E1/enable" "$(cat "$i/set_event" "$i/tracing_on" "$i/events/$s1/$e1/enable" | tr '\n' '|')"
+# Isolation: E1 on in I only; what fires is in I's trace, not in TFS's.
+wr "I: set_event > S1:E1" -t "$i/set_event" "$s1:$e1"
+states "TFS, unchanged"
+wr "tracing_on < 0" "$t/tracing_on" 0
+op "trace > (cleared)" "$t/trace"
+wr "tracing_on < 1" "$t/tracing_on" 1
+TFS_TRACE=$i/trace "$@" >/dev/null 2>&1
+say "I: trace: E1 in it" "$(grep -q " $e1: " "$i/trace" && echo yes || echo no)"
+say "TFS: trace: E1 in it" "$(grep -q " $e1: " "$t/trace" && echo yes || echo no)"
+wr "I: E1/filter < common_pid == 1" "$i/events/$s1/$e1/filter" "common_pid == 1"
+rd "TFS: E1/filter" "$t/events/$s1/$e1/filter"
+exec 7<"$i/trace_pipe"
+say "rmdir instances/I, trace_pipe open" "$(res rmdir "$i")"
+exec 7<&-
+say "rmdir instances/I" "$(res rmdir "$i")"
+say "instances/I listed" "$(ls "$ROOT/instances" | grep -cx usertp-conf-i)"

@@ -55,14 +55,23 @@ echo "fire 1" >&3
 wait_until "cons-prog fired" sh -c '[ \$(grep -c fired "$dir/cons.out") -gt '\$n' ]'
 # (up to 1 s: where a filter refuses it, it never comes)
 i=0
-until grep -q ' cons_a: ' "$mnt/trace" || [ \$i -ge 20 ]; do sleep 0.05; i=\$((i + 1)); done
+until grep -q ' cons_a: ' "\${TFS_TRACE:-$mnt/trace}" || [ \$i -ge 20 ]; do sleep 0.05; i=\$((i + 1)); done
 EOF
-sh "$here/conformance.sh" "$mnt" "$tfs_write" cons cons_a cons_c rec rec_event seq sh "$dir/fire" \
-	>"$dir/usertp.txt" 2>&1
+ROOT=$mnt TFS_TRACE=$mnt/trace sh "$here/conformance.sh" "$mnt" "$tfs_write" cons cons_a cons_c \
+	rec rec_event seq sh "$dir/fire" >"$dir/usertp.txt" 2>&1
 # (what FUSE cannot do as tracefs does: conformance.differences, each with its reason)
 sed -f "$here/conformance.differences" "$here/conformance.expected" >"$dir/want.txt"
 if ! diff -u "$dir/want.txt" "$dir/usertp.txt"; then
 	echo "FAIL: usertp mount does not do what the kernel does (- kernel, + usertp)"
+	fail=1
+fi
+# The same in an instance of the mount (instances/NAME has every file the top level has).
+mkdir "$mnt/instances/conf"
+ROOT=$mnt TFS_TRACE=$mnt/instances/conf/trace sh "$here/conformance.sh" "$mnt/instances/conf" \
+	"$tfs_write" cons cons_a cons_c rec rec_event seq sh "$dir/fire" >"$dir/usertp-inst.txt" 2>&1
+rmdir "$mnt/instances/conf"
+if ! diff -u "$dir/want.txt" "$dir/usertp-inst.txt"; then
+	echo "FAIL: an instance of usertp mount does not do what the kernel does (- kernel, + usertp)"
 	fail=1
 fi
 
@@ -86,7 +95,7 @@ timeout 10 cat "$mnt/tracing_on" >/dev/null || { echo "FAIL: the mount hangs aft
 : >"$mnt/set_event"
 
 if [ -w /sys/kernel/tracing/instances ] && mkdir "$kinst" 2>/dev/null; then
-	sh "$here/conformance.sh" "$kinst" "$tfs_write" sched sched_process_fork sched_process_exec \
+	ROOT=/sys/kernel/tracing sh "$here/conformance.sh" "$kinst" "$tfs_write" sched sched_process_fork sched_process_exec \
 		signal signal_generate parent_pid sh -c '/bin/true; /bin/true' >"$dir/kernel.txt" 2>&1
 	rmdir "$kinst"
 	if ! diff -u "$here/conformance.expected" "$dir/kernel.txt"; then
