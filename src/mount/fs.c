@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #define FUSE_USE_VERSION 35
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
@@ -58,6 +59,7 @@ enum node_kind {
 	NODE_EVENT,
 	NODE_INSTANCES,
 	NODE_INSTANCE, /* instances/NAME; in children[]: a file of every instance, the top's too */
+	NODE_OPTIONS,
 	/* files */
 	NODE_README,
 	NODE_AVAILABLE_EVENTS,
@@ -77,17 +79,22 @@ enum node_kind {
 	NODE_SYSTEM_FILTER,
 	NODE_EVENT_FILTER,
 	NODE_ERROR_LOG,
+	NODE_SET_EVENT_PID,
+	NODE_SET_EVENT_NOTRACE_PID,
+	NODE_TRACE_OPTIONS,
+	NODE_OPTION,
 };
 
 struct node {
 	enum node_kind kind;
 	struct tree_instance *ti; /* the instance it belongs to */
+	const char *option; /* NODE_OPTION: its name */
 	const struct usertp__catalog_event *event; /* NODE_SYSTEM (one of its events), NODE_EVENT and its files */
 };
 
 static bool is_dir(enum node_kind k)
 {
-	return k >= NODE_ROOT && k <= NODE_INSTANCE;
+	return k >= NODE_ROOT && k <= NODE_OPTIONS;
 }
 
 /* The files of a directory of each kind, by name. */
@@ -107,6 +114,10 @@ static const struct {
 	{ NODE_INSTANCE, "trace", NODE_TRACE },
 	{ NODE_INSTANCE, "trace_pipe", NODE_TRACE_PIPE },
 	{ NODE_INSTANCE, "error_log", NODE_ERROR_LOG },
+	{ NODE_INSTANCE, "set_event_pid", NODE_SET_EVENT_PID },
+	{ NODE_INSTANCE, "set_event_notrace_pid", NODE_SET_EVENT_NOTRACE_PID },
+	{ NODE_INSTANCE, "trace_options", NODE_TRACE_OPTIONS },
+	{ NODE_INSTANCE, "options", NODE_OPTIONS },
 	{ NODE_EVENTS, "enable", NODE_EVENTS_ENABLE },
 	{ NODE_EVENTS, "header_page", NODE_HEADER_PAGE },
 	{ NODE_EVENTS, "header_event", NODE_HEADER_EVENT },
@@ -166,7 +177,7 @@ static int resolve(const char *path, struct node *n)
 {
 	char copy[4096], *save = NULL;
 
-	*n = (struct node){ NODE_ROOT, &top_level, NULL };
+	*n = (struct node){ NODE_ROOT, &top_level, NULL, NULL };
 	if (strlen(path) >= sizeof(copy))
 		return -ENAMETOOLONG;
 	strcpy(copy, path);
@@ -178,6 +189,15 @@ static int resolve(const char *path, struct node *n)
 				break;
 		if (i < NR_CHILDREN) {
 			n->kind = children[i].kind;
+			continue;
+		}
+		if (n->kind == NODE_OPTIONS) {
+			for (unsigned int k = 0; usertp__instance_option_name(k); k++)
+				if (!strcmp(usertp__instance_option_name(k), name))
+					n->option = usertp__instance_option_name(k);
+			if (!n->option)
+				return -ENOENT;
+			n->kind = NODE_OPTION;
 			continue;
 		}
 		if (n->kind == NODE_INSTANCES) {
@@ -240,6 +260,7 @@ static mode_t node_mode(enum node_kind k)
 		return S_IFDIR | 0700;
 	case NODE_INSTANCES:
 	case NODE_INSTANCE:
+	case NODE_OPTIONS:
 		return S_IFDIR | 0750;
 	case NODE_EVENTS:
 	case NODE_SYSTEM:
@@ -255,6 +276,10 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_SYSTEM_FILTER:
 	case NODE_EVENT_FILTER:
 	case NODE_ERROR_LOG:
+	case NODE_SET_EVENT_PID:
+	case NODE_SET_EVENT_NOTRACE_PID:
+	case NODE_TRACE_OPTIONS:
+	case NODE_OPTION:
 		return S_IFREG | 0640;
 	default:
 		return S_IFREG | 0440;
@@ -305,6 +330,8 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 	for (size_t i = 0; n.kind == NODE_INSTANCES && i < nr_instances; i++)
 		if (instances[i]->inst)
 			fill(buf, instances[i]->name, NULL, 0, 0);
+	for (unsigned int k = 0; n.kind == NODE_OPTIONS && usertp__instance_option_name(k); k++)
+		fill(buf, usertp__instance_option_name(k), NULL, 0, 0);
 	if (n.kind == NODE_EVENTS || n.kind == NODE_SYSTEM) {
 		for (size_t i = 0; i < catalog.nr; i++) {
 			const struct usertp__catalog_event *ev = &catalog.events[i];
@@ -327,6 +354,8 @@ out:
 /* An open file: its text, made at open (trace_pipe: what a read left of a record). */
 struct open_file {
 	enum node_kind kind;
+	const char *option;	  /* NODE_OPTION: its name (static) */
+	bool paused;		  /* `trace` opened with pause-on-trace */
 	struct tree_instance *ti; /* held (users) while the file is open */
 	char *text;
 	size_t len;
@@ -385,10 +414,14 @@ static int file_text(const struct node *n, struct open_file *f)
 
 	if (n->kind == NODE_TRACE)
 		return usertp__instance_trace_text(top, &f->text, &f->len);
-	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG) {
-		f->text = n->kind == NODE_ERROR_LOG
-				  ? usertp__instance_error_log(top)
-				  : usertp__instance_filter_file(top, n->event->system, n->event->name);
+	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG ||
+	    n->kind == NODE_SET_EVENT_PID || n->kind == NODE_SET_EVENT_NOTRACE_PID) {
+		if (n->kind == NODE_ERROR_LOG)
+			f->text = usertp__instance_error_log(top);
+		else if (n->kind == NODE_EVENT_FILTER)
+			f->text = usertp__instance_filter_file(top, n->event->system, n->event->name);
+		else
+			f->text = usertp__instance_pids_text(top, n->kind == NODE_SET_EVENT_NOTRACE_PID);
 		f->len = f->text ? strlen(f->text) : 0;
 		return f->text ? 0 : -ENOMEM;
 	}
@@ -435,6 +468,15 @@ static int file_text(const struct node *n, struct open_file *f)
 	case NODE_SYSTEM_FILTER:
 		fputs(system_filter_banner, out);
 		break;
+	case NODE_OPTION:
+		fprintf(out, "%d\n", usertp__instance_option(top, n->option));
+		break;
+	case NODE_TRACE_OPTIONS:
+		for (unsigned int k = 0; usertp__instance_option_name(k); k++)
+			fprintf(out, "%s%s\n",
+				usertp__instance_option(top, usertp__instance_option_name(k)) ? "" : "no",
+				usertp__instance_option_name(k));
+		break;
 	default:
 		break;
 	}
@@ -455,6 +497,9 @@ static int truncate_node(const struct node *n)
 	case NODE_ERROR_LOG:
 		usertp__instance_clear_error_log(top);
 		return 0;
+	case NODE_SET_EVENT_PID:
+	case NODE_SET_EVENT_NOTRACE_PID:
+		return usertp__instance_add_pids(top, n->kind == NODE_SET_EVENT_NOTRACE_PID, "", 0, true);
 	default:
 		return 0;
 	}
@@ -521,6 +566,9 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		return ret;
 	}
 	f->kind = n.kind;
+	f->option = n.option;
+	if (n.kind == NODE_TRACE && (fi->flags & O_ACCMODE) != O_WRONLY)
+		f->paused = usertp__instance_pause(f->ti->inst);
 	f->nonblock = fi->flags & O_NONBLOCK;
 	fi->fh = (uint64_t)(uintptr_t)f;
 	fi->direct_io = 1;
@@ -666,6 +714,29 @@ static int filter_write(struct usertp__instance *top, const struct target *t, co
 	return ret;
 }
 
+/* A write to trace_options: an option's name, or "no" and its name; white space around it. */
+static int trace_options_write(struct usertp__instance *top, const char *buf, size_t size)
+{
+	char name[64];
+	bool on = true;
+
+	while (size && isspace((unsigned char)buf[size - 1]))
+		size--;
+	while (size && isspace((unsigned char)*buf)) {
+		buf++;
+		size--;
+	}
+	if (!size || size >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, buf, size);
+	name[size] = 0;
+	if (usertp__instance_option(top, name) < 0 && !strncmp(name, "no", 2)) {
+		on = false;
+		memmove(name, name + 2, size - 1);
+	}
+	return usertp__instance_set_option(top, name, on);
+}
+
 /* A write: the file's rule; tracefs's read-only files take the open and fail the write. */
 static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
@@ -704,6 +775,19 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 	case NODE_TRACE:
 	case NODE_ERROR_LOG:
 		ret = 0; /* taken and ignored, as tracefs's */
+		break;
+	case NODE_SET_EVENT_PID:
+	case NODE_SET_EVENT_NOTRACE_PID:
+		ret = usertp__instance_add_pids(top, f->kind == NODE_SET_EVENT_NOTRACE_PID, buf, size,
+						false);
+		break;
+	case NODE_OPTION:
+		ret = enable_value(buf, size); /* (0 or 1, as an enable file) */
+		if (ret >= 0)
+			ret = usertp__instance_set_option(top, f->option, ret);
+		break;
+	case NODE_TRACE_OPTIONS:
+		ret = trace_options_write(top, buf, size);
 		break;
 	default:
 		return -EINVAL;
@@ -823,6 +907,8 @@ static int fs_release(const char *path, struct fuse_file_info *fi)
 	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
 
 	(void)path;
+	if (f->paused)
+		usertp__instance_resume(f->ti->inst);
 	release_instance(f->ti);
 	usertp__pipe_reader_free(&f->pipe);
 	free(f->text);

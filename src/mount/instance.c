@@ -24,6 +24,7 @@
 
 #include "filter.h"
 #include "instance.h"
+#include "pid-list.h"
 #include "session.h"
 
 /* A session's pages being written are looked at this often (usertp_session_next()). */
@@ -37,11 +38,33 @@
 #define ERROR_LOG_MAX 8
 #define SYSTEM_FILTER_ERROR "Couldn't find or set field in one of a subsystem's events"
 
+/* The options (options/, trace_options), in trace_options's order, and their defaults. */
+enum option {
+	OPT_RECORD_TGID,
+	OPT_OVERWRITE,
+	OPT_IRQ_INFO,
+	OPT_MARKERS,
+	OPT_EVENT_FORK,
+	OPT_PAUSE_ON_TRACE,
+	NR_OPTIONS
+};
+static const struct {
+	const char *name;
+	bool initial;
+} options[NR_OPTIONS] = {
+	[OPT_RECORD_TGID] = { "record-tgid", false },
+	[OPT_OVERWRITE] = { "overwrite", true },
+	[OPT_IRQ_INFO] = { "irq-info", true },
+	[OPT_MARKERS] = { "markers", true },
+	[OPT_EVENT_FORK] = { "event-fork", false },
+	[OPT_PAUSE_ON_TRACE] = { "pause-on-trace", false },
+};
+
 /* One record held, with its text after the event's name. */
 struct held {
 	struct held *prev, *next;
 	uint64_t ts;
-	pid_t tid;
+	pid_t tid, pid; /* the thread, and its program (its tgid) */
 	unsigned int cpu, bytes;
 	char *text; /* "name: payload" */
 };
@@ -77,7 +100,10 @@ struct usertp__instance {
 	/* under lock */
 	struct usertp__tfs_event_spec *rules;
 	size_t nr_rules;
-	bool tracing, overwrite;
+	bool tracing;
+	unsigned int paused; /* `trace` files open with pause-on-trace (under apply) */
+	bool option[NR_OPTIONS];
+	struct usertp__pid_list pids[2]; /* set_event_pid, set_event_notrace_pid */
 	uint64_t buffer_kb;
 	unsigned int nr_cpus;
 	struct cpu_records *cpus;
@@ -184,7 +210,7 @@ static void hold(struct usertp__instance *in, struct held *h)
 	struct held *after = c->tail;
 
 	while (c->bytes + h->bytes > room(in) && c->head) {
-		if (!in->overwrite) {
+		if (!in->option[OPT_OVERWRITE]) {
 			c->dropped++;
 			free(h->text);
 			free(h);
@@ -216,6 +242,7 @@ static struct held *held_new(struct usertp__instance *in, const struct usertp_re
 		return NULL;
 	h->ts = rec->ts;
 	h->tid = rec->tid;
+	h->pid = rec->pid;
 	h->cpu = rec->cpu < in->nr_cpus ? rec->cpu : in->nr_cpus - 1;
 	h->bytes = record_bytes(rec->size);
 	trace_seq_init(&s);
@@ -314,7 +341,8 @@ int usertp__instance_new(const char *name, void (*notify)(void *handle),
 	pthread_mutex_init(&in->lock, NULL);
 	pthread_cond_init(&in->more, NULL);
 	in->tracing = true;
-	in->overwrite = true;
+	for (int i = 0; i < NR_OPTIONS; i++)
+		in->option[i] = options[i].initial;
 	in->buffer_kb = DEFAULT_BUFFER_KB;
 	in->notify = notify;
 	in->nr_cpus = (unsigned int)get_nprocs_conf();
@@ -361,6 +389,8 @@ void usertp__instance_free(struct usertp__instance *in)
 	free(in->cpus);
 	free(in->comms);
 	free(in->rules);
+	usertp__pid_list_free(&in->pids[0]);
+	usertp__pid_list_free(&in->pids[1]);
 	for (size_t i = 0; i < in->nr_filters; i++) {
 		free(in->filters[i].system);
 		free(in->filters[i].name);
@@ -705,6 +735,104 @@ int usertp__instance_set_system_filter(struct usertp__instance *in, const char *
 	return 0;
 }
 
+/* --- pid lists and options ---------------------------------------------------------------- */
+
+/* The session's pid filter from the instance's lists and event-fork (under apply). */
+static int session_pids(struct usertp__instance *in, const struct usertp__pid_list *pids,
+			const struct usertp__pid_list *notrace, bool event_fork)
+{
+	return usertp_session_set_pid_filter(in->session, pids->pids, pids->nr, notrace->pids,
+					     notrace->nr, event_fork);
+}
+
+char *usertp__instance_pids_text(struct usertp__instance *in, bool notrace)
+{
+	char *text;
+
+	pthread_mutex_lock(&in->lock);
+	text = usertp__pid_list_text(&in->pids[notrace], '\n');
+	pthread_mutex_unlock(&in->lock);
+	return text;
+}
+
+int usertp__instance_add_pids(struct usertp__instance *in, bool notrace, const char *text,
+			      size_t len, bool clear)
+{
+	struct usertp__pid_list lists[2] = { { NULL, 0 }, { NULL, 0 } };
+	char *copy = strndup(text ? text : "", len);
+	bool event_fork;
+	int ret = copy ? 0 : -ENOMEM;
+
+	pthread_mutex_lock(&in->apply);
+	pthread_mutex_lock(&in->lock);
+	for (int i = 0; i < 2 && !ret; i++)
+		if (!(clear && i == notrace))
+			ret = usertp__pid_list_copy(&lists[i], &in->pids[i]);
+	event_fork = in->option[OPT_EVENT_FORK];
+	pthread_mutex_unlock(&in->lock);
+	if (!ret)
+		ret = usertp__pid_list_parse(&lists[notrace], copy, " \t\n\r\v\f");
+	if (!ret)
+		ret = session_pids(in, &lists[0], &lists[1], event_fork);
+	if (!ret) {
+		pthread_mutex_lock(&in->lock);
+		for (int i = 0; i < 2; i++) {
+			usertp__pid_list_free(&in->pids[i]);
+			in->pids[i] = lists[i];
+			lists[i] = (struct usertp__pid_list){ NULL, 0 };
+		}
+		pthread_mutex_unlock(&in->lock);
+	}
+	pthread_mutex_unlock(&in->apply);
+	usertp__pid_list_free(&lists[0]);
+	usertp__pid_list_free(&lists[1]);
+	free(copy);
+	return ret;
+}
+
+const char *usertp__instance_option_name(unsigned int index)
+{
+	return index < NR_OPTIONS ? options[index].name : NULL;
+}
+
+static int option_index(const char *name)
+{
+	for (int i = 0; i < NR_OPTIONS; i++)
+		if (!strcmp(options[i].name, name))
+			return i;
+	return -EINVAL;
+}
+
+int usertp__instance_option(struct usertp__instance *in, const char *name)
+{
+	int i = option_index(name), on;
+
+	if (i < 0)
+		return i;
+	pthread_mutex_lock(&in->lock);
+	on = in->option[i];
+	pthread_mutex_unlock(&in->lock);
+	return on;
+}
+
+int usertp__instance_set_option(struct usertp__instance *in, const char *name, bool on)
+{
+	int i = option_index(name), ret = 0;
+
+	if (i < 0)
+		return i;
+	pthread_mutex_lock(&in->apply);
+	/* event-fork is the programs' (they follow forks and threads), the others are ours. */
+	if (i == OPT_EVENT_FORK)
+		ret = session_pids(in, &in->pids[0], &in->pids[1], on);
+	pthread_mutex_lock(&in->lock);
+	if (!ret)
+		in->option[i] = on;
+	pthread_mutex_unlock(&in->lock);
+	pthread_mutex_unlock(&in->apply);
+	return ret;
+}
+
 /* --- tracing_on --------------------------------------------------------------------------- */
 
 bool usertp__instance_tracing(struct usertp__instance *in)
@@ -722,7 +850,8 @@ int usertp__instance_set_tracing(struct usertp__instance *in, bool on)
 	int ret;
 
 	pthread_mutex_lock(&in->apply);
-	ret = usertp_session_set_tracing(in->session, on);
+	/* (While paused, the programs stay off: the new value is for the end of the pause.) */
+	ret = in->paused ? 0 : usertp_session_set_tracing(in->session, on);
 	pthread_mutex_lock(&in->lock);
 	if (!ret)
 		in->tracing = on;
@@ -732,26 +861,68 @@ int usertp__instance_set_tracing(struct usertp__instance *in, bool on)
 	return ret;
 }
 
+bool usertp__instance_pause(struct usertp__instance *in)
+{
+	bool pause;
+
+	pthread_mutex_lock(&in->apply);
+	pthread_mutex_lock(&in->lock);
+	pause = in->option[OPT_PAUSE_ON_TRACE];
+	pthread_mutex_unlock(&in->lock);
+	if (pause && !in->paused++ && in->tracing)
+		usertp_session_set_tracing(in->session, false);
+	pthread_mutex_unlock(&in->apply);
+	return pause;
+}
+
+void usertp__instance_resume(struct usertp__instance *in)
+{
+	pthread_mutex_lock(&in->apply);
+	if (in->paused && !--in->paused && in->tracing)
+		usertp_session_set_tracing(in->session, true);
+	pthread_mutex_unlock(&in->apply);
+}
+
 /* --- trace and trace_pipe ----------------------------------------------------------------- */
 
-/* One line of `trace` and `trace_pipe` (tracefs.md §6). */
+/*
+ * One line of `trace` and `trace_pipe` (tracefs.md §6), with record-tgid and irq-info as
+ * set (the flags of a user-space record: none).
+ */
 static void print_line(FILE *out, const struct usertp__instance *in, const struct held *h)
 {
-	fprintf(out, "%16s-%-7d [%03u] ..... %5llu.%06llu: %s\n", comm_get(in, h->tid), (int)h->tid,
-		h->cpu, (unsigned long long)(h->ts / 1000000000),
+	fprintf(out, "%16s-%-7d ", comm_get(in, h->tid), (int)h->tid);
+	if (in->option[OPT_RECORD_TGID])
+		fprintf(out, "(%7d) ", (int)h->pid);
+	fprintf(out, "[%03u] %s %5llu.%06llu: %s\n", h->cpu, in->option[OPT_IRQ_INFO] ? "....." : "",
+		(unsigned long long)(h->ts / 1000000000),
 		(unsigned long long)(h->ts % 1000000000 / 1000), h->text);
 }
 
-static const char trace_legend[] =
-	"#\n"
-	"#                                _-----=> irqs-off/BH-disabled\n"
-	"#                               / _----=> need-resched\n"
-	"#                              | / _---=> hardirq/softirq\n"
-	"#                              || / _--=> preempt-depth\n"
-	"#                              ||| / _-=> migrate-disable\n"
-	"#                              |||| /     delay\n"
-	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-	"#              | |         |   |||||     |         |\n";
+/* The legend under the counts, as the options lay out the lines. */
+static void print_legend(FILE *out, const struct usertp__instance *in)
+{
+	static const char *const flags[] = {
+		"_-----=> irqs-off/BH-disabled", "/ _----=> need-resched", "| / _---=> hardirq/softirq",
+		"|| / _--=> preempt-depth", "||| / _-=> migrate-disable", "|||| /     delay",
+	};
+	bool tgid = in->option[OPT_RECORD_TGID];
+
+	fputs("#\n", out);
+	if (!in->option[OPT_IRQ_INFO]) {
+		fprintf(out, "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n"
+			     "#              | |      %s   |         |         |\n",
+			tgid ? "   TGID   " : "", tgid ? "     |    " : "");
+		return;
+	}
+	static const int indent[] = { 32, 31, 30, 30, 30, 30 };
+
+	for (int i = 0; i < 6; i++)
+		fprintf(out, "#%*s%s\n", indent[i] + (tgid ? 10 : 0), "", flags[i]);
+	fprintf(out, "#           TASK-PID    %s CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		     "#              | |      %s   |   |||||     |         |\n",
+		tgid ? "   TGID   " : "", tgid ? "     |    " : "");
+}
 
 int usertp__instance_trace_text(struct usertp__instance *in, char **text, size_t *len)
 {
@@ -769,8 +940,9 @@ int usertp__instance_trace_text(struct usertp__instance *in, char **text, size_t
 		if (at)
 			at[cpu] = in->cpus[cpu].head;
 	}
-	fprintf(out, "# tracer: nop\n#\n# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n%s",
-		(unsigned long long)entries, (unsigned long long)written, get_nprocs(), trace_legend);
+	fprintf(out, "# tracer: nop\n#\n# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n",
+		(unsigned long long)entries, (unsigned long long)written, get_nprocs());
+	print_legend(out, in);
 	/* Every CPU's records, merged by time. */
 	for (;;) {
 		int best = -1;

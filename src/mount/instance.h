@@ -74,10 +74,38 @@ int usertp__instance_set_system_filter(struct usertp__instance *in, const char *
 char *usertp__instance_error_log(struct usertp__instance *in);
 void usertp__instance_clear_error_log(struct usertp__instance *in);
 
+/* --- set_event_pid, set_event_notrace_pid (§12) ------------------------------------------ */
+
+/* The list as the file reads (a pid a line; to free()). */
+char *usertp__instance_pids_text(struct usertp__instance *in, bool notrace);
+/*
+ * A write to the file: every pid of @text added (@clear: to an empty list, as O_TRUNC).
+ * Return: 0, or -EINVAL / -EPERM (a bad token: nothing added), -ENOMEM.
+ */
+int usertp__instance_add_pids(struct usertp__instance *in, bool notrace, const char *text,
+			      size_t len, bool clear);
+
+/* --- options/ and trace_options (§11) ------------------------------------------------------ */
+
+/* The options, in trace_options's order: NULL after the last. */
+const char *usertp__instance_option_name(unsigned int index);
+/* Option @name's value: 0, 1, or -EINVAL (no such option). */
+int usertp__instance_option(struct usertp__instance *in, const char *name);
+/* Set it.  Return: 0, -EINVAL (no such option), or the session's errno. */
+int usertp__instance_set_option(struct usertp__instance *in, const char *name, bool on);
+
 /* --- tracing_on --------------------------------------------------------------------------- */
 
 bool usertp__instance_tracing(struct usertp__instance *in);
 int usertp__instance_set_tracing(struct usertp__instance *in, bool on);
+
+/*
+ * `trace` opened for reading: with pause-on-trace, recording stops until the last such file
+ * is closed (usertp__instance_resume()); tracing_on reads as it was.  Return: whether it
+ * paused (then resume it).
+ */
+bool usertp__instance_pause(struct usertp__instance *in);
+void usertp__instance_resume(struct usertp__instance *in);
 
 /* --- the records -------------------------------------------------------------------------- */
 

@@ -60,12 +60,39 @@ every() {
 }
 # The trace header, with the counts as A/B (or 0/0) and #P:N.
 header() {
-	sed -n '1,12p' "$t/trace" | sed 's/entries-written: [1-9][0-9]*\/[1-9][0-9]*   #P:[0-9]*/entries-written: A\/B   #P:N/; s/   #P:[0-9][0-9]*/   #P:N/' |
+	grep '^#' "$t/trace" | sed 's/entries-written: [1-9][0-9]*\/[1-9][0-9]*   #P:[0-9]*/entries-written: A\/B   #P:N/; s/   #P:[0-9][0-9]*/   #P:N/' |
 		tr '\n' '|'
 }
-# Lines of trace or trace_pipe that are not as tracefs.md §6 lays them out.
+# Lines of trace or trace_pipe that are not as tracefs.md §6 lays them out (with TGID:
+# record-tgid on; NOIRQ: irq-info off).
 bad_lines() {
-	grep -v '^#' | grep -Ecv '^ {0,16}.{1,16}-[0-9]+ +\[[0-9]{3}\] [.dDbNnpBLlZzHhs0-9]{5} +[0-9]+\.[0-9]{6}: [a-z_0-9]+: '
+	tgid= flags='[.dDbNnpBLlZzHhs0-9]{5}'
+	[ "${1:-}" != TGID ] || tgid='\(( *[0-9]+|-------)\) '
+	[ "${2:-}" != NOIRQ ] || flags=
+	grep -v '^#' | grep -Ecv "^ {0,16}.{1,16}-[0-9]+ +$tgid\[[0-9]{3}\] $flags +[0-9]+\.[0-9]{6}: [a-z_0-9]+: "
+}
+
+# pause_check: with pause-on-trace, nothing is recorded while trace is open for reading (§11).
+pause_check() {
+	wr "set_event > S1:E1" -t "$t/set_event" "$s1:$e1"
+	wr "tracing_on < 0" "$t/tracing_on" 0
+	op "trace > (cleared)" "$t/trace"
+	wr "options/pause-on-trace < 1" "$t/options/pause-on-trace" 1
+	wr "tracing_on < 1" "$t/tracing_on" 1
+	exec 8<"$t/trace"
+	before=$(grep -c " $e1: " "$t/trace")
+	"$@" >/dev/null 2>&1
+	after=$(grep -c " $e1: " "$t/trace")
+	say "tracing_on, trace open" "$(cat "$t/tracing_on")"
+	exec 8<&-
+	say "trace: E1 recorded while trace was open" "$((after - before))"
+	wr "options/pause-on-trace < 0" "$t/options/pause-on-trace" 0
+	"$@" >/dev/null 2>&1
+	wr "tracing_on < 0" "$t/tracing_on" 0
+	say "trace: E1 held, no pause" "$(grep -q " $e1: " "$t/trace" && echo some || echo none)"
+	op "trace > (cleared)" "$t/trace"
+	wr "tracing_on < 1" "$t/tracing_on" 1
+	op "set_event > (nothing)" "$t/set_event"
 }
 
 # --- set_event (§2) and the enable files (§3) --------------------------------------------
@@ -181,6 +208,45 @@ rd "E2/filter" "$t/events/$s1/$e2/filter"
 wr "S1/filter < 4096 bytes" "$t/events/$s1/filter" "common_pid != 1 $(printf '%04080d' 0)"
 op "error_log > (cleared)" "$t/error_log"
 
+# --- set_event_pid, set_event_notrace_pid (§12) -----------------------------------------------
+for file in set_event_pid set_event_notrace_pid; do
+	rd "$file at first" "$t/$file"
+	wr "$file > '12 13'" -t "$t/$file" "12 13"
+	rd "$file" "$t/$file"
+	for v in '7 x' abc -5 '!100' 2000000000 1073741824; do
+		wr "$file >> '$v'" "$t/$file" "$v"
+	done
+	rd "$file (unchanged)" "$t/$file"
+	for v in 0x10 010 +9 '13 12\n' '' '  ' 0 1073741823; do
+		wr "$file >> '$v'" "$t/$file" "$v"
+	done
+	rd "$file" "$t/$file"
+	op "$file > (cleared)" "$t/$file"
+	rd "$file" "$t/$file"
+	wr "$file > 'abc' (cleared, then refused)" -t "$t/$file" abc
+	rd "$file" "$t/$file"
+done
+
+# --- options/ and trace_options (§11) ---------------------------------------------------------
+opts='record-tgid overwrite irq-info markers event-fork pause-on-trace'
+ours() {
+	grep -Ex "(no)?($(echo "$opts" | tr ' ' '|'))" "$t/trace_options" | tr '\n' ' '
+}
+for o in $opts; do
+	rd "options/$o" "$t/options/$o"
+done
+say "trace_options (ours)" "$(ours)"
+for v in norecord-tgid record-tgid ' nooverwrite' 'overwrite ' 'noevent-fork\n' nosuch '' no noirq-info irq-info; do
+	wr "trace_options < '$v'" "$t/trace_options" "$v"
+done
+say "trace_options (ours)" "$(ours)"
+for v in 1 0 2 abc ' 1' '1\n'; do
+	wr "options/event-fork < '$v'" "$t/options/event-fork" "$v"
+	rd "options/event-fork" "$t/options/event-fork"
+done
+wr "options/record-tgid < 0" "$t/options/record-tgid" 0
+wr "options/event-fork < 0" "$t/options/event-fork" 0
+
 # --- tracing_on (§8) ----------------------------------------------------------------------
 for v in 0 2 100 '0\n' 1; do
 	wr "tracing_on < '$v'" "$t/tracing_on" "$v"
@@ -227,6 +293,20 @@ wr "tracing_on < 1" "$t/tracing_on" 1
 wr "tracing_on < 0" "$t/tracing_on" 0
 say "trace: E1 held" "$(grep -q " $e1: " "$t/trace" && echo some || echo none)"
 wr "E1/filter < 0" "$f" 0
+op "trace > (cleared)" "$t/trace"
+# The layout as the options say (§6, §11): record-tgid, irq-info.
+wr "tracing_on < 1" "$t/tracing_on" 1
+"$@" >/dev/null 2>&1
+wr "tracing_on < 0" "$t/tracing_on" 0
+for tg in 1 0; do
+	for irq in 0 1; do
+		wr "options/record-tgid < $tg" "$t/options/record-tgid" $tg
+		wr "options/irq-info < $irq" "$t/options/irq-info" $irq
+		say "trace, record-tgid=$tg irq-info=$irq" "$(header)"
+		say "lines not so" "$(bad_lines "$([ $tg = 1 ] && echo TGID)" "$([ $irq = 0 ] && echo NOIRQ)" <"$t/trace")"
+	done
+done
+pause_check "$@"
 op "trace > (cleared)" "$t/trace"
 op "set_event > (nothing)" "$t/set_event"
 wr "tracing_on < 1" "$t/tracing_on" 1

@@ -89,6 +89,14 @@ echo cons:cons_b >>"$mnt/set_event"
 echo "fire 1" >&3
 wait_until "trace_pipe shows cons_b" grep -q " cons_b: seq=0" "$dir/pipe"
 [ "$(grep -c ' cons_a: ' "$dir/pipe")" -eq 3 ] || { echo "FAIL: cons_a recorded while off"; fail=1; }
+# set_event_pid reaches the programs: cons-prog's pid records, another pid does not.
+echo 1 >"$mnt/set_event_pid"
+echo "fire 1" >&3
+echo $p2 >"$mnt/set_event_pid"
+echo "fire 2" >&3
+wait_until "trace_pipe shows cons_b of the listed pid" grep -q " cons_b: seq=1" "$dir/pipe"
+[ "$(grep -c ' cons_b: ' "$dir/pipe")" -eq 3 ] || { echo "FAIL: set_event_pid: cons_b of an unlisted pid recorded"; grep cons_b "$dir/pipe"; fail=1; }
+echo >"$mnt/set_event_pid"
 kill -KILL $cat_pid
 wait $cat_pid 2>/dev/null || true
 timeout 10 cat "$mnt/tracing_on" >/dev/null || { echo "FAIL: the mount hangs after a reader was killed"; fail=1; }
