@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -60,6 +61,8 @@ enum node_kind {
 	NODE_INSTANCES,
 	NODE_INSTANCE, /* instances/NAME; in children[]: a file of every instance, the top's too */
 	NODE_OPTIONS,
+	NODE_PER_CPU,
+	NODE_CPU, /* per_cpu/cpuN */
 	/* files */
 	NODE_README,
 	NODE_AVAILABLE_EVENTS,
@@ -83,18 +86,26 @@ enum node_kind {
 	NODE_SET_EVENT_NOTRACE_PID,
 	NODE_TRACE_OPTIONS,
 	NODE_OPTION,
+	NODE_BUFFER_SIZE_KB,
+	NODE_BUFFER_TOTAL_SIZE_KB,
+	NODE_TRACE_MARKER,
+	NODE_TRACE_CLOCK,
+	NODE_SAVED_CMDLINES,
+	NODE_SAVED_TGIDS,
+	NODE_STATS,
 };
 
 struct node {
 	enum node_kind kind;
 	struct tree_instance *ti; /* the instance it belongs to */
 	const char *option; /* NODE_OPTION: its name */
+	int cpu;	    /* under per_cpu/cpuN: N; else -1 */
 	const struct usertp__catalog_event *event; /* NODE_SYSTEM (one of its events), NODE_EVENT and its files */
 };
 
 static bool is_dir(enum node_kind k)
 {
-	return k >= NODE_ROOT && k <= NODE_OPTIONS;
+	return k >= NODE_ROOT && k <= NODE_CPU;
 }
 
 /* The files of a directory of each kind, by name. */
@@ -118,6 +129,17 @@ static const struct {
 	{ NODE_INSTANCE, "set_event_notrace_pid", NODE_SET_EVENT_NOTRACE_PID },
 	{ NODE_INSTANCE, "trace_options", NODE_TRACE_OPTIONS },
 	{ NODE_INSTANCE, "options", NODE_OPTIONS },
+	{ NODE_INSTANCE, "buffer_size_kb", NODE_BUFFER_SIZE_KB },
+	{ NODE_INSTANCE, "buffer_total_size_kb", NODE_BUFFER_TOTAL_SIZE_KB },
+	{ NODE_INSTANCE, "trace_marker", NODE_TRACE_MARKER },
+	{ NODE_INSTANCE, "trace_clock", NODE_TRACE_CLOCK },
+	{ NODE_INSTANCE, "per_cpu", NODE_PER_CPU },
+	{ NODE_ROOT, "saved_cmdlines", NODE_SAVED_CMDLINES },
+	{ NODE_ROOT, "saved_tgids", NODE_SAVED_TGIDS },
+	{ NODE_CPU, "trace", NODE_TRACE },
+	{ NODE_CPU, "trace_pipe", NODE_TRACE_PIPE },
+	{ NODE_CPU, "buffer_size_kb", NODE_BUFFER_SIZE_KB },
+	{ NODE_CPU, "stats", NODE_STATS },
 	{ NODE_EVENTS, "enable", NODE_EVENTS_ENABLE },
 	{ NODE_EVENTS, "header_page", NODE_HEADER_PAGE },
 	{ NODE_EVENTS, "header_event", NODE_HEADER_EVENT },
@@ -177,7 +199,7 @@ static int resolve(const char *path, struct node *n)
 {
 	char copy[4096], *save = NULL;
 
-	*n = (struct node){ NODE_ROOT, &top_level, NULL, NULL };
+	*n = (struct node){ .kind = NODE_ROOT, .ti = &top_level, .cpu = -1 };
 	if (strlen(path) >= sizeof(copy))
 		return -ENAMETOOLONG;
 	strcpy(copy, path);
@@ -189,6 +211,19 @@ static int resolve(const char *path, struct node *n)
 				break;
 		if (i < NR_CHILDREN) {
 			n->kind = children[i].kind;
+			continue;
+		}
+		if (n->kind == NODE_PER_CPU) {
+			char *end;
+			unsigned long cpu = strncmp(name, "cpu", 3) || !isdigit((unsigned char)name[3])
+						    ? ULONG_MAX
+						    : strtoul(name + 3, &end, 10);
+
+			if (cpu >= usertp__instance_nr_cpus(n->ti->inst) || *end ||
+			    (name[3] == '0' && name[4]))
+				return -ENOENT;
+			n->cpu = (int)cpu;
+			n->kind = NODE_CPU;
 			continue;
 		}
 		if (n->kind == NODE_OPTIONS) {
@@ -261,7 +296,11 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_INSTANCES:
 	case NODE_INSTANCE:
 	case NODE_OPTIONS:
+	case NODE_PER_CPU:
+	case NODE_CPU:
 		return S_IFDIR | 0750;
+	case NODE_TRACE_MARKER:
+		return S_IFREG | 0220;
 	case NODE_EVENTS:
 	case NODE_SYSTEM:
 	case NODE_EVENT:
@@ -280,6 +319,8 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_SET_EVENT_NOTRACE_PID:
 	case NODE_TRACE_OPTIONS:
 	case NODE_OPTION:
+	case NODE_BUFFER_SIZE_KB:
+	case NODE_TRACE_CLOCK:
 		return S_IFREG | 0640;
 	default:
 		return S_IFREG | 0440;
@@ -332,6 +373,13 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 			fill(buf, instances[i]->name, NULL, 0, 0);
 	for (unsigned int k = 0; n.kind == NODE_OPTIONS && usertp__instance_option_name(k); k++)
 		fill(buf, usertp__instance_option_name(k), NULL, 0, 0);
+	for (unsigned int cpu = 0; n.kind == NODE_PER_CPU && cpu < usertp__instance_nr_cpus(n.ti->inst);
+	     cpu++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "cpu%u", cpu);
+		fill(buf, name, NULL, 0, 0);
+	}
 	if (n.kind == NODE_EVENTS || n.kind == NODE_SYSTEM) {
 		for (size_t i = 0; i < catalog.nr; i++) {
 			const struct usertp__catalog_event *ev = &catalog.events[i];
@@ -355,6 +403,7 @@ out:
 struct open_file {
 	enum node_kind kind;
 	const char *option;	  /* NODE_OPTION: its name (static) */
+	int cpu;		  /* per_cpu/cpuN's files: N; else -1 */
 	bool paused;		  /* `trace` opened with pause-on-trace */
 	struct tree_instance *ti; /* held (users) while the file is open */
 	char *text;
@@ -413,10 +462,21 @@ static int file_text(const struct node *n, struct open_file *f)
 	FILE *out;
 
 	if (n->kind == NODE_TRACE)
-		return usertp__instance_trace_text(top, &f->text, &f->len);
+		return usertp__instance_trace_text(top, n->cpu, &f->text, &f->len);
+	if (n->kind == NODE_TRACE_MARKER)
+		return -EINVAL; /* (write-only, as tracefs's: a read open fails) */
 	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG ||
-	    n->kind == NODE_SET_EVENT_PID || n->kind == NODE_SET_EVENT_NOTRACE_PID) {
-		if (n->kind == NODE_ERROR_LOG)
+	    n->kind == NODE_SET_EVENT_PID || n->kind == NODE_SET_EVENT_NOTRACE_PID ||
+	    n->kind == NODE_BUFFER_SIZE_KB || n->kind == NODE_BUFFER_TOTAL_SIZE_KB ||
+	    n->kind == NODE_STATS || n->kind == NODE_SAVED_CMDLINES || n->kind == NODE_SAVED_TGIDS) {
+		if (n->kind == NODE_BUFFER_SIZE_KB || n->kind == NODE_BUFFER_TOTAL_SIZE_KB)
+			f->text = usertp__instance_buffer_kb_text(top, n->cpu,
+								  n->kind == NODE_BUFFER_TOTAL_SIZE_KB);
+		else if (n->kind == NODE_STATS)
+			f->text = usertp__instance_stats_text(top, (unsigned int)n->cpu);
+		else if (n->kind == NODE_SAVED_CMDLINES || n->kind == NODE_SAVED_TGIDS)
+			f->text = usertp__instance_saved(top, n->kind == NODE_SAVED_TGIDS);
+		else if (n->kind == NODE_ERROR_LOG)
 			f->text = usertp__instance_error_log(top);
 		else if (n->kind == NODE_EVENT_FILTER)
 			f->text = usertp__instance_filter_file(top, n->event->system, n->event->name);
@@ -471,6 +531,9 @@ static int file_text(const struct node *n, struct open_file *f)
 	case NODE_OPTION:
 		fprintf(out, "%d\n", usertp__instance_option(top, n->option));
 		break;
+	case NODE_TRACE_CLOCK:
+		fputs("[" USERTP__TFS_CLOCKS "]\n", out);
+		break;
 	case NODE_TRACE_OPTIONS:
 		for (unsigned int k = 0; usertp__instance_option_name(k); k++)
 			fprintf(out, "%s%s\n",
@@ -492,7 +555,7 @@ static int truncate_node(const struct node *n)
 	case NODE_SET_EVENT:
 		return usertp__instance_set_events(top, NULL, true);
 	case NODE_TRACE:
-		usertp__instance_clear(top);
+		usertp__instance_clear(top, n->cpu);
 		return 0;
 	case NODE_ERROR_LOG:
 		usertp__instance_clear_error_log(top);
@@ -567,6 +630,8 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	}
 	f->kind = n.kind;
 	f->option = n.option;
+	f->cpu = n.cpu;
+	usertp__pipe_reader_init(&f->pipe, n.cpu);
 	if (n.kind == NODE_TRACE && (fi->flags & O_ACCMODE) != O_WRONLY)
 		f->paused = usertp__instance_pause(f->ti->inst);
 	f->nonblock = fi->flags & O_NONBLOCK;
@@ -788,6 +853,18 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		break;
 	case NODE_TRACE_OPTIONS:
 		ret = trace_options_write(top, buf, size);
+		break;
+	case NODE_BUFFER_SIZE_KB:
+		ret = usertp__tfs_number(buf, size, &v);
+		if (!ret)
+			ret = usertp__instance_set_buffer_kb(top, f->cpu, v);
+		break;
+	case NODE_TRACE_MARKER:
+		return (int)usertp__instance_mark(top, fuse_get_context()->pid, buf, size);
+	case NODE_TRACE_CLOCK:
+		ret = usertp__tfs_clock(buf, size);
+		if (!ret)
+			usertp__instance_clear(top, -1); /* (the kernel's clears, even for the same) */
 		break;
 	default:
 		return -EINVAL;

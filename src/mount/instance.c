@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 
@@ -66,21 +67,24 @@ struct held {
 	uint64_t ts;
 	pid_t tid, pid; /* the thread, and its program (its tgid) */
 	unsigned int cpu, bytes;
+	const char *flags; /* irq-info's five; NULL: "....." (static) */
 	char *text; /* "name: payload" */
 };
 
 /* The records of one CPU, oldest first, and its counts (per_cpu/cpuN/stats). */
 struct cpu_records {
 	struct held *head, *tail;
+	uint64_t kb;	       /* buffer_size_kb */
 	uint64_t bytes, entries;
 	uint64_t overrun;      /* overwritten (overwrite on): in entries-written */
 	uint64_t dropped;      /* not held: the buffer full (overwrite off), or a program's full */
 	uint64_t lost_pending; /* overwritten or lost since trace_pipe last gave a record */
+	uint64_t read;	       /* given by trace_pipe */
 };
 
 struct comm_entry {
-	pid_t tid;
-	char comm[17];
+	pid_t tid, tgid; /* (tgid 0: not known) */
+	char comm[17];	 /* ("": not known) */
 };
 
 /* What an event's filter file reads, when it is not "none". */
@@ -104,7 +108,6 @@ struct usertp__instance {
 	unsigned int paused; /* `trace` files open with pause-on-trace (under apply) */
 	bool option[NR_OPTIONS];
 	struct usertp__pid_list pids[2]; /* set_event_pid, set_event_notrace_pid */
-	uint64_t buffer_kb;
 	unsigned int nr_cpus;
 	struct cpu_records *cpus;
 	struct comm_entry *comms; /* open addressing by tid; 0: free */
@@ -129,19 +132,17 @@ static struct comm_entry *comm_slot(struct comm_entry *table, size_t cap, pid_t 
 	return &table[i];
 }
 
-/* Under lock. */
-static void comm_put(struct usertp__instance *in, pid_t tid, const char *comm)
+/* The entry of @tid, made if need be (under lock), or NULL (no memory). */
+static struct comm_entry *comm_entry_of(struct usertp__instance *in, pid_t tid)
 {
 	struct comm_entry *e;
 
-	if (tid <= 0)
-		return;
 	if ((in->nr_comms + 1) * 2 > in->comms_cap) {
 		size_t cap = in->comms_cap ? in->comms_cap * 2 : 256;
 		struct comm_entry *table = calloc(cap, sizeof(*table));
 
 		if (!table)
-			return;
+			return NULL;
 		for (size_t i = 0; i < in->comms_cap; i++)
 			if (in->comms[i].tid)
 				*comm_slot(table, cap, in->comms[i].tid) = in->comms[i];
@@ -152,7 +153,25 @@ static void comm_put(struct usertp__instance *in, pid_t tid, const char *comm)
 	e = comm_slot(in->comms, in->comms_cap, tid);
 	in->nr_comms += !e->tid;
 	e->tid = tid;
-	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+	return e;
+}
+
+/* Under lock. */
+static void comm_put(struct usertp__instance *in, pid_t tid, const char *comm)
+{
+	struct comm_entry *e = tid > 0 ? comm_entry_of(in, tid) : NULL;
+
+	if (e)
+		snprintf(e->comm, sizeof(e->comm), "%s", comm);
+}
+
+/* Under lock. */
+static void tgid_put(struct usertp__instance *in, pid_t tid, pid_t tgid)
+{
+	struct comm_entry *e = tid > 0 ? comm_entry_of(in, tid) : NULL;
+
+	if (e)
+		e->tgid = tgid;
 }
 
 /* The name of thread @tid as the kernel prints it: "<idle>" for 0, "<...>" if unknown. */
@@ -165,7 +184,7 @@ static const char *comm_get(const struct usertp__instance *in, pid_t tid)
 	if (!in->comms_cap)
 		return "<...>";
 	e = comm_slot(in->comms, in->comms_cap, tid);
-	return e->tid ? e->comm : "<...>";
+	return e->tid && e->comm[0] ? e->comm : "<...>";
 }
 
 static void on_comm(pid_t tid, const char *comm, void *arg)
@@ -195,10 +214,10 @@ static void held_unlink(struct cpu_records *c, struct held *h)
 	free(h);
 }
 
-/* The buffer's room per CPU: buffer_size_kb, less the page being written, as the kernel's. */
-static uint64_t room(const struct usertp__instance *in)
+/* A CPU's room: its buffer_size_kb, less the page being written, as the kernel's. */
+static uint64_t room(const struct cpu_records *c)
 {
-	uint64_t pages = in->buffer_kb * 1024 / 4080;
+	uint64_t pages = c->kb * 1024 / 4080;
 
 	return (pages > 1 ? pages - 1 : 1) * 4080;
 }
@@ -209,7 +228,7 @@ static void hold(struct usertp__instance *in, struct held *h)
 	struct cpu_records *c = &in->cpus[h->cpu];
 	struct held *after = c->tail;
 
-	while (c->bytes + h->bytes > room(in) && c->head) {
+	while (c->bytes + h->bytes > room(c) && c->head) {
 		if (!in->option[OPT_OVERWRITE]) {
 			c->dropped++;
 			free(h->text);
@@ -261,22 +280,22 @@ static struct held *held_new(struct usertp__instance *in, const struct usertp_re
 	return h;
 }
 
-/* The CPU whose oldest record is the oldest of all, or -1 (under lock). */
-static int oldest_cpu(const struct usertp__instance *in)
+/* The CPU whose oldest record is the oldest of all (@only >= 0: of that CPU), or -1. */
+static int oldest_cpu(const struct usertp__instance *in, int only)
 {
 	int best = -1;
 
 	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++)
-		if (in->cpus[cpu].head &&
+		if (in->cpus[cpu].head && (only < 0 || (unsigned int)only == cpu) &&
 		    (best < 0 || in->cpus[cpu].head->ts < in->cpus[best].head->ts))
 			best = (int)cpu;
 	return best;
 }
 
-/* Is there anything for trace_pipe (under lock)? */
-static bool pipe_has(const struct usertp__instance *in, const struct usertp__pipe_reader *r)
+/* Is there anything for trace_pipe (of CPU @only, or all: -1) (under lock)? */
+static bool pipe_has(const struct usertp__instance *in, const struct usertp__pipe_reader *r, int only)
 {
-	return (r && r->off < r->len) || oldest_cpu(in) >= 0;
+	return (r && r->off < r->len) || oldest_cpu(in, only) >= 0;
 }
 
 /* Wake what waits on the records (under lock). */
@@ -310,6 +329,7 @@ static void *pump(void *arg)
 			/* What a program could not record on that CPU: lost, as the kernel says. */
 			in->cpus[cpu].dropped += rec.lost_before;
 			in->cpus[cpu].lost_pending += rec.lost_before;
+			tgid_put(in, rec.tid, rec.pid);
 			if (h)
 				hold(in, h);
 			else
@@ -343,7 +363,6 @@ int usertp__instance_new(const char *name, void (*notify)(void *handle),
 	in->tracing = true;
 	for (int i = 0; i < NR_OPTIONS; i++)
 		in->option[i] = options[i].initial;
-	in->buffer_kb = DEFAULT_BUFFER_KB;
 	in->notify = notify;
 	in->nr_cpus = (unsigned int)get_nprocs_conf();
 	if (!in->nr_cpus)
@@ -351,6 +370,8 @@ int usertp__instance_new(const char *name, void (*notify)(void *handle),
 	in->cpus = calloc(in->nr_cpus, sizeof(*in->cpus));
 	if ((name && !(in->name = strdup(name))) || !in->cpus)
 		goto fail;
+	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++)
+		in->cpus[cpu].kb = DEFAULT_BUFFER_KB;
 	ret = usertp_session_new(&in->session, NULL);
 	if (ret)
 		goto fail;
@@ -385,7 +406,7 @@ void usertp__instance_free(struct usertp__instance *in)
 	wake(in); /* (the pollers' handles are let go) */
 	pthread_mutex_unlock(&in->lock);
 	usertp_session_free(in->session);
-	usertp__instance_clear(in);
+	usertp__instance_clear(in, -1);
 	free(in->cpus);
 	free(in->comms);
 	free(in->rules);
@@ -894,9 +915,11 @@ static void print_line(FILE *out, const struct usertp__instance *in, const struc
 	fprintf(out, "%16s-%-7d ", comm_get(in, h->tid), (int)h->tid);
 	if (in->option[OPT_RECORD_TGID])
 		fprintf(out, "(%7d) ", (int)h->pid);
-	fprintf(out, "[%03u] %s %5llu.%06llu: %s\n", h->cpu, in->option[OPT_IRQ_INFO] ? "....." : "",
+	fprintf(out, "[%03u] %s %5llu.%06llu: %s%s", h->cpu,
+		!in->option[OPT_IRQ_INFO] ? "" : h->flags ? h->flags : ".....",
 		(unsigned long long)(h->ts / 1000000000),
-		(unsigned long long)(h->ts % 1000000000 / 1000), h->text);
+		(unsigned long long)(h->ts % 1000000000 / 1000), h->text,
+		h->text[0] && h->text[strlen(h->text) - 1] == '\n' ? "" : "\n");
 }
 
 /* The legend under the counts, as the options lay out the lines. */
@@ -924,7 +947,7 @@ static void print_legend(FILE *out, const struct usertp__instance *in)
 		tgid ? "   TGID   " : "", tgid ? "     |    " : "");
 }
 
-int usertp__instance_trace_text(struct usertp__instance *in, char **text, size_t *len)
+int usertp__instance_trace_text(struct usertp__instance *in, int only, char **text, size_t *len)
 {
 	FILE *out = open_memstream(text, len);
 	struct held **at;
@@ -935,6 +958,8 @@ int usertp__instance_trace_text(struct usertp__instance *in, char **text, size_t
 	pthread_mutex_lock(&in->lock);
 	at = calloc(in->nr_cpus, sizeof(*at));
 	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
+		if (only >= 0 && (unsigned int)only != cpu)
+			continue;
 		entries += in->cpus[cpu].entries;
 		written += in->cpus[cpu].entries + in->cpus[cpu].overrun;
 		if (at)
@@ -960,23 +985,29 @@ int usertp__instance_trace_text(struct usertp__instance *in, char **text, size_t
 	return fclose(out) || !at ? -ENOMEM : 0;
 }
 
-void usertp__instance_clear(struct usertp__instance *in)
+/* Clear CPU @cpu's records and counts (under lock); its size stays. */
+static void cpu_clear(struct cpu_records *c)
+{
+	uint64_t kb = c->kb;
+
+	while (c->head)
+		held_unlink(c, c->head);
+	*c = (struct cpu_records){ .kb = kb };
+}
+
+void usertp__instance_clear(struct usertp__instance *in, int only)
 {
 	pthread_mutex_lock(&in->lock);
-	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
-		struct cpu_records *c = &in->cpus[cpu];
-
-		while (c->head)
-			held_unlink(c, c->head);
-		*c = (struct cpu_records){ 0 };
-	}
+	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++)
+		if (only < 0 || (unsigned int)only == cpu)
+			cpu_clear(&in->cpus[cpu]);
 	pthread_mutex_unlock(&in->lock);
 }
 
 /* Consume the oldest record into @r's pending text, LOST line first (under lock). */
 static int pipe_take(struct usertp__instance *in, struct usertp__pipe_reader *r)
 {
-	int cpu = oldest_cpu(in);
+	int cpu = oldest_cpu(in, r->cpu);
 	struct cpu_records *c;
 	FILE *out;
 
@@ -992,6 +1023,7 @@ static int pipe_take(struct usertp__instance *in, struct usertp__pipe_reader *r)
 	if (c->lost_pending)
 		fprintf(out, "CPU:%d [LOST %llu EVENTS]\n", cpu, (unsigned long long)c->lost_pending);
 	c->lost_pending = 0;
+	c->read++;
 	print_line(out, in, c->head);
 	held_unlink(c, c->head);
 	if (fclose(out))
@@ -1006,7 +1038,7 @@ ssize_t usertp__instance_pipe_read(struct usertp__instance *in, struct usertp__p
 	int ret = 0;
 
 	pthread_mutex_lock(&in->lock);
-	while (!pipe_has(in, r)) {
+	while (!pipe_has(in, r, r->cpu)) {
 		struct timespec until;
 
 		if (r->gave && !in->tracing)
@@ -1047,10 +1079,15 @@ out:
 	return ret < 0 ? ret : (ssize_t)given;
 }
 
+void usertp__pipe_reader_init(struct usertp__pipe_reader *r, int cpu)
+{
+	*r = (struct usertp__pipe_reader){ .cpu = cpu };
+}
+
 void usertp__pipe_reader_free(struct usertp__pipe_reader *r)
 {
 	free(r->pending);
-	*r = (struct usertp__pipe_reader){ 0 };
+	usertp__pipe_reader_init(r, r->cpu);
 }
 
 bool usertp__instance_poll(struct usertp__instance *in, const struct usertp__pipe_reader *r,
@@ -1059,11 +1096,166 @@ bool usertp__instance_poll(struct usertp__instance *in, const struct usertp__pip
 	bool ready;
 
 	pthread_mutex_lock(&in->lock);
-	ready = pipe_has(in, r);
+	ready = pipe_has(in, r, r->cpu);
 	if (!ready && handle && in->nr_pollers < MAX_POLLERS)
 		in->pollers[in->nr_pollers++] = handle;
 	else if (handle)
 		in->notify(handle); /* (ready, or no room to keep it: the caller looks again) */
 	pthread_mutex_unlock(&in->lock);
 	return ready;
+}
+
+/* --- buffer sizes, per-CPU stats, trace_marker ------------------------------------------- */
+
+unsigned int usertp__instance_nr_cpus(const struct usertp__instance *in)
+{
+	return in->nr_cpus;
+}
+
+char *usertp__instance_buffer_kb_text(struct usertp__instance *in, int only, bool total)
+{
+	uint64_t sum = 0, first = 0;
+	bool same = true;
+	char *text;
+
+	pthread_mutex_lock(&in->lock);
+	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
+		if (only >= 0 && (unsigned int)only != cpu)
+			continue;
+		if (!sum)
+			first = in->cpus[cpu].kb;
+		same &= in->cpus[cpu].kb == first;
+		sum += in->cpus[cpu].kb;
+	}
+	pthread_mutex_unlock(&in->lock);
+	if (total)
+		return asprintf(&text, "%llu\n", (unsigned long long)sum) < 0 ? NULL : text;
+	return asprintf(&text, same ? "%llu\n" : "X\n", (unsigned long long)first) < 0 ? NULL : text;
+}
+
+int usertp__instance_set_buffer_kb(struct usertp__instance *in, int only, uint64_t kb)
+{
+	if (!kb || kb > USERTP__INSTANCE_MAX_KB)
+		return -EINVAL;
+	kb = usertp__tfs_buffer_kb(kb);
+	pthread_mutex_lock(&in->lock);
+	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
+		struct cpu_records *c = &in->cpus[cpu];
+
+		if (only >= 0 && (unsigned int)only != cpu)
+			continue;
+		c->kb = kb;
+		/* Smaller: the oldest go, as overwritten. */
+		while (c->head && c->bytes > room(c)) {
+			held_unlink(c, c->head);
+			c->overrun++;
+			c->lost_pending++;
+		}
+	}
+	pthread_mutex_unlock(&in->lock);
+	return 0;
+}
+
+char *usertp__instance_stats_text(struct usertp__instance *in, unsigned int cpu)
+{
+	struct timespec now;
+	const struct cpu_records *c;
+	char *text;
+	int n;
+
+	if (cpu >= in->nr_cpus)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&in->lock);
+	c = &in->cpus[cpu];
+	n = asprintf(&text,
+		     "entries: %llu\noverrun: %llu\ncommit overrun: 0\nbytes: %llu\n"
+		     "oldest event ts: %5llu.%06llu\nnow ts: %5llu.%06lu\n"
+		     "dropped events: %llu\nread events: %llu\n",
+		     (unsigned long long)c->entries, (unsigned long long)c->overrun,
+		     (unsigned long long)c->bytes,
+		     (unsigned long long)(c->head ? c->head->ts / 1000000000 : 0),
+		     (unsigned long long)(c->head ? c->head->ts % 1000000000 / 1000 : 0),
+		     (unsigned long long)now.tv_sec, (unsigned long)now.tv_nsec / 1000,
+		     (unsigned long long)c->dropped, (unsigned long long)c->read);
+	pthread_mutex_unlock(&in->lock);
+	return n < 0 ? NULL : text;
+}
+
+ssize_t usertp__instance_mark(struct usertp__instance *in, pid_t tid, const char *buf, size_t len)
+{
+	struct held *h;
+	struct timespec now;
+	int cpu = sched_getcpu();
+
+	if (len > USERTP__INSTANCE_MARKER_MAX)
+		len = USERTP__INSTANCE_MARKER_MAX;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	h->ts = (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;
+	h->tid = tid;
+	h->pid = tid;
+	h->cpu = cpu >= 0 && (unsigned int)cpu < in->nr_cpus ? (unsigned int)cpu : 0;
+	h->flags = "...1."; /* (the kernel writes it with preemption off) */
+	/* The text, with the newline the kernel adds when there is none. */
+	if (asprintf(&h->text, "tracing_mark_write: %.*s%s", (int)len, buf,
+		     len && buf[len - 1] == '\n' ? "" : "\n") < 0) {
+		free(h);
+		return -ENOMEM;
+	}
+	h->bytes = record_bytes(8 + 8 + (unsigned int)len + 1); /* (ftrace:print: ip, buf) */
+	pthread_mutex_lock(&in->lock);
+	if (!in->option[OPT_MARKERS] || !in->tracing || in->paused) {
+		bool markers = in->option[OPT_MARKERS];
+
+		pthread_mutex_unlock(&in->lock);
+		free(h->text);
+		free(h);
+		return markers ? -EBADF : -EINVAL;
+	}
+	hold(in, h);
+	wake(in);
+	pthread_mutex_unlock(&in->lock);
+	return (ssize_t)len;
+}
+
+/* --- saved_cmdlines, saved_tgids (§14) ---------------------------------------------------- */
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct comm_entry *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* "TID VALUE" lines of the threads known, by tid (@tgids: their tgids, else their names). */
+char *usertp__instance_saved(struct usertp__instance *in, bool tgids)
+{
+	struct comm_entry *known;
+	char *text = NULL;
+	size_t len = 0, nr = 0;
+	FILE *out;
+
+	pthread_mutex_lock(&in->lock);
+	known = malloc((in->nr_comms ? in->nr_comms : 1) * sizeof(*known));
+	for (size_t i = 0; known && i < in->comms_cap; i++)
+		if (in->comms[i].tid && (tgids ? in->comms[i].tgid != 0 : in->comms[i].comm[0] != 0))
+			known[nr++] = in->comms[i];
+	pthread_mutex_unlock(&in->lock);
+	out = known ? open_memstream(&text, &len) : NULL;
+	if (!out) {
+		free(known);
+		return NULL;
+	}
+	qsort(known, nr, sizeof(*known), by_tid);
+	for (size_t i = 0; i < nr; i++) {
+		if (tgids)
+			fprintf(out, "%d %d\n", (int)known[i].tid, (int)known[i].tgid);
+		else
+			fprintf(out, "%d %s\n", (int)known[i].tid, known[i].comm);
+	}
+	free(known);
+	return fclose(out) ? NULL : text;
 }

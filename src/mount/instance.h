@@ -109,17 +109,22 @@ void usertp__instance_resume(struct usertp__instance *in);
 
 /* --- the records -------------------------------------------------------------------------- */
 
-/* `trace`: the header and every record held, in timestamp order.  Return: 0 or -ENOMEM. */
-int usertp__instance_trace_text(struct usertp__instance *in, char **text, size_t *len);
-/* `echo > trace`: the records go, and the counts start again. */
-void usertp__instance_clear(struct usertp__instance *in);
+/*
+ * `trace`: the header and every record held, in timestamp order; @cpu >= 0: of that CPU
+ * (per_cpu/cpuN/trace).  Return: 0 or -ENOMEM.
+ */
+int usertp__instance_trace_text(struct usertp__instance *in, int cpu, char **text, size_t *len);
+/* `echo > trace`: the records go, and the counts start again (@cpu >= 0: of that CPU). */
+void usertp__instance_clear(struct usertp__instance *in, int cpu);
 
 /* One open trace_pipe: the text of a record that did not fit in a read. */
 struct usertp__pipe_reader {
+	int cpu; /* per_cpu/cpuN/trace_pipe: N; trace_pipe: -1 */
 	char *pending;
 	size_t len, off;
 	bool gave; /* it returned data once (then tracing off and nothing held: end of file) */
 };
+void usertp__pipe_reader_init(struct usertp__pipe_reader *r, int cpu);
 
 /*
  * A read of trace_pipe: consume records (the oldest of all CPUs first) into @buf, at least
@@ -135,5 +140,34 @@ void usertp__pipe_reader_free(struct usertp__pipe_reader *r);
  */
 bool usertp__instance_poll(struct usertp__instance *in, const struct usertp__pipe_reader *r,
 			   void *handle);
+
+/* --- buffer_size_kb (§9), per_cpu/cpuN/stats, trace_marker (§15) --------------------------- */
+
+#define USERTP__INSTANCE_MAX_KB (1ull << 24) /* 16 GiB a CPU: more is refused (EINVAL) */
+#define USERTP__INSTANCE_MARKER_MAX 4054     /* a trace_marker write takes this much at most */
+
+unsigned int usertp__instance_nr_cpus(const struct usertp__instance *in);
+/*
+ * buffer_size_kb (@cpu >= 0: per_cpu/cpuN's; "X" where the CPUs differ), or with @total
+ * buffer_total_size_kb (to free()).
+ */
+char *usertp__instance_buffer_kb_text(struct usertp__instance *in, int cpu, bool total);
+/*
+ * A size written (KiB, rounded up to whole pages as the kernel's): every CPU's, or @cpu's.
+ * Smaller, the oldest records go (counted as overwritten).  Return: 0, -EINVAL (0 or above
+ * USERTP__INSTANCE_MAX_KB).
+ */
+int usertp__instance_set_buffer_kb(struct usertp__instance *in, int cpu, uint64_t kb);
+/* per_cpu/cpuN/stats (to free()), or NULL. */
+char *usertp__instance_stats_text(struct usertp__instance *in, unsigned int cpu);
+/*
+ * A write to trace_marker by thread @tid: a tracing_mark_write record held now.
+ * Return: the bytes taken (at most USERTP__INSTANCE_MARKER_MAX), -EBADF (tracing off),
+ * -EINVAL (options/markers off).
+ */
+ssize_t usertp__instance_mark(struct usertp__instance *in, pid_t tid, const char *buf, size_t len);
+
+/* saved_cmdlines ("TID COMM" lines), or with @tgids saved_tgids ("TID TGID"); to free(). */
+char *usertp__instance_saved(struct usertp__instance *in, bool tgids);
 
 #endif

@@ -118,7 +118,8 @@ ssize_t usertp__tfs_set_event_write(const char *buf, size_t len, const struct us
 	return taken;
 }
 
-int usertp__tfs_tracer(const char *buf, size_t len)
+/* Is @buf, white space around it, the word @word? */
+static bool is_word(const char *buf, size_t len, const char *word)
 {
 	while (len && isspace((unsigned char)buf[len - 1]))
 		len--;
@@ -126,7 +127,17 @@ int usertp__tfs_tracer(const char *buf, size_t len)
 		buf++;
 		len--;
 	}
-	return len == 3 && !memcmp(buf, "nop", 3) ? 0 : -EINVAL;
+	return len == strlen(word) && !memcmp(buf, word, len);
+}
+
+int usertp__tfs_tracer(const char *buf, size_t len)
+{
+	return is_word(buf, len, USERTP__TFS_TRACERS) ? 0 : -EINVAL;
+}
+
+int usertp__tfs_clock(const char *buf, size_t len)
+{
+	return is_word(buf, len, USERTP__TFS_CLOCKS) ? 0 : -EINVAL;
 }
 
 char usertp__tfs_enable_state(size_t on, size_t total)

@@ -69,6 +69,14 @@ ssize_t usertp__tfs_set_event_write(const char *buf, size_t len, const struct us
 int usertp__tfs_tracer(const char *buf, size_t len);
 #define USERTP__TFS_TRACERS "nop"
 
+/*
+ * §10: a write to trace_clock: a clock's name, white space around it.  usertp's programs
+ * stamp records with CLOCK_MONOTONIC, the kernel's "mono": the one clock listed.
+ * Return: 0, or -EINVAL (any other text, or none).
+ */
+int usertp__tfs_clock(const char *buf, size_t len);
+#define USERTP__TFS_CLOCKS "mono"
+
 /* §3.2: an enable file covering @total events of which @on are enabled: '0', '1', 'X', '?'. */
 char usertp__tfs_enable_state(size_t on, size_t total);
 

@@ -247,6 +247,32 @@ done
 wr "options/record-tgid < 0" "$t/options/record-tgid" 0
 wr "options/event-fork < 0" "$t/options/event-fork" 0
 
+# --- buffer_size_kb, buffer_total_size_kb, per_cpu/ (§9) --------------------------------------
+ncpu=$(ls -d "$t"/per_cpu/cpu* | wc -l)
+say "per_cpu: a cpuN for each CPU" "$([ "$ncpu" -eq "$(getconf _NPROCESSORS_CONF)" ] && echo yes || echo no)"
+say "per_cpu/cpu0" "$(ls "$t/per_cpu/cpu0" | grep -Ex 'buffer_size_kb|stats|trace|trace_pipe' | tr '\n' ' ')"
+rd "buffer_size_kb" "$t/buffer_size_kb"
+say "buffer_total_size_kb is the sum" "$([ "$(cat "$t/buffer_total_size_kb")" -eq $((ncpu * $(cat "$t/buffer_size_kb"))) ] && echo yes || echo no)"
+for v in 100 1408 64 8 1 '7\n' 0 abc -1 4k ' 8' 99999999999999999999; do
+	wr "buffer_size_kb < '$v'" "$t/buffer_size_kb" "$v"
+	rd "buffer_size_kb" "$t/buffer_size_kb"
+done
+wr "per_cpu/cpu0/buffer_size_kb < 100" "$t/per_cpu/cpu0/buffer_size_kb" 100
+rd "per_cpu/cpu0/buffer_size_kb" "$t/per_cpu/cpu0/buffer_size_kb"
+rd "buffer_size_kb (CPUs differ)" "$t/buffer_size_kb"
+wr "buffer_size_kb < 1408" "$t/buffer_size_kb" 1408
+rd "buffer_size_kb" "$t/buffer_size_kb"
+say "per_cpu/cpu0/stats" "$(sed 's/: .*//' "$t/per_cpu/cpu0/stats" | tr '\n' '|')"
+say "stats: ts as the kernel's" "$(grep -Ec '^(oldest event ts|now ts): +[0-9]+\.[0-9]{6}$' "$t/per_cpu/cpu0/stats")"
+
+# --- trace_clock (§10): usertp's records have one clock, mono --------------------------------
+wr "trace_clock < mono" "$t/trace_clock" mono
+say "trace_clock: current" "$(sed 's/.*\[\(.*\)\].*/\1/' "$t/trace_clock")"
+for v in '  mono  ' '[mono]' nosuch ''; do
+	wr "trace_clock < '$v'" "$t/trace_clock" "$v"
+done
+say "trace_clock: current" "$(sed 's/.*\[\(.*\)\].*/\1/' "$t/trace_clock")"
+
 # --- tracing_on (§8) ----------------------------------------------------------------------
 for v in 0 2 100 '0\n' 1; do
 	wr "tracing_on < '$v'" "$t/tracing_on" "$v"
@@ -307,6 +333,31 @@ for tg in 1 0; do
 	done
 done
 pause_check "$@"
+op "trace > (cleared)" "$t/trace"
+# trace_marker (§15): a write is a tracing_mark_write record.
+wr "tracing_on < 1" "$t/tracing_on" 1
+wr "trace_marker < hello" "$t/trace_marker" hello
+wr "trace_marker < 'two\nlines\n'" "$t/trace_marker" 'two\nlines\n'
+wr "trace_marker < 5000 bytes" "$t/trace_marker" "$(printf '%05000d' 0)"
+say "trace: the markers" "$(grep -v '^#' "$t/trace" | sed 's/^.*\] \(.....\) .*: tracing_mark_write: /\1 /' | cut -c1-20 | tr '\n' '|')"
+say "trace: the longest marker" "$(grep -o '0*$' "$t/trace" | awk '{ print length }' | sort -n | tail -1)"
+say "trace: marker lines not as tracefs's" "$(grep ': tracing_mark_write: ' "$t/trace" | bad_lines)"
+wr "options/markers < 0" "$t/options/markers" 0
+wr "trace_marker < off (markers off)" "$t/trace_marker" off
+wr "options/markers < 1" "$t/options/markers" 1
+wr "tracing_on < 0" "$t/tracing_on" 0
+wr "trace_marker < off (tracing off)" "$t/trace_marker" off
+say "trace_marker, read" "$(cat "$t/trace_marker" 2>&1 | sed 's/.*: //')"
+# per_cpu/cpuN/trace and trace_pipe: one CPU's records.
+say "per_cpu/cpuN/trace: the markers, all CPUs" "$(cat "$t"/per_cpu/cpu*/trace | grep -c ': tracing_mark_write: ')"
+for c in $(seq 0 $((ncpu - 1))); do
+	n=$(grep -c ': tracing_mark_write: ' "$t/per_cpu/cpu$c/trace")
+	m=$(grep -c " \[$(printf %03d $c)\] .*: tracing_mark_write: " "$t/trace")
+	[ "$n" -eq "$m" ] || say "per_cpu/cpu$c/trace" "$n markers, trace has $m on it"
+	dd if="$t/per_cpu/cpu$c/trace_pipe" iflag=nonblock bs=65536 2>/dev/null | grep -v " \[$(printf %03d $c)\] " | grep -c ': ' | sed "s/^[1-9].*/per_cpu\/cpu$c\/trace_pipe gave other CPUs' records/; /^0\$/d"
+done
+say "trace after every per_cpu/cpuN/trace_pipe" "$(grep -vc '^#' "$t/trace")"
+op "per_cpu/cpu0/trace > (cleared)" "$t/per_cpu/cpu0/trace"
 op "trace > (cleared)" "$t/trace"
 op "set_event > (nothing)" "$t/set_event"
 wr "tracing_on < 1" "$t/tracing_on" 1

@@ -99,6 +99,39 @@ wait_until "trace_pipe shows cons_b of the listed pid" grep -q " cons_b: seq=1" 
 echo >"$mnt/set_event_pid"
 kill -KILL $cat_pid
 wait $cat_pid 2>/dev/null || true
+
+# Exact counts (tracefs.md §9, §11): 3000 records into 11 KiB per CPU; per CPU, held plus
+# overwritten (overwrite on) or held plus dropped (off) is what came, summed: 3000.
+# sum_stats FIELD...: the sum over CPUs of those fields of per_cpu/cpuN/stats
+sum_stats() {
+	cat "$mnt"/per_cpu/cpu*/stats | awk -v f="$*" 'BEGIN { n = split(f, w, " ") }
+		{ for (i = 1; i <= n; i++) if ($0 ~ "^" w[i] ": ") s += $NF } END { print s + 0 }'
+}
+echo 8 >"$mnt/buffer_size_kb"
+echo cons:cons_a >"$mnt/set_event"
+for ow in 1 0; do
+	echo $ow >"$mnt/options/overwrite"
+	: >"$mnt/trace"
+	n=$(grep -c fired "$dir/cons.out")
+	echo "fire 3000" >&3
+	wait_until "cons-prog fired 3000" sh -c "[ \$(grep -c fired \"$dir/cons.out\") -gt $n ]"
+	if [ $ow = 1 ]; then
+		wait_until "3000 held or overwritten" sh -c "[ \$(cat \"$mnt\"/per_cpu/cpu*/stats | awk '/^(entries|overrun): / { s += \$NF } END { print s }') -eq 3000 ]"
+		[ "$(sum_stats overrun)" -gt 0 ] || { echo "FAIL: 3000 records in 11 KiB and nothing overwritten"; fail=1; }
+		head -3 "$mnt/trace" | grep -q "entries-written: $(sum_stats entries)/3000 " ||
+			{ echo "FAIL: overwrite on: trace's counts"; head -3 "$mnt/trace"; fail=1; }
+	else
+		wait_until "3000 held or dropped" sh -c "[ \$(cat \"$mnt\"/per_cpu/cpu*/stats | awk '/^(entries|dropped events): / { s += \$NF } END { print s }') -eq 3000 ]"
+		[ "$(sum_stats overrun)" -eq 0 ] || { echo "FAIL: overwrite off, and records overwritten"; fail=1; }
+		head -3 "$mnt/trace" | grep -q "entries-written: $(sum_stats entries)/$(sum_stats entries) " ||
+			{ echo "FAIL: overwrite off: trace's counts"; head -3 "$mnt/trace"; fail=1; }
+		grep -q ' cons_a: seq=0$' "$mnt/trace" || { echo "FAIL: overwrite off: the first record is not kept"; fail=1; }
+	fi
+done
+echo 1 >"$mnt/options/overwrite"
+echo 1408 >"$mnt/buffer_size_kb"
+: >"$mnt/set_event"
+: >"$mnt/trace"
 timeout 10 cat "$mnt/tracing_on" >/dev/null || { echo "FAIL: the mount hangs after a reader was killed"; fail=1; }
 : >"$mnt/set_event"
 
