@@ -32,6 +32,43 @@ static struct usertp__catalog_event *find(const struct usertp__catalog *c, const
 	return NULL;
 }
 
+/* The event @system (@system_len bytes):@name, added (the next id, not defined) if new. */
+static struct usertp__catalog_event *find_or_add(struct usertp__catalog *c, const char *system,
+						 size_t system_len, const char *name)
+{
+	struct usertp__catalog_event *ev = find(c, system, system_len, name);
+
+	if (!ev) {
+		if (c->nr == c->cap) {
+			size_t cap = c->cap ? 2 * c->cap : 64;
+			struct usertp__catalog_event *more = realloc(c->events, cap * sizeof(*more));
+
+			if (!more)
+				return NULL;
+			c->events = more;
+			c->cap = cap;
+		}
+		ev = &c->events[c->nr];
+		*ev = (struct usertp__catalog_event){ .system = strndup(system, system_len),
+						      .name = strdup(name),
+						      .id = (unsigned int)c->nr + 1 };
+		if (!ev->system || !ev->name) {
+			free(ev->system);
+			free(ev->name);
+			return NULL;
+		}
+		c->nr++;
+	}
+	return ev;
+}
+
+unsigned int usertp__catalog_id(struct usertp__catalog *c, const char *system, const char *name)
+{
+	struct usertp__catalog_event *ev = find_or_add(c, system, strlen(system), name);
+
+	return ev ? ev->id : 0;
+}
+
 /* "sys:event" of program @pid: defined; new ones get the next id.  Return: 0 or -ENOMEM. */
 static int note(struct usertp__catalog *c, const char *line, pid_t pid)
 {
@@ -40,27 +77,9 @@ static int note(struct usertp__catalog *c, const char *line, pid_t pid)
 
 	if (!colon || colon == line || !colon[1])
 		return 0;
-	ev = find(c, line, (size_t)(colon - line), colon + 1);
-	if (!ev) {
-		if (c->nr == c->cap) {
-			size_t cap = c->cap ? 2 * c->cap : 64;
-			struct usertp__catalog_event *more = realloc(c->events, cap * sizeof(*more));
-
-			if (!more)
-				return -ENOMEM;
-			c->events = more;
-			c->cap = cap;
-		}
-		ev = &c->events[c->nr];
-		*ev = (struct usertp__catalog_event){ strndup(line, (size_t)(colon - line)),
-						      strdup(colon + 1), (unsigned int)c->nr + 1, false, 0 };
-		if (!ev->system || !ev->name) {
-			free(ev->system);
-			free(ev->name);
-			return -ENOMEM;
-		}
-		c->nr++;
-	}
+	ev = find_or_add(c, line, (size_t)(colon - line), colon + 1);
+	if (!ev)
+		return -ENOMEM;
 	if (!ev->defined) {
 		ev->defined = true;
 		ev->pid = pid;
@@ -103,15 +122,40 @@ int usertp__catalog_ask(struct usertp__catalog_answers *a)
 	return ret;
 }
 
+/*
+ * ftrace:print, the record a trace_marker write makes, as the kernel's format has it but for
+ * the print fmt: the kernel's "%ps: %s" prints the address of its tracing_mark_write()
+ * (found in kallsyms); the mount has none to give (ip is 0), so it says the name itself.
+ */
+static const char print_format[] =
+	"name: print\n"
+	"ID: %u\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"tracing_mark_write: %%s\", REC->buf\n";
+
 int usertp__catalog_take(struct usertp__catalog *c, const struct usertp__catalog_answers *a)
 {
+	struct usertp__catalog_event *print = find_or_add(c, "ftrace", 6, "print");
 	int ret = 0;
 
+	if (!print)
+		return -ENOMEM;
+	print->defined = print->builtin = true;
 	c->refreshed_ms = now_ms();
 	for (size_t i = 0; i < c->nr; i++) {
 		struct usertp__catalog_event *ev = &c->events[i];
 		bool answered = false;
 
+		if (ev->builtin)
+			continue;
 		for (size_t k = 0; k < a->nr; k++)
 			answered |= a->progs[k].reply && a->progs[k].pid == ev->pid;
 		/* One that runs and did not answer (stopped, busy) keeps what it had. */
@@ -161,6 +205,11 @@ const struct usertp__catalog_event *usertp__catalog_find(const struct usertp__ca
 
 char *usertp__catalog_format(const char *system, const char *name, unsigned int id, pid_t pid)
 {
+	if (!strcmp(system, "ftrace") && !strcmp(name, "print")) {
+		char *text;
+
+		return asprintf(&text, print_format, id) < 0 ? NULL : text;
+	}
 	struct usertp__program prog;
 	char req[600], *reply = NULL, *text = NULL;
 	const char *body, *id_line, *id_end;

@@ -15,7 +15,8 @@
 struct usertp__catalog_event {
 	char *system, *name;
 	unsigned int id;     /* the mount's, from 1, in the order first seen */
-	bool defined;	     /* by a program running at the last refresh */
+	bool defined;	     /* by a program running at the last refresh (or built in) */
+	bool builtin;	     /* ftrace:print (trace_marker's records): the mount's own */
 	pid_t pid;	     /* one of those programs (its format is asked there) */
 };
 
@@ -47,6 +48,11 @@ int usertp__catalog_ask(struct usertp__catalog_answers *a);
  */
 int usertp__catalog_take(struct usertp__catalog *c, const struct usertp__catalog_answers *a);
 void usertp__catalog_answers_free(struct usertp__catalog_answers *a);
+/*
+ * The id of @system:@name, an event a program recorded: added (not defined until a program
+ * says it defines it) if the catalog has not seen it yet.  Return: the id, or 0 (no memory).
+ */
+unsigned int usertp__catalog_id(struct usertp__catalog *c, const char *system, const char *name);
 /* The event @system:@name if a running program defines it, or NULL (@name NULL: any of @system). */
 const struct usertp__catalog_event *usertp__catalog_find(const struct usertp__catalog *c,
 							 const char *system, const char *name);

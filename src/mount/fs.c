@@ -93,6 +93,7 @@ enum node_kind {
 	NODE_SAVED_CMDLINES,
 	NODE_SAVED_TGIDS,
 	NODE_STATS,
+	NODE_TRACE_PIPE_RAW,
 };
 
 struct node {
@@ -140,6 +141,7 @@ static const struct {
 	{ NODE_CPU, "trace_pipe", NODE_TRACE_PIPE },
 	{ NODE_CPU, "buffer_size_kb", NODE_BUFFER_SIZE_KB },
 	{ NODE_CPU, "stats", NODE_STATS },
+	{ NODE_CPU, "trace_pipe_raw", NODE_TRACE_PIPE_RAW },
 	{ NODE_EVENTS, "enable", NODE_EVENTS_ENABLE },
 	{ NODE_EVENTS, "header_page", NODE_HEADER_PAGE },
 	{ NODE_EVENTS, "header_event", NODE_HEADER_EVENT },
@@ -152,10 +154,20 @@ static const struct {
 };
 #define NR_CHILDREN (sizeof(children) / sizeof(children[0]))
 
-/* Is children[@i] in a directory of kind @dir? */
-static bool child_of(size_t i, enum node_kind dir)
+/*
+ * Is children[@i] in the directory @dir?  (The ftrace system, the mount's own print event,
+ * has no enable or filter files, as the kernel's.)
+ */
+static bool child_of(size_t i, const struct node *dir)
 {
-	return children[i].dir == dir || (children[i].dir == NODE_INSTANCE && dir == NODE_ROOT);
+	enum node_kind k = children[i].kind;
+
+	if (dir->event && dir->event->builtin &&
+	    (k == NODE_SYSTEM_ENABLE || k == NODE_SYSTEM_FILTER || k == NODE_EVENT_ENABLE ||
+	     k == NODE_EVENT_FILTER))
+		return false;
+	return children[i].dir == dir->kind ||
+	       (children[i].dir == NODE_INSTANCE && dir->kind == NODE_ROOT);
 }
 
 /* The instance @name of instances/ (under fs_lock), made or being made, or NULL. */
@@ -207,7 +219,7 @@ static int resolve(const char *path, struct node *n)
 		size_t i;
 
 		for (i = 0; i < NR_CHILDREN; i++)
-			if (child_of(i, n->kind) && !strcmp(children[i].name, name))
+			if (child_of(i, n) && !strcmp(children[i].name, name))
 				break;
 		if (i < NR_CHILDREN) {
 			n->kind = children[i].kind;
@@ -366,7 +378,7 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
 	for (size_t i = 0; i < NR_CHILDREN; i++)
-		if (child_of(i, n.kind))
+		if (child_of(i, &n))
 			fill(buf, children[i].name, NULL, 0, 0);
 	for (size_t i = 0; n.kind == NODE_INSTANCES && i < nr_instances; i++)
 		if (instances[i]->inst)
@@ -447,7 +459,8 @@ static char enable_state(const struct node *n)
 	for (size_t i = 0; i < catalog.nr; i++) {
 		const struct usertp__catalog_event *ev = &catalog.events[i];
 
-		if (!ev->defined || (n->kind == NODE_SYSTEM_ENABLE && strcmp(ev->system, n->event->system)))
+		if (!ev->defined || ev->builtin ||
+		    (n->kind == NODE_SYSTEM_ENABLE && strcmp(ev->system, n->event->system)))
 			continue;
 		total++;
 		on += usertp__instance_enabled(n->ti->inst, ev->system, ev->name);
@@ -497,7 +510,7 @@ static int file_text(const struct node *n, struct open_file *f)
 		for (size_t i = 0; i < catalog.nr; i++) {
 			const struct usertp__catalog_event *ev = &catalog.events[i];
 
-			if (ev->defined && (n->kind == NODE_AVAILABLE_EVENTS ||
+			if (ev->defined && !ev->builtin && (n->kind == NODE_AVAILABLE_EVENTS ||
 					    usertp__instance_enabled(top, ev->system, ev->name)))
 				fprintf(out, "%s:%s\n", ev->system, ev->name);
 		}
@@ -614,7 +627,8 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		if (!ret && (fi->flags & O_TRUNC) && (fi->flags & O_ACCMODE) != O_RDONLY)
 			ret = truncate_node(&n);
 		/* (A write-only open needs no text: a shell's `echo 1 > enable` reads nothing.) */
-		if (!ret && (fi->flags & O_ACCMODE) != O_WRONLY && n.kind != NODE_TRACE_PIPE) {
+		if (!ret && (fi->flags & O_ACCMODE) != O_WRONLY && n.kind != NODE_TRACE_PIPE &&
+		    n.kind != NODE_TRACE_PIPE_RAW) {
 			pthread_mutex_lock(&fs_lock);
 			ret = resolve(path, &n); /* (again: the catalog may have moved) */
 			if (!ret)
@@ -637,7 +651,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	f->nonblock = fi->flags & O_NONBLOCK;
 	fi->fh = (uint64_t)(uintptr_t)f;
 	fi->direct_io = 1;
-	fi->nonseekable = n.kind == NODE_TRACE_PIPE;
+	fi->nonseekable = n.kind == NODE_TRACE_PIPE || n.kind == NODE_TRACE_PIPE_RAW;
 	return 0;
 }
 
@@ -654,6 +668,9 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 	if (f->kind == NODE_TRACE_PIPE)
 		return (int)usertp__instance_pipe_read(f->ti->inst, &f->pipe, buf, size, f->nonblock,
 						       request_interrupted);
+	if (f->kind == NODE_TRACE_PIPE_RAW)
+		return (int)usertp__instance_raw_read(f->ti->inst, &f->pipe, buf, size, f->nonblock,
+						      request_interrupted);
 	if (off < 0 || (size_t)off >= f->len)
 		return 0;
 	if (size > f->len - (size_t)off)
@@ -878,6 +895,17 @@ static void notify_poll(void *handle)
 	fuse_pollhandle_destroy(handle);
 }
 
+/* The mount's id of an event a program recorded (instance.c: trace_pipe_raw's records). */
+static unsigned int event_id(const char *system, const char *name)
+{
+	unsigned int id;
+
+	pthread_mutex_lock(&fs_lock);
+	id = usertp__catalog_id(&catalog, system, name);
+	pthread_mutex_unlock(&fs_lock);
+	return id;
+}
+
 /* truncate(2) and O_TRUNC where the kernel sends it apart from the open. */
 static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
@@ -928,7 +956,7 @@ static int fs_mkdir(const char *path, mode_t mode)
 	pthread_mutex_unlock(&fs_lock);
 	if (ret)
 		return ret;
-	ret = usertp__instance_new(name, notify_poll, &ti->inst, err, sizeof(err));
+	ret = usertp__instance_new(name, notify_poll, event_id, &ti->inst, err, sizeof(err));
 	pthread_mutex_lock(&fs_lock);
 	if (ret) {
 		instance_named(name, &index);
@@ -969,7 +997,7 @@ static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_poll
 	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
 
 	(void)path;
-	if (f->kind != NODE_TRACE_PIPE) {
+	if (f->kind != NODE_TRACE_PIPE && f->kind != NODE_TRACE_PIPE_RAW) {
 		if (ph)
 			fuse_pollhandle_destroy(ph);
 		*reventsp = POLLIN | POLLOUT;
@@ -1057,7 +1085,7 @@ int usertp__mount_run(const char *mountpoint, const char *options, bool foregrou
 	if (fuse_set_signal_handlers(se) || fuse_daemonize(foreground))
 		goto unmount;
 	/* The top level's session and its thread: made here, in the process that serves. */
-	ret = usertp__instance_new(NULL, notify_poll, &top_level.inst, err, sizeof(err));
+	ret = usertp__instance_new(NULL, notify_poll, event_id, &top_level.inst, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "usertp mount: cannot record the programs: %s\n", err);
 		ret = -1;

@@ -47,6 +47,7 @@ enum option {
 	OPT_MARKERS,
 	OPT_EVENT_FORK,
 	OPT_PAUSE_ON_TRACE,
+	OPT_FUNCTION_TRACE,
 	NR_OPTIONS
 };
 static const struct {
@@ -59,6 +60,8 @@ static const struct {
 	[OPT_MARKERS] = { "markers", true },
 	[OPT_EVENT_FORK] = { "event-fork", false },
 	[OPT_PAUSE_ON_TRACE] = { "pause-on-trace", false },
+	/* (the function tracer's: kept and read back, nothing else; trace-cmd record -d sets it) */
+	[OPT_FUNCTION_TRACE] = { "function-trace", true },
 };
 
 /* One record held, with its text after the event's name. */
@@ -68,6 +71,8 @@ struct held {
 	pid_t tid, pid; /* the thread, and its program (its tgid) */
 	unsigned int cpu, bytes;
 	const char *flags; /* irq-info's five; NULL: "....." (static) */
+	void *raw;	   /* the record, common_type the mount's id (trace_pipe_raw), or NULL */
+	unsigned int raw_size;
 	char *text; /* "name: payload" */
 };
 
@@ -113,6 +118,7 @@ struct usertp__instance {
 	struct comm_entry *comms; /* open addressing by tid; 0: free */
 	size_t comms_cap, nr_comms;
 	void (*notify)(void *handle);
+	unsigned int (*event_id)(const char *system, const char *name);
 	void *pollers[MAX_POLLERS];
 	size_t nr_pollers;
 	struct filter_file *filters;
@@ -204,14 +210,20 @@ static unsigned int record_bytes(unsigned int size)
 	return 4 + (size > 112 ? 4 : 0) + ((size + 3) & ~3u);
 }
 
+static void held_free(struct held *h)
+{
+	free(h->text);
+	free(h->raw);
+	free(h);
+}
+
 static void held_unlink(struct cpu_records *c, struct held *h)
 {
 	*(h->prev ? &h->prev->next : &c->head) = h->next;
 	*(h->next ? &h->next->prev : &c->tail) = h->prev;
 	c->bytes -= h->bytes;
 	c->entries--;
-	free(h->text);
-	free(h);
+	held_free(h);
 }
 
 /* A CPU's room: its buffer_size_kb, less the page being written, as the kernel's. */
@@ -231,8 +243,7 @@ static void hold(struct usertp__instance *in, struct held *h)
 	while (c->bytes + h->bytes > room(c) && c->head) {
 		if (!in->option[OPT_OVERWRITE]) {
 			c->dropped++;
-			free(h->text);
-			free(h);
+			held_free(h);
 			return;
 		}
 		held_unlink(c, c->head);
@@ -273,8 +284,16 @@ static struct held *held_new(struct usertp__instance *in, const struct usertp_re
 	trace_seq_terminate(&s);
 	h->text = strdup(s.buffer ? s.buffer : "");
 	trace_seq_destroy(&s);
+	/* The raw record, with the mount's id (the one events/SYS/EV/id says). */
+	if (rec->event && rec->size >= 2 && (h->raw = malloc(rec->size))) {
+		uint16_t id = (uint16_t)in->event_id(rec->event->system, rec->event->name);
+
+		memcpy(h->raw, rec->data, rec->size);
+		memcpy(h->raw, &id, 2);
+		h->raw_size = rec->size;
+	}
 	if (!h->text) {
-		free(h);
+		held_free(h);
 		return NULL;
 	}
 	return h;
@@ -350,6 +369,7 @@ static void *pump(void *arg)
 /* --- the instance ------------------------------------------------------------------------- */
 
 int usertp__instance_new(const char *name, void (*notify)(void *handle),
+			 unsigned int (*event_id)(const char *system, const char *name),
 			 struct usertp__instance **out, char *err, size_t errlen)
 {
 	struct usertp__instance *in = calloc(1, sizeof(*in));
@@ -364,6 +384,7 @@ int usertp__instance_new(const char *name, void (*notify)(void *handle),
 	for (int i = 0; i < NR_OPTIONS; i++)
 		in->option[i] = options[i].initial;
 	in->notify = notify;
+	in->event_id = event_id;
 	in->nr_cpus = (unsigned int)get_nprocs_conf();
 	if (!in->nr_cpus)
 		in->nr_cpus = 1;
@@ -1031,6 +1052,134 @@ static int pipe_take(struct usertp__instance *in, struct usertp__pipe_reader *r)
 	return 1;
 }
 
+/* The kernel's page of a ring buffer (rb-layout: a timestamp, a commit word, 4080 bytes). */
+#define RAW_PAGE 4096u
+#define RAW_HEADER 16u
+#define RAW_MISSED_EVENTS (1ull << 31) /* events were lost before the page */
+#define RAW_MISSED_STORED (1ull << 30) /* and their count follows the entries */
+#define RAW_TYPE_TIME_EXTEND 30u
+#define RAW_MAX_DELTA ((1ull << 27) - 1)
+
+static void put32(unsigned char *at, uint32_t v)
+{
+	memcpy(at, &v, 4);
+}
+
+/*
+ * The oldest records of CPU @cpu as one page of the kernel's format, into @r's pending bytes,
+ * consuming them (under lock).  Records with no raw form are taken and left out.
+ * Return: 1, 0 (nothing held), -ENOMEM.
+ */
+static int raw_take(struct usertp__instance *in, struct usertp__pipe_reader *r, unsigned int cpu)
+{
+	struct cpu_records *c = &in->cpus[cpu];
+	unsigned char *page;
+	uint64_t commit = 0, prev = 0, lost = c->lost_pending;
+	bool any = false;
+
+	while (c->head && !c->head->raw) {
+		c->read++;
+		held_unlink(c, c->head);
+	}
+	if (!c->head)
+		return 0;
+	page = calloc(1, RAW_PAGE);
+	if (!page)
+		return -ENOMEM;
+	while (c->head) {
+		struct held *h = c->head;
+		uint32_t total = 8 + ((h->raw_size + 7) & ~7u);
+		uint64_t delta;
+
+		if (!h->raw) {
+			c->read++;
+			held_unlink(c, h);
+			continue;
+		}
+		if (!any) {
+			memcpy(page, &h->ts, 8);
+			prev = h->ts;
+		}
+		delta = h->ts >= prev ? h->ts - prev : 0;
+		if (RAW_HEADER + commit + (delta > RAW_MAX_DELTA ? 8 : 0) + total > RAW_PAGE) {
+			if (!any) { /* (too big for any page: left out, as the kernel cannot hold it) */
+				c->read++;
+				held_unlink(c, h);
+				continue;
+			}
+			break;
+		}
+		if (delta > RAW_MAX_DELTA) {
+			put32(page + RAW_HEADER + commit,
+			      RAW_TYPE_TIME_EXTEND | (uint32_t)((delta & RAW_MAX_DELTA) << 5));
+			put32(page + RAW_HEADER + commit + 4, (uint32_t)(delta >> 27));
+			commit += 8;
+			delta = 0;
+		}
+		/* type_len 0: the length word counts itself and the payload (8-byte aligned). */
+		put32(page + RAW_HEADER + commit, (uint32_t)(delta << 5));
+		put32(page + RAW_HEADER + commit + 4, total - 4);
+		memcpy(page + RAW_HEADER + commit + 8, h->raw, h->raw_size);
+		commit += total;
+		prev = h->ts;
+		any = true;
+		c->read++;
+		held_unlink(c, h);
+	}
+	if (lost) {
+		commit |= RAW_MISSED_EVENTS;
+		if (RAW_HEADER + (commit & 0xfffff) + 8 <= RAW_PAGE) {
+			memcpy(page + RAW_HEADER + (commit & 0xfffff), &lost, 8);
+			commit |= RAW_MISSED_STORED;
+		}
+		c->lost_pending = 0;
+	}
+	memcpy(page + 8, &commit, 8);
+	free(r->pending);
+	r->pending = (char *)page;
+	r->len = RAW_PAGE;
+	r->off = 0;
+	return 1;
+}
+
+ssize_t usertp__instance_raw_read(struct usertp__instance *in, struct usertp__pipe_reader *r,
+				  char *buf, size_t size, bool nonblock, bool (*interrupted)(void))
+{
+	size_t n;
+	int ret = 0;
+
+	pthread_mutex_lock(&in->lock);
+	while (r->off == r->len) {
+		struct timespec until;
+
+		ret = raw_take(in, r, (unsigned int)r->cpu);
+		if (ret)
+			break;
+		if (nonblock) {
+			ret = -EAGAIN;
+			break;
+		}
+		if (interrupted && interrupted()) {
+			ret = -EINTR;
+			break;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += PIPE_WAIT_MS * 1000000l;
+		until.tv_sec += until.tv_nsec / 1000000000;
+		until.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&in->more, &in->lock, &until);
+	}
+	if (ret < 0 && r->off == r->len) {
+		pthread_mutex_unlock(&in->lock);
+		return ret;
+	}
+	n = r->len - r->off < size ? r->len - r->off : size;
+	memcpy(buf, r->pending + r->off, n);
+	r->off += n;
+	pthread_mutex_unlock(&in->lock);
+	return (ssize_t)n;
+}
+
 ssize_t usertp__instance_pipe_read(struct usertp__instance *in, struct usertp__pipe_reader *r,
 				   char *buf, size_t size, bool nonblock, bool (*interrupted)(void))
 {
@@ -1205,14 +1354,26 @@ ssize_t usertp__instance_mark(struct usertp__instance *in, pid_t tid, const char
 		free(h);
 		return -ENOMEM;
 	}
-	h->bytes = record_bytes(8 + 8 + (unsigned int)len + 1); /* (ftrace:print: ip, buf) */
+	/* Raw, as the kernel's ftrace:print: the common fields, ip (0 here), buf and its NUL. */
+	h->raw_size = 16 + (unsigned int)len + 2;
+	h->raw = calloc(1, h->raw_size);
+	if (h->raw) {
+		uint16_t id = (uint16_t)in->event_id("ftrace", "print");
+		int32_t pid = tid;
+
+		memcpy(h->raw, &id, 2);
+		memcpy((char *)h->raw + 4, &pid, 4);
+		memcpy((char *)h->raw + 16, buf, len);
+		if (!len || buf[len - 1] != '\n')
+			((char *)h->raw)[16 + len] = '\n';
+	}
+	h->bytes = record_bytes(h->raw_size);
 	pthread_mutex_lock(&in->lock);
 	if (!in->option[OPT_MARKERS] || !in->tracing || in->paused) {
 		bool markers = in->option[OPT_MARKERS];
 
 		pthread_mutex_unlock(&in->lock);
-		free(h->text);
-		free(h);
+		held_free(h);
 		return markers ? -EBADF : -EINVAL;
 	}
 	hold(in, h);

@@ -25,10 +25,12 @@ struct usertp__instance;
 /*
  * A new instance (@name NULL: the top level), recording every program of the user.  When a
  * file blocked in poll() may read, @notify is called with what usertp__instance_poll() was
- * given (libfuse's poll handle), once.  Return: 0, or a negative errno with the reason in
- * @err.
+ * given (libfuse's poll handle), once.  @event_id gives the mount's id of an event (its
+ * events/SYS/EV/id), for trace_pipe_raw's records.  Return: 0, or a negative errno with the
+ * reason in @err.
  */
 int usertp__instance_new(const char *name, void (*notify)(void *handle),
+			 unsigned int (*event_id)(const char *system, const char *name),
 			 struct usertp__instance **out, char *err, size_t errlen);
 void usertp__instance_free(struct usertp__instance *in);
 
@@ -134,6 +136,14 @@ void usertp__pipe_reader_init(struct usertp__pipe_reader *r, int cpu);
 ssize_t usertp__instance_pipe_read(struct usertp__instance *in, struct usertp__pipe_reader *r,
 				   char *buf, size_t size, bool nonblock, bool (*interrupted)(void));
 void usertp__pipe_reader_free(struct usertp__pipe_reader *r);
+/*
+ * A read of per_cpu/cpuN/trace_pipe_raw (@r->cpu): the oldest records of the CPU as whole
+ * pages of the kernel's format (a page a time, given across reads if @size is smaller),
+ * common_type the mount's id of each event, lost events marked as the kernel marks them;
+ * waits for records as usertp__instance_pipe_read().  Return: the bytes, -EAGAIN, -EINTR.
+ */
+ssize_t usertp__instance_raw_read(struct usertp__instance *in, struct usertp__pipe_reader *r,
+				  char *buf, size_t size, bool nonblock, bool (*interrupted)(void));
 /*
  * poll() on trace_pipe: whether it can be read now; if not and @handle is not NULL, @handle
  * is kept and given to the instance's notify() when it can.

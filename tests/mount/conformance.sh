@@ -228,7 +228,7 @@ for file in set_event_pid set_event_notrace_pid; do
 done
 
 # --- options/ and trace_options (§11) ---------------------------------------------------------
-opts='record-tgid overwrite irq-info markers event-fork pause-on-trace'
+opts='record-tgid overwrite irq-info markers event-fork pause-on-trace function-trace'
 ours() {
 	grep -Ex "(no)?($(echo "$opts" | tr ' ' '|'))" "$t/trace_options" | tr '\n' ' '
 }

@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-clients.sh USERTP CONS-PROG TRACEFS-CLIENT: real clients of tracefs, unchanged, on
+# usertp mount with a running program:
+#   - libtracefs (tracefs-client): the systems and events it lists are the mount's, and the
+#     records it reads from per_cpu/cpuN/trace_pipe_raw (pages in the kernel's format) are
+#     those `trace` shows, a trace_marker write included;
+#   - trace-cmd record and report, on the mount bind-mounted over /sys/kernel/tracing in a
+#     private mount namespace (unshare -m; root only): every event fired is in the file.
+# Exit 77 where FUSE cannot be used.
+set -eu
+usertp=$1 cons=$2 client=$3
+here=$(dirname "$0")
+if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
+	echo "test-clients: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
+	exit 77
+fi
+dir=$(mktemp -d /tmp/usertp-clients-XXXXXX)
+mnt=$dir/mnt
+m= p=
+cleanup() {
+	exec 3>&- || true
+	[ -z "$p" ] || kill $p 2>/dev/null || true
+	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
+	[ -z "$m" ] || kill -KILL $m 2>/dev/null || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+export XDG_RUNTIME_DIR="$dir/xdg"
+mkdir -m 700 "$XDG_RUNTIME_DIR" "$mnt"
+. "$here/../lib.sh"
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+
+mkfifo "$dir/in"
+"$cons" <"$dir/in" >"$dir/cons.out" &
+p=$!
+exec 3>"$dir/in"
+wait_until "cons-prog ready" grep -q ready "$dir/cons.out"
+"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
+m=$!
+wait_until "the mount" mountpoint -q "$mnt"
+wait_until "cons-prog's events" grep -q '^cons:cons_a$' "$mnt/available_events"
+# fire N: cons-prog fires N cons_a and N cons_b, and says so
+fire() {
+	n=$(grep -c fired "$dir/cons.out" || true)
+	echo "fire $1" >&3
+	wait_until "cons-prog fired" sh -c "[ \$(grep -c fired \"$dir/cons.out\") -gt $n ]"
+}
+
+# --- libtracefs ----------------------------------------------------------------------------
+"$client" "$mnt" systems | sort >"$dir/systems"
+# (libtracefs leaves out ftrace, which has no enable file, on the kernel's tracefs too)
+ls -d "$mnt"/events/*/ | xargs -n1 basename | grep -vx ftrace | sort | cmp -s - "$dir/systems" ||
+	{ bad "libtracefs's systems are not the mount's:"; cat "$dir/systems"; }
+"$client" "$mnt" events cons | sort >"$dir/events"
+printf 'cons_a\ncons_b\ncons_c\n' | cmp -s - "$dir/events" || { bad "libtracefs's events of cons:"; cat "$dir/events"; }
+echo 'cons:*' >"$mnt/set_event"
+fire 50
+echo hello-marker >"$mnt/trace_marker"
+wait_until "the mount holds them" sh -c "[ \$(grep -c ' cons_b: seq=' \"$mnt/trace\") -eq 50 ]"
+# trace's lines as "TID NAME: TEXT", as tracefs-client prints what libtracefs read
+grep -v '^#' "$mnt/trace" | sed 's/^ *.*-\([0-9]*\) *\[[0-9]*\] ..... *[0-9.]*: \([a-z_]*\): /\1 \2: /' |
+	sed 's/^\([0-9]*\) tracing_mark_write: /\1 print: tracing_mark_write: /' >"$dir/trace"
+"$client" "$mnt" raw | grep -v '^$' >"$dir/raw" || bad "libtracefs could not read trace_pipe_raw"
+sort "$dir/trace" >"$dir/trace.sorted"
+sort "$dir/raw" >"$dir/raw.sorted"
+cmp -s "$dir/trace.sorted" "$dir/raw.sorted" ||
+	{ bad "libtracefs read other records than trace shows"; diff "$dir/trace.sorted" "$dir/raw.sorted" | head; }
+[ "$(wc -l <"$dir/raw")" -eq 101 ] || bad "libtracefs read $(wc -l <"$dir/raw") records, not 101"
+[ "$(grep -vc '^#' "$mnt/trace")" -eq 0 ] || bad "trace_pipe_raw did not consume what it gave"
+: >"$mnt/set_event"
+
+# --- trace-cmd, on the mount where it looks for tracefs -------------------------------------
+if [ "$(id -u)" -ne 0 ] || ! command -v trace-cmd >/dev/null || ! command -v unshare >/dev/null; then
+	echo "(trace-cmd part skipped: needs root, trace-cmd and unshare)"
+	exit $fail
+fi
+# (-d: do not touch the function tracer; trace-cmd's default writes /proc/sys/kernel/ftrace_enabled)
+n=$(grep -c fired "$dir/cons.out")
+unshare -m sh -c "mount --bind '$mnt' /sys/kernel/tracing &&
+	trace-cmd record -d -e 'cons:*' -o '$dir/tc.dat' sh -c 'echo \"fire 100\" >&3; until [ \$(grep -c fired \"$dir/cons.out\") -gt $n ]; do sleep 0.05; done; sleep 0.3'" \
+	>"$dir/record.out" 2>&1 || { bad "trace-cmd record failed:"; cat "$dir/record.out"; }
+trace-cmd report -i "$dir/tc.dat" >"$dir/report" 2>&1 || { bad "trace-cmd report failed:"; cat "$dir/report"; }
+for ev in cons_a cons_b; do
+	[ "$(grep -c " $ev: *seq=" "$dir/report")" -eq 100 ] || bad "trace-cmd report: $(grep -c " $ev: *seq=" "$dir/report") $ev, not 100"
+done
+seq 0 99 | cmp -s - "$(grep " cons_a: *seq=" "$dir/report" | sed 's/.*seq=//' >"$dir/seqs"; echo "$dir/seqs")" ||
+	bad "trace-cmd report: cons_a out of order or missing"
+[ "$(cat "$mnt/set_event" | wc -l)" -eq 0 ] || bad "trace-cmd left events enabled on the mount"
+exit $fail
