@@ -119,6 +119,9 @@ struct usertp__instance {
 	size_t comms_cap, nr_comms;
 	void (*notify)(void *handle);
 	unsigned int (*event_id)(const char *system, const char *name);
+	/* the pump's: events each program dropped on each CPU, as last counted */
+	uint64_t (*seen_dropped)[USERTP__INSTANCE_CPUS];
+	unsigned int nr_seen;
 	void *pollers[MAX_POLLERS];
 	size_t nr_pollers;
 	struct filter_file *filters;
@@ -326,6 +329,49 @@ static void wake(struct usertp__instance *in)
 	in->nr_pollers = 0;
 }
 
+/*
+ * What the programs could not record (their buffers full: the pump was behind), from their
+ * counters, per CPU: dropped, and said by trace_pipe as lost (in the pump, under apply).
+ * Counted here rather than from the records that follow a loss: a loss at the end has none.
+ * Return: whether there were any.
+ */
+static bool count_dropped(struct usertp__instance *in)
+{
+	unsigned int nr = usertp_session_nr_programs(in->session);
+	bool any = false;
+
+	if (nr > in->nr_seen) {
+		void *more = realloc(in->seen_dropped, nr * sizeof(*in->seen_dropped));
+
+		if (!more)
+			return false;
+		in->seen_dropped = more;
+		memset(in->seen_dropped + in->nr_seen, 0, (nr - in->nr_seen) * sizeof(*in->seen_dropped));
+		in->nr_seen = nr;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		struct usertp_cpu_stats st;
+
+		for (unsigned int cpu = 0; cpu < USERTP__INSTANCE_CPUS; cpu++) {
+			unsigned int to = cpu < in->nr_cpus ? cpu : in->nr_cpus - 1;
+			uint64_t more;
+
+			if (usertp_session_cpu_stats(in->session, i, cpu, &st))
+				break;
+			if (st.dropped <= in->seen_dropped[i][cpu])
+				continue;
+			more = st.dropped - in->seen_dropped[i][cpu];
+			in->seen_dropped[i][cpu] = st.dropped;
+			pthread_mutex_lock(&in->lock);
+			in->cpus[to].dropped += more;
+			in->cpus[to].lost_pending += more;
+			pthread_mutex_unlock(&in->lock);
+			any = true;
+		}
+	}
+	return any;
+}
+
 /* The pump: reads the session and holds what it gives. */
 static void *pump(void *arg)
 {
@@ -345,9 +391,6 @@ static void *pump(void *arg)
 			unsigned int cpu = rec.cpu < in->nr_cpus ? rec.cpu : in->nr_cpus - 1;
 
 			pthread_mutex_lock(&in->lock);
-			/* What a program could not record on that CPU: lost, as the kernel says. */
-			in->cpus[cpu].dropped += rec.lost_before;
-			in->cpus[cpu].lost_pending += rec.lost_before;
 			tgid_put(in, rec.tid, rec.pid);
 			if (h)
 				hold(in, h);
@@ -356,6 +399,7 @@ static void *pump(void *arg)
 			pthread_mutex_unlock(&in->lock);
 			any = true;
 		}
+		any |= count_dropped(in);
 		pthread_mutex_unlock(&in->apply);
 		if (any) {
 			pthread_mutex_lock(&in->lock);
@@ -429,6 +473,7 @@ void usertp__instance_free(struct usertp__instance *in)
 	usertp_session_free(in->session);
 	usertp__instance_clear(in, -1);
 	free(in->cpus);
+	free(in->seen_dropped);
 	free(in->comms);
 	free(in->rules);
 	usertp__pid_list_free(&in->pids[0]);

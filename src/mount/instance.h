@@ -22,6 +22,9 @@
 
 struct usertp__instance;
 
+/* The most CPUs whose losses an instance counts apart (more are counted with the last). */
+#define USERTP__INSTANCE_CPUS 512
+
 /*
  * A new instance (@name NULL: the top level), recording every program of the user.  When a
  * file blocked in poll() may read, @notify is called with what usertp__instance_poll() was
