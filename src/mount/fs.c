@@ -94,6 +94,7 @@ enum node_kind {
 	NODE_SAVED_TGIDS,
 	NODE_STATS,
 	NODE_TRACE_PIPE_RAW,
+	NODE_TRIGGER,
 };
 
 struct node {
@@ -150,6 +151,7 @@ static const struct {
 	{ NODE_EVENT, "enable", NODE_EVENT_ENABLE },
 	{ NODE_EVENT, "filter", NODE_EVENT_FILTER },
 	{ NODE_EVENT, "format", NODE_FORMAT },
+	{ NODE_EVENT, "trigger", NODE_TRIGGER },
 	{ NODE_EVENT, "id", NODE_ID },
 };
 #define NR_CHILDREN (sizeof(children) / sizeof(children[0]))
@@ -333,6 +335,7 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_OPTION:
 	case NODE_BUFFER_SIZE_KB:
 	case NODE_TRACE_CLOCK:
+	case NODE_TRIGGER:
 		return S_IFREG | 0640;
 	default:
 		return S_IFREG | 0440;
@@ -478,7 +481,7 @@ static int file_text(const struct node *n, struct open_file *f)
 		return usertp__instance_trace_text(top, n->cpu, &f->text, &f->len);
 	if (n->kind == NODE_TRACE_MARKER)
 		return -EINVAL; /* (write-only, as tracefs's: a read open fails) */
-	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG ||
+	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG || n->kind == NODE_TRIGGER ||
 	    n->kind == NODE_SET_EVENT_PID || n->kind == NODE_SET_EVENT_NOTRACE_PID ||
 	    n->kind == NODE_BUFFER_SIZE_KB || n->kind == NODE_BUFFER_TOTAL_SIZE_KB ||
 	    n->kind == NODE_STATS || n->kind == NODE_SAVED_CMDLINES || n->kind == NODE_SAVED_TGIDS) {
@@ -493,6 +496,8 @@ static int file_text(const struct node *n, struct open_file *f)
 			f->text = usertp__instance_error_log(top);
 		else if (n->kind == NODE_EVENT_FILTER)
 			f->text = usertp__instance_filter_file(top, n->event->system, n->event->name);
+		else if (n->kind == NODE_TRIGGER)
+			f->text = usertp__instance_trigger_file(top, n->event->system, n->event->name);
 		else
 			f->text = usertp__instance_pids_text(top, n->kind == NODE_SET_EVENT_NOTRACE_PID);
 		f->len = f->text ? strlen(f->text) : 0;
@@ -532,7 +537,7 @@ static int file_text(const struct node *n, struct open_file *f)
 		fprintf(out, "%d\n", usertp__instance_tracing(top));
 		break;
 	case NODE_EVENT_ENABLE:
-		fprintf(out, "%d\n", usertp__instance_enabled(top, n->event->system, n->event->name));
+		fputs(usertp__instance_enable_text(top, n->event->system, n->event->name), out);
 		break;
 	case NODE_EVENTS_ENABLE:
 	case NODE_SYSTEM_ENABLE:
@@ -607,6 +612,12 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	if (!ret) {
 		f->ti = n.ti;
 		f->ti->users++; /* (rmdir: EBUSY until it is released) */
+	}
+	if (!ret && n.kind != NODE_FORMAT && n.kind != NODE_ID) {
+		pthread_mutex_unlock(&fs_lock);
+		usertp__instance_sync(n.ti->inst); /* (what was recorded before the open is seen) */
+		pthread_mutex_lock(&fs_lock);
+		ret = resolve(path, &n);
 	}
 	if (!ret && n.kind == NODE_FORMAT) {
 		/* Asked of a program: without the lock, on a copy of what is needed. */
@@ -819,6 +830,35 @@ static int trace_options_write(struct usertp__instance *top, const char *buf, si
 	return usertp__instance_set_option(top, name, on);
 }
 
+/* A write to events/SYS/EV/trigger (tracefs.md §5). */
+static int trigger_write(struct usertp__instance *top, const struct target *t, const char *buf,
+			 size_t size)
+{
+	struct usertp__tfs_trigger trig;
+	char *format;
+	int ret = usertp__tfs_trigger(buf, size, &trig);
+
+	if (ret)
+		return ret;
+	/* enable_event and disable_event aim at an event that exists. */
+	if (trig.cmd == USERTP__TFS_ENABLE_EVENT || trig.cmd == USERTP__TFS_DISABLE_EVENT) {
+		const struct usertp__catalog_event *target;
+
+		pthread_mutex_lock(&fs_lock);
+		target = usertp__catalog_find(&catalog, trig.system, trig.event);
+		ret = target && !target->builtin ? 0 : -EINVAL;
+		pthread_mutex_unlock(&fs_lock);
+		if (ret && !trig.remove)
+			return ret;
+	}
+	format = format_of(t->system, t->name);
+	if (!format)
+		return -EIO;
+	ret = usertp__instance_set_trigger(top, t->system, t->name, format, &trig);
+	free(format);
+	return ret;
+}
+
 /* A write: the file's rule; tracefs's read-only files take the open and fail the write. */
 static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
@@ -870,6 +910,11 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		break;
 	case NODE_TRACE_OPTIONS:
 		ret = trace_options_write(top, buf, size);
+		break;
+	case NODE_TRIGGER:
+		ret = resolve_target(path, &t);
+		if (!ret)
+			ret = trigger_write(top, &t, buf, size);
 		break;
 	case NODE_BUFFER_SIZE_KB:
 		ret = usertp__tfs_number(buf, size, &v);

@@ -98,6 +98,31 @@ struct filter_file {
 	char *text; /* the filter and "\n", or the refused text, its caret and the message */
 };
 
+/* One trigger of an event (tracefs.md §5). */
+struct trigger {
+	struct usertp__tfs_trigger t; /* (t.filter unused: filter_text) */
+	char *filter_text;
+	struct usertp__filter *filter;
+};
+
+static void trigger_free(struct trigger *tr)
+{
+	free(tr->filter_text);
+	usertp__filter_free(tr->filter);
+}
+
+/*
+ * An event in soft mode (it has triggers, or is the target of one): armed in the programs
+ * whether enabled or not, its records kept as `state` says.
+ */
+struct soft_event {
+	char *system, *name;
+	struct trigger *triggers; /* in the order written (the file lists the newest first) */
+	size_t nr_triggers;
+	unsigned int targeted;    /* enable_event/disable_event triggers aiming at it */
+	int state;		  /* 1: soft-enabled, -1: soft-disabled (a trigger fired), 0: neither */
+};
+
 struct usertp__instance {
 	char *name;
 	pthread_mutex_t apply, lock;
@@ -126,9 +151,18 @@ struct usertp__instance {
 	size_t nr_pollers;
 	struct filter_file *filters;
 	size_t nr_filters;
+	struct soft_event *soft; /* (under lock; changed under apply too) */
+	size_t nr_soft;
 	char *error_log[ERROR_LOG_MAX]; /* oldest first */
 	size_t nr_errors;
 };
+
+/* (the events' part, further down, which the pump uses) */
+static struct soft_event *soft_of(const struct usertp__instance *in, const char *system,
+				  const char *name);
+static bool event_kept(const struct usertp__instance *in, const struct soft_event *soft,
+		       const char *system, const char *name);
+static bool session_records(struct usertp__instance *in, bool tracing);
 
 /* --- thread names (saved_cmdlines) -------------------------------------------------------- */
 
@@ -372,42 +406,118 @@ static bool count_dropped(struct usertp__instance *in)
 	return any;
 }
 
+/* Run @ev's triggers on @rec (under lock). */
+static void run_triggers(struct usertp__instance *in, struct soft_event *ev,
+			 const struct usertp_record *rec)
+{
+	for (size_t i = 0; i < ev->nr_triggers; i++) {
+		struct trigger *tr = &ev->triggers[i];
+		struct usertp__filter_record fr = { rec->data, rec->size, rec->cpu,
+						    comm_get(in, rec->tid) };
+		struct soft_event *target;
+
+		if (!tr->t.count || (tr->filter && !usertp__filter_match(tr->filter, &fr)))
+			continue;
+		if (tr->t.count > 0)
+			tr->t.count--;
+		switch (tr->t.cmd) {
+		case USERTP__TFS_TRACEON:
+		case USERTP__TFS_TRACEOFF:
+			in->tracing = tr->t.cmd == USERTP__TFS_TRACEON;
+			break;
+		case USERTP__TFS_ENABLE_EVENT:
+		case USERTP__TFS_DISABLE_EVENT:
+			target = soft_of(in, tr->t.system, tr->t.event);
+			if (target)
+				target->state = tr->t.cmd == USERTP__TFS_ENABLE_EVENT ? 1 : -1;
+			break;
+		}
+	}
+}
+
+/*
+ * Is @rec to be held?  Its event's triggers run first.  Only records the instance armed for
+ * its triggers are left out here (their event not kept, or tracing off while triggers keep
+ * the programs recording): others were recorded because the instance asked for them.
+ */
+static bool keep_record(struct usertp__instance *in, const struct usertp_record *rec)
+{
+	struct soft_event *soft;
+	bool keep = true, triggers = false;
+
+	if (!rec->event)
+		return true;
+	pthread_mutex_lock(&in->lock);
+	for (size_t i = 0; i < in->nr_soft && !triggers; i++)
+		triggers = in->soft[i].nr_triggers != 0;
+	soft = triggers ? soft_of(in, rec->event->system, rec->event->name) : NULL;
+	if (triggers) {
+		bool tracing = in->tracing;
+
+		if (soft)
+			keep = event_kept(in, soft, rec->event->system, rec->event->name);
+		if (soft && soft->nr_triggers)
+			run_triggers(in, soft, rec);
+		keep &= tracing && !in->paused;
+	}
+	pthread_mutex_unlock(&in->lock);
+	return keep;
+}
+
 /* The pump: reads the session and holds what it gives. */
+/* Take what the session has now into the records held (under apply). */
+static void drain(struct usertp__instance *in)
+{
+	struct usertp_record rec;
+	bool any = false;
+
+	/* Programs that joined, their messages and thread names (next() waits for none). */
+	usertp_session_process(in->session, 0);
+	while (!atomic_load(&in->stop) && usertp_session_next(in->session, &rec, 0) == 1) {
+		struct held *h;
+		unsigned int cpu = rec.cpu < in->nr_cpus ? rec.cpu : in->nr_cpus - 1;
+
+		if (!keep_record(in, &rec))
+			continue;
+		h = held_new(in, &rec);
+		pthread_mutex_lock(&in->lock);
+		tgid_put(in, rec.tid, rec.pid);
+		if (h)
+			hold(in, h);
+		else
+			in->cpus[cpu].dropped++;
+		pthread_mutex_unlock(&in->lock);
+		any = true;
+	}
+	any |= count_dropped(in);
+	if (any) {
+		pthread_mutex_lock(&in->lock);
+		wake(in);
+		pthread_mutex_unlock(&in->lock);
+	}
+}
+
 static void *pump(void *arg)
 {
 	struct usertp__instance *in = arg;
 	struct pollfd pfd = { usertp_session_fd(in->session), POLLIN, 0 };
 
 	while (!atomic_load(&in->stop)) {
-		struct usertp_record rec;
-		bool any = false;
-
 		poll(&pfd, 1, PUMP_POLL_MS);
 		pthread_mutex_lock(&in->apply);
-		/* Programs that joined, their messages and thread names (next() waits for none). */
-		usertp_session_process(in->session, 0);
-		while (!atomic_load(&in->stop) && usertp_session_next(in->session, &rec, 0) == 1) {
-			struct held *h = held_new(in, &rec);
-			unsigned int cpu = rec.cpu < in->nr_cpus ? rec.cpu : in->nr_cpus - 1;
-
-			pthread_mutex_lock(&in->lock);
-			tgid_put(in, rec.tid, rec.pid);
-			if (h)
-				hold(in, h);
-			else
-				in->cpus[cpu].dropped++;
-			pthread_mutex_unlock(&in->lock);
-			any = true;
-		}
-		any |= count_dropped(in);
+		drain(in);
 		pthread_mutex_unlock(&in->apply);
-		if (any) {
-			pthread_mutex_lock(&in->lock);
-			wake(in);
-			pthread_mutex_unlock(&in->lock);
-		}
 	}
 	return NULL;
+}
+
+void usertp__instance_sync(struct usertp__instance *in)
+{
+	/* (Never waits: while a setting is being applied, the pump will see to it.) */
+	if (pthread_mutex_trylock(&in->apply))
+		return;
+	drain(in);
+	pthread_mutex_unlock(&in->apply);
 }
 
 /* --- the instance ------------------------------------------------------------------------- */
@@ -476,6 +586,14 @@ void usertp__instance_free(struct usertp__instance *in)
 	free(in->seen_dropped);
 	free(in->comms);
 	free(in->rules);
+	for (size_t i = 0; i < in->nr_soft; i++) {
+		for (size_t k = 0; k < in->soft[i].nr_triggers; k++)
+			trigger_free(&in->soft[i].triggers[k]);
+		free(in->soft[i].triggers);
+		free(in->soft[i].system);
+		free(in->soft[i].name);
+	}
+	free(in->soft);
 	usertp__pid_list_free(&in->pids[0]);
 	usertp__pid_list_free(&in->pids[1]);
 	for (size_t i = 0; i < in->nr_filters; i++) {
@@ -505,14 +623,48 @@ static bool rules_select(const struct usertp__tfs_event_spec *rules, size_t nr, 
 	return on;
 }
 
+/* @system:@name in soft mode (under lock), or NULL. */
+static struct soft_event *soft_of(const struct usertp__instance *in, const char *system,
+				  const char *name)
+{
+	for (size_t i = 0; i < in->nr_soft; i++)
+		if ((in->soft[i].nr_triggers || in->soft[i].targeted) &&
+		    !strcmp(in->soft[i].system, system) && !strcmp(in->soft[i].name, name))
+			return &in->soft[i];
+	return NULL;
+}
+
+/* Are @system:@name's records kept (under lock)?  As the rules say, unless a trigger said. */
+static bool event_kept(const struct usertp__instance *in, const struct soft_event *soft,
+		       const char *system, const char *name)
+{
+	if (soft && soft->state)
+		return soft->state > 0;
+	return rules_select(in->rules, in->nr_rules, system, name);
+}
+
 bool usertp__instance_enabled(struct usertp__instance *in, const char *system, const char *name)
 {
 	bool on;
 
 	pthread_mutex_lock(&in->lock);
-	on = rules_select(in->rules, in->nr_rules, system, name);
+	/* (An event in soft mode counts as enabled: set_event lists it, its system reads X.) */
+	on = soft_of(in, system, name) || rules_select(in->rules, in->nr_rules, system, name);
 	pthread_mutex_unlock(&in->lock);
 	return on;
+}
+
+const char *usertp__instance_enable_text(struct usertp__instance *in, const char *system,
+					 const char *name)
+{
+	const struct soft_event *soft;
+	bool kept;
+
+	pthread_mutex_lock(&in->lock);
+	soft = soft_of(in, system, name);
+	kept = event_kept(in, soft, system, name);
+	pthread_mutex_unlock(&in->lock);
+	return soft ? (kept ? "1*\n" : "0*\n") : (kept ? "1\n" : "0\n");
 }
 
 /* Does @later select every event @earlier selects (so that @earlier no longer matters)? */
@@ -527,8 +679,12 @@ static bool covers(const struct usertp__tfs_event_spec *later,
 	       (!later->event[0] || !strcmp(later->event, earlier->event));
 }
 
-/* The rules as the session's comma-separated specs (to free()), or NULL. */
-static char *rules_specs(const struct usertp__tfs_event_spec *rules, size_t nr)
+/*
+ * The rules as the session's comma-separated specs (to free()), or NULL; then the events in
+ * soft mode, armed whatever the rules say.
+ */
+static char *rules_specs(const struct usertp__instance *in, const struct usertp__tfs_event_spec *rules,
+			 size_t nr)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -539,14 +695,33 @@ static char *rules_specs(const struct usertp__tfs_event_spec *rules, size_t nr)
 	for (size_t i = 0; i < nr; i++) {
 		const struct usertp__tfs_event_spec *r = &rules[i];
 
-		fprintf(out, "%s%s", i ? "," : "", r->disable ? "!" : "");
+		fprintf(out, "%s%s", ftell(out) ? "," : "", r->disable ? "!" : "");
 		if (r->either)
 			fputs(r->system, out);
 		else
 			fprintf(out, "%s:%s", r->system[0] ? r->system : "*",
 				r->event[0] ? r->event : "*");
 	}
+	for (size_t i = 0; i < in->nr_soft; i++)
+		if (in->soft[i].nr_triggers || in->soft[i].targeted)
+			fprintf(out, "%s%s:%s", ftell(out) ? "," : "", in->soft[i].system,
+				in->soft[i].name);
 	return fclose(out) ? NULL : text;
+}
+
+/* The session's specs from @rules and the events in soft mode (under apply). */
+static int session_specs(struct usertp__instance *in, const struct usertp__tfs_event_spec *rules,
+			 size_t nr)
+{
+	char *specs;
+	int ret;
+
+	pthread_mutex_lock(&in->lock);
+	specs = rules_specs(in, rules, nr);
+	pthread_mutex_unlock(&in->lock);
+	ret = specs ? usertp_session_set_specs(in->session, specs) : -ENOMEM;
+	free(specs);
+	return ret;
 }
 
 int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__tfs_event_spec *spec,
@@ -554,7 +729,6 @@ int usertp__instance_set_events(struct usertp__instance *in, const struct usertp
 {
 	struct usertp__tfs_event_spec *rules;
 	size_t nr = 0;
-	char *specs;
 	int ret;
 
 	pthread_mutex_lock(&in->apply);
@@ -572,9 +746,7 @@ int usertp__instance_set_events(struct usertp__instance *in, const struct usertp
 	/* A first rule that disables selects nothing that was on: left out. */
 	if (spec && !(spec->disable && !nr))
 		rules[nr++] = *spec;
-	specs = rules_specs(rules, nr);
-	ret = specs ? usertp_session_set_specs(in->session, specs) : -ENOMEM;
-	free(specs);
+	ret = session_specs(in, rules, nr);
 	pthread_mutex_lock(&in->lock);
 	if (!ret) {
 		free(in->rules);
@@ -920,6 +1092,182 @@ int usertp__instance_set_option(struct usertp__instance *in, const char *name, b
 	return ret;
 }
 
+/* --- triggers (tracefs.md §5) --------------------------------------------------------------- */
+
+/* The soft-mode entry of @system:@name, made if need be (under lock), or NULL. */
+static struct soft_event *soft_entry(struct usertp__instance *in, const char *system,
+				     const char *name)
+{
+	struct soft_event *more;
+
+	for (size_t i = 0; i < in->nr_soft; i++)
+		if (!strcmp(in->soft[i].system, system) && !strcmp(in->soft[i].name, name))
+			return &in->soft[i];
+	more = realloc(in->soft, (in->nr_soft + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	in->soft = more;
+	more = &in->soft[in->nr_soft];
+	*more = (struct soft_event){ .system = strdup(system), .name = strdup(name) };
+	if (!more->system || !more->name) {
+		free(more->system);
+		free(more->name);
+		return NULL;
+	}
+	in->nr_soft++;
+	return more;
+}
+
+static bool same_trigger(const struct usertp__tfs_trigger *a, const struct usertp__tfs_trigger *b)
+{
+	bool a_tracing = a->cmd == USERTP__TFS_TRACEON || a->cmd == USERTP__TFS_TRACEOFF;
+	bool b_tracing = b->cmd == USERTP__TFS_TRACEON || b->cmd == USERTP__TFS_TRACEOFF;
+
+	/* traceon and traceoff exclude each other; enable_event and disable_event, per target. */
+	if (a_tracing || b_tracing)
+		return a_tracing && b_tracing;
+	return !strcmp(a->system, b->system) && !strcmp(a->event, b->event);
+}
+
+/*
+ * Let go of a trigger's target (under lock): out of soft mode with its last trigger, where a
+ * trigger that fired leaves it as it made it (an enable_event that fired: enabled), as the
+ * kernel's: a rule for it then joins the set_event rules.
+ */
+static void untarget(struct usertp__instance *in, const struct trigger *tr)
+{
+	struct usertp__tfs_event_spec *more;
+	struct soft_event *target;
+
+	if (tr->t.cmd != USERTP__TFS_ENABLE_EVENT && tr->t.cmd != USERTP__TFS_DISABLE_EVENT)
+		return;
+	target = soft_entry(in, tr->t.system, tr->t.event);
+	if (!target || !target->targeted || --target->targeted || target->nr_triggers)
+		return;
+	if (target->state && (more = realloc(in->rules, (in->nr_rules + 1) * sizeof(*more)))) {
+		in->rules = more;
+		more = &in->rules[in->nr_rules++];
+		*more = (struct usertp__tfs_event_spec){ .disable = target->state < 0 };
+		snprintf(more->system, sizeof(more->system), "%s", target->system);
+		snprintf(more->event, sizeof(more->event), "%s", target->name);
+	}
+	target->state = 0;
+}
+
+char *usertp__instance_trigger_file(struct usertp__instance *in, const char *system, const char *name)
+{
+	const struct soft_event *ev;
+	char *text = NULL, line[USERTP__FILTER_MAX + 512];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
+	pthread_mutex_lock(&in->lock);
+	ev = soft_of(in, system, name);
+	if (!ev || !ev->nr_triggers)
+		fputs(USERTP__TFS_TRIGGER_HELP, out);
+	for (size_t i = ev ? ev->nr_triggers : 0; i-- > 0;) {
+		usertp__tfs_trigger_line(&ev->triggers[i].t, ev->triggers[i].filter_text, line,
+					 sizeof(line));
+		fputs(line, out);
+	}
+	pthread_mutex_unlock(&in->lock);
+	return fclose(out) ? NULL : text;
+}
+
+/* Compile @tr's "if" filter against @format.  Return: 0, -EINVAL (error_log says why). */
+static int trigger_filter(struct usertp__instance *in, struct trigger *tr, const char *format,
+			  const struct usertp__tfs_trigger *t)
+{
+	struct usertp__filter_field *fields = NULL;
+	struct usertp__filter_error err = { -EINVAL, NULL, 0 };
+	char *names = NULL;
+	int n = usertp__filter_fields_of_format(format, &fields, &names), ret;
+
+	tr->filter_text = strndup(t->filter, t->filter_len);
+	ret = !tr->filter_text ? -ENOMEM
+	      : n < 0	       ? -EIO
+			       : usertp__filter_compile(tr->filter_text, fields, (unsigned int)n,
+							&tr->filter, &err);
+	free(fields);
+	free(names);
+	if (!ret || ret == -ENOMEM)
+		return ret;
+	error_log_add(in, tr->filter_text, &err);
+	return -EINVAL; /* (the kernel's word for a trigger's bad filter, whatever the error) */
+}
+
+int usertp__instance_set_trigger(struct usertp__instance *in, const char *system, const char *name,
+				 const char *format, const struct usertp__tfs_trigger *t)
+{
+	struct trigger tr = { *t, NULL, NULL };
+	struct soft_event *ev, *target = NULL;
+	struct trigger *more;
+	bool targets = t->cmd == USERTP__TFS_ENABLE_EVENT || t->cmd == USERTP__TFS_DISABLE_EVENT;
+	int ret = 0;
+
+	tr.t.filter = NULL;
+	/* The filter first: the kernel refuses a bad one before it looks for a duplicate. */
+	if (t->filter && !t->remove && (ret = trigger_filter(in, &tr, format, t))) {
+		trigger_free(&tr);
+		return ret;
+	}
+	pthread_mutex_lock(&in->apply);
+	pthread_mutex_lock(&in->lock);
+	if (targets && !t->remove)
+		target = soft_entry(in, t->system, t->event);
+	ev = soft_entry(in, system, name);
+	if (!ev || (targets && !t->remove && !target)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (target) /* (the array may have moved making ev) */
+		target = soft_entry(in, t->system, t->event);
+	for (size_t i = 0; i < ev->nr_triggers; i++) {
+		if (!same_trigger(&ev->triggers[i].t, t))
+			continue;
+		if (!t->remove) {
+			ret = -EEXIST;
+			goto out;
+		}
+		untarget(in, &ev->triggers[i]);
+		ev = soft_entry(in, system, name);
+		trigger_free(&ev->triggers[i]);
+		memmove(&ev->triggers[i], &ev->triggers[i + 1],
+			(ev->nr_triggers - i - 1) * sizeof(*ev->triggers));
+		ev->nr_triggers--;
+		if (!ev->nr_triggers && !ev->targeted)
+			ev->state = 0;
+		goto apply;
+	}
+	if (t->remove)
+		goto out; /* (removing one that is not there succeeds, as the kernel's) */
+	more = realloc(ev->triggers, (ev->nr_triggers + 1) * sizeof(*more));
+	if (!more) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ev->triggers = more;
+	ev->triggers[ev->nr_triggers++] = tr;
+	tr = (struct trigger){ 0 };
+	if (target)
+		target->targeted++;
+apply:
+	pthread_mutex_unlock(&in->lock);
+	/* Armed in the programs, and recording while there are triggers. */
+	ret = session_specs(in, in->rules, in->nr_rules);
+	if (!ret)
+		ret = usertp_session_set_tracing(in->session, session_records(in, in->tracing));
+	pthread_mutex_unlock(&in->apply);
+	return ret;
+out:
+	pthread_mutex_unlock(&in->lock);
+	pthread_mutex_unlock(&in->apply);
+	trigger_free(&tr);
+	return ret;
+}
+
 /* --- tracing_on --------------------------------------------------------------------------- */
 
 bool usertp__instance_tracing(struct usertp__instance *in)
@@ -932,13 +1280,28 @@ bool usertp__instance_tracing(struct usertp__instance *in)
 	return on;
 }
 
+/*
+ * Whether the programs record for the instance (under apply): while tracing is on and not
+ * paused; and always while it has triggers, which must see their events with tracing off
+ * (a traceon trigger) — the pump then keeps nothing while tracing is off.
+ */
+static bool session_records(struct usertp__instance *in, bool tracing)
+{
+	bool triggers = false;
+
+	pthread_mutex_lock(&in->lock);
+	for (size_t i = 0; i < in->nr_soft; i++)
+		triggers |= in->soft[i].nr_triggers != 0;
+	pthread_mutex_unlock(&in->lock);
+	return triggers || (tracing && !in->paused);
+}
+
 int usertp__instance_set_tracing(struct usertp__instance *in, bool on)
 {
 	int ret;
 
 	pthread_mutex_lock(&in->apply);
-	/* (While paused, the programs stay off: the new value is for the end of the pause.) */
-	ret = in->paused ? 0 : usertp_session_set_tracing(in->session, on);
+	ret = usertp_session_set_tracing(in->session, session_records(in, on));
 	pthread_mutex_lock(&in->lock);
 	if (!ret)
 		in->tracing = on;
@@ -956,8 +1319,8 @@ bool usertp__instance_pause(struct usertp__instance *in)
 	pthread_mutex_lock(&in->lock);
 	pause = in->option[OPT_PAUSE_ON_TRACE];
 	pthread_mutex_unlock(&in->lock);
-	if (pause && !in->paused++ && in->tracing)
-		usertp_session_set_tracing(in->session, false);
+	if (pause && !in->paused++)
+		usertp_session_set_tracing(in->session, session_records(in, in->tracing));
 	pthread_mutex_unlock(&in->apply);
 	return pause;
 }
@@ -965,8 +1328,8 @@ bool usertp__instance_pause(struct usertp__instance *in)
 void usertp__instance_resume(struct usertp__instance *in)
 {
 	pthread_mutex_lock(&in->apply);
-	if (in->paused && !--in->paused && in->tracing)
-		usertp_session_set_tracing(in->session, true);
+	if (in->paused && !--in->paused)
+		usertp_session_set_tracing(in->session, session_records(in, in->tracing));
 	pthread_mutex_unlock(&in->apply);
 }
 

@@ -37,10 +37,20 @@ int usertp__instance_new(const char *name, void (*notify)(void *handle),
 			 struct usertp__instance **out, char *err, size_t errlen);
 void usertp__instance_free(struct usertp__instance *in);
 
+/*
+ * Take in what the programs committed until now, unless a setting is being applied (then
+ * the instance's thread does, within milliseconds): a file opened after a program recorded
+ * shows it, and the triggers it fired, as the kernel's would.  Never waits on a program.
+ */
+void usertp__instance_sync(struct usertp__instance *in);
+
 /* --- events: what set_event and the enable files select ----------------------------------- */
 
-/* Does the instance record @system:@name? */
+/* Does the instance record @system:@name (or arm it for a trigger)? */
 bool usertp__instance_enabled(struct usertp__instance *in, const char *system, const char *name);
+/* events/@system/@name/enable: "0", "1", and in soft mode (triggers) "0*", "1*". */
+const char *usertp__instance_enable_text(struct usertp__instance *in, const char *system,
+					 const char *name);
 /*
  * Enable (or, with spec->disable, disable) what @spec selects, after disabling everything
  * when @reset; @spec NULL: only that.  Specs are kept as rules, in order, the last that
@@ -98,6 +108,22 @@ const char *usertp__instance_option_name(unsigned int index);
 int usertp__instance_option(struct usertp__instance *in, const char *name);
 /* Set it.  Return: 0, -EINVAL (no such option), or the session's errno. */
 int usertp__instance_set_option(struct usertp__instance *in, const char *name, bool on);
+
+/* --- triggers (§5) ------------------------------------------------------------------------ */
+
+/* events/@system/@name/trigger: the help text, or the triggers, newest first (to free()). */
+char *usertp__instance_trigger_file(struct usertp__instance *in, const char *system, const char *name);
+/*
+ * A trigger written to @system:@name (@format: its format text, for the "if" filter), its
+ * target (enable_event, disable_event) checked by the caller.  The event and the target are
+ * armed in the programs (soft mode: their enable files read "0*" or "1*"); the triggers run
+ * in the mount on each record of the event: traceon and traceoff set tracing_on,
+ * enable_event and disable_event keep or leave out the target's records from then on.
+ * Return: 0, -EEXIST (traceon or traceoff there already, or a trigger on that target),
+ * -EINVAL (a bad filter: an error_log entry says why), -ENOMEM.
+ */
+int usertp__instance_set_trigger(struct usertp__instance *in, const char *system, const char *name,
+				 const char *format, const struct usertp__tfs_trigger *t);
 
 /* --- tracing_on --------------------------------------------------------------------------- */
 

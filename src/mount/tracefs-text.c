@@ -2,6 +2,8 @@
 /* tracefs-text.c - what tracefs files take and give as text (tracefs-text.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tracefs-text.h"
@@ -153,4 +155,109 @@ uint64_t usertp__tfs_buffer_kb(uint64_t kb)
 
 	/* At least two pages: one being written, one to read (seen on the kernel: 1 -> 7). */
 	return (pages < 2 ? 2 : pages) * 4080 / 1024;
+}
+
+static const char *const trigger_names[] = {
+	[USERTP__TFS_TRACEON] = "traceon",
+	[USERTP__TFS_TRACEOFF] = "traceoff",
+	[USERTP__TFS_ENABLE_EVENT] = "enable_event",
+	[USERTP__TFS_DISABLE_EVENT] = "disable_event",
+};
+
+/* The next ':'-separated part of [*at, end) into @to (@size bytes); false if too long. */
+static bool trigger_part(const char **at, const char *end, char *to, size_t size)
+{
+	const char *colon = memchr(*at, ':', (size_t)(end - *at));
+	size_t n = (size_t)((colon ? colon : end) - *at);
+
+	if (n >= size)
+		return false;
+	memcpy(to, *at, n);
+	to[n] = 0;
+	*at = colon ? colon + 1 : end;
+	return true;
+}
+
+int usertp__tfs_trigger(const char *buf, size_t len, struct usertp__tfs_trigger *t)
+{
+	const char *end = buf + len, *cmd_end, *at;
+	char word[USERTP__TFS_TOKEN_MAX + 1];
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->count = -1;
+	while (buf < end && isspace((unsigned char)*buf))
+		buf++;
+	while (end > buf && isspace((unsigned char)end[-1]))
+		end--;
+	if (buf < end && *buf == '!') {
+		t->remove = true;
+		buf++;
+	}
+	for (cmd_end = buf; cmd_end < end && !isspace((unsigned char)*cmd_end); cmd_end++)
+		;
+	if (cmd_end == buf)
+		return -EINVAL;
+	/* " if FILTER" after the command (the filter is not read when removing). */
+	at = cmd_end;
+	while (at < end && isspace((unsigned char)*at))
+		at++;
+	if (at < end) {
+		if (end - at < 3 || strncmp(at, "if", 2) || !isspace((unsigned char)at[2]))
+			return -EINVAL;
+		at += 3;
+		while (at < end && isspace((unsigned char)*at))
+			at++;
+		if (at == end)
+			return -EINVAL;
+		t->filter = at;
+		t->filter_len = (size_t)(end - at);
+	}
+	at = buf;
+	if (!trigger_part(&at, cmd_end, word, sizeof(word)))
+		return -EINVAL;
+	for (i = 0; i < sizeof(trigger_names) / sizeof(trigger_names[0]); i++)
+		if (!strcmp(word, trigger_names[i]))
+			break;
+	if (i == sizeof(trigger_names) / sizeof(trigger_names[0]))
+		return -EINVAL;
+	t->cmd = (enum usertp__tfs_trigger_cmd)i;
+	if (t->cmd == USERTP__TFS_ENABLE_EVENT || t->cmd == USERTP__TFS_DISABLE_EVENT) {
+		if (at >= cmd_end || !trigger_part(&at, cmd_end, t->system, sizeof(t->system)) ||
+		    at >= cmd_end || !trigger_part(&at, cmd_end, t->event, sizeof(t->event)) ||
+		    !t->system[0] || !t->event[0])
+			return -EINVAL;
+	}
+	if (at < cmd_end && !t->remove) {
+		uint64_t n;
+		char *stop;
+
+		/* A count, as the kernel reads it (kstrtoul, base 0); empty: none. */
+		if (!trigger_part(&at, cmd_end, word, sizeof(word)) || at < cmd_end)
+			return -EINVAL;
+		if (word[0]) {
+			errno = 0;
+			n = strtoull(word, &stop, 0);
+			if (*stop || errno || word[0] == '-' || n > INT64_MAX)
+				return -EINVAL;
+			t->count = n ? (long long)n : -1;
+		}
+	}
+	return 0;
+}
+
+int usertp__tfs_trigger_line(const struct usertp__tfs_trigger *t, const char *filter, char *out,
+			     size_t size)
+{
+	char count[32];
+
+	if (t->count < 0)
+		snprintf(count, sizeof(count), "unlimited");
+	else
+		snprintf(count, sizeof(count), "count=%lld", t->count);
+	if (t->cmd == USERTP__TFS_ENABLE_EVENT || t->cmd == USERTP__TFS_DISABLE_EVENT)
+		return snprintf(out, size, "%s:%s:%s:%s%s%s\n", trigger_names[t->cmd], t->system,
+				t->event, count, filter ? " if " : "", filter ? filter : "");
+	return snprintf(out, size, "%s:%s%s%s\n", trigger_names[t->cmd], count, filter ? " if " : "",
+			filter ? filter : "");
 }

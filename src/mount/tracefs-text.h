@@ -77,6 +77,34 @@ int usertp__tfs_tracer(const char *buf, size_t len);
 int usertp__tfs_clock(const char *buf, size_t len);
 #define USERTP__TFS_CLOCKS "mono"
 
+/* §5: the triggers usertp runs (the kernel's stacktrace, snapshot and hist are refused). */
+enum usertp__tfs_trigger_cmd {
+	USERTP__TFS_TRACEON,
+	USERTP__TFS_TRACEOFF,
+	USERTP__TFS_ENABLE_EVENT,
+	USERTP__TFS_DISABLE_EVENT,
+};
+#define USERTP__TFS_TRIGGER_HELP "# Available triggers:\n# traceon traceoff enable_event disable_event\n"
+
+/* A write to a trigger file, understood. */
+struct usertp__tfs_trigger {
+	bool remove; /* '!' before it */
+	enum usertp__tfs_trigger_cmd cmd;
+	char system[USERTP__TFS_TOKEN_MAX + 1], event[USERTP__TFS_TOKEN_MAX + 1]; /* the target */
+	long long count;	  /* -1: unlimited */
+	const char *filter;	  /* after "if" (NULL: none), filter_len bytes of the write */
+	size_t filter_len;
+};
+
+/*
+ * §5: "[!]CMD[:SYS:EV][:COUNT] [if FILTER]", white space around it.  Return: 0, or -EINVAL
+ * (an unknown command, a target missing, a bad count, "if" without a filter, nothing).
+ */
+int usertp__tfs_trigger(const char *buf, size_t len, struct usertp__tfs_trigger *t);
+/* The trigger's line in the trigger file ("traceoff:count=2 if pid > 1"), into @out. */
+int usertp__tfs_trigger_line(const struct usertp__tfs_trigger *t, const char *filter, char *out,
+			     size_t size);
+
 /* §3.2: an enable file covering @total events of which @on are enabled: '0', '1', 'X', '?'. */
 char usertp__tfs_enable_state(size_t on, size_t total);
 

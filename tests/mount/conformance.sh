@@ -273,6 +273,47 @@ for v in '  mono  ' '[mono]' nosuch ''; do
 done
 say "trace_clock: current" "$(sed 's/.*\[\(.*\)\].*/\1/' "$t/trace_clock")"
 
+# --- triggers (§5) ------------------------------------------------------------------------------
+tf=$t/events/$s1/$e1/trigger
+op "error_log > (cleared)" "$t/error_log"
+say "E1/trigger at first" "$(head -1 "$tf")"
+for v in traceoff traceoff 'traceon:3' 'traceoff if common_pid > 1' 'enable_event:S2:E3' \
+	'disable_event:S2:E3:2' nosuch 'traceon if nosuch == 1' 'enable_event:S1:usertp_no_such' \
+	'enable_event:S1' 'traceoff:abc' 'traceoff:3if common_pid>1' 'traceoff if' \
+	'disable_event:S1:E2:5 if common_pid == 2'; do
+	wr "E1/trigger < '$v'" "$tf" "$(real "$v")"
+done
+rd "E1/trigger" "$tf"
+"$@" >/dev/null 2>&1
+say "enable, E1 fired: E1, E2, E3" "$(cat "$t/events/$s1/$e1/enable" "$t/events/$s1/$e2/enable" "$t/events/$s2/$e3/enable" | tr '\n' ' ')"
+states "with triggers"
+say "set_event lists E1, E2, E3" "$(grep -cE "^($s1:$e1|$s1:$e2|$s2:$e3)\$" "$t/set_event")"
+say "error_log: the last" "$(tail -n 3 "$t/error_log" | tr '\n' '|' | norm)"
+op "E1/trigger > (O_TRUNC alone: nothing)" "$tf"
+say "E1/trigger: triggers" "$(grep -vc '^#' "$tf")"
+for v in '!traceoff' '!traceoff' '!nosuch' '!enable_event:S2:E3' '!disable_event:S1:E2'; do
+	wr "E1/trigger < '$v'" "$tf" "$(real "$v")"
+done
+rd "E1/trigger, all removed" "$tf"
+states "triggers removed"
+# What they do: traceoff stops tracing when E1 fires; traceon starts it; a count runs out.
+wr "set_event > S1:E1" -t "$t/set_event" "$s1:$e1"
+wr "tracing_on < 1" "$t/tracing_on" 1
+wr "E1/trigger < traceoff:1" "$tf" traceoff:1
+"$@" >/dev/null 2>&1
+say "tracing_on after E1 fired (traceoff)" "$(cat "$t/tracing_on")"
+rd "E1/trigger (the count used)" "$tf"
+wr "E1/trigger < !traceoff" "$tf" '!traceoff'
+wr "E1/trigger < traceon" "$tf" traceon
+"$@" >/dev/null 2>&1
+say "tracing_on after E1 fired (traceon)" "$(cat "$t/tracing_on")"
+wr "E1/trigger < !traceon" "$tf" '!traceon'
+wr "tracing_on < 0" "$t/tracing_on" 0
+op "set_event > (nothing)" "$t/set_event"
+op "trace > (cleared)" "$t/trace"
+op "error_log > (cleared)" "$t/error_log"
+wr "tracing_on < 1" "$t/tracing_on" 1
+
 # --- tracing_on (§8) ----------------------------------------------------------------------
 for v in 0 2 100 '0\n' 1; do
 	wr "tracing_on < '$v'" "$t/tracing_on" "$v"
