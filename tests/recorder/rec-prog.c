@@ -18,6 +18,8 @@
  *	rec-prog abort N	N events, then abort()
  *	rec-prog wait N		N events, "ready" on stdout, then waits for a signal forever
  *	rec-prog wait-busy N	the same, with 3 spinner threads firing rec_spin without end
+ *	rec-prog wait-slow N	the same, the spinners resting 1 ms after each rec_spin (as a
+ *				kernel event comes: the ftrace selftests' sched_switch)
  *	rec-prog exec N PROG ARGS...	N events, then exec PROG ARGS (the same pid goes on as PROG)
  *	rec-prog term-fire N	installs its own SIGTERM handler, "ready", waits for the signal,
  *				then N events (thread 0), "fired", and waits to be killed
@@ -67,6 +69,9 @@ static void fire(int thread, int first, int n)
 		trace_rec_event(thread, first + i);
 }
 
+static void small_sleep(void);
+static int spin_slowly;
+
 static void *spinner(void *arg)
 {
 	int s = (int)(long)arg;
@@ -78,6 +83,8 @@ static void *spinner(void *arg)
 	while (!__atomic_load_n(&stop_spinners, __ATOMIC_RELAXED)) {
 		trace_rec_spin(s, seq++);
 		__atomic_store_n(&spun[s], seq, __ATOMIC_RELAXED);
+		if (spin_slowly)
+			small_sleep();
 	}
 	return NULL;
 }
@@ -387,9 +394,10 @@ int main(int argc, char **argv)
 		ready();
 		wait_forever();
 	}
-	if (!strcmp(mode, "wait-busy")) {
+	if (!strcmp(mode, "wait-busy") || !strcmp(mode, "wait-slow")) {
 		pthread_t threads[NR_SPINNERS];
 
+		spin_slowly = !strcmp(mode, "wait-slow");
 		fire(0, 0, nr_events);
 		start_spinners(threads);
 		ready();
