@@ -100,6 +100,28 @@ echo >"$mnt/set_event_pid"
 kill -KILL $cat_pid
 wait $cat_pid 2>/dev/null || true
 
+# A program that starts after the settings has them from its first event, in every instance:
+# the top level records cons_a with seq < 3, an instance cons_b from the listed pid only
+# (none here: a pid that is not the new program's), both with tracing on.
+mkdir "$mnt/instances/later"
+echo cons:cons_a >"$mnt/set_event"
+echo 'seq < 3' >"$mnt/events/cons/cons_a/filter"
+echo cons:cons_b >"$mnt/instances/later/set_event"
+echo 1 >"$mnt/instances/later/set_event_pid"
+: >"$mnt/trace"
+"$cons" auto 10 >/dev/null
+wait_until "the new program's cons_a" sh -c "[ \$(grep -c ' cons_a: ' \"$mnt/trace\") -eq 3 ]"
+[ "$(grep ' cons_a: ' "$mnt/trace" | sed 's/.*seq=//' | tr '\n' ' ')" = "0 1 2 " ] ||
+	{ echo "FAIL: a later program's first events are not as the filter says"; grep cons_a "$mnt/trace"; fail=1; }
+grep -q ' cons_b: ' "$mnt/trace" && { echo "FAIL: the top level recorded cons_b"; fail=1; }
+grep -q ' cons_' "$mnt/instances/later/trace" && { echo "FAIL: the instance ignored its pid filter for a later program"; fail=1; }
+echo >"$mnt/instances/later/set_event_pid"
+"$cons" auto 2 >/dev/null
+wait_until "the instance's cons_b of a later program" sh -c "[ \$(grep -c ' cons_b: ' \"$mnt/instances/later/trace\") -eq 2 ]"
+rmdir "$mnt/instances/later"
+echo 0 >"$mnt/events/cons/cons_a/filter"
+: >"$mnt/set_event"
+
 # Exact counts (tracefs.md §9, §11): 3000 records into 11 KiB per CPU; per CPU, held plus
 # overwritten (overwrite on) or held plus dropped (off) is what came, summed: 3000.
 # sum_stats FIELD...: the sum over CPUs of those fields of per_cpu/cpuN/stats
