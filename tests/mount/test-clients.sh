@@ -10,46 +10,12 @@
 # Exit 77 where FUSE cannot be used.
 set -eu
 usertp=$1 cons=$2 client=$3
-here=$(dirname "$0")
-if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	echo "test-clients: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
-	exit 77
-fi
-dir=$(mktemp -d /tmp/usertp-clients-XXXXXX)
-mnt=$dir/mnt
-m= p=
-cleanup() {
-	exec 3>&- || true
-	[ -z "$p" ] || kill $p 2>/dev/null || true
-	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-	[ -z "$m" ] || kill -KILL $m 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-export XDG_RUNTIME_DIR="$dir/xdg"
-mkdir -m 700 "$XDG_RUNTIME_DIR" "$mnt"
-. "$here/../lib.sh"
-fail=0
-bad() {
-	echo "FAIL: $*"
-	fail=1
-}
+test_name=clients
+. "$(dirname "$0")/mount-lib.sh"
 
-mkfifo "$dir/in"
-"$cons" <"$dir/in" >"$dir/cons.out" &
-p=$!
-exec 3>"$dir/in"
-wait_until "cons-prog ready" grep -q ready "$dir/cons.out"
-"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
-m=$!
-wait_until "the mount" mountpoint -q "$mnt"
+start_cons
+start_mount
 wait_until "cons-prog's events" grep -q '^cons:cons_a$' "$mnt/available_events"
-# fire N: cons-prog fires N cons_a and N cons_b, and says so
-fire() {
-	n=$(grep -c fired "$dir/cons.out" || true)
-	echo "fire $1" >&3
-	wait_until "cons-prog fired" sh -c "[ \$(grep -c fired \"$dir/cons.out\") -gt $n ]"
-}
 
 # --- libtracefs ----------------------------------------------------------------------------
 "$client" "$mnt" systems | sort >"$dir/systems"

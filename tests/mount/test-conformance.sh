@@ -11,39 +11,16 @@
 set -eu
 usertp=$1 rec=$2 cons=$3 tfs_write=$4
 here=$(dirname "$0")
-if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	echo "test-conformance: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
-	exit 77
-fi
-dir=$(mktemp -d /tmp/usertp-conf-XXXXXX)
-mnt=$dir/mnt
+test_name=conformance
+. "$here/mount-lib.sh"
 kinst=/sys/kernel/tracing/instances/usertp-conf-$$
-m= p1= p2=
-cleanup() {
-	exec 3>&- || true
-	kill $p1 $p2 2>/dev/null || true
-	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-	[ -z "$m" ] || kill -KILL $m 2>/dev/null || true
-	[ ! -d "$kinst" ] || rmdir "$kinst" 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-export XDG_RUNTIME_DIR="$dir/xdg"
-mkdir -m 700 "$XDG_RUNTIME_DIR" "$mnt"
-. "$here/../lib.sh"
-fail=0
+at_exit='[ ! -d "$kinst" ] || rmdir "$kinst" 2>/dev/null || true'
 
 "$rec" wait 0 >"$dir/rec.out" &
-p1=$!
-mkfifo "$dir/in"
-"$cons" <"$dir/in" >"$dir/cons.out" &
-p2=$!
-exec 3>"$dir/in"
-wait_until "cons-prog ready" grep -q ready "$dir/cons.out"
+pids=$!
+start_cons
 wait_until "rec-prog ready" grep -q ready "$dir/rec.out"
-"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
-m=$!
-wait_until "the mount" mountpoint -q "$mnt"
+start_mount
 wait_until "the programs' events" grep -q '^rec:rec_event$' "$mnt/available_events"
 wait_until "the programs' events" grep -q '^cons:cons_a$' "$mnt/available_events"
 
@@ -92,7 +69,7 @@ wait_until "trace_pipe shows cons_b" grep -q " cons_b: seq=0" "$dir/pipe"
 # set_event_pid reaches the programs: cons-prog's pid records, another pid does not.
 echo 1 >"$mnt/set_event_pid"
 echo "fire 1" >&3
-echo $p2 >"$mnt/set_event_pid"
+echo $p >"$mnt/set_event_pid"
 echo "fire 2" >&3
 wait_until "trace_pipe shows cons_b of the listed pid" grep -q " cons_b: seq=1" "$dir/pipe"
 [ "$(grep -c ' cons_b: ' "$dir/pipe")" -eq 3 ] || { echo "FAIL: set_event_pid: cons_b of an unlisted pid recorded"; grep cons_b "$dir/pipe"; fail=1; }
@@ -124,11 +101,6 @@ echo 0 >"$mnt/events/cons/cons_a/filter"
 
 # Exact counts (tracefs.md §9, §11): 3000 records into 11 KiB per CPU; per CPU, held plus
 # overwritten (overwrite on) or held plus dropped (off) is what came, summed: 3000.
-# sum_stats FIELD...: the sum over CPUs of those fields of per_cpu/cpuN/stats
-sum_stats() {
-	cat "$mnt"/per_cpu/cpu*/stats | awk -v f="$*" 'BEGIN { n = split(f, w, " ") }
-		{ for (i = 1; i <= n; i++) if ($0 ~ "^" w[i] ": ") s += $NF } END { print s + 0 }'
-}
 echo 8 >"$mnt/buffer_size_kb"
 echo cons:cons_a >"$mnt/set_event"
 for ow in 1 0; do

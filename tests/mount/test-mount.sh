@@ -8,42 +8,20 @@
 # Exit 77 where FUSE cannot be used.
 set -eu
 usertp=$1 prog=$2
-if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	echo "test-mount: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
-	exit 77
-fi
-dir=$(mktemp -d /tmp/usertp-mount-XXXXXX)
-mnt=$dir/mnt
-m= p1= p2=
-cleanup() {
-	kill $p1 $p2 2>/dev/null || true
-	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-	[ -z "$m" ] || kill -KILL $m 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-export XDG_RUNTIME_DIR="$dir/xdg"
-mkdir -m 700 "$XDG_RUNTIME_DIR" "$mnt"
-fail=0
-bad() {
-	echo "FAIL: $*"
-	fail=1
-}
+test_name=mount
+. "$(dirname "$0")/mount-lib.sh"
 # same A B: the same bytes (B read through; cmp takes tracefs's size 0 at its word)
 same() {
 	cat "$2" >"$dir/read" && cmp -s "$1" "$dir/read"
 }
-# wait_until WHAT CMD...
-. "$(dirname "$0")/../lib.sh"
 
 # start N: rec-prog with N events running (pid in p1), and the mount (pid in m)
 start() {
 	"$prog" wait "$1" >"$dir/p1" &
 	p1=$!
+	pids="$pids $p1"
 	wait_until "rec-prog ready" grep -q ready "$dir/p1"
-	"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
-	m=$!
-	wait_until "the mount" mountpoint -q "$mnt"
+	start_mount
 }
 
 start 2
@@ -120,6 +98,7 @@ kill -CONT $p1
 # A program that starts is there at once; one that ends, gone.
 XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$prog" wait 1 >"$dir/p2" &
 p2=$!
+pids="$pids $p2"
 wait_until "rec-prog 2 ready" grep -q ready "$dir/p2"
 kill $p1
 wait $p1 2>/dev/null || true

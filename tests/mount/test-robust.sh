@@ -13,52 +13,13 @@
 # Exit 77 where FUSE cannot be used (or, for other-user, without root or a second user).
 set -eu
 case=$1 usertp=$2 cons=$3
-here=$(dirname "$0")
-if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	echo "test-robust: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
-	exit 77
-fi
-dir=$(mktemp -d /tmp/usertp-robust-XXXXXX)
-mnt=$dir/mnt
-m= p= others=
-cleanup() {
-	exec 3>&- || true
-	for q in $p $others; do kill -CONT $q 2>/dev/null || true; kill -KILL $q 2>/dev/null || true; done
-	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-	[ -z "$m" ] || kill -KILL $m 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-export XDG_RUNTIME_DIR="$dir/xdg"
-mkdir -m 700 "$XDG_RUNTIME_DIR" "$mnt"
-. "$here/../lib.sh"
-fail=0
-bad() {
-	echo "FAIL: $*"
-	fail=1
-}
-# start: cons-prog on a fifo (fd 3), and the mount
+test_name=robust
+. "$(dirname "$0")/mount-lib.sh"
+# start: cons-prog, the mount, and cons-prog's events seen there
 start() {
-	mkfifo "$dir/in"
-	"$cons" <"$dir/in" >"$dir/cons.out" &
-	p=$!
-	exec 3>"$dir/in"
-	wait_until "cons-prog ready" grep -q ready "$dir/cons.out"
-	"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
-	m=$!
-	wait_until "the mount" mountpoint -q "$mnt"
+	start_cons
+	start_mount
 	wait_until "cons-prog's events" grep -q '^cons:cons_a$' "$mnt/available_events"
-}
-# fire N: cons-prog fires N cons_a and N cons_b, and says so
-fire() {
-	n=$(grep -c fired "$dir/cons.out" || true)
-	echo "fire $1" >&3
-	wait_until "cons-prog fired" sh -c "[ \$(grep -c fired \"$dir/cons.out\") -gt $n ]"
-}
-# held_or_lost FIELDS...: the sum over CPUs of those per_cpu/cpuN/stats fields
-sum_stats() {
-	cat "$mnt"/per_cpu/cpu*/stats | awk -v f="$*" 'BEGIN { n = split(f, w, ",") }
-		{ for (i = 1; i <= n; i++) if (index($0, w[i] ": ") == 1) s += $NF } END { print s + 0 }'
 }
 
 case $case in
@@ -79,7 +40,7 @@ concurrent)
 				echo "fire 1" >&3
 			done
 		) >"$dir/w$i" 2>&1 &
-		others="$others $!"
+		pids="$pids $!"
 		(
 			while [ "$(date +%s)" -lt $end ]; do
 				cat "$mnt/set_event" "$mnt/events/enable" "$mnt/events/cons/cons_a/filter" \
@@ -88,11 +49,11 @@ concurrent)
 				ls "$mnt/events/cons" >/dev/null
 			done
 		) >"$dir/r$i" 2>&1 &
-		others="$others $!"
+		pids="$pids $!"
 	done
 	# Every one of them ends (a deadlock would hold them: the test's timeout would say so).
-	for q in $others; do wait $q || true; done
-	others=
+	for q in $pids; do wait $q || true; done
+	pids=
 	cat "$dir"/w* "$dir"/r* >"$dir/errors"
 	[ ! -s "$dir/errors" ] || { bad "the writers and readers said:"; sort "$dir/errors" | uniq -c | head; }
 	# The state is what the last writes make it.
@@ -163,7 +124,7 @@ other-user)
 	# the test's length, and it is put back.
 	fuse_mode=$(stat -c %a /dev/fuse)
 	if [ "$fuse_mode" != 666 ]; then
-		trap 'chmod "$fuse_mode" /dev/fuse; cleanup' EXIT
+		at_exit='chmod "$fuse_mode" /dev/fuse'
 		chmod 666 /dev/fuse
 	fi
 	mkdir -m 700 "$dir/other" "$dir/other/xdg" "$dir/other/mnt"
@@ -191,7 +152,7 @@ stalled-reader)
 	echo cons:cons_a >"$mnt/set_event"
 	cat "$mnt/trace_pipe" >/dev/null &
 	reader=$!
-	others=$reader
+	pids=$reader
 	sleep 0.2
 	kill -STOP $reader
 	fire 200000

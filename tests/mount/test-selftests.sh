@@ -19,23 +19,8 @@ usertp=$1 rec=$2
 here=$(dirname "$0")
 [ "$(id -u)" -eq 0 ] || { echo "test-selftests: needs root (a private mount namespace): skipped"; exit 77; }
 command -v unshare >/dev/null || { echo "test-selftests: no unshare: skipped"; exit 77; }
-if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	echo "test-selftests: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
-	exit 77
-fi
-dir=$(mktemp -d /tmp/usertp-selftests-XXXXXX)
-mnt=$dir/mnt
-m= p=
-cleanup() {
-	[ -z "$p" ] || kill -KILL $p 2>/dev/null || true
-	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-	[ -z "$m" ] || kill -KILL $m 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-export XDG_RUNTIME_DIR="$dir/xdg"
-mkdir -m 700 "$XDG_RUNTIME_DIR" "$mnt"
-. "$here/../lib.sh"
+test_name=selftests
+. "$here/mount-lib.sh"
 
 # The selftests: a directory given, or those of the linux-source package.
 if [ -n "${USERTP_FTRACE_SELFTESTS:-}" ]; then
@@ -72,11 +57,9 @@ mv "$t/functions.new" "$t/functions"
 grep -q "wait-slow" "$t/functions" || { echo "FAIL: yield() not replaced"; exit 1; }
 
 "$rec" wait-slow 0 >"$dir/busy.out" &
-p=$!
+pids=$!
 wait_until "rec-prog ready" grep -q ready "$dir/busy.out"
-"$usertp" mount -f "$mnt" 2>"$dir/mount.err" &
-m=$!
-wait_until "the mount" mountpoint -q "$mnt"
+start_mount
 wait_until "rec-prog's events" grep -q '^rec:rec_spin$' "$mnt/available_events"
 
 unshare -m sh -c "mount --bind '$mnt' /sys/kernel/tracing && cd '$dir/ftrace' &&
@@ -90,7 +73,6 @@ NOT_APPLICABLE='Basic trace clock test|Snapshot and tracing setting|Test trace_p
 #     the programs stamp them with, CLOCK_MONOTONIC, and trace_clock lists and takes only mono.
 #   Snapshot and tracing setting: no snapshot buffer in usertp (the harness says UNSUPPORTED).
 #   Test trace_printk from module: a kernel module's trace_printk (UNRESOLVED: no module).
-fail=0
 results=$(grep -cE '^\[[0-9]+\] .*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]' "$dir/out" || true)
 [ "$results" -ge 20 ] || { echo "FAIL: ftracetest ran $results tests"; fail=1; }
 grep -E '^\[[0-9]+\] ' "$dir/out" | grep -v '\[PASS\]$' | grep -Ev "\] (\(instance\)  )?($NOT_APPLICABLE)	" >"$dir/bad" || true
