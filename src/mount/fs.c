@@ -416,6 +416,7 @@ out:
 
 /* An open file: its text, made at open (trace_pipe: what a read left of a record). */
 struct open_file {
+	struct open_file *prev, *next; /* open_files (a release may never come: see fs_destroy) */
 	enum node_kind kind;
 	const char *option;	  /* NODE_OPTION: its name (static) */
 	int cpu;		  /* per_cpu/cpuN's files: N; else -1 */
@@ -426,6 +427,8 @@ struct open_file {
 	bool nonblock;
 	struct usertp__pipe_reader pipe;
 };
+
+static struct open_file *open_files; /* under fs_lock */
 
 static const char readme_text[] =
 	"usertp mount: the kernel's tracefs files for the events of programs that use libusertp\n"
@@ -655,6 +658,12 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 	}
 	f->kind = n.kind;
 	f->option = n.option;
+	pthread_mutex_lock(&fs_lock);
+	f->next = open_files;
+	if (open_files)
+		open_files->prev = f;
+	open_files = f;
+	pthread_mutex_unlock(&fs_lock);
 	f->cpu = n.cpu;
 	usertp__pipe_reader_init(&f->pipe, n.cpu);
 	if (n.kind == NODE_TRACE && (fi->flags & O_ACCMODE) != O_WRONLY)
@@ -1052,17 +1061,26 @@ static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_poll
 	return 0;
 }
 
-static int fs_release(const char *path, struct fuse_file_info *fi)
+/* Close @f: out of open_files, its instance let go. */
+static void open_file_free(struct open_file *f)
 {
-	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
-
-	(void)path;
+	pthread_mutex_lock(&fs_lock);
+	*(f->prev ? &f->prev->next : &open_files) = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	pthread_mutex_unlock(&fs_lock);
 	if (f->paused)
 		usertp__instance_resume(f->ti->inst);
 	release_instance(f->ti);
 	usertp__pipe_reader_free(&f->pipe);
 	free(f->text);
 	free(f);
+}
+
+static int fs_release(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	open_file_free((struct open_file *)(uintptr_t)fi->fh);
 	return 0;
 }
 
@@ -1081,6 +1099,9 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 static void fs_destroy(void *data)
 {
 	(void)data;
+	/* Files still open when the file system went (their releases never come after it). */
+	while (open_files)
+		open_file_free(open_files);
 	usertp__instance_free(top_level.inst);
 	top_level.inst = NULL;
 	for (size_t i = 0; i < nr_instances; i++) {
