@@ -247,7 +247,7 @@ static inline uint64_t usertp__rb_clock_mono(void)
 static inline uint64_t usertp__rb_clock(void)
 {
 #if defined(__x86_64__)
-	if (usertp__rb_clock_id == USERTP_RB_CLOCK_TSC)
+	if (__atomic_load_n(&usertp__rb_clock_id, __ATOMIC_RELAXED) == USERTP_RB_CLOCK_TSC)
 		return __rdtsc();
 #endif
 	return usertp__rb_clock_mono();
@@ -396,7 +396,7 @@ static inline void *usertp__rb_reserve(struct usertp__rb *rb, unsigned int cpu, 
 
 #if USERTP_RB_HAVE_RSEQ
 	if (rb->rseq)
-		return usertp__rb_clock_id == USERTP_RB_CLOCK_TSC
+		return __atomic_load_n(&usertp__rb_clock_id, __ATOMIC_RELAXED) == USERTP_RB_CLOCK_TSC
 			       ? usertp__rb_rseq_reserve_tsc(rb, size, 0)
 			       : usertp__rb_rseq_reserve_at(rb, size, 0, usertp__rb_clock());
 #endif

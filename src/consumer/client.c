@@ -23,16 +23,16 @@
 
 int usertp__client_dir(char *buf, size_t size, bool create)
 {
-	static bool warned;
+	static bool warned; /* (once per process; threads of usertp mount call this too) */
 	char note[600];
 	int ret = usertp__ctl_dir_note(buf, size, create, note, sizeof(note));
+	bool say = (note[0] || ret == -EPERM) && !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED);
 
-	if (note[0] && !warned)
+	if (say && note[0])
 		fprintf(stderr, "usertp: warning: %s\n", note);
-	else if (ret == -EPERM && !warned)
+	else if (say)
 		fprintf(stderr, "usertp: the runtime directory %s is not ours alone (another user's, "
 			"or others may enter it): set XDG_RUNTIME_DIR to a directory of yours\n", buf);
-	warned |= note[0] || ret == -EPERM;
 	return ret;
 }
 

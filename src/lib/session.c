@@ -72,7 +72,9 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 		free(s);
 		return ret;
 	}
-	usertp__rb_clock_id = clock;
+	/* (Written only when it changes, which it may only with no buffer: writers read it.) */
+	if (clock != usertp__rb_clock_id)
+		__atomic_store_n(&usertp__rb_clock_id, clock, __ATOMIC_RELAXED);
 	s->tracing = !usertp__ctl_has(request, USERTP_CTL_KEY_TRACING) ||
 		     request->num[USERTP_CTL_KEY_TRACING];
 	/* Before the listener: writers read it from their first event on. */
