@@ -86,4 +86,7 @@ if [ -s "$dir/bad" ]; then
 	done
 	fail=1
 fi
+# The mount must still be serving, having said nothing.
+kill -0 $m 2>/dev/null || { echo "FAIL: the mount died: $(cat "$dir/mount.err")"; fail=1; }
+[ ! -s "$dir/mount.err" ] || { echo "FAIL: the mount said:"; cat "$dir/mount.err"; fail=1; }
 exit $fail
