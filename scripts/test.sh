@@ -11,6 +11,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # kill do not pile up in the user's directory.
 XDG_RUNTIME_DIR=$(mktemp -d)
 export XDG_RUNTIME_DIR
+# Root's sessions of every user's programs put their sockets in a system directory (as root:
+# /run/usertp): the tests' is inside theirs, where the programs another user runs in a test
+# do not find the sessions of the other tests.
+export USERTP_SYSTEM_DIR="$XDG_RUNTIME_DIR/system"
 trap 'rm -rf "$XDG_RUNTIME_DIR"' EXIT
 builds="build:"
 [ "${1:-}" = --quick ] || builds="$builds build-asan:address,undefined build-tsan:thread"

@@ -82,8 +82,10 @@ USERTP_CONSUMER_EXPORT int usertp_session_attach_pid(struct usertp_session *s, p
 /**
  * usertp_session_attach_all() - every program of this user: those running now, and those
  * that start later (they join before their main()).  Several sessions may do this at once
- * (a program that starts joins up to 16), each with its own settings and buffers.
- * Return: 0, or the errno of the runtime directory.
+ * (a program that starts joins up to 16), each with its own settings and buffers.  As
+ * root, every user's programs (others' that start join through the system directory,
+ * /run/usertp or $USERTP_SYSTEM_DIR).
+ * Return: 0, or the errno of the runtime directory (or, as root, of the system directory).
  */
 USERTP_CONSUMER_EXPORT int usertp_session_attach_all(struct usertp_session *s);
 /**

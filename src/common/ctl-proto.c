@@ -135,6 +135,24 @@ int usertp__ctl_dir(char *buf, size_t size, bool create)
 	return usertp__ctl_dir_note(buf, size, create, NULL, 0);
 }
 
+int usertp__ctl_system_dir(char *buf, size_t size, bool create)
+{
+	const char *path = getenv("USERTP_SYSTEM_DIR");
+	struct stat st;
+
+	if (!path || path[0] != '/')
+		path = USERTP_CTL_SYSTEM_DIR;
+	if ((size_t)snprintf(buf, size, "%s", path) >= size)
+		return -ENAMETOOLONG;
+	if (create && !mkdir(buf, 0755))
+		chmod(buf, 0755); /* (whatever the umask: others enter it) */
+	else if (create && errno != EEXIST)
+		return -errno;
+	if (lstat(buf, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022) ? 0 : -EPERM;
+}
+
 void usertp__ctl_attach_fd(struct msghdr *mh, union usertp__ctl_fd_control *control, int fd)
 {
 	struct cmsghdr *cm;

@@ -39,6 +39,13 @@
  */
 #define USERTP_CTL_ALL_PREFIX "all."
 #define USERTP_CTL_MAX_ALL 16
+/*
+ * Root's sessions of every user's programs (usertp record -a and usertp mount, as root) have
+ * their "all.NAME" sockets in the system directory too, open to every user: a directory only
+ * root may write in, which the programs of other users look into as well as into their own.
+ * USERTP_SYSTEM_DIR names another (an absolute path; tests keep to their own).
+ */
+#define USERTP_CTL_SYSTEM_DIR "/run/usertp"
 
 /*
  * The runtime directory into @buf; with @create, made if missing: $XDG_RUNTIME_DIR/usertp,
@@ -51,6 +58,13 @@ int usertp__ctl_dir(char *buf, size_t size, bool create);
 int usertp__ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size);
 /* The runtime directory of user @uid for a process whose environment is @environ (root). */
 int usertp__ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg_runtime_dir);
+
+/*
+ * The system directory into @buf, if it is there and root's alone to write in (a real
+ * directory of uid 0, not writable by others).  With @create, made if missing (root only).
+ * Return: 0 or a negative errno (-EPERM when it is not to be trusted).
+ */
+int usertp__ctl_system_dir(char *buf, size_t size, bool create);
 
 /* Room for the control data of a message passing one descriptor. */
 union usertp__ctl_fd_control {

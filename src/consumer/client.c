@@ -114,7 +114,8 @@ const char *usertp__client_find_error(int err)
 
 /*
  * @name in the runtime directory @dir, left by a recorder that died (record-PID.sock, or
- * all.NAME pointing to nothing): removed.
+ * all.NAME pointing to nothing), or in the system directory (all.record-PID.sock, a socket):
+ * removed.
  */
 static void remove_if_stale(const char *dir, const char *name)
 {
@@ -125,9 +126,10 @@ static void remove_if_stale(const char *dir, const char *name)
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
 		return;
 	if (!strncmp(name, USERTP_CTL_ALL_PREFIX, strlen(USERTP_CTL_ALL_PREFIX))) {
-		if (stat(path, &st) && errno == ENOENT)
+		if (lstat(path, &st) || !S_ISLNK(st.st_mode))
+			name += strlen(USERTP_CTL_ALL_PREFIX); /* a socket itself: by its pid */
+		else if (stat(path, &st) && errno == ENOENT)
 			unlink(path); /* a link to a socket that is gone */
-		return;
 	}
 	if (strncmp(name, "record-", 7))
 		return;
@@ -139,20 +141,70 @@ static void remove_if_stale(const char *dir, const char *name)
 		unlink(path);
 }
 
-void usertp__client_remove_stale(void)
+void usertp__client_remove_stale_in(const char *dir)
 {
-	char dir[PATH_MAX];
 	struct dirent *de;
-	DIR *d;
+	DIR *d = opendir(dir);
 
-	if (usertp__client_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
+	if (!d)
 		return;
 	while ((de = readdir(d)))
 		remove_if_stale(dir, de->d_name);
 	closedir(d);
 }
 
-int usertp__client_programs(struct usertp__program **out)
+void usertp__client_remove_stale(void)
+{
+	char dir[PATH_MAX];
+
+	if (!usertp__client_dir(dir, sizeof(dir), false))
+		usertp__client_remove_stale_in(dir);
+}
+
+/* Append @prog to *@list (of *@n, room for *@cap).  Return: 0 or -ENOMEM. */
+static int programs_add(struct usertp__program **list, size_t *n, size_t *cap,
+			const struct usertp__program *prog)
+{
+	if (*n == *cap) {
+		size_t more = *cap ? 2 * *cap : 16;
+		struct usertp__program *p = realloc(*list, more * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*list = p;
+		*cap = more;
+	}
+	(*list)[(*n)++] = *prog;
+	return 0;
+}
+
+/* Root: the programs of the other users that have an endpoint, found through /proc. */
+static int programs_of_others(struct usertp__program **list, size_t *n, size_t *cap)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		struct usertp__program prog;
+		char proc[300], *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct stat st;
+
+		if (pid <= 0 || pid > INT32_MAX || *end || pid == getpid() ||
+		    (size_t)snprintf(proc, sizeof(proc), "/proc/%s", de->d_name) >= sizeof(proc) ||
+		    stat(proc, &st) || st.st_uid == geteuid())
+			continue;
+		if (!usertp__client_find((pid_t)pid, &prog))
+			ret = programs_add(list, n, cap, &prog);
+	}
+	closedir(d);
+	return ret;
+}
+
+int usertp__client_programs(struct usertp__program **out, bool every_user)
 {
 	struct usertp__program *list = NULL;
 	char dir[PATH_MAX];
@@ -162,14 +214,13 @@ int usertp__client_programs(struct usertp__program **out)
 	int ret = usertp__client_dir(dir, sizeof(dir), false);
 
 	*out = NULL;
-	if (ret == -ENOENT)
-		return 0;
-	if (ret)
+	if (ret && ret != -ENOENT)
 		return ret;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
+	d = ret ? NULL : opendir(dir);
+	if (!d && !ret && errno != ENOENT)
+		return -errno;
+	ret = 0;
+	while (d && !ret && (de = readdir(d))) {
 		struct usertp__program prog = { endpoint_pid(de->d_name), "", "" };
 
 		remove_if_stale(dir, de->d_name);
@@ -181,19 +232,16 @@ int usertp__client_programs(struct usertp__program **out)
 				unlink(prog.path); /* left by a process that died */
 			continue;
 		}
-		if (n == cap) {
-			struct usertp__program *p = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof(*p));
-
-			if (!p) {
-				closedir(d);
-				free(list);
-				return -ENOMEM;
-			}
-			list = p;
-		}
-		list[n++] = prog;
+		ret = programs_add(&list, &n, &cap, &prog);
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	if (!ret && every_user && geteuid() == 0)
+		ret = programs_of_others(&list, &n, &cap);
+	if (ret) {
+		free(list);
+		return ret;
+	}
 	if (n) /* (qsort() takes no NULL, even for nothing) */
 		qsort(list, n, sizeof(*list), cmp_pid);
 	*out = list;

@@ -20,9 +20,10 @@ struct usertp__program {
 
 /*
  * The programs with an endpoint in our runtime directory, by pid (endpoints left by dead
- * processes are removed).  Return: how many (in *out, to free()), or a negative errno.
+ * processes are removed); as root with @every_user, every other user's too.  Return: how
+ * many (in *out, to free()), or a negative errno.
  */
-int usertp__client_programs(struct usertp__program **out);
+int usertp__client_programs(struct usertp__program **out, bool every_user);
 /*
  * The runtime directory (ctl-proto.h), with a warning on stderr, once, when it is not the
  * usual one because another user took that, or when it cannot be used.
@@ -30,6 +31,8 @@ int usertp__client_programs(struct usertp__program **out);
 int usertp__client_dir(char *buf, size_t size, bool create);
 /* Remove the sockets recorders that died left in the runtime directory. */
 void usertp__client_remove_stale(void);
+/* The same in directory @dir (the system directory: root's sockets for every user). */
+void usertp__client_remove_stale_in(const char *dir);
 
 /*
  * Find the endpoint of process @pid: ours, or as root any user's.

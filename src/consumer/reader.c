@@ -336,7 +336,7 @@ static bool more_can_come(const struct usertp_session *s)
 	return false;
 }
 
-static long long now_ms(void)
+long long usertp__mono_ms(void)
 {
 	struct timespec ts;
 
@@ -361,7 +361,7 @@ static int wait_for_more(struct usertp_session *s, long long deadline, int timeo
 			return ret ? ret : -ENODATA;
 		return 1;
 	}
-	left = deadline - now_ms();
+	left = deadline - usertp__mono_ms();
 	if (timeout_ms >= 0 && left <= 0)
 		return 0;
 	ret = usertp_session_process(s, timeout_ms < 0 || left > POLL_MS ? POLL_MS : (int)left);
@@ -386,7 +386,7 @@ static int readable(struct usertp_session *s)
 static int read_loop(struct usertp_session *s, int timeout_ms,
 		     bool (*give)(struct usertp_session *s, void *out), void *out)
 {
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	long long deadline = usertp__mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	int ret = readable(s);
 
 	while (!ret) {

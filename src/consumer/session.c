@@ -339,15 +339,15 @@ static void source_add_formats(struct usertp_session *s, struct usertp__source *
  * the session records, and the names of the threads.
  */
 static void source_learn(struct usertp_session *s, struct usertp__source *src, int sock,
-			 const char *listing)
+			 const char *listing, int timeout_ms)
 {
 	char *reply = NULL;
 
-	if (!usertp__client_call(sock, listing, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
+	if (!usertp__client_call(sock, listing, &reply, NULL, timeout_ms))
 		source_add_formats(s, src, sock, usertp__client_body(reply));
 	free(reply);
 	reply = NULL;
-	if (!usertp__client_call(sock, "comms", &reply, NULL, USERTP__CALL_TIMEOUT_MS) &&
+	if (!usertp__client_call(sock, "comms", &reply, NULL, timeout_ms) &&
 	    *usertp__client_body(reply))
 		source_keep_comms(s, src, usertp__client_body(reply));
 	free(reply);
@@ -364,7 +364,7 @@ static void source_refresh(struct usertp_session *s, struct usertp__source *src)
 	}
 	if (src->ended || !source_query(src))
 		return;
-	source_learn(s, src, src->query, "ids");
+	source_learn(s, src, src->query, "ids", USERTP__CALL_TIMEOUT_MS);
 }
 
 /*
@@ -469,7 +469,8 @@ static int settings_msg(const struct usertp_session *s, enum usertp__ctl_type ty
 }
 
 /* Start a session of @src on @sock; the region comes back.  Return: 0 or a negative errno. */
-static int source_start(struct usertp_session *s, struct usertp__source *src, int sock)
+static int source_start(struct usertp_session *s, struct usertp__source *src, int sock,
+			int timeout_ms)
 {
 	struct usertp__ctl_msg req, ok;
 	char *events = NULL, *reply = NULL, err[256], *pids[2] = { NULL, NULL };
@@ -479,7 +480,7 @@ static int source_start(struct usertp_session *s, struct usertp__source *src, in
 	ret = settings_msg(s, USERTP_CTL_MSG_START, &req, &events, pids);
 	if (!ret)
 		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
-					     &fd, USERTP__CALL_TIMEOUT_MS);
+					     &fd, timeout_ms);
 	if (ret == -EREMOTEIO)
 		usertp__session_fail(s, ret, "%s: %s%s", src->name,
 				     usertp__client_error_text(reply, err, sizeof(err)),
@@ -557,7 +558,7 @@ static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 		close(sock);
 		return -ENOMEM;
 	}
-	ret = source_start(s, src, sock);
+	ret = source_start(s, src, sock, USERTP__CALL_TIMEOUT_MS);
 	if (ret) {
 		close(sock);
 		src->ended = true;
@@ -565,7 +566,7 @@ static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 	}
 	/* The names of all its events (for the checks of specs). */
 	if (source_query(src))
-		source_learn(s, src, src->query, "ids");
+		source_learn(s, src, src->query, "ids", USERTP__CALL_TIMEOUT_MS);
 	return 0;
 }
 
@@ -602,9 +603,30 @@ int usertp_session_detach_pid(struct usertp_session *s, pid_t pid)
 
 /* --- our socket: joins, forked children --------------------------------------------------- */
 
-static int listen_open(struct usertp_session *s)
+/* A socket listening at @path, which only its owner may use (or, with @everyone, anyone). */
+static int listen_at(const char *path, bool everyone)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(sa.sun_path, everyone ? 0666 : 0600) || listen(fd, 64)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+static int listen_open(struct usertp_session *s)
+{
 	char dir[PATH_MAX];
 	static unsigned int serial;
 	int ret = usertp__client_dir(dir, sizeof(dir), true);
@@ -618,17 +640,44 @@ static int listen_open(struct usertp_session *s)
 			     serial) >= sizeof(s->sock_path))
 		return -ENAMETOOLONG;
 	serial++;
-	strcpy(sa.sun_path, s->sock_path);
-	s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s->listen_fd < 0)
-		return -errno;
-	unlink(sa.sun_path);
-	if (bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0600) ||
-	    listen(s->listen_fd, 64)) {
-		ret = -errno;
+	s->listen_fd = listen_at(s->sock_path, false);
+	if (s->listen_fd < 0) {
 		s->sock_path[0] = 0;
+		return s->listen_fd;
+	}
+	return 0;
+}
+
+/*
+ * Root's session of all: every user's programs that start join it through a socket in the
+ * system directory (ctl-proto.h), "all." and our socket's name.
+ */
+static int listen_every_user(struct usertp_session *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	char dir[PATH_MAX];
+	int ret = usertp__ctl_system_dir(dir, sizeof(dir), true);
+
+	if (ret)
+		return usertp__session_fail(s, ret, "%s: %s", dir,
+					    ret == -EPERM ? "not root's alone (another user may "
+							    "write in it)" : strerror(-ret));
+	if ((size_t)snprintf(s->every_path, sizeof(s->every_path), "%s/%s%s", dir,
+			     USERTP_CTL_ALL_PREFIX, strrchr(s->sock_path, '/') + 1) >=
+	    sizeof(s->every_path)) {
+		s->every_path[0] = 0;
+		return usertp__session_fail(s, -ENAMETOOLONG, "%s: %s", dir, strerror(ENAMETOOLONG));
+	}
+	usertp__client_remove_stale_in(dir);
+	s->every_fd = listen_at(s->every_path, true);
+	if (s->every_fd < 0) {
+		ret = s->every_fd;
+		usertp__session_fail(s, ret, "%s: %s", s->every_path, strerror(-ret));
+		s->every_path[0] = 0;
 		return ret;
 	}
+	ev.data.fd = s->every_fd;
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->every_fd, &ev);
 	return 0;
 }
 
@@ -657,8 +706,13 @@ int usertp_session_attach_all(struct usertp_session *s)
 		s->all_path[0] = 0;
 		return usertp__session_fail(s, ret, "%s: %s", s->all_path, strerror(-ret));
 	}
+	if (geteuid() == 0 && (ret = listen_every_user(s))) {
+		unlink(s->all_path);
+		s->all_path[0] = 0;
+		return ret;
+	}
 	s->all = true;
-	n = usertp__client_programs(&progs);
+	n = usertp__client_programs(&progs, geteuid() == 0);
 	for (int i = 0; i < n; i++)
 		if (progs[i].pid != getpid() && !source_of_pid(s, progs[i].pid))
 			attach(s, progs[i].pid, true);
@@ -702,8 +756,12 @@ static void source_send_settings(struct usertp_session *s, struct usertp__source
 	free(events);
 }
 
-/* A program joined (USERTP_SESSION or all): start its session, let it run. */
-static void on_join(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg)
+/*
+ * A program joined (USERTP_SESSION or all): start its session, let it run.  Its answers are
+ * waited for @timeout_ms each.  Return: whether it runs recorded.
+ */
+static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg,
+		    int timeout_ms)
 {
 	const char *comm = msg->text[USERTP_CTL_KEY_COMM];
 	struct usertp__source *src;
@@ -722,26 +780,28 @@ static void on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 	}
 	if (pid <= 0 || !(src = source_new(s, pid, comm))) {
 		close(sock); /* nonsense: it runs untraced */
-		return;
+		return false;
 	}
-	if (source_start(s, src, sock)) {
+	if (source_start(s, src, sock, timeout_ms)) {
 		usertp__session_log(s, "%s", s->error);
 		close(sock);
 		src->ended = true;
 		s->untraced++;
-		return;
+		return false;
 	}
 	/* The names of all its events so far (for the checks of specs), then it may go on. */
-	source_learn(s, src, sock, "ids");
+	source_learn(s, src, sock, "ids", timeout_ms);
 	if (usertp__ctl_send_msg(sock, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1)) {
 		close(sock);
 		src->session = -1;
 		source_finish(s, src);
+		return false;
 	}
+	return true;
 }
 
-/* A traced program forked: the child's new region. */
-static void on_fork(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg, int fd)
+/* A traced program forked: the child's new region.  Return: whether it is recorded. */
+static bool on_fork(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg, int fd)
 {
 	struct usertp__source *src, *parent;
 	pid_t pid = (pid_t)msg->num[USERTP_CTL_KEY_PID];
@@ -754,7 +814,7 @@ static void on_fork(struct usertp_session *s, int sock, const struct usertp__ctl
 		if (src)
 			src->ended = true;
 		close(sock);
-		return;
+		return false;
 	}
 	/*
 	 * Same program image: the parent's events, with the same ids (those we hear of from the
@@ -764,32 +824,94 @@ static void on_fork(struct usertp_session *s, int sock, const struct usertp__ctl
 	src->session = sock;
 	/* It forked with the parent's settings: a change on the way may have missed it. */
 	source_send_settings(s, src);
+	return true;
 }
 
-static void accept_one(struct usertp_session *s)
+/* The parent of process @pid, as /proc says (0 if it cannot be read). */
+static pid_t real_ppid(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* "pid (comm) state ppid ...": comm may hold anything, the last ')' ends it. */
+	if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')) &&
+	    sscanf(paren + 1, " %*c %d", &ppid) != 1)
+		ppid = 0;
+	fclose(f);
+	return (pid_t)ppid;
+}
+
+/* Is @uid kept out for now (a peer of it that stalled or lied lately)? */
+static bool foreign_banned(struct usertp_session *s, uid_t uid, long long now)
+{
+	for (unsigned int i = 0; i < USERTP__FOREIGN_BANS; i++)
+		if (s->bans[i].until_ms > now && s->bans[i].uid == uid)
+			return true;
+	return false;
+}
+
+static void foreign_ban(struct usertp_session *s, uid_t uid, long long now)
+{
+	unsigned int oldest = 0;
+
+	for (unsigned int i = 1; i < USERTP__FOREIGN_BANS; i++)
+		if (s->bans[i].until_ms < s->bans[oldest].until_ms)
+			oldest = i;
+	s->bans[oldest].uid = uid;
+	s->bans[oldest].until_ms = now + USERTP__FOREIGN_BAN_MS;
+}
+
+/*
+ * A program joins (or a traced program's child says it was born).  Another user's (only
+ * root's session of every user hears them) is taken at its word only about itself (the pid
+ * it gives must be its own, its parent its real one) and is given USERTP__FOREIGN_JOIN_MS for each
+ * answer, as long as such a program waits for us anyway; a user whose peer failed so is kept
+ * out for USERTP__FOREIGN_BAN_MS, so that a hostile user holds the session up for 2.5 % at worst.
+ */
+static void accept_one(struct usertp_session *s, int listen_fd)
 {
 	static __thread char msg[65536];
-	int sock = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC), fd = -1;
+	int sock = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), fd = -1;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 	struct usertp__ctl_msg m;
 	const char *why = "";
+	long long start = usertp__mono_ms();
+	bool ours, taken = false;
+	int timeout_ms;
 	uid_t uid;
 	long n;
 
 	if (sock < 0)
 		return;
-	if (!usertp__ctl_peer_allowed(sock, &uid)) {
+	ours = usertp__ctl_peer_allowed(sock, &uid);
+	if ((!ours && (geteuid() != 0 || foreign_banned(s, uid, start))) ||
+	    getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
 		close(sock);
 		return;
 	}
-	n = usertp__ctl_recv(sock, msg, sizeof(msg), &fd, USERTP__CALL_TIMEOUT_MS);
-	if (n > 0 && !usertp__ctl_decode(msg, &m, &why) && m.type == USERTP_CTL_MSG_JOIN)
-		on_join(s, sock, &m);
+	timeout_ms = ours ? USERTP__CALL_TIMEOUT_MS : USERTP__FOREIGN_JOIN_MS;
+	n = usertp__ctl_recv(sock, msg, sizeof(msg), &fd, timeout_ms);
+	if (n > 0 && !usertp__ctl_decode(msg, &m, &why) && !ours &&
+	    (m.num[USERTP_CTL_KEY_PID] != (uint64_t)cred.pid ||
+	     (m.type == USERTP_CTL_MSG_FORK &&
+	      m.num[USERTP_CTL_KEY_PPID] != (uint64_t)real_ppid(cred.pid))))
+		close(sock); /* another's word about a process not its own */
+	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_JOIN)
+		taken = on_join(s, sock, &m, timeout_ms);
 	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_FORK)
-		on_fork(s, sock, &m, fd);
+		taken = on_fork(s, sock, &m, fd);
 	else
 		close(sock); /* nonsense: it runs untraced */
 	if (fd >= 0)
 		close(fd);
+	if (!ours && (!taken || usertp__mono_ms() - start >= USERTP__FOREIGN_JOIN_MS))
+		foreign_ban(s, uid, usertp__mono_ms());
 }
 
 /*
@@ -1383,18 +1505,19 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 {
 	struct epoll_event events[16];
 	static __thread long long last_comms;
-	struct timespec now;
+	long long now;
 	unsigned int i, n = 0;
 	struct pollfd *pfd;
 
 	watch_all(s);
 	if (timeout_ms)
 		epoll_wait(s->epoll_fd, events, 16, timeout_ms);
-	pfd = calloc(s->nr_sources * 2 + 2, sizeof(*pfd));
+	pfd = calloc(s->nr_sources * 2 + 3, sizeof(*pfd));
 	if (!pfd)
 		return -ENOMEM;
 	pfd[n++] = (struct pollfd){ s->listen_fd, POLLIN, 0 };
 	pfd[n++] = (struct pollfd){ s->wake_fd, POLLIN, 0 };
+	pfd[n++] = (struct pollfd){ s->every_fd, POLLIN, 0 };
 	for (i = 0; i < s->nr_sources; i++) {
 		struct usertp__source *src = s->sources[i];
 
@@ -1408,15 +1531,15 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 		(void)!read(s->wake_fd, &count, sizeof(count));
 	}
 	/* (Sources that join now come after those polled.) */
-	for (i = 0; i < (n - 2) / 2; i++) {
+	for (i = 0; i < (n - 3) / 2; i++) {
 		struct usertp__source *src = s->sources[i];
 
-		if (pfd[2 + 2 * i].revents && src->comms_asked && pfd[2 + 2 * i].fd == src->query)
+		if (pfd[3 + 2 * i].revents && src->comms_asked && pfd[3 + 2 * i].fd == src->query)
 			source_comms_reply(s, src);
 		/* (A join may have ended it meanwhile: a program that exec'd.) */
-		if (src->ended || src->session < 0 || pfd[3 + 2 * i].fd != src->session)
+		if (src->ended || src->session < 0 || pfd[4 + 2 * i].fd != src->session)
 			continue;
-		if (pfd[3 + 2 * i].revents && !session_message(s, src)) {
+		if (pfd[4 + 2 * i].revents && !session_message(s, src)) {
 			/* Gone: what it committed is still in our mapping. */
 			close(src->session);
 			src->session = -1;
@@ -1424,14 +1547,16 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 		}
 	}
 	if (pfd[0].revents)
-		accept_one(s);
+		accept_one(s, s->listen_fd);
+	if (pfd[2].revents)
+		accept_one(s, s->every_fd);
 	free(pfd);
 	for (i = 0; i < s->nr_sources; i++)
 		source_consume(s, s->sources[i]);
 	/* The names of the threads, once a second. */
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec * 1000ll + now.tv_nsec / 1000000 - last_comms >= 1000) {
-		last_comms = now.tv_sec * 1000ll + now.tv_nsec / 1000000;
+	now = usertp__mono_ms();
+	if (now - last_comms >= 1000) {
+		last_comms = now;
 		for (i = 0; i < s->nr_sources; i++)
 			source_ask_comms(s->sources[i]);
 	}
@@ -1461,7 +1586,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->listen_fd = s->wake_fd = s->epoll_fd = -1;
+	s->listen_fd = s->every_fd = s->wake_fd = s->epoll_fd = -1;
 	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
 	s->overwrite = opts->overwrite;
 	s->tsc = clock == USERTP_RB_CLOCK_TSC;
@@ -1544,6 +1669,10 @@ void usertp_session_free(struct usertp_session *s)
 		close(s->epoll_fd);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
+	if (s->every_fd >= 0)
+		close(s->every_fd);
+	if (s->every_path[0])
+		unlink(s->every_path);
 	if (s->all_path[0])
 		unlink(s->all_path);
 	if (s->sock_path[0])

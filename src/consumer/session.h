@@ -27,6 +27,14 @@
 
 #define USERTP__HIDDEN __attribute__((visibility("hidden")))
 #define USERTP__CALL_TIMEOUT_MS 5000
+/*
+ * Another user's program joining root's session of every user: how long each of its answers
+ * is waited for (it waits no longer for us: JOIN_ALL_MS in src/lib/control.c), and how long
+ * a user whose program failed to join so, or lied, is kept out.  At most USERTP__FOREIGN_BANS users.
+ */
+#define USERTP__FOREIGN_JOIN_MS 250
+#define USERTP__FOREIGN_BAN_MS 10000
+#define USERTP__FOREIGN_BANS 16
 #define USERTP__MAX_REGION (1ull << 44) /* a program's buffers: 4096 CPUs x 4 GiB */
 
 struct usertp__stream; /* reader.c */
@@ -78,7 +86,12 @@ struct usertp_session {
 	bool all, ran;	      /* attached to all; a command was run */
 	char sock_path[108];  /* our socket */
 	char all_path[4096];  /* while attached to all: the all.* link to it (ctl-proto.h) */
-	int listen_fd, wake_fd, epoll_fd;
+	char every_path[108]; /* root's, attached to all: its all.* socket for every user's */
+	int listen_fd, every_fd, wake_fd, epoll_fd;
+	struct {
+		uid_t uid;
+		long long until_ms;
+	} bans[USERTP__FOREIGN_BANS]; /* users kept out of every_fd for now (accept_one()) */
 	struct usertp__source **sources;
 	unsigned int nr_sources;
 	unsigned int nr_cpus; /* the most CPUs of any source's buffers (at least the machine's) */
@@ -119,6 +132,8 @@ USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
 					       void *arg);
 
 /* session.c */
+/* CLOCK_MONOTONIC in milliseconds (deadlines). */
+USERTP__HIDDEN long long usertp__mono_ms(void);
 USERTP__HIDDEN int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 USERTP__HIDDEN void usertp__session_log(struct usertp_session *s, const char *fmt, ...)

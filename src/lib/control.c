@@ -967,30 +967,42 @@ fail:
 	usertp__session_end(c.session);
 }
 
-/*
- * Sessions that record every program of the user (`usertp record -a`, usertp mount's
- * instances) are running: each records this one too, from before main().
- */
-static void join_recorders_of_all(void)
+/* Join the sessions whose "all." sockets are in @dir (at most USERTP_CTL_MAX_ALL in all). */
+static void join_recorders_in(const char *dir, unsigned int *joined)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 300];
-	unsigned int joined = 0;
+	char path[PATH_MAX + 300];
 	struct dirent *de;
 	struct stat st;
-	DIR *d;
+	DIR *d = opendir(dir);
 
-	if (usertp__ctl_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
+	if (!d)
 		return;
-	while ((de = readdir(d)) && joined < USERTP_CTL_MAX_ALL) {
+	while ((de = readdir(d)) && *joined < USERTP_CTL_MAX_ALL) {
 		if (strncmp(de->d_name, USERTP_CTL_ALL_PREFIX, strlen(USERTP_CTL_ALL_PREFIX)) ||
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
 			continue;
 		if (!stat(path, &st) && S_ISSOCK(st.st_mode)) {
 			join_recorder(path, JOIN_ALL_MS, true);
-			joined++;
+			(*joined)++;
 		}
 	}
 	closedir(d);
+}
+
+/*
+ * Sessions that record every program of the user (`usertp record -a`, usertp mount's
+ * instances) are running: each records this one too, from before main().  Root's record
+ * every user's: another user's program finds them in the system directory.
+ */
+static void join_recorders_of_all(void)
+{
+	char dir[PATH_MAX];
+	unsigned int joined = 0;
+
+	if (!usertp__ctl_dir(dir, sizeof(dir), false))
+		join_recorders_in(dir, &joined);
+	if (geteuid() != 0 && !usertp__ctl_system_dir(dir, sizeof(dir), false))
+		join_recorders_in(dir, &joined);
 }
 
 static void fork_prepare(void)

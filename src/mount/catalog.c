@@ -95,7 +95,7 @@ bool usertp__catalog_due(const struct usertp__catalog *c, int max_age_ms)
 int usertp__catalog_ask(struct usertp__catalog_answers *a)
 {
 	struct usertp__program *progs;
-	int n = usertp__client_programs(&progs), ret = 0;
+	int n = usertp__client_programs(&progs, true), ret = 0;
 
 	*a = (struct usertp__catalog_answers){ NULL, 0 };
 	if (n <= 0)

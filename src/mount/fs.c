@@ -37,6 +37,7 @@ static pthread_mutex_t fs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct usertp__catalog catalog;
 static bool refreshing; /* a thread is asking the programs */
 static struct timespec mounted_at; /* every node's times */
+static struct usertp__mount_owner fs_owner; /* every node's owner; the top's mode */
 
 /*
  * An instance of the tree: the top level, or instances/NAME.  Its files are open while
@@ -306,7 +307,7 @@ static mode_t node_mode(enum node_kind k)
 {
 	switch (k) {
 	case NODE_ROOT:
-		return S_IFDIR | 0700;
+		return S_IFDIR | fs_owner.root_mode;
 	case NODE_INSTANCES:
 	case NODE_INSTANCE:
 	case NODE_OPTIONS:
@@ -357,8 +358,8 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	memset(st, 0, sizeof(*st));
 	st->st_mode = node_mode(n.kind);
 	st->st_nlink = is_dir(n.kind) ? 2 : 1;
-	st->st_uid = getuid();
-	st->st_gid = getgid();
+	st->st_uid = fs_owner.uid;
+	st->st_gid = fs_owner.gid;
 	st->st_size = 0;
 	st->st_atim = st->st_mtim = st->st_ctim = mounted_at;
 	return 0;
@@ -1132,7 +1133,8 @@ static const struct fuse_operations fs_ops = {
 	.release = fs_release,
 };
 
-int usertp__mount_run(const char *mountpoint, const char *options, bool foreground)
+int usertp__mount_run(const char *mountpoint, const char *options,
+		      const struct usertp__mount_owner *owner, bool foreground)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_loop_config *loop = NULL;
@@ -1141,6 +1143,7 @@ int usertp__mount_run(const char *mountpoint, const char *options, bool foregrou
 	char err[512] = "";
 	int ret = -1;
 
+	fs_owner = *owner;
 	if (fuse_opt_add_arg(&args, "usertp mount") || fuse_opt_add_arg(&args, "-o") ||
 	    fuse_opt_add_arg(&args, options))
 		goto out;

@@ -8,11 +8,21 @@
 /* Threads serving requests at most. */
 #define USERTP__MOUNT_MAX_THREADS 64
 
+#include <sys/types.h>
+
+/* tracefs's mount options: the owner and group of every file, the mode of the top directory. */
+struct usertp__mount_owner {
+	uid_t uid;
+	gid_t gid;
+	mode_t root_mode; /* tracefs's default: 0700 */
+};
+
 /*
- * Mount the file system at @mountpoint with FUSE mount @options (-o), and serve it until it
- * is unmounted or a signal ends it; in the background unless @foreground.
- * Return: 0, or -1 (libfuse said why on stderr).
+ * Mount the file system at @mountpoint with FUSE mount @options (-o), its files owned as
+ * @owner says, and serve it until it is unmounted or a signal ends it; in the background
+ * unless @foreground.  Return: 0, or -1 (libfuse said why on stderr).
  */
-int usertp__mount_run(const char *mountpoint, const char *options, bool foreground);
+int usertp__mount_run(const char *mountpoint, const char *options,
+		      const struct usertp__mount_owner *owner, bool foreground);
 
 #endif

@@ -245,7 +245,7 @@ int usertp_cmd_list(int argc, char **argv)
 	} else if (!nr_files) {
 		char dir[4096];
 
-		nr = usertp__client_programs(&progs);
+		nr = usertp__client_programs(&progs, false);
 		if (nr < 0) {
 			usertp_tool_error("list", "cannot read the runtime directory: %s",
 					  strerror(-nr));

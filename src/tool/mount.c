@@ -3,24 +3,98 @@
  * mount.c - usertp mount: the kernel's tracefs files for the events of running programs, at
  * a directory (src/mount/, docs/mount-design.md).
  *
- *	usertp mount [-f] [--allow-other] DIR
+ *	usertp mount [-f] [--allow-other] [-o uid=U,gid=G,mode=M] DIR
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mount.h"
+#include "number.h"
 #include "tool.h"
 
 static const char usage_text[] =
-	"usage: usertp mount [-f] [--allow-other] DIR\n"
+	"usage: usertp mount [-f] [--allow-other] [-o uid=U,gid=G,mode=M] DIR\n"
 	"  -f             stay in the foreground (otherwise it runs on in the background)\n"
 	"  --allow-other  let other users in, with tracefs's permissions\n"
+	"  -o OPTIONS     tracefs's: the files' owner and group (a number or a name), and\n"
+	"                 the top directory's mode (octal; 0700 unless given)\n"
 	"  DIR            an empty directory; 'fusermount3 -u DIR' (or umount) unmounts\n";
+
+/* A user or group: a number, or a name the system knows.  Return: 0 or -1 (said). */
+static int owner_id(const char *key, const char *value, bool group, uint64_t *id)
+{
+	int ret = usertp__parse_u64(value, 0, (uid_t)-2, id);
+	struct passwd *pw;
+	struct group *gr;
+
+	if (!ret)
+		return 0;
+	if (ret == -ERANGE) {
+		usertp_tool_error("mount", "-o %s=%s: out of range (at most %u)", key, value,
+				  (unsigned int)(uid_t)-2);
+		return -1;
+	}
+	if (group && (gr = getgrnam(value))) {
+		*id = gr->gr_gid;
+		return 0;
+	}
+	if (!group && (pw = getpwnam(value))) {
+		*id = pw->pw_uid;
+		return 0;
+	}
+	usertp_tool_error("mount", "-o %s=%s: no such %s", key, value, group ? "group" : "user");
+	return -1;
+}
+
+/* tracefs's mount options, "uid=U,gid=G,mode=M", into @owner.  Return: 0 or -1 (said). */
+static int parse_owner(char *text, struct usertp__mount_owner *owner)
+{
+	char *save = NULL;
+
+	for (char *opt = strtok_r(text, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(opt, '=');
+		const char *value = eq ? eq + 1 : "";
+		uint64_t n;
+
+		if (eq)
+			*eq = 0;
+		if (!strcmp(opt, "uid") || !strcmp(opt, "gid")) {
+			if (owner_id(opt, value, opt[0] == 'g', &n))
+				return -1;
+			if (opt[0] == 'g')
+				owner->gid = (gid_t)n;
+			else
+				owner->uid = (uid_t)n;
+		} else if (!strcmp(opt, "mode")) {
+			char *end;
+			unsigned long mode;
+
+			errno = 0;
+			mode = strtoul(value, &end, 8);
+			if (!*value || *end || errno || mode > 07777 || value[0] == '-' ||
+			    value[0] == '+' || value[0] == ' ') {
+				usertp_tool_error("mount", "-o mode=%s: not an octal mode of at most 7777",
+						  value);
+				return -1;
+			}
+			owner->root_mode = (mode_t)mode;
+		} else {
+			usertp_tool_error("mount", "-o %s: unknown option (tracefs's are uid=, gid= "
+					  "and mode=)", opt);
+			return -1;
+		}
+	}
+	return 0;
+}
 
 int usertp_cmd_mount(int argc, char **argv)
 {
@@ -31,14 +105,19 @@ int usertp_cmd_mount(int argc, char **argv)
 		{ 0 },
 	};
 	bool foreground = false, allow_other = false;
+	struct usertp__mount_owner owner = { getuid(), getgid(), 0700 };
 	char options[128];
 	struct stat st;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+fh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+fho:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			foreground = true;
+			break;
+		case 'o':
+			if (parse_owner(optarg, &owner))
+				return 2;
 			break;
 		case OPT_ALLOW_OTHER:
 			allow_other = true;
@@ -47,7 +126,7 @@ int usertp_cmd_mount(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			usertp_tool_bad_option("mount", "+fh", argv);
+			usertp_tool_bad_option("mount", "+fho:", argv);
 			return 2;
 		}
 	}
@@ -63,5 +142,5 @@ int usertp_cmd_mount(int argc, char **argv)
 	snprintf(options, sizeof(options),
 		 "default_permissions,fsname=usertp,subtype=usertp%s",
 		 allow_other ? ",allow_other" : "");
-	return usertp__mount_run(argv[optind], options, foreground) ? 1 : 0;
+	return usertp__mount_run(argv[optind], options, &owner, foreground) ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 #   fire N	cons-prog fires N cons_a and N cons_b, and says so
 #   sum_stats F	the sum over CPUs of the per_cpu/cpuN/stats fields F (comma-separated)
 #   bad WHY	says FAIL and sets fail=1
+#   need_second_user	exit 77 unless root can run things as usertp-test2 (added if missing)
 if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
 	echo "$test_name: no /dev/fuse or no fusermount3 (Debian: fuse3): skipped"
 	exit 77
@@ -63,4 +64,11 @@ fire() {
 sum_stats() {
 	cat "$mnt"/per_cpu/cpu*/stats | awk -v f="$1" 'BEGIN { n = split(f, w, ",") }
 		{ for (i = 1; i <= n; i++) if (index($0, w[i] ": ") == 1) s += $NF } END { print s + 0 }'
+}
+
+need_second_user() {
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to run as a second user"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
+	id usertp-test2 >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin usertp-test2 ||
+		{ echo "SKIP: cannot add a user"; exit 77; }
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test-robust.sh CASE USERTP CONS-PROG: usertp mount under stress and failure (issue 12, 4-5).
+# test-robust.sh CASE USERTP CONS-PROG [CTL-CONNECT]: usertp mount under stress and failure (issue 12, 4-5).
 #   concurrent     200 processes read and write control files at once for 3 s: no deadlock,
 #                  no error but the kernel's, and the state is what the last writes made it
 #   killed-program a program SIGKILLed right after it fired: the mount answers at once, and
@@ -8,11 +8,19 @@
 #   killed-mount   the mount SIGKILLed: the program goes on (fires, answers) untraced
 #   unmount        fusermount3 -u, and umount (root): the mount exits 0
 #   other-user     an ordinary user mounts (through fusermount3), reads and unmounts
+#   allow-other    root mounts with --allow-other and tracefs's -o gid=,mode=: a user of that
+#                  group reads, writes trace_marker, and is refused what tracefs's modes
+#                  refuse a group (EACCES, nothing changed); without either, kept out
+#   every-user     root's mount records another user's programs, those running and those that
+#                  start later (from their first event); that user's lies (another's pid, a
+#                  parent not its own) and garbage change nothing; root's `usertp record -a`
+#                  records them too; nothing is left in the system directory
 #   stalled-reader a `cat trace_pipe` stopped (SIGSTOP) while 200000 records are fired: the
 #                  program never waits, and per CPU held + overwritten + dropped = fired
-# Exit 77 where FUSE cannot be used (or, for other-user, without root or a second user).
+# Exit 77 where FUSE cannot be used (or, for other-user and every-user, without root or a
+# second user).
 set -eu
-case=$1 usertp=$2 cons=$3
+case=$1 usertp=$2 cons=$3 ctlconnect=${4:-}
 test_name=robust
 . "$(dirname "$0")/mount-lib.sh"
 # start: cons-prog, the mount, and cons-prog's events seen there
@@ -115,10 +123,7 @@ unmount)
 	kill -0 $p || bad "the program died with the mount"
 	;;
 other-user)
-	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to run as a second user"; exit 77; }
-	command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
-	id usertp-test2 >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin usertp-test2 ||
-		{ echo "SKIP: cannot add a user"; exit 77; }
+	need_second_user
 	chmod 755 "$dir"
 	# Debian's udev makes /dev/fuse 0666; where it is not (a container), the user gets it for
 	# the test's length, and it is put back.
@@ -146,6 +151,105 @@ other-user)
 	wait $m || rc=$?
 	m=
 	[ $rc -eq 0 ] || { bad "the user's mount exited with $rc:"; cat "$dir/other.err"; }
+	;;
+allow-other)
+	need_second_user
+	chmod 755 "$dir"
+	as_other() {
+		setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups "$@"
+	}
+	start_cons
+	group=$(id -g usertp-test2)
+	for opts in "--allow-other" "-o gid=$group,mode=0750" "--allow-other -o gid=$group,mode=0750"; do
+		# shellcheck disable=SC2086
+		"$usertp" mount -f $opts "$mnt" 2>>"$dir/mount.err" &
+		m=$!
+		wait_until "the mount ($opts)" mountpoint -q "$mnt"
+		if as_other ls "$mnt" >"$dir/ls" 2>&1; then
+			in=yes
+		else
+			in=no
+			grep -q 'Permission denied' "$dir/ls" || { bad "kept out, but not by EACCES ($opts):"; cat "$dir/ls"; }
+		fi
+		case $opts in
+		--allow-other\ -o*) [ $in = yes ] || { bad "the group is kept out ($opts)"; cat "$dir/ls"; } ;;
+		*) [ $in = no ] || bad "let in with $opts alone" ;;
+		esac
+		[ $in = yes ] || { fusermount3 -u "$mnt"; wait $m; m=; continue; }
+		[ "$(stat -c '%a %g' "$mnt" "$mnt/set_event" "$mnt/available_events" "$mnt/trace_marker" "$mnt/instances" | tr '\n' ' ')" = \
+		  "750 $group 640 $group 440 $group 220 $group 750 $group " ] || { bad "modes:"; stat -c '%a %g %n' "$mnt"/*; }
+		as_other grep -q '^cons:cons_a$' "$mnt/available_events" || bad "the group cannot read available_events"
+		echo cons:cons_b >"$mnt/set_event"
+		as_other sh -c "echo cons:cons_a > '$mnt/set_event'" 2>"$dir/w" && bad "the group wrote set_event"
+		grep -q 'Permission denied' "$dir/w" || { bad "set_event refused, but not by EACCES:"; cat "$dir/w"; }
+		[ "$(cat "$mnt/set_event")" = cons:cons_b ] || bad "set_event changed by a refused write"
+		as_other mkdir "$mnt/instances/theirs" 2>"$dir/w" && bad "the group made an instance"
+		[ ! -e "$mnt/instances/theirs" ] || bad "an instance of the group's is there"
+		as_other sh -c "echo from-the-group > '$mnt/trace_marker'" || bad "the group cannot write trace_marker"
+		as_other grep -q 'tracing_mark_write: from-the-group' "$mnt/trace" || bad "the group's marker is not in trace"
+		fusermount3 -u "$mnt"
+		wait $m || bad "the mount failed ($opts)"
+		m=
+	done
+	[ ! -s "$dir/mount.err" ] || { bad "the mount said:"; cat "$dir/mount.err"; }
+	;;
+every-user)
+	need_second_user
+	# A system directory of the test's own (USERTP_SYSTEM_DIR), that both sides use.
+	chmod 755 "$dir"
+	export USERTP_SYSTEM_DIR="$dir/system"
+	mkdir -m 700 "$dir/other" "$dir/other/xdg"
+	cp "$cons" "$ctlconnect" "$dir/other/"
+	chown -R usertp-test2 "$dir/other"
+	as_other() {
+		setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
+			env XDG_RUNTIME_DIR="$dir/other/xdg" USERTP_SYSTEM_DIR="$USERTP_SYSTEM_DIR" "$@"
+	}
+	mkfifo -m 666 "$dir/in"
+	as_other "$dir/other/cons-prog" <"$dir/in" >"$dir/cons.out" &
+	p=$!
+	exec 3>"$dir/in"
+	wait_until "the other user's program" grep -q ready "$dir/cons.out"
+	q=$(sed -n 's/^ready //p' "$dir/cons.out")
+	pids=$q
+	start_mount
+	wait_until "its events listed" grep -q '^cons:cons_a$' "$mnt/available_events"
+	echo cons:cons_a >"$mnt/set_event"
+	fire 3
+	wait_until "3 cons_a of the running program" sh -c "[ \$(grep -c 'cons-prog-$q .* cons_a: seq=' \"$mnt/trace\") -eq 3 ]"
+	# One that starts later: recorded from its first event.
+	as_other "$dir/other/cons-prog" auto 2 >"$dir/later.out" 2>&1 || bad "the later program failed"
+	others() { grep 'cons_a: seq=' "$mnt/trace" | grep -v "cons-prog-$q " || true; }
+	[ "$(others | sed 's/.*seq=//' | tr '\n' ' ')" = "0 1 " ] ||
+		{ bad "the later program's cons_a (seq 0 and 1):"; cat "$mnt/trace"; }
+	# Lies and garbage, from that user, on the socket every user may use.
+	sock=$(ls "$USERTP_SYSTEM_DIR"/all.*)
+	as_other "$dir/other/ctl-connect" "$sock" "join pid=$q ppid=1 comm=liar" >/dev/null 2>&1 || true
+	as_other "$dir/other/ctl-connect" "$sock" "fork pid=$q ppid=1 size=4096" >/dev/null 2>&1 || true
+	as_other "$dir/other/ctl-connect" "$sock" --raw 00ff00ff0a >/dev/null 2>&1 || true
+	fire 2
+	wait_until "5 cons_a of the running program" sh -c "[ \$(grep -c 'cons-prog-$q .* cons_a: seq=' \"$mnt/trace\") -eq 5 ]"
+	# (That user is kept out for a while now: its programs start untraced, and say nothing.)
+	as_other "$dir/other/cons-prog" auto 1 >"$dir/banned.out" 2>&1 || bad "a program of the banned user failed"
+	[ ! -s "$dir/banned.out" ] || { bad "a program of the banned user said:"; cat "$dir/banned.out"; }
+	[ "$(others | wc -l)" -eq 2 ] || bad "a program of the banned user was recorded"
+	kill -0 $q || bad "the program died"
+	# Root's record -a: the other user's program too (in the record's own system socket).
+	"$usertp" record -q -a -e cons:cons_a -o "$dir/a.dat" 2>"$dir/rec.err" &
+	rec=$!
+	pids="$pids $rec"
+	wait_until "record -a's socket" sh -c "[ \$(ls '$USERTP_SYSTEM_DIR' | wc -l) -eq 2 ]"
+	fire 4
+	sleep 0.3
+	kill -INT $rec
+	wait $rec || { bad "record -a failed:"; cat "$dir/rec.err"; }
+	"$usertp" report -i "$dir/a.dat" >"$dir/a.txt" 2>&1 || bad "report failed"
+	[ "$(grep -c "cons-prog-$q .* cons_a: *seq=" "$dir/a.txt")" -eq 4 ] || { bad "record -a: not 4 cons_a"; cat "$dir/a.txt"; }
+	fusermount3 -u "$mnt"
+	wait $m || bad "the mount failed"
+	m=
+	[ -z "$(ls -A "$USERTP_SYSTEM_DIR")" ] || { bad "left in the system directory:"; ls -la "$USERTP_SYSTEM_DIR"; }
+	[ ! -s "$dir/mount.err" ] || { bad "the mount said:"; cat "$dir/mount.err"; }
 	;;
 stalled-reader)
 	start
