@@ -178,15 +178,38 @@ static int programs_add(struct usertp__program **list, size_t *n, size_t *cap,
 	return 0;
 }
 
-/* Root: the programs of the other users that have an endpoint, found through /proc. */
+static bool environ_value(pid_t pid, const char *name, char *buf, size_t size);
+
+/*
+ * Does process @pid look for root's sessions in the system directory @ours (its
+ * USERTP_SYSTEM_DIR, or the default)?  Those of another are not root's sessions' to take.
+ */
+static bool same_system_dir(pid_t pid, const char *ours)
+{
+	char theirs[PATH_MAX];
+
+	if (!environ_value(pid, "USERTP_SYSTEM_DIR", theirs, sizeof(theirs)) || theirs[0] != '/')
+		snprintf(theirs, sizeof(theirs), "%s", USERTP_CTL_SYSTEM_DIR);
+	return !strcmp(theirs, ours);
+}
+
+/*
+ * Root: the programs of the other users that have an endpoint, found through /proc, those
+ * that share our system directory (ctl-proto.h).
+ */
 static int programs_of_others(struct usertp__program **list, size_t *n, size_t *cap)
 {
-	DIR *d = opendir("/proc");
+	char system_dir[PATH_MAX];
 	struct dirent *de;
-	int ret = 0;
+	DIR *d;
+	int ret = usertp__ctl_system_dir(system_dir, sizeof(system_dir), false);
 
+	if (ret == -ENAMETOOLONG)
+		return ret;
+	d = opendir("/proc");
 	if (!d)
 		return -errno;
+	ret = 0;
 	while (!ret && (de = readdir(d))) {
 		struct usertp__program prog;
 		char proc[300], *end;
@@ -197,7 +220,7 @@ static int programs_of_others(struct usertp__program **list, size_t *n, size_t *
 		    (size_t)snprintf(proc, sizeof(proc), "/proc/%s", de->d_name) >= sizeof(proc) ||
 		    stat(proc, &st) || st.st_uid == geteuid())
 			continue;
-		if (!usertp__client_find((pid_t)pid, &prog))
+		if (same_system_dir((pid_t)pid, system_dir) && !usertp__client_find((pid_t)pid, &prog))
 			ret = programs_add(list, n, cap, &prog);
 	}
 	closedir(d);
@@ -248,10 +271,11 @@ int usertp__client_programs(struct usertp__program **out, bool every_user)
 	return (int)n;
 }
 
-/* The value of XDG_RUNTIME_DIR in process @pid's environment (root reads anyone's). */
-static bool environ_xdg(pid_t pid, char *buf, size_t size)
+/* The value of variable @name in process @pid's environment (root reads anyone's). */
+static bool environ_value(pid_t pid, const char *name, char *buf, size_t size)
 {
 	char path[64], env[65536];
+	size_t name_len = strlen(name);
 	ssize_t len;
 	int fd;
 	const char *p;
@@ -266,8 +290,8 @@ static bool environ_xdg(pid_t pid, char *buf, size_t size)
 		return false;
 	env[len] = 0;
 	for (p = env; p < env + len; p += strlen(p) + 1) {
-		if (!strncmp(p, "XDG_RUNTIME_DIR=", 16)) {
-			snprintf(buf, size, "%s", p + 16);
+		if (!strncmp(p, name, name_len) && p[name_len] == '=') {
+			snprintf(buf, size, "%s", p + name_len + 1);
 			return true;
 		}
 	}
@@ -294,7 +318,7 @@ int usertp__client_find(pid_t pid, struct usertp__program *prog)
 	/* Another user's program: only root may, and it is found in that user's directory. */
 	if (geteuid() != 0 || st.st_uid == 0)
 		return -ENOENT;
-	environ_xdg(pid, xdg, sizeof(xdg));
+	environ_value(pid, "XDG_RUNTIME_DIR", xdg, sizeof(xdg));
 	if (usertp__ctl_dir_of(dir, sizeof(dir), st.st_uid, xdg[0] ? xdg : NULL) ||
 	    (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) >=
 		    sizeof(prog->path))

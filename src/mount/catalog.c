@@ -191,11 +191,11 @@ void usertp__catalog_answers_free(struct usertp__catalog_answers *a)
 	*a = (struct usertp__catalog_answers){ NULL, 0 };
 }
 
-const struct usertp__catalog_event *usertp__catalog_find(const struct usertp__catalog *c,
-							 const char *system, const char *name)
+struct usertp__catalog_event *usertp__catalog_find(struct usertp__catalog *c, const char *system,
+						   const char *name)
 {
 	for (size_t i = 0; i < c->nr; i++) {
-		const struct usertp__catalog_event *ev = &c->events[i];
+		struct usertp__catalog_event *ev = &c->events[i];
 
 		if (ev->defined && !strcmp(ev->system, system) && (!name || !strcmp(ev->name, name)))
 			return ev;
@@ -245,6 +245,7 @@ void usertp__catalog_free(struct usertp__catalog *c)
 	for (size_t i = 0; i < c->nr; i++) {
 		free(c->events[i].system);
 		free(c->events[i].name);
+		free(c->events[i].format);
 	}
 	free(c->events);
 	*c = (struct usertp__catalog){ NULL, 0, 0, 0 };

@@ -18,6 +18,8 @@ struct usertp__catalog_event {
 	bool defined;	     /* by a program running at the last refresh (or built in) */
 	bool builtin;	     /* ftrace:print (trace_marker's records): the mount's own */
 	pid_t pid;	     /* one of those programs (its format is asked there) */
+	char *format;	     /* the format last asked (of format_pid), kept for when none answers */
+	pid_t format_pid;
 };
 
 struct usertp__catalog {
@@ -54,8 +56,8 @@ void usertp__catalog_answers_free(struct usertp__catalog_answers *a);
  */
 unsigned int usertp__catalog_id(struct usertp__catalog *c, const char *system, const char *name);
 /* The event @system:@name if a running program defines it, or NULL (@name NULL: any of @system). */
-const struct usertp__catalog_event *usertp__catalog_find(const struct usertp__catalog *c,
-							 const char *system, const char *name);
+struct usertp__catalog_event *usertp__catalog_find(struct usertp__catalog *c, const char *system,
+						   const char *name);
 /*
  * The format text of @system:@name (events/SYS/EV/format) with the catalog's @id, asked of
  * program @pid, which defines it.  Return: the text (to free()), or NULL with errno set.

@@ -209,6 +209,8 @@ static void catalog_refresh(void)
 	usertp__catalog_answers_free(&answers);
 }
 
+static char *format_of(const char *system, const char *name);
+
 /* Resolve @path (under fs_lock).  Return: 0 or -ENOENT. */
 static int resolve(const char *path, struct node *n)
 {
@@ -624,19 +626,15 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		ret = resolve(path, &n);
 	}
 	if (!ret && n.kind == NODE_FORMAT) {
-		/* Asked of a program: without the lock, on a copy of what is needed. */
-		struct usertp__catalog_event ev = *n.event;
+		/* Asked of a program: without the lock, on a copy of the names. */
+		char *system = strdup(n.event->system), *name = strdup(n.event->name);
 
-		ev.system = strdup(ev.system);
-		ev.name = strdup(ev.name);
 		pthread_mutex_unlock(&fs_lock);
-		f->text = ev.system && ev.name
-				  ? usertp__catalog_format(ev.system, ev.name, ev.id, ev.pid)
-				  : NULL;
+		f->text = system && name ? format_of(system, name) : NULL;
 		f->len = f->text ? strlen(f->text) : 0;
 		ret = f->text ? 0 : -EIO;
-		free(ev.system);
-		free(ev.name);
+		free(system);
+		free(name);
 	} else {
 		pthread_mutex_unlock(&fs_lock);
 		if (!ret && (fi->flags & O_TRUNC) && (fi->flags & O_ACCMODE) != O_RDONLY)
@@ -758,23 +756,42 @@ static int enable_write(struct usertp__instance *top, const struct target *n, co
 }
 
 /*
- * The format text of @system:@name, asked of a program that defines it (without fs_lock: the
- * catalog's entries may move meanwhile, so only names cross it), or NULL.
+ * The format text of @system:@name (to free()), asked of a program that defines it (without
+ * fs_lock: the catalog's entries may move meanwhile, so only names cross it), or NULL.  What
+ * a program said is kept: when the one asked has just ended, the event still has its format.
  */
 static char *format_of(const char *system, const char *name)
 {
-	const struct usertp__catalog_event *ev;
+	struct usertp__catalog_event *ev;
 	unsigned int id = 0;
 	pid_t pid = 0;
+	char *text = NULL;
 
 	pthread_mutex_lock(&fs_lock);
 	ev = usertp__catalog_find(&catalog, system, name);
-	if (ev) {
+	if (ev && ev->format && ev->format_pid == ev->pid && !ev->builtin)
+		text = strdup(ev->format);
+	else if (ev) {
 		id = ev->id;
 		pid = ev->pid;
 	}
 	pthread_mutex_unlock(&fs_lock);
-	return ev ? usertp__catalog_format(system, name, id, pid) : NULL;
+	if (text || !ev)
+		return text;
+	text = usertp__catalog_format(system, name, id, pid);
+	pthread_mutex_lock(&fs_lock);
+	ev = usertp__catalog_find(&catalog, system, name);
+	if (ev && text && (ev->format || (ev->format = strdup(text)))) {
+		if (strcmp(ev->format, text)) {
+			free(ev->format);
+			ev->format = strdup(text);
+		}
+		ev->format_pid = pid;
+	} else if (ev && !text && ev->format) {
+		text = strdup(ev->format); /* (the program asked is gone) */
+	}
+	pthread_mutex_unlock(&fs_lock);
+	return text;
 }
 
 /* A write to events/SYS/EV/filter or events/SYS/filter (tracefs.md §4.2, §4.6). */
