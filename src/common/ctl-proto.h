@@ -121,11 +121,13 @@ enum usertp__ctl_key {
 /*
  * Every message: its name, its word, the keys it may carry, the keys it must carry.
  *	requests of a consumer		hello events ids format comms start set filter pids
- *					enabled sessions stop
+ *					listed enabled sessions stop
  *					(start's body: "SPEC FILTER" lines, the session's filters;
  *					filter's: the filter of events=SPEC, "0" or none to remove;
  *					pids: the session's pid filter, whole: its lists, absent
- *					when empty, and event-fork)
+ *					when empty, and event-fork; listed: the session's
+ *					settings as they are now, as "sessions" gives each,
+ *					with the threads event-fork added)
  *	to a program that joins		run (after its requests: it may go on)
  *	on a consumer's socket		join (a program that starts), fork (a forked child, with its
  *					region)
@@ -149,6 +151,7 @@ enum usertp__ctl_key {
 	M(FILTER, "filter", USERTP_CTL_K(EVENTS), USERTP_CTL_K(EVENTS))                            \
 	M(PIDS, "pids", USERTP_CTL_K(PIDS) | USERTP_CTL_K(NOTRACE_PIDS) | USERTP_CTL_K(EVENT_FORK), \
 	  0)                                                                                       \
+	M(LISTED, "listed", 0, 0)                                                                  \
 	M(ENABLED, "enabled", 0, 0)                                                                \
 	M(SESSIONS, "sessions", 0, 0)                                                              \
 	M(STOP, "stop", 0, 0)                                                                      \

@@ -628,7 +628,8 @@ static int listen_at(const char *path, bool everyone)
 static int listen_open(struct usertp_session *s)
 {
 	char dir[PATH_MAX];
-	static unsigned int serial;
+	static unsigned int sessions; /* (threads of usertp mount make them at once) */
+	unsigned int serial = __atomic_fetch_add(&sessions, 1, __ATOMIC_RELAXED);
 	int ret = usertp__client_dir(dir, sizeof(dir), true);
 
 	if (ret)
@@ -639,7 +640,6 @@ static int listen_open(struct usertp_session *s)
 			     serial ? "%s/record-%d.%u.sock" : "%s/record-%d.sock", dir, (int)getpid(),
 			     serial) >= sizeof(s->sock_path))
 		return -ENAMETOOLONG;
-	serial++;
 	s->listen_fd = listen_at(s->sock_path, false);
 	if (s->listen_fd < 0) {
 		s->sock_path[0] = 0;
@@ -1009,8 +1009,8 @@ bool usertp__session_await_format(struct usertp_session *s, struct usertp__sourc
  * come within USERTP__CALL_TIMEOUT_MS.  Return: 0, -EREMOTEIO (an error reply, in
  * s->error), -ETIMEDOUT, or another negative errno (the connection is over).
  */
-static int source_call(struct usertp_session *s, struct usertp__source *src,
-		       const struct usertp__ctl_msg *req)
+static int source_call_reply(struct usertp_session *s, struct usertp__source *src,
+			     const struct usertp__ctl_msg *req, char **body)
 {
 	int ret = usertp__ctl_send_msg(src->session, req, -1);
 
@@ -1024,6 +1024,8 @@ static int source_call(struct usertp_session *s, struct usertp__source *src,
 			return n ? (int)n : -ECONNRESET;
 		if (usertp__ctl_decode(message, &m, &why))
 			continue; /* nonsense: left out */
+		if (m.type == USERTP_CTL_MSG_OK && body)
+			return (*body = strdup(m.body)) ? 0 : -ENOMEM;
 		if (m.type == USERTP_CTL_MSG_OK)
 			return 0;
 		if (m.type == USERTP_CTL_MSG_ERROR) {
@@ -1036,6 +1038,56 @@ static int source_call(struct usertp_session *s, struct usertp__source *src,
 			return -EREMOTEIO;
 		}
 		session_news(s, src, &m);
+	}
+	return ret;
+}
+
+static int source_call(struct usertp_session *s, struct usertp__source *src,
+		       const struct usertp__ctl_msg *req)
+{
+	return source_call_reply(s, src, req, NULL);
+}
+
+/* Add the pids of the line "@key P,P.." of @text (a "listed" reply) to @list. */
+static int listed_add(struct usertp__pid_list *list, const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		struct usertp__pid_list found = { NULL, 0 };
+		char *line;
+		int ret;
+
+		if (strncmp(p, key, klen) || p[klen] != ' ')
+			continue;
+		line = strndup(p + klen + 1, strcspn(p + klen + 1, "\n"));
+		ret = line ? usertp__pid_list_parse(&found, line, ",") : -ENOMEM;
+		for (size_t i = 0; !ret && i < found.nr; i++)
+			ret = usertp__pid_list_add(list, found.pids[i]);
+		usertp__pid_list_free(&found);
+		free(line);
+		return ret == -EINVAL ? 0 : ret; /* (a program's nonsense: nothing of it) */
+	}
+	return 0;
+}
+
+int usertp__session_listed(struct usertp_session *s, struct usertp__pid_list *trace,
+			   struct usertp__pid_list *notrace)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < s->nr_sources && !ret; i++) {
+		struct usertp__source *src = s->sources[i];
+		char *body = NULL;
+
+		if (src->ended || src->session < 0 ||
+		    source_call_reply(s, src, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_LISTED },
+				      &body))
+			continue; /* (one that does not say: as if it had added none) */
+		ret = listed_add(trace, body, "pids");
+		if (!ret)
+			ret = listed_add(notrace, body, "notrace_pids");
+		free(body);
 	}
 	return ret;
 }

@@ -132,6 +132,12 @@ USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
 					       void *arg);
 
 /* session.c */
+/*
+ * Add to @trace and @notrace the threads that the programs' pid filters list now (with
+ * those event-fork added there), asking each program (usertp mount's set_event_pid).
+ */
+USERTP__HIDDEN int usertp__session_listed(struct usertp_session *s, struct usertp__pid_list *trace,
+					  struct usertp__pid_list *notrace);
 /* CLOCK_MONOTONIC in milliseconds (deadlines). */
 USERTP__HIDDEN long long usertp__mono_ms(void);
 USERTP__HIDDEN int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)

@@ -34,6 +34,8 @@
  *				its "filter SPEC TEXT" lines, and with a pid filter
  *				"pids P,P..", "notrace_pids P,P..", "event_fork 0|1"
  *				(usertp list -v)
+ *	listed			the same, of this connection's session only (what the pid
+ *				filter lists now, with what event-fork added: usertp mount)
  *	stop			ok: the session ends (as it does when the connection closes)
  *
  * Messages a session's connection carries unasked, to its recorder:
@@ -254,7 +256,8 @@ static void reply_enabled(struct reply *r, const struct usertp__session *s)
 }
 
 /* Each session of the program: "session N tracing=0|1", its events and filters (usertp list). */
-static void reply_sessions(struct reply *r)
+/* Every session's settings as they are now ("sessions"), or only @only's ("listed"). */
+static void reply_sessions(struct reply *r, const struct usertp__session *only)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -267,7 +270,7 @@ static void reply_sessions(struct reply *r)
 	for (unsigned int i = 0; i < MAX_CONNS; i++) {
 		const struct usertp__session *s = ctl.conns[i].session;
 
-		if (ctl.conns[i].fd < 0 || !s)
+		if (ctl.conns[i].fd < 0 || !s || (only && s != only))
 			continue;
 		fprintf(f, "session %u tracing=%d\n", ++n, s->tracing);
 		usertp__listener_describe(s->sink.listener, f);
@@ -411,7 +414,15 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		break;
 	case USERTP_CTL_MSG_SESSIONS:
 		reply_add(r, "ok\n");
-		reply_sessions(r);
+		reply_sessions(r, NULL);
+		break;
+	case USERTP_CTL_MSG_LISTED:
+		if (!c->session) {
+			reply_add(r, "error ENOENT no session on this connection\n");
+			return -1;
+		}
+		reply_add(r, "ok\n");
+		reply_sessions(r, c->session);
 		break;
 	case USERTP_CTL_MSG_ENABLED:
 		if (!c->session)

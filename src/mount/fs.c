@@ -1001,6 +1001,7 @@ static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 static int fs_mkdir(const char *path, mode_t mode)
 {
 	struct tree_instance *ti = NULL, **more;
+	struct usertp__instance *made = NULL;
 	const char *name = strrchr(path, '/') + 1;
 	char err[512] = "";
 	struct node n;
@@ -1028,8 +1029,9 @@ static int fs_mkdir(const char *path, mode_t mode)
 	pthread_mutex_unlock(&fs_lock);
 	if (ret)
 		return ret;
-	ret = usertp__instance_new(name, notify_poll, event_id, &ti->inst, err, sizeof(err));
+	ret = usertp__instance_new(name, notify_poll, event_id, &made, err, sizeof(err));
 	pthread_mutex_lock(&fs_lock);
+	ti->inst = made; /* (others see it only now, whole) */
 	if (ret) {
 		instance_named(name, &index);
 		instances[index] = instances[--nr_instances];

@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <sys/sysinfo.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <usertp/consumer.h>
@@ -1004,13 +1005,56 @@ static int session_pids(struct usertp__instance *in, const struct usertp__pid_li
 					     notrace->nr, event_fork);
 }
 
+/* Is thread @tid there still (a thread id is found in /proc, though not listed there)? */
+static bool thread_exists(int tid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%d", tid);
+	return !access(path, F_OK);
+}
+
+/*
+ * With event-fork, as the kernel's: the threads written, and those the programs added as
+ * listed threads made them, while they exist (a listed thread that exits is taken off).
+ */
+static int pids_followed(struct usertp__instance *in, struct usertp__pid_list *lists)
+{
+	struct usertp__pid_list kept = { NULL, 0 };
+	int ret;
+
+	pthread_mutex_lock(&in->apply);
+	ret = usertp__session_listed(in->session, &lists[0], &lists[1]);
+	pthread_mutex_unlock(&in->apply);
+	for (int i = 0; i < 2 && !ret; i++) {
+		for (size_t k = 0; k < lists[i].nr && !ret; k++)
+			if (thread_exists(lists[i].pids[k]))
+				ret = usertp__pid_list_add(&kept, lists[i].pids[k]);
+		usertp__pid_list_free(&lists[i]);
+		lists[i] = kept;
+		kept = (struct usertp__pid_list){ NULL, 0 };
+	}
+	return ret;
+}
+
 char *usertp__instance_pids_text(struct usertp__instance *in, bool notrace)
 {
-	char *text;
+	struct usertp__pid_list lists[2] = { { NULL, 0 }, { NULL, 0 } };
+	char *text = NULL;
+	bool event_fork;
+	int ret = 0;
 
 	pthread_mutex_lock(&in->lock);
-	text = usertp__pid_list_text(&in->pids[notrace], '\n');
+	event_fork = in->option[OPT_EVENT_FORK];
+	for (int i = 0; i < 2 && !ret; i++)
+		ret = usertp__pid_list_copy(&lists[i], &in->pids[i]);
 	pthread_mutex_unlock(&in->lock);
+	if (!ret && event_fork)
+		ret = pids_followed(in, lists);
+	if (!ret)
+		text = usertp__pid_list_text(&lists[notrace], '\n');
+	usertp__pid_list_free(&lists[0]);
+	usertp__pid_list_free(&lists[1]);
 	return text;
 }
 

@@ -7,9 +7,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <execinfo.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,40 @@ static const char usage_text[] =
 	"  -o OPTIONS     tracefs's: the files' owner and group (a number or a name), and\n"
 	"                 the top directory's mode (octal; 0700 unless given)\n"
 	"  DIR            an empty directory; 'fusermount3 -u DIR' (or umount) unmounts\n";
+
+/*
+ * The mount serves in the background, where a crash would leave only "Transport endpoint is
+ * not connected": it says which signal and where first (async-signal-safe calls only).
+ */
+static void on_fatal_signal(int sig)
+{
+	static const char head[] = "usertp mount: fatal signal; where (usertp(+offset): "
+				   "addr2line -e usertp -f offset):\n";
+	void *frames[64];
+	int n = backtrace(frames, 64);
+
+	(void)!write(STDERR_FILENO, head, sizeof(head) - 1);
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void report_crashes(void)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	void *frames[1];
+
+	/* (Under a sanitizer, its own reports, which say more.) */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	backtrace(frames, 1); /* (loads libgcc now, not in the handler) */
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		signal(fatal[i], on_fatal_signal);
+#else
+	(void)frames;
+	(void)fatal;
+	(void)on_fatal_signal;
+#endif
+}
 
 /* A user or group: a number, or a name the system knows.  Return: 0 or -1 (said). */
 static int owner_id(const char *key, const char *value, bool group, uint64_t *id)
@@ -142,5 +178,6 @@ int usertp_cmd_mount(int argc, char **argv)
 	snprintf(options, sizeof(options),
 		 "default_permissions,fsname=usertp,subtype=usertp%s",
 		 allow_other ? ",allow_other" : "");
+	report_crashes();
 	return usertp__mount_run(argv[optind], options, &owner, foreground) ? 1 : 0;
 }

@@ -8,6 +8,8 @@
  *				"forked PID" once it has
  *	  thread N		a new thread fires N cons_a and N cons_b; prints "thread TID"
  *				once it has ended
+ *	  hold			a new thread fires one cons_a and waits; prints "held TID"
+ *	  release		the held thread ends; prints "released"
  *	  scribble		overwrites every region of buffers it has (a program gone bad:
  *				its consumers must survive it); prints "scribbled N" (the regions)
  *	  quit			returns 0 (so does the end of stdin)
@@ -42,6 +44,20 @@ static void *thread_fire(void *arg)
 	return NULL;
 }
 
+static int release_pipe[2] = { -1, -1 };
+
+static void *thread_hold(void *arg)
+{
+	char c;
+
+	(void)arg;
+	thread_tid = (int)syscall(SYS_gettid);
+	trace_cons_a(0);
+	printf("held %d\n", thread_tid);
+	fflush(stdout);
+	return read(release_pipe[0], &c, 1) < 0 ? NULL : NULL;
+}
+
 /* Fill every mapping of libusertp's buffers with garbage.  Return: how many. */
 static int scribble(void)
 {
@@ -65,6 +81,7 @@ static int scribble(void)
 int main(int argc, char **argv)
 {
 	char line[128];
+	pthread_t held;
 
 	if (argc == 3 && !strcmp(argv[1], "auto")) {
 		fire(atoi(argv[2]));
@@ -95,6 +112,17 @@ int main(int argc, char **argv)
 				return 1;
 			pthread_join(t, NULL);
 			printf("thread %d\n", thread_tid);
+		} else if (!strncmp(line, "hold", 4)) {
+			if (release_pipe[0] >= 0 || pipe(release_pipe) ||
+			    pthread_create(&held, NULL, thread_hold, NULL))
+				return 1;
+		} else if (!strncmp(line, "release", 7) && release_pipe[0] >= 0) {
+			if (write(release_pipe[1], "x", 1) != 1 || pthread_join(held, NULL))
+				return 1;
+			close(release_pipe[0]);
+			close(release_pipe[1]);
+			release_pipe[0] = release_pipe[1] = -1;
+			printf("released\n");
 		} else if (!strncmp(line, "scribble", 8)) {
 			printf("scribbled %d\n", scribble());
 		} else if (!strncmp(line, "quit", 4)) {

@@ -11,6 +11,8 @@
 #   allow-other    root mounts with --allow-other and tracefs's -o gid=,mode=: a user of that
 #                  group reads, writes trace_marker, and is refused what tracefs's modes
 #                  refuse a group (EACCES, nothing changed); without either, kept out
+#   event-fork     with options/event-fork, set_event_pid reads back the threads the programs
+#                  added (a listed thread's new thread) while they live, as the kernel's
 #   every-user     root's mount records another user's programs, those running and those that
 #                  start later (from their first event); that user's lies (another's pid, a
 #                  parent not its own) and garbage change nothing; root's `usertp record -a`
@@ -151,6 +153,28 @@ other-user)
 	wait $m || rc=$?
 	m=
 	[ $rc -eq 0 ] || { bad "the user's mount exited with $rc:"; cat "$dir/other.err"; }
+	;;
+event-fork)
+	start
+	echo 1 >"$mnt/options/event-fork"
+	echo "$p" >"$mnt/set_event_pid"
+	echo cons:cons_a >"$mnt/set_event"
+	echo hold >&3
+	wait_until "a held thread" grep -q '^held ' "$dir/cons.out"
+	tid=$(sed -n 's/^held //p' "$dir/cons.out")
+	[ "$(cat "$mnt/set_event_pid" | tr '\n' ' ')" = "$(printf '%s\n' "$p" "$tid" | sort -n | tr '\n' ' ')" ] ||
+		{ bad "set_event_pid with the new thread followed:"; cat "$mnt/set_event_pid"; }
+	wait_until "the followed thread's cons_a" grep -q "cons-prog-$tid .* cons_a: seq=0" "$mnt/trace"
+	echo release >&3
+	wait_until "the thread ended" grep -q '^released' "$dir/cons.out"
+	wait_until "the ended thread taken off" sh -c "[ \"\$(cat '$mnt/set_event_pid')\" = $p ]"
+	# Without event-fork: what was written, and nothing else.
+	echo 0 >"$mnt/options/event-fork"
+	echo hold >&3
+	wait_until "a second held thread" sh -c "[ \$(grep -c '^held ' '$dir/cons.out') -eq 2 ]"
+	[ "$(cat "$mnt/set_event_pid")" = "$p" ] || { bad "set_event_pid without event-fork:"; cat "$mnt/set_event_pid"; }
+	echo release >&3
+	[ ! -s "$dir/mount.err" ] || { bad "the mount said:"; cat "$dir/mount.err"; }
 	;;
 allow-other)
 	need_second_user

@@ -87,6 +87,12 @@ if [ -s "$dir/bad" ]; then
 	fail=1
 fi
 # The mount must still be serving, having said nothing.
-kill -0 $m 2>/dev/null || { echo "FAIL: the mount died: $(cat "$dir/mount.err")"; fail=1; }
+if ! kill -0 $m 2>/dev/null; then
+	rc=0
+	wait $m || rc=$?
+	m=
+	echo "FAIL: the mount died (status $rc): $(cat "$dir/mount.err")"
+	fail=1
+fi
 [ ! -s "$dir/mount.err" ] || { echo "FAIL: the mount said:"; cat "$dir/mount.err"; fail=1; }
 exit $fail
