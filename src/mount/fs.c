@@ -488,7 +488,6 @@ static int file_text(const struct node *n, struct open_file *f)
 	if (n->kind == NODE_TRACE_MARKER)
 		return -EINVAL; /* (write-only, as tracefs's: a read open fails) */
 	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG || n->kind == NODE_TRIGGER ||
-	    n->kind == NODE_SET_EVENT_PID || n->kind == NODE_SET_EVENT_NOTRACE_PID ||
 	    n->kind == NODE_BUFFER_SIZE_KB || n->kind == NODE_BUFFER_TOTAL_SIZE_KB ||
 	    n->kind == NODE_STATS || n->kind == NODE_SAVED_CMDLINES || n->kind == NODE_SAVED_TGIDS) {
 		if (n->kind == NODE_BUFFER_SIZE_KB || n->kind == NODE_BUFFER_TOTAL_SIZE_KB)
@@ -502,10 +501,8 @@ static int file_text(const struct node *n, struct open_file *f)
 			f->text = usertp__instance_error_log(top);
 		else if (n->kind == NODE_EVENT_FILTER)
 			f->text = usertp__instance_filter_file(top, n->event->system, n->event->name);
-		else if (n->kind == NODE_TRIGGER)
-			f->text = usertp__instance_trigger_file(top, n->event->system, n->event->name);
 		else
-			f->text = usertp__instance_pids_text(top, n->kind == NODE_SET_EVENT_NOTRACE_PID);
+			f->text = usertp__instance_trigger_file(top, n->event->system, n->event->name);
 		f->len = f->text ? strlen(f->text) : 0;
 		return f->text ? 0 : -ENOMEM;
 	}
@@ -640,8 +637,15 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 		if (!ret && (fi->flags & O_TRUNC) && (fi->flags & O_ACCMODE) != O_RDONLY)
 			ret = truncate_node(&n);
 		/* (A write-only open needs no text: a shell's `echo 1 > enable` reads nothing.) */
-		if (!ret && (fi->flags & O_ACCMODE) != O_WRONLY && n.kind != NODE_TRACE_PIPE &&
-		    n.kind != NODE_TRACE_PIPE_RAW) {
+		if (!ret && (fi->flags & O_ACCMODE) != O_WRONLY &&
+		    (n.kind == NODE_SET_EVENT_PID || n.kind == NODE_SET_EVENT_NOTRACE_PID)) {
+			/* Without the lock: with event-fork, the programs are asked (under apply). */
+			f->text = usertp__instance_pids_text(n.ti->inst,
+							     n.kind == NODE_SET_EVENT_NOTRACE_PID);
+			f->len = f->text ? strlen(f->text) : 0;
+			ret = f->text ? 0 : -ENOMEM;
+		} else if (!ret && (fi->flags & O_ACCMODE) != O_WRONLY && n.kind != NODE_TRACE_PIPE &&
+			   n.kind != NODE_TRACE_PIPE_RAW) {
 			pthread_mutex_lock(&fs_lock);
 			ret = resolve(path, &n); /* (again: the catalog may have moved) */
 			if (!ret)

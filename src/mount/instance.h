@@ -91,7 +91,10 @@ void usertp__instance_clear_error_log(struct usertp__instance *in);
 
 /* --- set_event_pid, set_event_notrace_pid (§12) ------------------------------------------ */
 
-/* The list as the file reads (a pid a line; to free()). */
+/*
+ * The list as the file reads (a pid a line; to free()); with event-fork, the programs are
+ * asked (the caller holds no lock that the pump may want: fs.c's).
+ */
 char *usertp__instance_pids_text(struct usertp__instance *in, bool notrace);
 /*
  * A write to the file: every pid of @text added (@clear: to an empty list, as O_TRUNC).
