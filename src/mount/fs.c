@@ -211,12 +211,17 @@ static void catalog_refresh(void)
 
 static char *format_of(const char *system, const char *name);
 
-/* Resolve @path (under fs_lock).  Return: 0 or -ENOENT. */
+/*
+ * Resolve @path (under fs_lock).  Return: 0 or -ENOENT.  libfuse gives no path (NULL) for a
+ * directory removed while it is being read (`ls -lR` beside `rmdir instances/x`).
+ */
 static int resolve(const char *path, struct node *n)
 {
 	char copy[4096], *save = NULL;
 
 	*n = (struct node){ .kind = NODE_ROOT, .ti = &top_level, .cpu = -1 };
+	if (!path)
+		return -ENOENT;
 	if (strlen(path) >= sizeof(copy))
 		return -ENAMETOOLONG;
 	strcpy(copy, path);

@@ -11,6 +11,9 @@
 #   allow-other    root mounts with --allow-other and tracefs's -o gid=,mode=: a user of that
 #                  group reads, writes trace_marker, and is refused what tracefs's modes
 #                  refuse a group (EACCES, nothing changed); without either, kept out
+#   instance-slam  five loops of mkdir and rmdir of instances beside `ls -lR` for 3 s, as the
+#                  kernel's instance selftest: the mount serves on, said nothing (libfuse gives
+#                  a directory removed while it is read no path: the mount died on it once)
 #   event-fork     with options/event-fork, set_event_pid reads back the threads the programs
 #                  added (a listed thread's new thread) while they live, as the kernel's
 #   every-user     root's mount records another user's programs, those running and those that
@@ -153,6 +156,24 @@ other-user)
 	wait $m || rc=$?
 	m=
 	[ $rc -eq 0 ] || { bad "the user's mount exited with $rc:"; cat "$dir/other.err"; }
+	;;
+instance-slam)
+	start
+	end=$(($(date +%s) + 3))
+	for i in 1 2 3 4 5; do
+		(cd "$mnt/instances" && while [ "$(date +%s)" -lt $end ]; do
+			mkdir x; mkdir y; mkdir z; rmdir x; rmdir y; rmdir z
+		done 2>/dev/null) &
+		pids="$pids $!"
+	done
+	(cd "$mnt" && while [ "$(date +%s)" -lt $end ]; do ls -lR >/dev/null 2>&1; done) &
+	pids="$pids $!"
+	for q in $pids; do wait $q || true; done
+	pids=
+	kill -0 $m || bad "the mount died"
+	mkdir "$mnt/instances/x" && rmdir "$mnt/instances/x" || bad "mkdir and rmdir after"
+	[ -z "$(ls "$mnt/instances")" ] || { bad "instances left:"; ls "$mnt/instances"; }
+	[ ! -s "$dir/mount.err" ] || { bad "the mount said:"; cat "$dir/mount.err"; }
 	;;
 event-fork)
 	start
