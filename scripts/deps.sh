@@ -3,15 +3,16 @@
 # Make sure the Debian packages usertp builds and tests with are installed.  As root, missing
 # ones are installed with apt-get; otherwise the missing ones are listed and the script fails.
 #   deps.sh build	the library and examples
-#   deps.sh test	also what the test suite uses (trace-cmd, libtracefs, the kernel's ftrace
+#   deps.sh test	also what the test suite uses (trace-cmd, the kernel's ftrace
 #			selftests in linux-source, valgrind, clang's sanitizer
 #			runtime)
 #   deps.sh kernelshark	also KernelShark, Xvfb, xdotool and ImageMagick, for the optional
 #			KernelShark test (ctest -L kernelshark; they pull in Qt)
 set -eu
-packages="cmake ninja-build gcc g++ pkg-config liburcu-dev libtraceevent-dev libfuse3-dev fuse3"
+packages="cmake ninja-build gcc g++ pkg-config liburcu-dev libtraceevent-dev libtracefs-dev"
+packages="$packages libfuse3-dev fuse3"
 if [ "${1:-build}" = test ] || [ "${1:-build}" = kernelshark ]; then
-	packages="$packages trace-cmd libtracefs-dev linux-source valgrind binutils"
+	packages="$packages trace-cmd linux-source valgrind binutils"
 fi
 if [ "${1:-build}" = kernelshark ]; then
 	packages="$packages kernelshark xvfb xdotool imagemagick"

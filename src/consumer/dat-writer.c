@@ -305,7 +305,9 @@ static bool names_tid(const char *comms, pid_t tid)
 	return false;
 }
 
-static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n, size_t *len)
+/* The "pid comm" lines of @sources, then those of @extra for the other pids. */
+static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n,
+			  const char *extra, size_t *len)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -322,6 +324,15 @@ static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n,
 		if (src->comms)
 			fputs(src->comms, f);
 	}
+	for (const char *p = extra; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		bool named = false;
+		pid_t pid = (pid_t)atoi(p);
+
+		for (unsigned int i = 0; i < n && !named; i++)
+			named = sources[i]->pid == pid || names_tid(sources[i]->comms, pid);
+		if (!named && pid > 0)
+			fprintf(f, "%.*s\n", (int)strcspn(p, "\n"), p);
+	}
 	fclose(f);
 	*len = size;
 	return text;
@@ -336,7 +347,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 			const uint64_t *fired, const uint64_t *overrun, int reserve_fd,
 			struct usertp_dat_summary *sum)
 {
-	struct usertp__merge_source *ms = calloc(n + 1, sizeof(*ms));
+	struct usertp__merge_source *ms = calloc(n + 2, sizeof(*ms));
 	struct usertp__merge_stats *stats = calloc(1, sizeof(*stats));
 	struct usertp__merge_input in = { 0 };
 	int **fds = calloc(n + 1, sizeof(*fds));
@@ -368,6 +379,8 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	}
 	in.sources = ms;
 	in.nr_sources = n;
+	if (s->extra.src) /* (after the programs: at equal times, theirs first) */
+		ms[in.nr_sources++] = *s->extra.src;
 	in.nr_cpus = nr_cpus;
 	in.raw_clock = s->tsc;
 	in.release_spools = true; /* they are deleted afterwards anyway */
@@ -376,7 +389,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	if (reserve_fd >= 0 && ftruncate(reserve_fd, 0)) {
 		/* nothing to do: the space comes back when the spool directory goes */
 	}
-	cmdlines = all_cmdlines(sources, n, &in.cmdlines_len);
+	cmdlines = all_cmdlines(sources, n, s->extra.cmdlines, &in.cmdlines_len);
 	in.cmdlines = cmdlines ? cmdlines : "";
 	if (!cmdlines)
 		in.cmdlines_len = 0;
@@ -397,7 +410,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 		struct stat st;
 
 		/* About the spools' size: the same blocks-ahead for the file (cut to size after). */
-		for (unsigned int i = 0; i < n; i++)
+		for (unsigned int i = 0; i < in.nr_sources; i++)
 			for (unsigned int cpu = 0; cpu < ms[i].nr_cpus; cpu++)
 				if (ms[i].cpu_fd[cpu] >= 0 && !fstat(ms[i].cpu_fd[cpu], &st))
 					estimate += (uint64_t)st.st_size;
@@ -444,7 +457,7 @@ out:
 int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *sum)
 {
 	struct usertp__writer *w = s->dat;
-	uint64_t *fired;
+	uint64_t *fired, *overrun;
 	int ret;
 
 	if (!w)
@@ -453,12 +466,33 @@ int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *s
 	fired = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*fired));
 	if (!fired)
 		return -ENOMEM;
-	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
+	overrun = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*overrun));
+	if (!overrun) {
+		free(fired);
+		return -ENOMEM;
+	}
+	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		fired[cpu] = s->read[cpu] + s->dropped[cpu] + s->overrun[cpu];
-	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, w->output, fired, s->overrun,
+		overrun[cpu] = s->overrun[cpu];
+		if (s->extra.src) {
+			fired[cpu] += s->extra.fired[cpu];
+			overrun[cpu] += s->extra.overrun[cpu];
+		}
+	}
+	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, w->output, fired, overrun,
 			   w->reserve_fd, sum);
 	free(fired);
+	free(overrun);
 	return ret;
+}
+
+void usertp__session_extra(struct usertp_session *s, const struct usertp__merge_source *src,
+			   const uint64_t *fired, const uint64_t *overrun, const char *cmdlines)
+{
+	s->extra.src = src;
+	s->extra.fired = fired;
+	s->extra.overrun = overrun;
+	s->extra.cmdlines = cmdlines;
 }
 
 int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_summary *sum,

@@ -114,6 +114,13 @@ struct usertp_session {
 	struct usertp__reader *reader; /* reading mode */
 	struct usertp__writer *dat;       /* file mode */
 
+	/* another source of the file: usertp record's kernel events (usertp__session_extra()) */
+	struct {
+		const struct usertp__merge_source *src;
+		const uint64_t *fired, *overrun; /* per CPU, USERTP_MERGE_MAX_CPUS entries */
+		const char *cmdlines;
+	} extra;
+
 	/* for usertp mount (usertp__session_mount_mode()) */
 	bool specs_unchecked;
 	void (*on_comm)(pid_t tid, const char *comm, void *arg);
@@ -130,6 +137,17 @@ USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
 					       void (*on_comm)(pid_t tid, const char *comm,
 							       void *arg),
 					       void *arg);
+
+/*
+ * One more source for the file the session writes at usertp_session_finish(): @src, with its
+ * events fired and overwritten per CPU (USERTP_MERGE_MAX_CPUS entries each) and its "pid comm"
+ * lines (those of pids the programs named are left out).  All kept by the caller until then.
+ * usertp record's kernel events, which the kernel records (src/tool/kernel-rec.h).
+ */
+USERTP__HIDDEN void usertp__session_extra(struct usertp_session *s,
+					  const struct usertp__merge_source *src,
+					  const uint64_t *fired, const uint64_t *overrun,
+					  const char *cmdlines);
 
 /* session.c */
 /*

@@ -11,6 +11,9 @@
  * signals, the status line, the messages and the exit status.
  *
  * Recording stops on Ctrl-C, SIGTERM, the end of CMD, or (with -P) when every program has gone.
+ *
+ * Specs that name a kernel system (sched:sched_switch, irq) are the kernel's: it records them in
+ * a tracefs instance of the recording's own (kernel-rec.h), merged into the same file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,10 +35,12 @@
 
 #include <usertp/consumer.h>
 
+#include "kernel-rec.h"
 #include "number.h"
 #include "filter.h"
 #include "pid-list.h"
 #include "ring-buffer.h"
+#include "session.h"
 #include "spec.h"
 #include "tool.h"
 
@@ -82,6 +87,14 @@ static struct {
 	char **cmd;
 	const char *recover; /* --recover DIR */
 	bool output_given;
+
+	/* the kernel's events (their specs and filters, out of specs[] and filters[]) */
+	const char *kernel_specs[MAX_SPECS], *kernel_filters[MAX_SPECS];
+	unsigned int nr_kernel_specs;
+	struct usertp__kernel_rec *kernel;
+	struct usertp__merge_source kernel_src;
+	uint64_t *kernel_fired, *kernel_overrun; /* per CPU */
+	char *kernel_cmdlines;
 
 	/* state */
 	struct usertp_session *session;
@@ -265,6 +278,8 @@ static void loop(void)
 		if (pfd[1].revents)
 			on_signals();
 		usertp_session_process(rec.session, 0);
+		if (rec.kernel)
+			usertp__kernel_drain(rec.kernel);
 		usertp_session_status(rec.session, &st);
 		check_write_error(&st);
 		if (tty && elapsed() - last_status >= 1.0) {
@@ -299,6 +314,113 @@ static void summary(const struct usertp_dat_summary *sum, bool at_least)
 			sum->programs, sum->programs == 1 ? "" : "s", (unsigned long long)total,
 			(unsigned long long)lost, at_least ? " at least (as marked in the pages)" : "",
 			sum->output, (double)sum->bytes / 1e6);
+}
+
+/* --- the kernel's events ----------------------------------------------------------------- */
+
+/*
+ * The specs that name kernel systems, and their filters, out of rec.specs into
+ * rec.kernel_specs; the kernel's tracefs checked, and instances that recorders which died left
+ * removed.  Return: false (said) when kernel events are asked for and cannot be recorded.
+ */
+static bool split_kernel_specs(void)
+{
+	unsigned int kept = 0;
+	char why[512], left[512];
+
+	for (unsigned int i = 0; i < rec.nr_specs; i++) {
+		if (usertp__kernel_spec(rec.specs[i])) {
+			rec.kernel_specs[rec.nr_kernel_specs] = rec.specs[i];
+			rec.kernel_filters[rec.nr_kernel_specs++] = rec.filters[i];
+			continue;
+		}
+		rec.filters[kept] = rec.filters[i];
+		rec.specs[kept++] = rec.specs[i];
+	}
+	rec.nr_specs = kept;
+	if (!rec.nr_kernel_specs)
+		return true;
+	if (usertp__kernel_check(why, sizeof(why))) {
+		fail("-e %s: %s", rec.kernel_specs[0], why);
+		return false;
+	}
+	if (usertp__kernel_leftovers(left, sizeof(left))) {
+		char *save = NULL;
+
+		for (char *name = strtok_r(left, " ", &save); name; name = strtok_r(NULL, " ", &save))
+			fail("warning: removing tracefs instance %s, left by a recorder that was "
+			     "killed (its kernel events were not written)", name);
+		usertp__kernel_remove_leftovers();
+	}
+	return true;
+}
+
+/* The directory of the output (where the kernel's spools go), into @buf. */
+static void output_dir(char *buf, size_t size)
+{
+	const char *slash = strrchr(rec.output, '/');
+
+	if (!slash)
+		snprintf(buf, size, ".");
+	else if (slash == rec.output)
+		snprintf(buf, size, "/");
+	else
+		snprintf(buf, size, "%.*s", (int)(slash - rec.output), rec.output);
+}
+
+/* The kernel's instance, recording from now.  Return: false on failure (said). */
+static bool kernel_start(void)
+{
+	char dir[4096], err[8192];
+
+	if (!rec.nr_kernel_specs)
+		return true;
+	rec.kernel_fired = calloc(USERTP_MERGE_MAX_CPUS, sizeof(uint64_t));
+	rec.kernel_overrun = calloc(USERTP_MERGE_MAX_CPUS, sizeof(uint64_t));
+	if (!rec.kernel_fired || !rec.kernel_overrun) {
+		fail("%s", strerror(ENOMEM));
+		return false;
+	}
+	output_dir(dir, sizeof(dir));
+	if (usertp__kernel_start(&rec.kernel, rec.kernel_specs, rec.kernel_filters,
+				 rec.nr_kernel_specs, rec.kb, usertp__rb_clock_name(rec.clock),
+				 rec.trace_pids.pids, (unsigned int)rec.trace_pids.nr, rec.event_fork,
+				 dir, err, sizeof(err))) {
+		/* Unknown events: a line each, as the programs' ("no event X...; close matches"). */
+		bool per_line = !strncmp(err, "no event ", 9);
+
+		for (char *save = NULL, *line = per_line ? strtok_r(err, "\n", &save) : err; line;
+		     line = per_line ? strtok_r(NULL, "\n", &save) : NULL)
+			fail("%s", line);
+		return false;
+	}
+	return true;
+}
+
+/* The kernel's part of the file: its last pages, formats and counts, given to the session. */
+static void kernel_stop(void)
+{
+	char err[512];
+
+	if (!rec.kernel)
+		return;
+	if (usertp__kernel_stop(rec.kernel, &rec.kernel_src, rec.kernel_fired, rec.kernel_overrun,
+				USERTP_MERGE_MAX_CPUS, err, sizeof(err))) {
+		fail("the kernel's events: %s", err);
+		return;
+	}
+	rec.kernel_cmdlines = usertp__kernel_cmdlines(rec.kernel);
+	usertp__session_extra(rec.session, &rec.kernel_src, rec.kernel_fired, rec.kernel_overrun,
+			      rec.kernel_cmdlines);
+}
+
+static void kernel_free(void)
+{
+	usertp__kernel_free(rec.kernel);
+	rec.kernel = NULL;
+	free(rec.kernel_fired);
+	free(rec.kernel_overrun);
+	free(rec.kernel_cmdlines);
 }
 
 /* --- options ------------------------------------------------------------------------------ */
@@ -459,6 +581,8 @@ static bool parse_options(int argc, char **argv)
 		fail("-F filters the command: give -- CMD");
 		return false;
 	}
+	if (!split_kernel_specs())
+		return false;
 	if (rec.event_fork && !rec.filter_cmd && !rec.trace_pids.nr && !rec.notrace_pids.nr) {
 		fail("-c follows the threads of --pid, --notrace-pid or -F: give one of them");
 		return false;
@@ -541,7 +665,7 @@ static bool start(void)
 			return false;
 		}
 	}
-	if (!set_pid_filter())
+	if (!set_pid_filter() || !kernel_start())
 		return false;
 	if (signals_open()) {
 		fail("cannot take signals: %s", strerror(errno));
@@ -595,12 +719,15 @@ int usertp_cmd_record(int argc, char **argv)
 	if (rec.recover)
 		return recover_spool();
 	if (!start()) {
+		kernel_free();
 		usertp_session_free(rec.session);
 		return 1;
 	}
 	loop();
+	kernel_stop();
 	/* Programs still running stop recording when the session ends; read what is left. */
 	ret = usertp_session_finish(rec.session, &sum);
+	kernel_free();
 	usertp_session_status(rec.session, &st);
 	if (rec.cmd && !st.programs)
 		fail("no program of %s joined: not linked with libusertp, or started without the "

@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel-rec.c - the kernel's events of a `usertp record` (kernel-rec.h says how).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "kernel-rec.h"
+#include "spec.h"
+
+struct usertp__kernel_rec {
+	struct tracefs_instance *inst;
+	char name[64];
+	unsigned int nr_cpus;
+	struct tracefs_cpu **cpus; /* per CPU: its trace_pipe_raw (raw[cpu]), or NULL */
+	int *raw;
+	int *spool;		   /* per CPU: a file of whole pages (unlinked) */
+	struct usertp__merge_event *events;
+	unsigned int nr_events;
+};
+
+/* The system of @spec (up to its ':', or all of it), into @buf. */
+static void spec_system(const char *spec, char *buf, size_t size)
+{
+	size_t len = strcspn(spec, ":");
+
+	snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), spec);
+}
+
+/*
+ * Where tracefs cannot be read (not root, not mounted), the kernel's systems that every
+ * kernel of this decade has, so that `-e sched:sched_switch` still says what is missing
+ * rather than looking for the event in the programs.
+ */
+static const char *const common_systems[] = {
+	"block",     "cgroup",	 "compaction", "exceptions", "ext4",	"filemap",   "irq",
+	"irq_vectors", "kmem",	 "module",     "napi",	     "net",	"oom",	     "power",
+	"printk",    "random",	 "raw_syscalls", "rcu",	     "sched",	"signal",    "skb",
+	"sock",	     "syscalls", "task",       "tcp",	     "timer",	"udp",	     "vmscan",
+	"workqueue", "writeback", "xdp",
+};
+
+bool usertp__kernel_spec(const char *spec)
+{
+	const char *top = tracefs_tracing_dir();
+	char system[256], path[PATH_MAX];
+	struct stat st;
+
+	if (spec[0] == '!')
+		spec++;
+	spec_system(spec, system, sizeof(system));
+	/* (A glob, or nothing: not a kernel system's name.) */
+	if (!system[0] || strpbrk(system, "*?[/") || !strcmp(system, "."))
+		return false;
+	if (top) {
+		snprintf(path, sizeof(path), "%s/events", top);
+		if (!access(path, R_OK | X_OK)) {
+			snprintf(path, sizeof(path), "%s/events/%s", top, system);
+			return !stat(path, &st) && S_ISDIR(st.st_mode);
+		}
+	}
+	for (size_t i = 0; i < sizeof(common_systems) / sizeof(common_systems[0]); i++)
+		if (!strcmp(system, common_systems[i]))
+			return true;
+	return false;
+}
+
+int usertp__kernel_check(char *why, size_t whylen)
+{
+	const char *top = tracefs_tracing_dir();
+	char path[PATH_MAX];
+
+	if (!top) {
+		snprintf(why, whylen, "kernel events need tracefs, which is not mounted (as root: "
+			 "mount -t tracefs nodev /sys/kernel/tracing)");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/instances", top);
+	if (access(path, W_OK | X_OK)) {
+		snprintf(why, whylen, "kernel events need write access to %s (%s): run as root, or "
+			 "be given tracefs's group (mount -o remount,gid=GROUP,mode=0750 %s)",
+			 path, strerror(errno), top);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The instances that recorders which died left: @fn(name) for each ("usertp-record-PID" of no
+ * running PID).  Return: how many.
+ */
+static unsigned int for_each_leftover(void (*fn)(const char *name, void *arg), void *arg)
+{
+	const char *top = tracefs_tracing_dir();
+	size_t prefix = strlen(USERTP__KERNEL_INSTANCE_PREFIX);
+	char path[PATH_MAX];
+	unsigned int n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (!top)
+		return 0;
+	snprintf(path, sizeof(path), "%s/instances", top);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, USERTP__KERNEL_INSTANCE_PREFIX, prefix))
+			continue;
+		pid = strtol(de->d_name + prefix, &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX || !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		n++;
+		fn(de->d_name, arg);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+struct names {
+	char *buf;
+	size_t size, used;
+};
+
+static void name_one(const char *name, void *arg)
+{
+	struct names *n = arg;
+
+	if (n->used < n->size)
+		n->used += (size_t)snprintf(n->buf + n->used, n->size - n->used, "%s%s",
+					    n->used ? " " : "", name);
+}
+
+unsigned int usertp__kernel_leftovers(char *names, size_t size)
+{
+	struct names n = { names, size, 0 };
+
+	if (size)
+		names[0] = 0;
+	return for_each_leftover(name_one, &n);
+}
+
+static void remove_one(const char *name, void *arg)
+{
+	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
+
+	(void)arg;
+	if (inst) {
+		tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+}
+
+void usertp__kernel_remove_leftovers(void)
+{
+	for_each_leftover(remove_one, NULL);
+}
+
+/* What the kernel said of @file of the instance, or strerror(errno), into @err. */
+static int fail_file(struct usertp__kernel_rec *k, const char *file, const char *value, char *err,
+		     size_t errlen)
+{
+	snprintf(err, errlen, "tracefs instance %s: %s < '%s': %s", k->name, file, value,
+		 strerror(errno));
+	return -1;
+}
+
+/* A write to the instance's @file (whole, or the kernel's errno).  Return: 0 or -1. */
+static int write_file(struct usertp__kernel_rec *k, const char *file, const char *value,
+		      bool append, char *err, size_t errlen)
+{
+	int ret;
+
+	errno = 0;
+	ret = append ? tracefs_instance_file_append(k->inst, file, value)
+		     : tracefs_instance_file_write(k->inst, file, value);
+	if (ret < (int)strlen(value)) {
+		if (!errno)
+			errno = EIO;
+		return fail_file(k, file, value, err, errlen);
+	}
+	return 0;
+}
+
+/*
+ * The filter of each event of @spec that is enabled now (the instance's set_event lists
+ * them): written to its filter file, where the kernel compiles it.  Return: 0 or -1.
+ */
+static int apply_filter(struct usertp__kernel_rec *k, const char *spec, const char *filter,
+			char *err, size_t errlen)
+{
+	char system[256], *enabled = tracefs_instance_file_read(k->inst, "set_event", NULL);
+	const char *event = strchr(spec, ':') ? strchr(spec, ':') + 1 : "*";
+	int ret = 0;
+
+	spec_system(spec, system, sizeof(system));
+	for (char *save = NULL, *line = strtok_r(enabled, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *text;
+
+		if (!colon || (size_t)(colon - line) != strlen(system) ||
+		    strncmp(line, system, strlen(system)) ||
+		    (strcmp(event, "*") && strcmp(event, colon + 1)))
+			continue;
+		*colon = 0;
+		errno = 0;
+		if (tracefs_event_file_write(k->inst, line, colon + 1, "filter", filter) >=
+		    (int)strlen(filter))
+			continue;
+		/* The kernel's message, with its caret, is in the filter file now. */
+		text = tracefs_event_file_read(k->inst, line, colon + 1, "filter", NULL);
+		snprintf(err, errlen, "-f %s (of %s:%s): %s\n%s", filter, line, colon + 1,
+			 strerror(errno ? errno : EINVAL), text ? text : "");
+		free(text);
+		ret = -1;
+	}
+	free(enabled);
+	return ret;
+}
+
+/*
+ * Does every spec (but those that leave out: !SPEC) select an event of the kernel?  Those that
+ * do not are said with what is close, as for the programs' events.  Return: 0 or -1.
+ */
+static int known_events(const char *const *specs, unsigned int nr_specs, char *err, size_t errlen)
+{
+	char *names = tracefs_instance_file_read(NULL, "available_events", NULL);
+	size_t used = 0;
+
+	if (!names)
+		return 0; /* (the kernel's set_event says it then) */
+	for (unsigned int i = 0; i < nr_specs && used < errlen; i++) {
+		char close[512];
+
+		if (specs[i][0] == '!' || usertp__spec_matches_any(specs[i], names))
+			continue;
+		used += (size_t)snprintf(err + used, errlen - used, "%sno event %s in the kernel",
+					 used ? "\n" : "", specs[i]);
+		if (used < errlen && usertp__spec_close_matches(specs[i], names, close, sizeof(close)))
+			used += (size_t)snprintf(err + used, errlen - used, "; close matches: %s",
+						 close);
+	}
+	free(names);
+	return used ? -1 : 0;
+}
+
+/* A spool file in @dir, gone when closed (O_TMPFILE; else made and unlinked). */
+static int spool_open(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	snprintf(path, sizeof(path), "%s/.usertp-kernel-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *specs,
+			 const char *const *filters, unsigned int nr_specs, unsigned long kb,
+			 const char *clock, const pid_t *pids, unsigned int nr_pids, bool event_fork,
+			 const char *spool_dir, char *err, size_t errlen)
+{
+	struct usertp__kernel_rec *k = calloc(1, sizeof(*k));
+	char value[64];
+
+	*out = NULL;
+	if (!k) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	snprintf(k->name, sizeof(k->name), "%s%d", USERTP__KERNEL_INSTANCE_PREFIX, (int)getpid());
+	if (tracefs_instance_exists(k->name)) {
+		snprintf(err, errlen, "tracefs instance %s exists already", k->name);
+		free(k);
+		return -1;
+	}
+	k->inst = tracefs_instance_create(k->name);
+	if (!k->inst) {
+		snprintf(err, errlen, "cannot make tracefs instance %s: %s", k->name, strerror(errno));
+		free(k);
+		return -1;
+	}
+	k->nr_cpus = (unsigned int)get_nprocs_conf();
+	snprintf(value, sizeof(value), "%lu", kb);
+	if (write_file(k, "tracing_on", "0", false, err, errlen) ||
+	    write_file(k, "trace_clock", clock, false, err, errlen) ||
+	    write_file(k, "buffer_size_kb", value, false, err, errlen))
+		goto fail;
+	for (unsigned int i = 0; i < nr_pids; i++) {
+		snprintf(value, sizeof(value), "%d", (int)pids[i]);
+		if (write_file(k, "set_event_pid", value, true, err, errlen))
+			goto fail;
+	}
+	if (nr_pids && event_fork && write_file(k, "options/event-fork", "1", false, err, errlen))
+		goto fail;
+	if (known_events(specs, nr_specs, err, errlen))
+		goto fail;
+	for (unsigned int i = 0; i < nr_specs; i++)
+		if (write_file(k, "set_event", specs[i], true, err, errlen))
+			goto fail;
+	for (unsigned int i = 0; i < nr_specs; i++)
+		if (filters[i] && specs[i][0] != '!' &&
+		    apply_filter(k, specs[i], filters[i], err, errlen))
+			goto fail;
+	k->cpus = calloc(k->nr_cpus, sizeof(*k->cpus));
+	k->raw = calloc(k->nr_cpus, sizeof(*k->raw));
+	k->spool = calloc(k->nr_cpus, sizeof(*k->spool));
+	if (!k->cpus || !k->raw || !k->spool) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++)
+		k->spool[cpu] = k->raw[cpu] = -1;
+	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
+		k->spool[cpu] = spool_open(spool_dir);
+		if (k->spool[cpu] < 0) {
+			snprintf(err, errlen, "a spool file in %s: %s", spool_dir, strerror(errno));
+			goto fail;
+		}
+		/*
+		 * Opened close-on-exec: a command the recording starts must not hold the instance
+		 * (its rmdir is refused while a file of it is open).  A CPU that is not online
+		 * has no trace_pipe_raw: no data.
+		 */
+		snprintf(value, sizeof(value), "per_cpu/cpu%u/trace_pipe_raw", cpu);
+		k->raw[cpu] = tracefs_instance_file_open(k->inst, value,
+							 O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (k->raw[cpu] >= 0)
+			k->cpus[cpu] = tracefs_cpu_alloc_fd(k->raw[cpu], getpagesize(), true);
+	}
+	if (write_file(k, "tracing_on", "1", false, err, errlen))
+		goto fail;
+	*out = k;
+	return 0;
+fail:
+	usertp__kernel_free(k);
+	return -1;
+}
+
+int usertp__kernel_add_pid(struct usertp__kernel_rec *k, pid_t pid)
+{
+	char value[32];
+
+	snprintf(value, sizeof(value), "%d", (int)pid);
+	return tracefs_instance_file_append(k->inst, "set_event_pid", value) < 0 ? -errno : 0;
+}
+
+int usertp__kernel_drain(struct usertp__kernel_rec *k)
+{
+	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
+		if (!k->cpus[cpu])
+			continue;
+		/* Whole pages, as many as there are, without waiting. */
+		while (tracefs_cpu_write(k->cpus[cpu], k->spool[cpu], true) > 0)
+			;
+	}
+	return 0;
+}
+
+/* The "name: value" of per_cpu/cpuN/stats @text, or 0. */
+static uint64_t stat_value(const char *text, const char *name)
+{
+	const char *at = text ? strstr(text, name) : NULL;
+
+	return at ? strtoull(at + strlen(name), NULL, 10) : 0;
+}
+
+/* The formats of the events enabled in the instance, for the merge.  Return: 0 or -1. */
+static int take_formats(struct usertp__kernel_rec *k, char *err, size_t errlen)
+{
+	char *enabled = tracefs_instance_file_read(k->inst, "set_event", NULL);
+	size_t cap = 0;
+
+	for (char *save = NULL, *line = strtok_r(enabled, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *format, *id;
+		struct usertp__merge_event *ev;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		format = tracefs_event_file_read(k->inst, line, colon + 1, "format", NULL);
+		id = format ? strstr(format, "\nID: ") : NULL;
+		if (!id) {
+			free(format);
+			continue;
+		}
+		if (k->nr_events == cap) {
+			size_t more = cap ? 2 * cap : 16;
+			void *p = realloc(k->events, more * sizeof(*k->events));
+
+			if (!p) {
+				free(format);
+				free(enabled);
+				snprintf(err, errlen, "%s", strerror(ENOMEM));
+				return -1;
+			}
+			k->events = p;
+			cap = more;
+		}
+		ev = &k->events[k->nr_events++];
+		ev->id = (unsigned int)strtoul(id + 5, NULL, 10);
+		ev->system = strdup(line);
+		ev->format = format;
+	}
+	free(enabled);
+	return 0;
+}
+
+int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_source *src,
+			uint64_t *fired, uint64_t *overrun, unsigned int nr_cpus, char *err,
+			size_t errlen)
+{
+	tracefs_instance_file_write(k->inst, "tracing_on", "0");
+	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
+		char file[64], *stats;
+
+		if (!k->cpus[cpu])
+			continue;
+		usertp__kernel_drain(k);
+		tracefs_cpu_flush_write(k->cpus[cpu], k->spool[cpu]);
+		/* Every event of the CPU: read (in the spool), left, overwritten or dropped. */
+		snprintf(file, sizeof(file), "per_cpu/cpu%u/stats", cpu);
+		stats = tracefs_instance_file_read(k->inst, file, NULL);
+		if (cpu < nr_cpus) {
+			uint64_t lost = stat_value(stats, "overrun: ") +
+					stat_value(stats, "dropped events: ");
+
+			fired[cpu] += stat_value(stats, "read events: ") +
+				      stat_value(stats, "entries: ") + lost;
+			overrun[cpu] += stat_value(stats, "overrun: ");
+		}
+		free(stats);
+	}
+	if (take_formats(k, err, errlen))
+		return -1;
+	*src = (struct usertp__merge_source){ .name = "the kernel", .events = k->events,
+					      .nr_events = k->nr_events, .nr_cpus = k->nr_cpus,
+					      .cpu_fd = k->spool };
+	return 0;
+}
+
+char *usertp__kernel_cmdlines(struct usertp__kernel_rec *k)
+{
+	(void)k;
+	/* (saved_cmdlines is the kernel's, not an instance's.) */
+	return tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+}
+
+void usertp__kernel_free(struct usertp__kernel_rec *k)
+{
+	if (!k)
+		return;
+	for (unsigned int cpu = 0; k->cpus && cpu < k->nr_cpus; cpu++)
+		if (k->cpus[cpu])
+			tracefs_cpu_free_fd(k->cpus[cpu]);
+	for (unsigned int cpu = 0; k->raw && cpu < k->nr_cpus; cpu++)
+		if (k->raw[cpu] >= 0)
+			close(k->raw[cpu]);
+	for (unsigned int cpu = 0; k->spool && cpu < k->nr_cpus; cpu++)
+		if (k->spool[cpu] >= 0)
+			close(k->spool[cpu]);
+	if (k->inst) {
+		tracefs_instance_destroy(k->inst);
+		tracefs_instance_free(k->inst);
+	}
+	for (unsigned int i = 0; i < k->nr_events; i++) {
+		free((char *)k->events[i].system);
+		free((char *)k->events[i].format);
+	}
+	free(k->events);
+	free(k->cpus);
+	free(k->raw);
+	free(k->spool);
+	free(k);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel-rec.h - private to the usertp command: the kernel's events of a `usertp record`,
+ * recorded by the kernel itself in a tracefs instance of the recording's own (libtracefs), so
+ * that the global tracefs settings, and other users of tracefs, are never touched.
+ *
+ * The instance is "usertp-record-PID", made at the start with the recording's trace clock
+ * (mono, or x86-tsc: the clock of the programs' records) and buffer size, its events enabled
+ * through its set_event (any of the kernel's forms) and its filters written by event (the
+ * kernel applies them).  While it runs, each CPU's full pages are spliced from trace_pipe_raw
+ * into a spool file; at the end the last pages are flushed, the formats of the events it
+ * recorded and its counts taken, and the instance removed.  The spools are then one more
+ * source of the merge (dat-merge.h): the kernel's records, ids and formats as they are.
+ */
+#ifndef USERTP_KERNEL_REC_H
+#define USERTP_KERNEL_REC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dat-merge.h"
+
+#define USERTP__KERNEL_INSTANCE_PREFIX "usertp-record-"
+
+struct usertp__kernel_rec;
+
+/*
+ * Does @spec name kernel events: is its system (or the whole spec, set_event's "SYSTEM"
+ * form) a system of this kernel's tracefs?  False where tracefs cannot be read.
+ */
+bool usertp__kernel_spec(const char *spec);
+
+/*
+ * Can kernel events be recorded here (tracefs found, its instances writable)?  Return: 0,
+ * or -1 with one line in @why saying what is missing and how to get it.
+ */
+int usertp__kernel_check(char *why, size_t whylen);
+
+/*
+ * Instances that recorders which died left ("usertp-record-PID" of no running PID), in
+ * @names ("a b c"); how many.
+ */
+unsigned int usertp__kernel_leftovers(char *names, size_t size);
+/* Remove those instances. */
+void usertp__kernel_remove_leftovers(void);
+
+/*
+ * Start recording @specs (with @filters, NULL entries for none) in a new instance: @kb KiB per
+ * CPU, @clock "mono" or "x86-tsc", only the threads of @pids (NULL: every thread; with
+ * @event_fork, their children too), spool files in directory @spool_dir.
+ * Return: 0 with *@out, or -1 with a message in @err.
+ */
+int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *specs,
+			 const char *const *filters, unsigned int nr_specs, unsigned long kb,
+			 const char *clock, const pid_t *pids, unsigned int nr_pids, bool event_fork,
+			 const char *spool_dir, char *err, size_t errlen);
+
+/* Add @pid to the threads recorded (a command started after the start). */
+int usertp__kernel_add_pid(struct usertp__kernel_rec *k, pid_t pid);
+
+/* Move the pages the kernel has filled to the spools (never waits).  Return: 0 or -errno. */
+int usertp__kernel_drain(struct usertp__kernel_rec *k);
+
+/*
+ * Stop: the last pages, the formats and counts; the instance removed.  *@src describes the
+ * spools for the merge (valid until usertp__kernel_free()); @fired and @overrun (per CPU, up
+ * to @nr_cpus) get the kernel's counts added.  Return: 0, or -1 with a message in @err.
+ */
+int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_source *src,
+			uint64_t *fired, uint64_t *overrun, unsigned int nr_cpus, char *err,
+			size_t errlen);
+
+/* "pid comm" lines of the kernel's saved_cmdlines (to free()), or NULL. */
+char *usertp__kernel_cmdlines(struct usertp__kernel_rec *k);
+
+/* Everything freed, the spools closed, the instance removed if it is still there. */
+void usertp__kernel_free(struct usertp__kernel_rec *k);
+
+#endif
