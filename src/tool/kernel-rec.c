@@ -170,6 +170,35 @@ void usertp__kernel_remove_leftovers(void)
 	for_each_leftover(remove_one, NULL);
 }
 
+char *usertp__kernel_events(char *why, size_t whylen)
+{
+	const char *top = tracefs_tracing_dir();
+	char *text;
+
+	if (!top) {
+		snprintf(why, whylen, "tracefs is not mounted (as root: mount -t tracefs nodev "
+			 "/sys/kernel/tracing)");
+		return NULL;
+	}
+	text = tracefs_instance_file_read(NULL, "available_events", NULL);
+	if (!text)
+		snprintf(why, whylen, "cannot read %s/available_events (%s): run as root, or be "
+			 "given tracefs's group (mount -o remount,gid=GROUP,mode=0750 %s)", top,
+			 strerror(errno ? errno : EACCES), top);
+	return text;
+}
+
+char *usertp__kernel_format(const char *sysname)
+{
+	char system[256];
+	const char *colon = strchr(sysname, ':');
+
+	if (!colon)
+		return NULL;
+	spec_system(sysname, system, sizeof(system));
+	return tracefs_event_file_read(NULL, system, colon + 1, "format", NULL);
+}
+
 /* What the kernel said of @file of the instance, or strerror(errno), into @err. */
 static int fail_file(struct usertp__kernel_rec *k, const char *file, const char *value, char *err,
 		     size_t errlen)

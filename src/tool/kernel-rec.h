@@ -75,6 +75,14 @@ int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_sourc
 /* "pid comm" lines of the kernel's saved_cmdlines (to free()), or NULL. */
 char *usertp__kernel_cmdlines(struct usertp__kernel_rec *k);
 
+/*
+ * The kernel's events, "sys:event" lines (available_events; to free()), or NULL with why in
+ * @why (tracefs not mounted, or not readable).
+ */
+char *usertp__kernel_events(char *why, size_t whylen);
+/* The format text of the kernel's event "sys:event" (to free()), or NULL. */
+char *usertp__kernel_format(const char *sysname);
+
 /* Everything freed, the spools closed, the instance removed if it is still there. */
 void usertp__kernel_free(struct usertp__kernel_rec *k);
 

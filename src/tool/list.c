@@ -2,14 +2,16 @@
 /*
  * list.c - usertp list: the events of running programs that use libusertp.
  *
- *	usertp list [-P PID]... [-f FILE]... [-v] [-F] [SPEC...]
+ *	usertp list [-P PID]... [-f FILE]... [-k] [-v] [-F] [SPEC...]
  *
  * One "sys:event" line per event (available_events form), each event once however many
  * programs define it, in the order found (programs by pid).  SPECs (set_event forms, as in
  * `usertp record -e`) select events; -F prints their format texts instead, each after a
  * "system: SYS" line, separated by blank lines, as `trace-cmd list -F` does.  -v groups the
  * events by program ("PID COMM:" then its events).  -f FILE lists the events an executable
- * or shared library defines, from its ELF file, without running it (elf-events.c).
+ * or shared library defines, from its ELF file, without running it (elf-events.c).  -k lists
+ * the kernel's events too (tracefs's available_events, as `trace-cmd list -e`), those that
+ * `usertp record -e` records beside the programs' (kernel-rec.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,14 +26,16 @@
 #include "number.h"
 #include "client.h"
 #include "elf-events.h"
+#include "kernel-rec.h"
 #include "tool.h"
 
 #define CALL_TIMEOUT_MS 5000
 
 static const char usage_text[] =
-	"usage: usertp list [-P PID]... [-f FILE]... [-v] [-F] [SPEC...]\n"
+	"usage: usertp list [-P PID]... [-f FILE]... [-k] [-v] [-F] [SPEC...]\n"
 	"  -P PID   only this program (repeatable; default: every program of this user)\n"
 	"  -f FILE  the events FILE (an executable or a library) defines, without running it\n"
+	"  -k       the kernel's events too (tracefs's available_events; needs access to it)\n"
 	"  -v       by program: \"PID COMM:\" (or \"FILE:\"), its events, and the sessions\n"
 	"           recording it with their events, filters and pid filters\n"
 	"  -F       print the format texts (of running programs)\n"
@@ -104,6 +108,36 @@ static void list_lines(char *lines, const char *header, char **specs, int nr_spe
 	}
 }
 
+/* -k: the kernel's events (their formats with -F), "kernel:" first with -v.  Return: 0 or 1. */
+static int list_kernel(bool formats, bool verbose, char **specs, int nr_specs, struct seen *seen)
+{
+	char why[512], *lines = usertp__kernel_events(why, sizeof(why));
+
+	if (!lines) {
+		usertp_tool_error("list", "-k: %s", why);
+		return 1;
+	}
+	if (!formats) {
+		list_lines(lines, verbose ? "kernel" : NULL, specs, nr_specs, seen);
+		free(lines);
+		return 0;
+	}
+	for (char *save = NULL, *line = strtok_r(lines, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *fmt;
+
+		if (!selected(specs, nr_specs, line) || !seen_add(seen, line))
+			continue;
+		fmt = usertp__kernel_format(line);
+		if (fmt)
+			printf("%ssystem: %.*s\n%s", seen->n > 1 ? "\n" : "", (int)strcspn(line, ":"),
+			       line, fmt);
+		free(fmt);
+	}
+	free(lines);
+	return 0;
+}
+
 static int list_program(const struct usertp__program *prog, bool formats, bool verbose,
 			char **specs, int nr_specs, struct seen *seen)
 {
@@ -162,13 +196,13 @@ static int list_program(const struct usertp__program *prog, bool formats, bool v
 int usertp_cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
-	static const char optstring[] = "+P:f:vFh";
+	static const char optstring[] = "+P:f:kvFh";
 	struct usertp__program *progs = NULL;
 	struct seen seen = { NULL, 0, 0 };
 	pid_t *pids = NULL;
 	const char **files = NULL;
 	int nr_pids = 0, nr_files = 0, nr = 0, opt, status = 0;
-	bool formats = false, verbose = false;
+	bool formats = false, verbose = false, kernel = false;
 
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		switch (opt) {
@@ -190,6 +224,9 @@ int usertp_cmd_list(int argc, char **argv)
 			if (!files)
 				return 1;
 			files[nr_files++] = optarg;
+			break;
+		case 'k':
+			kernel = true;
 			break;
 		case 'v':
 			verbose = true;
@@ -213,6 +250,8 @@ int usertp_cmd_list(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (kernel)
+		status |= list_kernel(formats, verbose, argv + optind, argc - optind, &seen);
 	if (nr_files && formats) {
 		usertp_tool_error("list", "-F needs running programs (formats are made at run time)");
 		return 2;
@@ -252,7 +291,9 @@ int usertp_cmd_list(int argc, char **argv)
 			return 1;
 		}
 		/* An empty list is not an answer anyone can read: say why it is empty. */
-		if (!nr && !usertp__client_dir(dir, sizeof(dir), false))
+		if (!nr && kernel)
+			; /* (the kernel's are listed) */
+		else if (!nr && !usertp__client_dir(dir, sizeof(dir), false))
 			usertp_tool_error("list", "no program of yours that uses libusertp is running "
 					  "(none has an endpoint in %s); -f FILE lists the events of a "
 					  "program that is not running", dir);
@@ -264,9 +305,10 @@ int usertp_cmd_list(int argc, char **argv)
 		if (list_program(&progs[i], formats, verbose, argv + optind, argc - optind, &seen) &&
 		    nr_pids)
 			status = 1;
-	if (argc > optind && !seen.n && (nr || nr_files)) {
+	if (argc > optind && !seen.n && (nr || nr_files || kernel)) {
 		usertp_tool_error("list", "no %s has events matching %s%s",
-				  nr_files ? "program or file" : "running program", argv[optind],
+				  kernel ? "program, file or kernel system"
+				  : nr_files ? "program or file" : "running program", argv[optind],
 				  argc - optind > 1 ? " ..." : "");
 		status = 1;
 	}

@@ -742,6 +742,27 @@ kernel-clock)
 		fail=1
 	fi
 	;;
+kernel-list)
+	kernel_setup
+	# usertp list -k: the kernel's events as trace-cmd list -e has them, selected by specs,
+	# with -F the kernel's format texts, and beside a program's events.
+	command -v trace-cmd >/dev/null || { echo "SKIP: no trace-cmd"; exit 77; }
+	trace-cmd list -e 2>/dev/null | sort >"$dir/tc"
+	"$usertp" list -k 2>"$dir/err" | sort >"$dir/ours"
+	[ -s "$dir/tc" ] && cmp -s "$dir/tc" "$dir/ours" || { echo "list -k is not trace-cmd list -e:"; diff "$dir/tc" "$dir/ours" | head; fail=1; }
+	[ "$("$usertp" list -k 'sched:sched_switch')" = sched:sched_switch ] || { echo "list -k sched:sched_switch"; fail=1; }
+	"$usertp" list -k -F sched:sched_switch >"$dir/fmt"
+	{ echo "system: sched"; cat "$tfs/events/sched/sched_switch/format"; } | cmp -s - "$dir/fmt" ||
+		{ echo "list -k -F is not the kernel's format:"; head -3 "$dir/fmt"; fail=1; }
+	"$recprog" wait 1 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	"$usertp" list -k 'rec:rec_event' sched:sched_switch >"$dir/both"
+	[ "$(sort "$dir/both" | tr '\n' ' ')" = "rec:rec_event sched:sched_switch " ] ||
+		{ echo "list -k with a program:"; cat "$dir/both"; fail=1; }
+	kill "$p1"
+	;;
 kernel-endings)
 	kernel_setup
 	# However the recording ends, its tracefs instance goes, and the global settings stay.
@@ -795,6 +816,10 @@ kernel-errors)
 		setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups env XDG_RUNTIME_DIR="$dir" \
 		"$usertp" record -q -e sched:sched_switch -o /tmp/usertp-k-$$.dat -a >/dev/null 2>"$dir/err3"
 	s3=$?
+	command -v setpriv >/dev/null && id usertp-test2 >/dev/null 2>&1 &&
+		setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups env XDG_RUNTIME_DIR="$dir" \
+		"$usertp" list -k >/dev/null 2>"$dir/err4"
+	s4=$?
 	set -e
 	rm -f /tmp/usertp-k-$$.dat
 	check_count "status of an unknown kernel event" "$s1" 1
@@ -807,6 +832,8 @@ kernel-errors)
 		check_count "status without tracefs access" "$s3" 2
 		expect "$dir/err3" "-e sched:sched_switch: kernel events need write access to $tfs/instances" "no access said"
 		check_count "lines said without tracefs access" "$(wc -l <"$dir/err3")" 1
+		check_count "status of list -k without tracefs access" "$s4" 1
+		expect "$dir/err4" "-k: cannot read $tfs/available_events (Permission denied)" "list -k without access"
 	fi
 	[ ! -e "$dir/x.dat" ] || [ ! -s "$dir/x.dat" ] || { echo "a file was written"; fail=1; }
 	[ -z "$(instances_of_ours)" ] || { echo "instance left: $(instances_of_ours)"; fail=1; }
