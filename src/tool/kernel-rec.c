@@ -302,9 +302,28 @@ static int spool_open(const char *dir)
 	return fd;
 }
 
+/* One write of the pids of @list to @file (with O_TRUNC: the list is theirs alone). */
+static int write_pids(struct usertp__kernel_rec *k, const char *file, const int *list, size_t nr,
+		      char *err, size_t errlen)
+{
+	char *text = malloc(nr * 12 + 1), *at = text;
+	int ret;
+
+	if (!text) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	*at = 0;
+	for (size_t i = 0; i < nr; i++)
+		at += sprintf(at, "%s%d", i ? " " : "", list[i]);
+	ret = write_file(k, file, text, false, err, errlen);
+	free(text);
+	return ret;
+}
+
 int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *specs,
 			 const char *const *filters, unsigned int nr_specs, unsigned long kb,
-			 const char *clock, const pid_t *pids, unsigned int nr_pids, bool event_fork,
+			 const char *clock, const struct usertp__kernel_pids *pids,
 			 const char *spool_dir, char *err, size_t errlen)
 {
 	struct usertp__kernel_rec *k = calloc(1, sizeof(*k));
@@ -333,12 +352,11 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 	    write_file(k, "trace_clock", clock, false, err, errlen) ||
 	    write_file(k, "buffer_size_kb", value, false, err, errlen))
 		goto fail;
-	for (unsigned int i = 0; i < nr_pids; i++) {
-		snprintf(value, sizeof(value), "%d", (int)pids[i]);
-		if (write_file(k, "set_event_pid", value, true, err, errlen))
-			goto fail;
-	}
-	if (nr_pids && event_fork && write_file(k, "options/event-fork", "1", false, err, errlen))
+	if ((pids->nr_pids &&
+	     write_pids(k, "set_event_pid", pids->pids, pids->nr_pids, err, errlen)) ||
+	    (pids->nr_notrace &&
+	     write_pids(k, "set_event_notrace_pid", pids->notrace, pids->nr_notrace, err, errlen)) ||
+	    (pids->event_fork && write_file(k, "options/event-fork", "1", false, err, errlen)))
 		goto fail;
 	if (known_events(specs, nr_specs, err, errlen))
 		goto fail;
@@ -384,12 +402,19 @@ fail:
 	return -1;
 }
 
-int usertp__kernel_add_pid(struct usertp__kernel_rec *k, pid_t pid)
+int usertp__kernel_only(struct usertp__kernel_rec *k, pid_t pid, bool event_fork)
 {
 	char value[32];
 
+	/*
+	 * Added to, never rewritten: a write with O_TRUNC empties the list first, and an empty
+	 * list lets every thread in (for the milliseconds the kernel takes to swap lists).
+	 */
 	snprintf(value, sizeof(value), "%d", (int)pid);
-	return tracefs_instance_file_append(k->inst, "set_event_pid", value) < 0 ? -errno : 0;
+	if (tracefs_instance_file_append(k->inst, "set_event_pid", value) < 0 ||
+	    tracefs_instance_file_write(k->inst, "options/event-fork", event_fork ? "1" : "0") < 0)
+		return -errno;
+	return 0;
 }
 
 int usertp__kernel_drain(struct usertp__kernel_rec *k)

@@ -23,6 +23,8 @@
 #include "dat-merge.h"
 
 #define USERTP__KERNEL_INSTANCE_PREFIX "usertp-record-"
+/* A pid no task has, that set_event_pid takes (tracefs.md: up to 2^30 - 1). */
+#define USERTP__KERNEL_NO_TASK 1073741823
 
 struct usertp__kernel_rec;
 
@@ -46,19 +48,28 @@ unsigned int usertp__kernel_leftovers(char *names, size_t size);
 /* Remove those instances. */
 void usertp__kernel_remove_leftovers(void);
 
+/* Which threads the kernel records: set_event_pid, set_event_notrace_pid, event-fork. */
+struct usertp__kernel_pids {
+	const int *pids, *notrace; /* none: every thread */
+	size_t nr_pids, nr_notrace;
+	bool event_fork;
+};
+
 /*
  * Start recording @specs (with @filters, NULL entries for none) in a new instance: @kb KiB per
- * CPU, @clock "mono" or "x86-tsc", only the threads of @pids (NULL: every thread; with
- * @event_fork, their children too), spool files in directory @spool_dir.
- * Return: 0 with *@out, or -1 with a message in @err.
+ * CPU, @clock "mono" or "x86-tsc", the threads @pids says, spool files in directory
+ * @spool_dir.  Return: 0 with *@out, or -1 with a message in @err.
  */
 int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *specs,
 			 const char *const *filters, unsigned int nr_specs, unsigned long kb,
-			 const char *clock, const pid_t *pids, unsigned int nr_pids, bool event_fork,
+			 const char *clock, const struct usertp__kernel_pids *pids,
 			 const char *spool_dir, char *err, size_t errlen);
 
-/* Add @pid to the threads recorded (a command started after the start). */
-int usertp__kernel_add_pid(struct usertp__kernel_rec *k, pid_t pid);
+/*
+ * The threads recorded from now: @pid too (a command, before it runs), its threads and
+ * children with @event_fork.  Return: 0 or a negative errno.
+ */
+int usertp__kernel_only(struct usertp__kernel_rec *k, pid_t pid, bool event_fork);
 
 /* Move the pages the kernel has filled to the spools (never waits).  Return: 0 or -errno. */
 int usertp__kernel_drain(struct usertp__kernel_rec *k);

@@ -16,7 +16,9 @@
  * a tracefs instance of the recording's own (kernel-rec.h), merged into the same file.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -92,6 +94,7 @@ static struct {
 	const char *kernel_specs[MAX_SPECS], *kernel_filters[MAX_SPECS];
 	unsigned int nr_kernel_specs;
 	struct usertp__kernel_rec *kernel;
+	bool kernel_cmd_only; /* -F: the command alone, from before it runs (run_command()) */
 	struct usertp__merge_source kernel_src;
 	uint64_t *kernel_fired, *kernel_overrun; /* per CPU */
 	char *kernel_cmdlines;
@@ -369,9 +372,112 @@ static void output_dir(char *buf, size_t size)
 }
 
 /* The kernel's instance, recording from now.  Return: false on failure (said). */
+/*
+ * Which threads the kernel records, as trace-cmd's record does: --pid (with -c, their children
+ * and threads); else with -P the programs' threads, following their new threads and children;
+ * else with -F the command (from before it runs: run_command()); else every thread.
+ * --notrace-pid leaves out.
+ * Return: false (said) on failure.
+ */
+static bool kernel_scope(struct usertp__kernel_pids *scope, struct usertp__pid_list *threads)
+{
+	*scope = (struct usertp__kernel_pids){ .notrace = rec.notrace_pids.pids,
+					       .nr_notrace = rec.notrace_pids.nr };
+	if (rec.trace_pids.nr) {
+		scope->pids = rec.trace_pids.pids;
+		scope->nr_pids = rec.trace_pids.nr;
+		scope->event_fork = rec.event_fork;
+		return true;
+	}
+	for (unsigned int i = 0; i < rec.nr_pids; i++) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)rec.pids[i]);
+		d = opendir(path);
+		if (!d) {
+			fail("process %d: %s", (int)rec.pids[i],
+			     errno == ENOENT ? "no such process" : strerror(errno));
+			return false;
+		}
+		while ((de = readdir(d)))
+			if (atoi(de->d_name) > 0 && usertp__pid_list_add(threads, atoi(de->d_name))) {
+				closedir(d);
+				return false;
+			}
+		closedir(d);
+		scope->event_fork = true;
+	}
+	/* -F: nobody yet (a pid no task has: an empty list would let everyone in). */
+	rec.kernel_cmd_only = rec.filter_cmd;
+	if (rec.filter_cmd && usertp__pid_list_add(threads, USERTP__KERNEL_NO_TASK))
+		return false;
+	scope->pids = threads->pids;
+	scope->nr_pids = threads->nr;
+	return true;
+}
+
+int usertp__record_exec(int argc, char **argv)
+{
+	char byte;
+	int fd = argc > 2 ? atoi(argv[1]) : -1;
+
+	if (fd < 0)
+		return 2;
+	while (read(fd, &byte, 1) < 0 && errno == EINTR)
+		;
+	close(fd);
+	execvp(argv[2], argv + 2);
+	fprintf(stderr, "usertp: cannot run %s: %s\n", argv[2], strerror(errno));
+	return 127;
+}
+
+/*
+ * Run the command.  With -F and kernel events, through `usertp __record-exec`, which waits
+ * until the kernel has been given the command's pid (and event-fork with -c): the kernel then
+ * records the command from its exec, and nothing of anyone else meanwhile.
+ */
+static pid_t run_command(void)
+{
+	char **argv, fd[16];
+	int go[2], n = 0, ret;
+	pid_t pid;
+
+	if (!rec.kernel || !rec.kernel_cmd_only)
+		return usertp_session_run(rec.session, rec.cmd);
+	while (rec.cmd[n])
+		n++;
+	argv = calloc((size_t)n + 4, sizeof(*argv));
+	if (!argv || pipe2(go, O_CLOEXEC) || fcntl(go[0], F_SETFD, 0)) {
+		free(argv);
+		fail("cannot run %s: %s", rec.cmd[0], strerror(errno));
+		return -1;
+	}
+	snprintf(fd, sizeof(fd), "%d", go[0]);
+	argv[0] = (char *)"/proc/self/exe";
+	argv[1] = (char *)USERTP__RECORD_EXEC;
+	argv[2] = fd;
+	memcpy(argv + 3, rec.cmd, (size_t)n * sizeof(*argv));
+	pid = usertp_session_run(rec.session, argv);
+	close(go[0]);
+	free(argv);
+	if (pid > 0 && (ret = usertp__kernel_only(rec.kernel, pid, rec.event_fork)))
+		fail("the kernel's set_event_pid: %s", strerror(-ret));
+	/* (On failure too: the command runs, its kernel events as they come.) */
+	if (write(go[1], "", 1) != 1) {
+		/* nothing to do: the end of the pipe lets it go as well */
+	}
+	close(go[1]);
+	return pid;
+}
+
 static bool kernel_start(void)
 {
+	struct usertp__pid_list threads = { NULL, 0 };
+	struct usertp__kernel_pids scope;
 	char dir[4096], err[8192];
+	int ret;
 
 	if (!rec.nr_kernel_specs)
 		return true;
@@ -382,10 +488,15 @@ static bool kernel_start(void)
 		return false;
 	}
 	output_dir(dir, sizeof(dir));
-	if (usertp__kernel_start(&rec.kernel, rec.kernel_specs, rec.kernel_filters,
-				 rec.nr_kernel_specs, rec.kb, usertp__rb_clock_name(rec.clock),
-				 rec.trace_pids.pids, (unsigned int)rec.trace_pids.nr, rec.event_fork,
-				 dir, err, sizeof(err))) {
+	if (!kernel_scope(&scope, &threads)) {
+		usertp__pid_list_free(&threads);
+		return false;
+	}
+	ret = usertp__kernel_start(&rec.kernel, rec.kernel_specs, rec.kernel_filters,
+				   rec.nr_kernel_specs, rec.kb, usertp__rb_clock_name(rec.clock),
+				   &scope, dir, err, sizeof(err));
+	usertp__pid_list_free(&threads);
+	if (ret) {
 		/* Unknown events: a line each, as the programs' ("no event X...; close matches"). */
 		bool per_line = !strncmp(err, "no event ", 9);
 
@@ -693,9 +804,10 @@ static bool start(void)
 		return false;
 	}
 	if (rec.cmd) {
-		rec.child = usertp_session_run(rec.session, rec.cmd);
+		rec.child = run_command();
 		if (rec.child < 0) {
-			fail("%s", usertp_session_error(rec.session));
+			if (!rec.kernel || !rec.kernel_cmd_only)
+				fail("%s", usertp_session_error(rec.session));
 			return false;
 		}
 		/* -F: the command's pid, known now; it joins (and takes it) in the loop. */

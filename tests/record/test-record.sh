@@ -763,6 +763,50 @@ kernel-list)
 		{ echo "list -k with a program:"; cat "$dir/both"; fail=1; }
 	kill "$p1"
 	;;
+kernel-scope)
+	kernel_setup
+	# As trace-cmd record: -F -c, the kernel's events of the command, its threads and children
+	# only, from before it runs (the recorder is not among them: a switch of its with nobody
+	# of the command would show); -P, those of the programs' threads; every sched_switch then
+	# has one of them on a side (the kernel's rule for set_event_pid).
+	# foreign_switches FILE PIDS: the sched_switch lines of trace-cmd report's FILE with no pid
+	# of PIDS
+	foreign_switches() {
+		awk -v pids=" $2 " '/ sched_switch: / {
+			s = $0; sub(/.*sched_switch: +/, "", s); split(s, a, " ==> ")
+			split(a[1], pv, " "); k = split(pv[1], p, ":"); prev = p[k]
+			split(a[2], nx, " "); k = split(nx[1], q, ":"); nxt = q[k]
+			if (index(pids, " " prev " ") == 0 && index(pids, " " nxt " ") == 0) print }' "$1"
+	}
+	"$usertp" record -q -F -c -e sched:sched_switch -e sched:sched_process_fork -e jobs:job_done \
+		-o "$dir/f.dat" -- "$pool" -w 3 3000 >/dev/null 2>"$dir/err" || { echo "record -F failed:"; cat "$dir/err"; fail=1; }
+	report "$dir/f.dat"
+	# The command (the parent of the first fork recorded), and the threads and children it
+	# made (their forks are recorded).
+	ours=$(awk '/ sched_process_fork: / { for (i = 1; i <= NF; i++) { if ($i ~ /^pid=/) p = substr($i, 5); if ($i ~ /^child_pid=/) c = substr($i, 11) }
+		if (!first++) { print p; known[p] = 1 } if (p in known) { print c; known[c] = 1 } }' "$dir/report.txt" | tr '\n' ' ')
+	check_count "job_done of the command" "$(count "$dir/report.txt" " job_done: ")" 3000
+	[ "$(count "$dir/report.txt" " sched_switch: ")" -gt 10 ] || { echo "few sched_switch under -F"; fail=1; }
+	foreign_switches "$dir/report.txt" "$ours" >"$dir/foreign"
+	[ ! -s "$dir/foreign" ] || { echo "-F: switches of other threads (ours: $ours):"; head -5 "$dir/foreign"; fail=1; }
+	# -P: a program's threads (three spinners resting 1 ms after each event, and main).
+	"$recprog" wait-slow 1 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	tids=$(ls /proc/$p1/task | tr '\n' ' ')
+	"$usertp" record -q -e sched:sched_switch -e rec:rec_event -o "$dir/p.dat" -P "$p1" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	sleep 1
+	kill -INT "$rec"
+	wait "$rec" || { echo "record -P failed:"; cat "$dir/err"; fail=1; }
+	kill "$p1"
+	report "$dir/p.dat"
+	[ "$(count "$dir/report.txt" " sched_switch: ")" -gt 10 ] || { echo "few sched_switch under -P"; fail=1; }
+	foreign_switches "$dir/report.txt" "$tids" >"$dir/foreign"
+	[ ! -s "$dir/foreign" ] || { echo "-P: switches of other threads (theirs: $tids):"; head -5 "$dir/foreign"; fail=1; }
+	;;
 kernel-endings)
 	kernel_setup
 	# However the recording ends, its tracefs instance goes, and the global settings stay.
