@@ -6,7 +6,8 @@
  *	magic, "tracing", "6", endianness, long size, page size
  *	header_page and header_event texts
  *	ftrace formats (none), then per system the format texts of the recorded events
- *	kallsyms and printk formats (none), saved cmdlines ("pid comm" lines)
+ *	kallsyms and printk formats (the kernel's, with kernel events; else none), saved
+ *	cmdlines ("pid comm" lines)
  *	CPU count, options (trace clock, per-CPU stats), "flyrecord", per CPU (offset, size), the
  *	clock text
  *	padding to a page, then per CPU its pages, exactly in the ring buffer's format
@@ -221,8 +222,10 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 			put(o, src->events[j].format, strlen(src->events[j].format));
 		}
 	}
-	put_u32(o, 0); /* kallsyms */
-	put_u32(o, 0); /* printk formats */
+	put_u32(o, (uint32_t)src->kallsyms_len);
+	put(o, src->kallsyms, src->kallsyms_len);
+	put_u32(o, (uint32_t)src->printk_formats_len);
+	put(o, src->printk_formats, src->printk_formats_len);
 	put_u64(o, src->cmdlines_len);
 	put(o, src->cmdlines, src->cmdlines_len);
 

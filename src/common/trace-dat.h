@@ -42,6 +42,9 @@ struct usertp__dat_source {
 	bool raw_clock;	      /* x86-tsc ticks rather than mono nanoseconds */
 	/* per CPU, for CPUSTAT options; NULL: none.  Fixed width: rewritable in place. */
 	const struct usertp__dat_cpu_stats *cpu_stats;
+	/* with kernel events: /proc/kallsyms and tracefs's printk_formats (NULL: none) */
+	const char *kallsyms, *printk_formats;
+	size_t kallsyms_len, printk_formats_len;
 };
 
 /*

@@ -649,7 +649,9 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 		goto out;
 	}
 	src = (struct usertp__dat_source){ dat_events, m.ids.nr, in->cmdlines,
-					   in->cmdlines_len, in->raw_clock, placeholder };
+					   in->cmdlines_len, in->raw_clock, placeholder,
+					   in->kallsyms, in->printk_formats, in->kallsyms_len,
+					   in->printk_formats_len };
 	usertp__dat_out_init(m.o, out_fd);
 	table = usertp__dat_put_header(m.o, &src, in->nr_cpus, NULL, NULL);
 	meta_end = m.o->pos;

@@ -59,6 +59,9 @@ struct usertp__merge_input {
 	unsigned int nr_cpus; /* of the machine: the file's CPU count (1..USERTP_MERGE_MAX_CPUS) */
 	const char *cmdlines; /* "pid comm\n" lines of all sources */
 	size_t cmdlines_len;
+	/* with kernel events: /proc/kallsyms and printk_formats, as trace-cmd includes them */
+	const char *kallsyms, *printk_formats;
+	size_t kallsyms_len, printk_formats_len; /* (each below 4 GiB) */
 	bool raw_clock;	      /* x86-tsc ticks instead of mono nanoseconds */
 	bool release_spools;  /* punch the spools' pages out as they are read: on a full disk
 			       * the file can then take the space they held (the spools are

@@ -381,6 +381,10 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	in.nr_sources = n;
 	if (s->extra.src) /* (after the programs: at equal times, theirs first) */
 		ms[in.nr_sources++] = *s->extra.src;
+	in.kallsyms = s->extra.kallsyms;
+	in.kallsyms_len = s->extra.kallsyms_len;
+	in.printk_formats = s->extra.printk_formats;
+	in.printk_formats_len = s->extra.printk_formats_len;
 	in.nr_cpus = nr_cpus;
 	in.raw_clock = s->tsc;
 	in.release_spools = true; /* they are deleted afterwards anyway */
@@ -486,13 +490,9 @@ int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *s
 	return ret;
 }
 
-void usertp__session_extra(struct usertp_session *s, const struct usertp__merge_source *src,
-			   const uint64_t *fired, const uint64_t *overrun, const char *cmdlines)
+void usertp__session_extra(struct usertp_session *s, const struct usertp__session_extra *x)
 {
-	s->extra.src = src;
-	s->extra.fired = fired;
-	s->extra.overrun = overrun;
-	s->extra.cmdlines = cmdlines;
+	s->extra = *x;
 }
 
 int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_summary *sum,

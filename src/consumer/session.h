@@ -68,6 +68,15 @@ struct usertp__source {
 struct usertp__reader;
 struct usertp__writer;
 
+/* Another source of a session's file (usertp__session_extra()): usertp record's kernel. */
+struct usertp__session_extra {
+	const struct usertp__merge_source *src;
+	const uint64_t *fired, *overrun; /* per CPU, USERTP_MERGE_MAX_CPUS entries */
+	const char *cmdlines;		 /* its "pid comm" lines */
+	const char *kallsyms, *printk_formats; /* NULL: none */
+	size_t kallsyms_len, printk_formats_len;
+};
+
 struct usertp_session {
 	/* settings */
 	unsigned long kb;
@@ -115,11 +124,7 @@ struct usertp_session {
 	struct usertp__writer *dat;       /* file mode */
 
 	/* another source of the file: usertp record's kernel events (usertp__session_extra()) */
-	struct {
-		const struct usertp__merge_source *src;
-		const uint64_t *fired, *overrun; /* per CPU, USERTP_MERGE_MAX_CPUS entries */
-		const char *cmdlines;
-	} extra;
+	struct usertp__session_extra extra;
 
 	/* for usertp mount (usertp__session_mount_mode()) */
 	bool specs_unchecked;
@@ -139,15 +144,13 @@ USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
 					       void *arg);
 
 /*
- * One more source for the file the session writes at usertp_session_finish(): @src, with its
- * events fired and overwritten per CPU (USERTP_MERGE_MAX_CPUS entries each) and its "pid comm"
- * lines (those of pids the programs named are left out).  All kept by the caller until then.
+ * One more source for the file the session writes at usertp_session_finish(): @x->src, with
+ * its events fired and overwritten per CPU, its "pid comm" lines (those of pids the programs
+ * named are left out), kallsyms and printk formats.  All kept by the caller until then.
  * usertp record's kernel events, which the kernel records (src/tool/kernel-rec.h).
  */
 USERTP__HIDDEN void usertp__session_extra(struct usertp_session *s,
-					  const struct usertp__merge_source *src,
-					  const uint64_t *fired, const uint64_t *overrun,
-					  const char *cmdlines);
+					  const struct usertp__session_extra *x);
 
 /* session.c */
 /*

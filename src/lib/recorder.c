@@ -105,8 +105,7 @@ static void count_file(const struct usertp_event_file *file, void *arg)
 static int write_dat(int fd, const struct usertp__rb_snapshot *snap)
 {
 	const size_t cmdlines_size = 1 << 20;
-	struct usertp__dat_source src = { NULL, 0, NULL, 0,
-					  usertp__rb_clock_id == USERTP_RB_CLOCK_TSC, NULL };
+	struct usertp__dat_source src = { .raw_clock = usertp__rb_clock_id == USERTP_RB_CLOCK_TSC };
 	struct dat_events d = { NULL, 0, 0 };
 	char *cmdlines;
 	int ret = -ENOMEM;

@@ -29,6 +29,8 @@ struct usertp__kernel_rec {
 	int *spool;		   /* per CPU: a file of whole pages (unlinked) */
 	struct usertp__merge_event *events;
 	unsigned int nr_events;
+	char *cmdlines, *kallsyms, *printk_formats; /* (usertp__kernel_texts()) */
+	size_t kallsyms_len, printk_formats_len;
 };
 
 /* The system of @spec (up to its ':', or all of it), into @buf. */
@@ -512,11 +514,51 @@ int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_sourc
 	return 0;
 }
 
-char *usertp__kernel_cmdlines(struct usertp__kernel_rec *k)
+/* All of the file @path (to free()), its length in *@len; NULL if it cannot be read. */
+static char *read_whole(const char *path, size_t *len)
 {
-	(void)k;
-	/* (saved_cmdlines is the kernel's, not an instance's.) */
-	return tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = 0;
+
+	while (buf && fd >= 0 && (got = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)got;
+		if (n == cap) {
+			char *more = cap < (1u << 30) ? realloc(buf, cap *= 2) : NULL;
+
+			if (!more)
+				got = -1;
+			if (!more)
+				break;
+			buf = more;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!buf || fd < 0 || got < 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+void usertp__kernel_texts(struct usertp__kernel_rec *k, struct usertp__kernel_texts *t)
+{
+	int size = 0;
+
+	free(k->cmdlines);
+	free(k->kallsyms);
+	free(k->printk_formats);
+	/* (saved_cmdlines and printk_formats are the kernel's, not an instance's.) */
+	k->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	k->printk_formats = tracefs_instance_file_read(NULL, "printk_formats", &size);
+	k->printk_formats_len = k->printk_formats && size > 0 ? (size_t)size : 0;
+	k->kallsyms = read_whole("/proc/kallsyms", &k->kallsyms_len);
+	*t = (struct usertp__kernel_texts){ k->cmdlines, k->kallsyms, k->printk_formats,
+					    k->kallsyms ? k->kallsyms_len : 0,
+					    k->printk_formats_len };
 }
 
 void usertp__kernel_free(struct usertp__kernel_rec *k)
@@ -541,6 +583,9 @@ void usertp__kernel_free(struct usertp__kernel_rec *k)
 		free((char *)k->events[i].format);
 	}
 	free(k->events);
+	free(k->cmdlines);
+	free(k->kallsyms);
+	free(k->printk_formats);
 	free(k->cpus);
 	free(k->raw);
 	free(k->spool);

@@ -83,8 +83,16 @@ int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_sourc
 			uint64_t *fired, uint64_t *overrun, unsigned int nr_cpus, char *err,
 			size_t errlen);
 
-/* "pid comm" lines of the kernel's saved_cmdlines (to free()), or NULL. */
-char *usertp__kernel_cmdlines(struct usertp__kernel_rec *k);
+/*
+ * What a trace.dat file with kernel events holds besides them, as trace-cmd's: the "pid
+ * comm" lines of saved_cmdlines, /proc/kallsyms (kernel addresses to names) and printk_formats
+ * (the formats of trace_printk()), each NULL when it cannot be read.  Kept in @k.
+ */
+struct usertp__kernel_texts {
+	const char *cmdlines, *kallsyms, *printk_formats;
+	size_t kallsyms_len, printk_formats_len;
+};
+void usertp__kernel_texts(struct usertp__kernel_rec *k, struct usertp__kernel_texts *t);
 
 /*
  * The kernel's events, "sys:event" lines (available_events; to free()), or NULL with why in

@@ -97,7 +97,6 @@ static struct {
 	bool kernel_cmd_only; /* -F: the command alone, from before it runs (run_command()) */
 	struct usertp__merge_source kernel_src;
 	uint64_t *kernel_fired, *kernel_overrun; /* per CPU */
-	char *kernel_cmdlines;
 
 	/* state */
 	struct usertp_session *session;
@@ -511,6 +510,7 @@ static bool kernel_start(void)
 /* The kernel's part of the file: its last pages, formats and counts, given to the session. */
 static void kernel_stop(void)
 {
+	struct usertp__kernel_texts texts;
 	char err[512];
 
 	if (!rec.kernel)
@@ -520,9 +520,16 @@ static void kernel_stop(void)
 		fail("the kernel's events: %s", err);
 		return;
 	}
-	rec.kernel_cmdlines = usertp__kernel_cmdlines(rec.kernel);
-	usertp__session_extra(rec.session, &rec.kernel_src, rec.kernel_fired, rec.kernel_overrun,
-			      rec.kernel_cmdlines);
+	usertp__kernel_texts(rec.kernel, &texts);
+	usertp__session_extra(rec.session, &(struct usertp__session_extra){
+						   .src = &rec.kernel_src,
+						   .fired = rec.kernel_fired,
+						   .overrun = rec.kernel_overrun,
+						   .cmdlines = texts.cmdlines,
+						   .kallsyms = texts.kallsyms,
+						   .kallsyms_len = texts.kallsyms_len,
+						   .printk_formats = texts.printk_formats,
+						   .printk_formats_len = texts.printk_formats_len });
 }
 
 static void kernel_free(void)
@@ -531,7 +538,6 @@ static void kernel_free(void)
 	rec.kernel = NULL;
 	free(rec.kernel_fired);
 	free(rec.kernel_overrun);
-	free(rec.kernel_cmdlines);
 }
 
 /* --- options ------------------------------------------------------------------------------ */

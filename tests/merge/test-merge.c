@@ -240,7 +240,8 @@ static char err[256];
 static int merge(const char *out, struct spooled **s, unsigned int n, bool raw_clock)
 {
 	struct usertp__merge_source sources[MAX_SOURCES];
-	struct usertp__merge_input in = { sources, n, 0, cmdlines, 0, raw_clock, false, NULL, NULL };
+	struct usertp__merge_input in = { .sources = sources, .nr_sources = n, .cmdlines = cmdlines,
+					  .raw_clock = raw_clock };
 	unsigned int i;
 	int fd, ret;
 
@@ -812,7 +813,8 @@ static void test_pages(void)
 	static struct usertp__rb_page_copy pages[4];
 	struct usertp__rb_cpu_snapshot cpus[2] = { { pages, 4, 0, 0, 0, 0 } };
 	struct usertp__rb_snapshot snap = { 2, cpus };
-	struct usertp__dat_source src = { hand_events, 2, "4242 hand-made\n", 15, false, NULL };
+	struct usertp__dat_source src = { .events = hand_events, .nr_events = 2,
+					  .cmdlines = "4242 hand-made\n", .cmdlines_len = 15 };
 	struct spooled s, *twice[2] = { &s, &s };
 	struct report ours, theirs;
 	unsigned char rec[512];
@@ -918,8 +920,12 @@ static void test_enospc(void)
 	/* An output that cannot be written. */
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
 	{
-		struct usertp__merge_input in = { (struct usertp__merge_source[]){ s[2].src }, 1, 2,
-						 "", 0, false, false, NULL, NULL };
+		struct usertp__merge_input in = {
+			.sources = (struct usertp__merge_source[]){ s[2].src },
+			.nr_sources = 1,
+			.nr_cpus = 2,
+			.cmdlines = "",
+		};
 
 		ret = usertp__merge_write(fd, &in, &stats, err, sizeof(err));
 	}

@@ -742,6 +742,20 @@ kernel-clock)
 		fail=1
 	fi
 	;;
+kernel-symbols)
+	kernel_setup
+	# As trace-cmd's files: /proc/kallsyms and printk_formats go in, so that an event that
+	# prints a kernel function (hrtimer_expire_entry's %ps) shows its name.
+	"$usertp" record -q -e timer:hrtimer_expire_entry -o "$dir/t.dat" -- sleep 0.3 2>"$dir/err" || true
+	report "$dir/t.dat"
+	[ "$(count "$dir/report.txt" " hrtimer_expire_entry: ")" -gt 0 ] || { echo "no hrtimer_expire_entry"; fail=1; }
+	grep " hrtimer_expire_entry: " "$dir/report.txt" | grep -v ' function=[a-z_][a-z0-9_.]*/0x' | head -3 >"$dir/bad"
+	[ ! -s "$dir/bad" ] || { echo "functions not named:"; cat "$dir/bad"; fail=1; }
+	check_count "kallsyms lines in the file" "$(trace-cmd dump --kallsyms "$dir/t.dat" 2>/dev/null | grep -c ' [tTdDbBrRwWaA] ')" \
+		"$(grep -c . /proc/kallsyms)"
+	check_count "printk formats in the file" "$(trace-cmd dump --printk "$dir/t.dat" 2>/dev/null | grep -c '^0x')" \
+		"$(grep -c . "$tfs/printk_formats")"
+	;;
 kernel-list)
 	kernel_setup
 	# usertp list -k: the kernel's events as trace-cmd list -e has them, selected by specs,
