@@ -756,6 +756,19 @@ kernel-symbols)
 	check_count "printk formats in the file" "$(trace-cmd dump --printk "$dir/t.dat" 2>/dev/null | grep -c '^0x')" \
 		"$(grep -c . "$tfs/printk_formats")"
 	;;
+kernel-lost)
+	kernel_setup
+	# Kernel events the kernel's buffer loses (8 KiB, read once a second, a shell's syscalls):
+	# counted per CPU from the kernel's counts, in the file's CPUSTAT and the summary (recorded
+	# + lost = what the kernel counted), and marked where they were lost, as trace-cmd shows.
+	"$usertp" record -e raw_syscalls:sys_enter -b 8 -s 1000000 -o "$dir/l.dat" -- \
+		sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); : >/dev/null; done' >/dev/null 2>"$dir/err" || true
+	report "$dir/l.dat"
+	exact "$dir/l.dat" "$dir/err" -
+	lost=$(sed -n 's/^usertp record: .* events, \([0-9]*\) lost.*/\1/p' "$dir/err")
+	[ "${lost:-0}" -gt 10000 ] || { echo "lost kernel events not counted:"; cat "$dir/err"; fail=1; }
+	grep -q 'EVENTS DROPPED\]' "$dir/report.txt" || { echo "no loss marked in the pages"; fail=1; }
+	;;
 kernel-list)
 	kernel_setup
 	# usertp list -k: the kernel's events as trace-cmd list -e has them, selected by specs,
