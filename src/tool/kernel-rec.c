@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -54,9 +56,41 @@ static const char *const common_systems[] = {
 	"workqueue", "writeback", "xdp",
 };
 
+/*
+ * tracefs's directory, or NULL where it is not mounted.  (Not tracing_dir(): where the
+ * directory cannot be entered, not root, it finds it anew at each call and leaks the last.)
+ */
+static const char *tracing_dir(void)
+{
+	static const char *const places[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	struct statfs fs;
+
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++)
+		if (!statfs(places[i], &fs) && fs.f_type == TRACEFS_MAGIC)
+			return places[i];
+	return NULL;
+}
+
+static char *read_whole(const char *path, size_t *len);
+
+/* The top level's file @name, whole (to free()), or NULL with errno set. */
+static char *read_top(const char *name, size_t *len)
+{
+	const char *top = tracing_dir();
+	char path[PATH_MAX];
+	size_t ignored;
+
+	if (!top) {
+		errno = ENOENT;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", top, name);
+	return read_whole(path, len ? len : &ignored);
+}
+
 bool usertp__kernel_spec(const char *spec)
 {
-	const char *top = tracefs_tracing_dir();
+	const char *top = tracing_dir();
 	char system[256], path[PATH_MAX];
 	struct stat st;
 
@@ -81,7 +115,7 @@ bool usertp__kernel_spec(const char *spec)
 
 int usertp__kernel_check(char *why, size_t whylen)
 {
-	const char *top = tracefs_tracing_dir();
+	const char *top = tracing_dir();
 	char path[PATH_MAX];
 
 	if (!top) {
@@ -105,7 +139,7 @@ int usertp__kernel_check(char *why, size_t whylen)
  */
 static unsigned int for_each_leftover(void (*fn)(const char *name, void *arg), void *arg)
 {
-	const char *top = tracefs_tracing_dir();
+	const char *top = tracing_dir();
 	size_t prefix = strlen(USERTP__KERNEL_INSTANCE_PREFIX);
 	char path[PATH_MAX];
 	unsigned int n = 0;
@@ -174,7 +208,7 @@ void usertp__kernel_remove_leftovers(void)
 
 char *usertp__kernel_events(char *why, size_t whylen)
 {
-	const char *top = tracefs_tracing_dir();
+	const char *top = tracing_dir();
 	char *text;
 
 	if (!top) {
@@ -182,7 +216,7 @@ char *usertp__kernel_events(char *why, size_t whylen)
 			 "/sys/kernel/tracing)");
 		return NULL;
 	}
-	text = tracefs_instance_file_read(NULL, "available_events", NULL);
+	text = read_top("available_events", NULL);
 	if (!text)
 		snprintf(why, whylen, "cannot read %s/available_events (%s): run as root, or be "
 			 "given tracefs's group (mount -o remount,gid=GROUP,mode=0750 %s)", top,
@@ -192,13 +226,14 @@ char *usertp__kernel_events(char *why, size_t whylen)
 
 char *usertp__kernel_format(const char *sysname)
 {
-	char system[256];
+	char system[256], path[600];
 	const char *colon = strchr(sysname, ':');
 
 	if (!colon)
 		return NULL;
 	spec_system(sysname, system, sizeof(system));
-	return tracefs_event_file_read(NULL, system, colon + 1, "format", NULL);
+	snprintf(path, sizeof(path), "events/%s/%s/format", system, colon + 1);
+	return read_top(path, NULL);
 }
 
 /* What the kernel said of @file of the instance, or strerror(errno), into @err. */
@@ -269,7 +304,7 @@ static int apply_filter(struct usertp__kernel_rec *k, const char *spec, const ch
  */
 static int known_events(const char *const *specs, unsigned int nr_specs, char *err, size_t errlen)
 {
-	char *names = tracefs_instance_file_read(NULL, "available_events", NULL);
+	char *names = read_top("available_events", NULL);
 	size_t used = 0;
 
 	if (!names)
@@ -514,47 +549,54 @@ int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_sourc
 	return 0;
 }
 
-/* All of the file @path (to free()), its length in *@len; NULL if it cannot be read. */
+/*
+ * All of the file @path (to free()), NUL-terminated, its length in *@len; NULL with errno set
+ * if it cannot be read.  (tracefs's files say no size: read to the end.)
+ */
 static char *read_whole(const char *path, size_t *len)
 {
-	size_t cap = 1 << 20, n = 0;
+	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t got;
 
-	while (buf && fd >= 0 && (got = read(fd, buf + n, cap - n)) > 0) {
+	if (fd < 0 || !buf)
+		err = fd < 0 ? errno : ENOMEM;
+	while (!err && (got = read(fd, buf + n, cap - n - 1)) != 0) {
+		if (got < 0) {
+			err = errno;
+			break;
+		}
 		n += (size_t)got;
-		if (n == cap) {
-			char *more = cap < (1u << 30) ? realloc(buf, cap *= 2) : NULL;
+		if (n + 1 == cap) {
+			char *more = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
 
 			if (!more)
-				got = -1;
-			if (!more)
-				break;
-			buf = more;
+				err = ENOMEM;
+			else
+				buf = more, cap *= 2;
 		}
 	}
 	if (fd >= 0)
 		close(fd);
-	if (!buf || fd < 0 || got < 0) {
+	if (err) {
 		free(buf);
+		errno = err;
 		return NULL;
 	}
+	buf[n] = 0;
 	*len = n;
 	return buf;
 }
 
 void usertp__kernel_texts(struct usertp__kernel_rec *k, struct usertp__kernel_texts *t)
 {
-	int size = 0;
-
 	free(k->cmdlines);
 	free(k->kallsyms);
 	free(k->printk_formats);
 	/* (saved_cmdlines and printk_formats are the kernel's, not an instance's.) */
-	k->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
-	k->printk_formats = tracefs_instance_file_read(NULL, "printk_formats", &size);
-	k->printk_formats_len = k->printk_formats && size > 0 ? (size_t)size : 0;
+	k->cmdlines = read_top("saved_cmdlines", NULL);
+	k->printk_formats = read_top("printk_formats", &k->printk_formats_len);
 	k->kallsyms = read_whole("/proc/kallsyms", &k->kallsyms_len);
 	*t = (struct usertp__kernel_texts){ k->cmdlines, k->kallsyms, k->printk_formats,
 					    k->kallsyms ? k->kallsyms_len : 0,
