@@ -97,9 +97,14 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 /* Zeros up to the next page boundary: where the CPU data starts. */
 void usertp__dat_put_page_padding(struct usertp__dat_out *o);
 
-/* The commit word of a page: bits 31 and 30 (the kernel's), below them the bytes of entries. */
+/*
+ * The commit word of a page: bits 31 and 30 (the kernel's), the bytes of entries in the bits
+ * below 27.  The kernel sets bit 31 on a long, so the bits above it come sign-extended (all
+ * ones) in its pages: what is not flags or size is ignored, as libtraceevent does.
+ */
 #define USERTP__DAT_LOST_EVENTS (1ull << 31) /* events were lost before this page */
 #define USERTP__DAT_LOST_COUNT (1ull << 30)  /* their count follows the entries (a u64) */
+#define USERTP__DAT_COMMIT_MASK ((1ull << 27) - 1)
 
 /* Lost events whose number is not known: the page is flagged without a count. */
 #define USERTP__DAT_LOST_UNKNOWN UINT64_MAX

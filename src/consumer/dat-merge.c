@@ -272,7 +272,7 @@ static bool load_page(struct merge *m, struct reader *r, const char *name)
 {
 	uint64_t commit = get64(r->page.data + 8);
 	uint64_t flags = commit & (USERTP__DAT_LOST_EVENTS | USERTP__DAT_LOST_COUNT);
-	uint64_t used = commit & ~flags;
+	uint64_t used = commit & USERTP__DAT_COMMIT_MASK;
 	struct usertp__rb_entry e;
 	int ret;
 

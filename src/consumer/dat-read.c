@@ -30,9 +30,6 @@
 
 #define MAGIC "\x17\x08\x44tracing"
 #define MAGIC_LEN 10
-#define COMMIT_MASK ((1ULL << 27) - 1)
-#define MISSING_EVENTS (1ULL << 31)
-#define MISSING_STORED (1ULL << 30)
 #define MAX_PAGE_SIZE (1U << 20)
 #define MAX_CPUS 4096
 #define MAX_OPTION_SECTIONS 64
@@ -965,10 +962,10 @@ static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_
 		s->stop = true;		/* the file ends in this page */
 
 	flags = get_num(in, s->page + 8, in->long_size);
-	commit = flags & COMMIT_MASK;
-	if ((flags & MISSING_STORED) && commit + in->long_size <= room)
+	commit = flags & USERTP__DAT_COMMIT_MASK;
+	if ((flags & USERTP__DAT_LOST_COUNT) && commit + in->long_size <= room)
 		lost = get_num(in, data + commit, in->long_size);
-	if (commit > room || ((flags & MISSING_STORED) && commit + in->long_size > room)) {
+	if (commit > room || ((flags & USERTP__DAT_LOST_COUNT) && commit + in->long_size > room)) {
 		damage(in, s, "CPU %d: page at %s: commit %llu does not fit in a %u-byte page",
 		       s->id, where, (unsigned long long)commit, in->page_size);
 		s->stop = true;
@@ -979,7 +976,7 @@ static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_
 		       (unsigned long long)(hdr + commit));
 		commit = avail - hdr;
 	}
-	put_num(in, s->page + 8, in->long_size, (flags & ~COMMIT_MASK) | commit);
+	put_num(in, s->page + 8, in->long_size, (flags & ~USERTP__DAT_COMMIT_MASK) | commit);
 
 	info.next = data;
 	while ((uint8_t *)info.next < data + commit) {
@@ -994,10 +991,10 @@ static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_
 		       s->id, where, entry - s->page);
 		s->stop = true;
 		commit = entry - data;
-		put_num(in, s->page + 8, in->long_size, (flags & ~COMMIT_MASK) | commit);
+		put_num(in, s->page + 8, in->long_size, (flags & ~USERTP__DAT_COMMIT_MASK) | commit);
 		break;
 	}
-	if (flags & MISSING_STORED)
+	if (flags & USERTP__DAT_LOST_COUNT)
 		put_num(in, data + commit, in->long_size, lost);
 }
 

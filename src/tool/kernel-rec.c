@@ -20,14 +20,15 @@
 #include <tracefs.h>
 
 #include "kernel-rec.h"
+#include "ring-buffer.h"
 #include "spec.h"
 
 struct usertp__kernel_rec {
 	struct tracefs_instance *inst;
 	char name[64];
 	unsigned int nr_cpus;
-	struct tracefs_cpu **cpus; /* per CPU: its trace_pipe_raw (raw[cpu]), or NULL */
-	int *raw;
+	int *raw;		   /* per CPU: its trace_pipe_raw, or -1 */
+	int (*pipes)[2];	   /* per CPU: what splice moves through to the spool */
 	int *spool;		   /* per CPU: a file of whole pages (unlinked) */
 	struct usertp__merge_event *events;
 	unsigned int nr_events;
@@ -404,15 +405,15 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 		if (filters[i] && specs[i][0] != '!' &&
 		    apply_filter(k, specs[i], filters[i], err, errlen))
 			goto fail;
-	k->cpus = calloc(k->nr_cpus, sizeof(*k->cpus));
+	k->pipes = calloc(k->nr_cpus, sizeof(*k->pipes));
 	k->raw = calloc(k->nr_cpus, sizeof(*k->raw));
 	k->spool = calloc(k->nr_cpus, sizeof(*k->spool));
-	if (!k->cpus || !k->raw || !k->spool) {
+	if (!k->pipes || !k->raw || !k->spool) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		goto fail;
 	}
 	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++)
-		k->spool[cpu] = k->raw[cpu] = -1;
+		k->spool[cpu] = k->raw[cpu] = k->pipes[cpu][0] = k->pipes[cpu][1] = -1;
 	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
 		k->spool[cpu] = spool_open(spool_dir);
 		if (k->spool[cpu] < 0) {
@@ -427,8 +428,10 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 		snprintf(value, sizeof(value), "per_cpu/cpu%u/trace_pipe_raw", cpu);
 		k->raw[cpu] = tracefs_instance_file_open(k->inst, value,
 							 O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (k->raw[cpu] >= 0)
-			k->cpus[cpu] = tracefs_cpu_alloc_fd(k->raw[cpu], getpagesize(), true);
+		if (k->raw[cpu] >= 0 && pipe2(k->pipes[cpu], O_CLOEXEC)) {
+			snprintf(err, errlen, "a pipe: %s", strerror(errno));
+			goto fail;
+		}
 	}
 	if (write_file(k, "tracing_on", "1", false, err, errlen))
 		goto fail;
@@ -454,16 +457,50 @@ int usertp__kernel_only(struct usertp__kernel_rec *k, pid_t pid, bool event_fork
 	return 0;
 }
 
+/*
+ * The full pages of @cpu, spliced from trace_pipe_raw through a pipe (close-on-exec, as the
+ * file) to the spool, each batch moved whole before the next is taken.  Return: 0 or -errno.
+ */
+static int drain_cpu(struct usertp__kernel_rec *k, unsigned int cpu)
+{
+	for (;;) {
+		ssize_t n = splice(k->raw[cpu], NULL, k->pipes[cpu][1], NULL, 16 * 4096,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+
+		if (n <= 0)
+			return n == 0 || errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		while (n > 0) {
+			ssize_t m = splice(k->pipes[cpu][0], NULL, k->spool[cpu], NULL, (size_t)n,
+					   SPLICE_F_MOVE);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return m ? -errno : -EIO;
+			n -= m;
+		}
+	}
+}
+
 int usertp__kernel_drain(struct usertp__kernel_rec *k)
 {
-	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
-		if (!k->cpus[cpu])
-			continue;
-		/* Whole pages, as many as there are, without waiting. */
-		while (tracefs_cpu_write(k->cpus[cpu], k->spool[cpu], true) > 0)
-			;
-	}
-	return 0;
+	int ret = 0, err;
+
+	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++)
+		if (k->raw[cpu] >= 0 && (err = drain_cpu(k, cpu)) && !ret)
+			ret = err;
+	return ret;
+}
+
+/* The pages that are not full, once the kernel writes no more: read() gives each. */
+static void flush_cpu(struct usertp__kernel_rec *k, unsigned int cpu)
+{
+	static char page[USERTP_RB_PAGE];
+	ssize_t n;
+
+	while ((n = read(k->raw[cpu], page, sizeof(page))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && write(k->spool[cpu], page, (size_t)n) != n)
+			return;
 }
 
 /* The "name: value" of per_cpu/cpuN/stats @text, or 0. */
@@ -524,10 +561,10 @@ int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_sourc
 	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
 		char file[64], *stats;
 
-		if (!k->cpus[cpu])
+		if (k->raw[cpu] < 0)
 			continue;
-		usertp__kernel_drain(k);
-		tracefs_cpu_flush_write(k->cpus[cpu], k->spool[cpu]);
+		drain_cpu(k, cpu);
+		flush_cpu(k, cpu);
 		/* Every event of the CPU: read (in the spool), left, overwritten or dropped. */
 		snprintf(file, sizeof(file), "per_cpu/cpu%u/stats", cpu);
 		stats = tracefs_instance_file_read(k->inst, file, NULL);
@@ -607,12 +644,13 @@ void usertp__kernel_free(struct usertp__kernel_rec *k)
 {
 	if (!k)
 		return;
-	for (unsigned int cpu = 0; k->cpus && cpu < k->nr_cpus; cpu++)
-		if (k->cpus[cpu])
-			tracefs_cpu_free_fd(k->cpus[cpu]);
 	for (unsigned int cpu = 0; k->raw && cpu < k->nr_cpus; cpu++)
 		if (k->raw[cpu] >= 0)
 			close(k->raw[cpu]);
+	for (unsigned int cpu = 0; k->pipes && cpu < k->nr_cpus; cpu++)
+		for (int end = 0; end < 2; end++)
+			if (k->pipes[cpu][end] >= 0)
+				close(k->pipes[cpu][end]);
 	for (unsigned int cpu = 0; k->spool && cpu < k->nr_cpus; cpu++)
 		if (k->spool[cpu] >= 0)
 			close(k->spool[cpu]);
@@ -628,7 +666,7 @@ void usertp__kernel_free(struct usertp__kernel_rec *k)
 	free(k->cmdlines);
 	free(k->kallsyms);
 	free(k->printk_formats);
-	free(k->cpus);
+	free(k->pipes);
 	free(k->raw);
 	free(k->spool);
 	free(k);
