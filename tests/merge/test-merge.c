@@ -674,12 +674,13 @@ static void test_corrupt(void)
 	/*
 	 * a's busiest CPU: page 1 claims too many bytes, page 2 has an entry longer than the
 	 * page, page 3 a lost count with no room for it, page 4 a record of an undeclared id;
-	 * the spool ends in a page cut short.
+	 * the spool ends in a page cut short.  Page 5 is flagged for lost events as the kernel
+	 * flags them, bit 31 of a long, sign-extended: it is not damaged, its records count.
 	 */
 	cpu = s[0].dat.cpu_size[1] > s[0].dat.cpu_size[0];
 	size = s[0].dat.cpu_size[cpu];
-	if (size < 6 * USERTP_RB_PAGE)
-		fail("corrupt: worker-pool recorded fewer than 6 pages on CPU %u", cpu);
+	if (size < 7 * USERTP_RB_PAGE)
+		fail("corrupt: worker-pool recorded fewer than 7 pages on CPU %u", cpu);
 	fd = s[0].fd[cpu] = spool_copy(s[0].fd[cpu]);
 	commit = 5000;
 	write_at(fd, &commit, 8, 1 * USERTP_RB_PAGE + 8);
@@ -690,6 +691,10 @@ static void test_corrupt(void)
 	write_at(fd, &commit, 8, 3 * USERTP_RB_PAGE + 8);
 	word[0] = 999; /* the first record's common_type (after its 8-byte entry header) */
 	write_at(fd, word, 2, 4 * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER + 8);
+	if (pread(fd, &commit, 8, 5 * USERTP_RB_PAGE + 8) != 8)
+		die("pread");
+	commit |= 0xffffffff80000000ull;
+	write_at(fd, &commit, 8, 5 * USERTP_RB_PAGE + 8);
 	if (ftruncate(fd, (off_t)size - 100))
 		die("ftruncate");
 	/* CPU 0 of c comes through a pipe (read, not pread). */
