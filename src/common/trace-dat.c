@@ -131,8 +131,7 @@ size_t usertp__dat_cpustat_option(unsigned char *buf, unsigned int cpu,
 	return 6 + size;
 }
 
-/* The number after "@key: " in @text (@len bytes); false if absent. */
-static bool stat_value(const char *text, size_t len, const char *key, uint64_t *out)
+bool usertp__dat_stat_value(const char *text, size_t len, const char *key, uint64_t *out)
 {
 	size_t klen = strlen(key);
 
@@ -166,13 +165,13 @@ bool usertp__dat_cpustat_parse(const char *text, size_t len, unsigned int *cpu,
 {
 	uint64_t n;
 
-	if (!stat_value(text, len, "CPU", &n) || n > 1u << 20)
+	if (!usertp__dat_stat_value(text, len, "CPU", &n) || n > 1u << 20)
 		return false;
 	*cpu = (unsigned int)n;
 	st->overrun = st->dropped = st->read = 0;
-	stat_value(text, len, "overrun", &st->overrun);
-	stat_value(text, len, "dropped events", &st->dropped);
-	stat_value(text, len, "read events", &st->read);
+	usertp__dat_stat_value(text, len, "overrun", &st->overrun);
+	usertp__dat_stat_value(text, len, "dropped events", &st->dropped);
+	usertp__dat_stat_value(text, len, "read events", &st->read);
 	return true;
 }
 

@@ -58,6 +58,11 @@ extern const char usertp__dat_header_page[], usertp__dat_header_event[];
 
 size_t usertp__dat_cpustat_option(unsigned char *buf, unsigned int cpu,
 				  const struct usertp__dat_cpu_stats *st);
+/*
+ * The number after "@key: " at the start of a line of @text (@len bytes): the kernel's
+ * per_cpu/cpuN/stats and CPUSTAT options.  Return: false if absent or not a number.
+ */
+bool usertp__dat_stat_value(const char *text, size_t len, const char *key, uint64_t *out);
 /* Parse the text of a CPUSTAT option (ours or the kernel's).  Return: false if it is not one. */
 bool usertp__dat_cpustat_parse(const char *text, size_t len, unsigned int *cpu,
 			       struct usertp__dat_cpu_stats *st);

@@ -21,6 +21,7 @@
 
 #include "kernel-rec.h"
 #include "ring-buffer.h"
+#include "trace-dat.h"
 #include "spec.h"
 
 struct usertp__kernel_rec {
@@ -72,7 +73,45 @@ static const char *tracing_dir(void)
 	return NULL;
 }
 
-static char *read_whole(const char *path, size_t *len);
+/*
+ * All of the file @path (to free()), NUL-terminated, its length in *@len; NULL with errno set
+ * if it cannot be read.  (tracefs's files say no size: read to the end.)
+ */
+static char *read_whole(const char *path, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t got;
+
+	if (fd < 0 || !buf)
+		err = fd < 0 ? errno : ENOMEM;
+	while (!err && (got = read(fd, buf + n, cap - n - 1)) != 0) {
+		if (got < 0) {
+			err = errno;
+			break;
+		}
+		n += (size_t)got;
+		if (n + 1 == cap) {
+			char *more = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
+
+			if (!more)
+				err = ENOMEM;
+			else
+				buf = more, cap *= 2;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
 
 /* The top level's file @name, whole (to free()), or NULL with errno set. */
 static char *read_top(const char *name, size_t *len)
@@ -503,12 +542,12 @@ static void flush_cpu(struct usertp__kernel_rec *k, unsigned int cpu)
 			return;
 }
 
-/* The "name: value" of per_cpu/cpuN/stats @text, or 0. */
-static uint64_t stat_value(const char *text, const char *name)
+/* The number of @key in per_cpu/cpuN/stats @text (NULL: not read), or 0. */
+static uint64_t stat_value(const char *text, const char *key)
 {
-	const char *at = text ? strstr(text, name) : NULL;
+	uint64_t n = 0;
 
-	return at ? strtoull(at + strlen(name), NULL, 10) : 0;
+	return text && usertp__dat_stat_value(text, strlen(text), key, &n) ? n : 0;
 }
 
 /* The formats of the events enabled in the instance, for the merge.  Return: 0 or -1. */
@@ -569,12 +608,12 @@ int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_sourc
 		snprintf(file, sizeof(file), "per_cpu/cpu%u/stats", cpu);
 		stats = tracefs_instance_file_read(k->inst, file, NULL);
 		if (cpu < nr_cpus) {
-			uint64_t lost = stat_value(stats, "overrun: ") +
-					stat_value(stats, "dropped events: ");
+			uint64_t lost = stat_value(stats, "overrun") +
+					stat_value(stats, "dropped events");
 
-			fired[cpu] += stat_value(stats, "read events: ") +
-				      stat_value(stats, "entries: ") + lost;
-			overrun[cpu] += stat_value(stats, "overrun: ");
+			fired[cpu] += stat_value(stats, "read events") + stat_value(stats, "entries") +
+				      lost;
+			overrun[cpu] += stat_value(stats, "overrun");
 		}
 		free(stats);
 	}
@@ -584,46 +623,6 @@ int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_sourc
 					      .nr_events = k->nr_events, .nr_cpus = k->nr_cpus,
 					      .cpu_fd = k->spool };
 	return 0;
-}
-
-/*
- * All of the file @path (to free()), NUL-terminated, its length in *@len; NULL with errno set
- * if it cannot be read.  (tracefs's files say no size: read to the end.)
- */
-static char *read_whole(const char *path, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-	ssize_t got;
-
-	if (fd < 0 || !buf)
-		err = fd < 0 ? errno : ENOMEM;
-	while (!err && (got = read(fd, buf + n, cap - n - 1)) != 0) {
-		if (got < 0) {
-			err = errno;
-			break;
-		}
-		n += (size_t)got;
-		if (n + 1 == cap) {
-			char *more = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
-
-			if (!more)
-				err = ENOMEM;
-			else
-				buf = more, cap *= 2;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	if (err) {
-		free(buf);
-		errno = err;
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
 }
 
 void usertp__kernel_texts(struct usertp__kernel_rec *k, struct usertp__kernel_texts *t)
