@@ -1054,19 +1054,15 @@ static int listed_add(struct usertp__pid_list *list, const char *text, const cha
 	size_t klen = strlen(key);
 
 	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
-		struct usertp__pid_list found = { NULL, 0 };
 		char *line;
 		int ret;
 
 		if (strncmp(p, key, klen) || p[klen] != ' ')
 			continue;
 		line = strndup(p + klen + 1, strcspn(p + klen + 1, "\n"));
-		ret = line ? usertp__pid_list_parse(&found, line, ",") : -ENOMEM;
-		for (size_t i = 0; !ret && i < found.nr; i++)
-			ret = usertp__pid_list_add(list, found.pids[i]);
-		usertp__pid_list_free(&found);
+		ret = line ? usertp__pid_list_parse(list, line, ",") : -ENOMEM;
 		free(line);
-		return ret == -EINVAL ? 0 : ret; /* (a program's nonsense: nothing of it) */
+		return ret == -ENOMEM ? ret : 0; /* (a program's nonsense: nothing of it) */
 	}
 	return 0;
 }

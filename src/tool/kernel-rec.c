@@ -173,24 +173,20 @@ int usertp__kernel_check(char *why, size_t whylen)
 	return 0;
 }
 
-/*
- * The instances that recorders which died left: @fn(name) for each ("usertp-record-PID" of no
- * running PID).  Return: how many.
- */
-static unsigned int for_each_leftover(void (*fn)(const char *name, void *arg), void *arg)
+void usertp__kernel_remove_leftovers(void (*say)(const char *name))
 {
 	const char *top = tracing_dir();
 	size_t prefix = strlen(USERTP__KERNEL_INSTANCE_PREFIX);
 	char path[PATH_MAX];
-	unsigned int n = 0;
 	struct dirent *de;
 	DIR *d;
 
 	if (!top)
-		return 0;
+		return;
 	snprintf(path, sizeof(path), "%s/instances", top);
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
+		struct tracefs_instance *inst;
 		char *end;
 		long pid;
 
@@ -199,51 +195,15 @@ static unsigned int for_each_leftover(void (*fn)(const char *name, void *arg), v
 		pid = strtol(de->d_name + prefix, &end, 10);
 		if (*end || pid <= 0 || pid > INT32_MAX || !kill((pid_t)pid, 0) || errno != ESRCH)
 			continue;
-		n++;
-		fn(de->d_name, arg);
+		say(de->d_name);
+		inst = tracefs_instance_alloc(NULL, de->d_name);
+		if (inst) {
+			tracefs_instance_destroy(inst);
+			tracefs_instance_free(inst);
+		}
 	}
 	if (d)
 		closedir(d);
-	return n;
-}
-
-struct names {
-	char *buf;
-	size_t size, used;
-};
-
-static void name_one(const char *name, void *arg)
-{
-	struct names *n = arg;
-
-	if (n->used < n->size)
-		n->used += (size_t)snprintf(n->buf + n->used, n->size - n->used, "%s%s",
-					    n->used ? " " : "", name);
-}
-
-unsigned int usertp__kernel_leftovers(char *names, size_t size)
-{
-	struct names n = { names, size, 0 };
-
-	if (size)
-		names[0] = 0;
-	return for_each_leftover(name_one, &n);
-}
-
-static void remove_one(const char *name, void *arg)
-{
-	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
-
-	(void)arg;
-	if (inst) {
-		tracefs_instance_destroy(inst);
-		tracefs_instance_free(inst);
-	}
-}
-
-void usertp__kernel_remove_leftovers(void)
-{
-	for_each_leftover(remove_one, NULL);
 }
 
 char *usertp__kernel_events(char *why, size_t whylen)

@@ -41,12 +41,10 @@ bool usertp__kernel_spec(const char *spec);
 int usertp__kernel_check(char *why, size_t whylen);
 
 /*
- * Instances that recorders which died left ("usertp-record-PID" of no running PID), in
- * @names ("a b c"); how many.
+ * Remove the instances that recorders which died left ("usertp-record-PID" of no running
+ * PID), each @say(name) first.
  */
-unsigned int usertp__kernel_leftovers(char *names, size_t size);
-/* Remove those instances. */
-void usertp__kernel_remove_leftovers(void);
+void usertp__kernel_remove_leftovers(void (*say)(const char *name));
 
 /* Which threads the kernel records: set_event_pid, set_event_notrace_pid, event-fork. */
 struct usertp__kernel_pids {

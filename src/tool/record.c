@@ -320,6 +320,12 @@ static void summary(const struct usertp_dat_summary *sum, bool at_least)
 
 /* --- the kernel's events ----------------------------------------------------------------- */
 
+static void say_leftover(const char *name)
+{
+	fail("warning: removing tracefs instance %s, left by a recorder that was killed (its "
+	     "kernel events were not written)", name);
+}
+
 /*
  * The specs that name kernel systems, and their filters, out of rec.specs into
  * rec.kernel_specs; the kernel's tracefs checked, and instances that recorders which died left
@@ -328,7 +334,7 @@ static void summary(const struct usertp_dat_summary *sum, bool at_least)
 static bool split_kernel_specs(void)
 {
 	unsigned int kept = 0;
-	char why[512], left[512];
+	char why[512];
 
 	for (unsigned int i = 0; i < rec.nr_specs; i++) {
 		if (usertp__kernel_spec(rec.specs[i])) {
@@ -346,14 +352,7 @@ static bool split_kernel_specs(void)
 		fail("-e %s: %s", rec.kernel_specs[0], why);
 		return false;
 	}
-	if (usertp__kernel_leftovers(left, sizeof(left))) {
-		char *save = NULL;
-
-		for (char *name = strtok_r(left, " ", &save); name; name = strtok_r(NULL, " ", &save))
-			fail("warning: removing tracefs instance %s, left by a recorder that was "
-			     "killed (its kernel events were not written)", name);
-		usertp__kernel_remove_leftovers();
-	}
+	usertp__kernel_remove_leftovers(say_leftover);
 	return true;
 }
 
