@@ -26,6 +26,6 @@ for b in $builds; do
 	ninja -C "$top/$dir" >/dev/null
 	# The installed-tree test only needs the normal build.
 	exclude=""
-	[ -n "$sanitize" ] && exclude="-LE install|bench|clang|selftests"
+	[ -n "$sanitize" ] && exclude="-LE install|bench|clang|selftests|timeline"
 	(cd "$top/$dir" && ctest --output-on-failure -j2 $exclude)
 done
