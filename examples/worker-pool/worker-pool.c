@@ -7,9 +7,11 @@
  * defined in worker-pool-trace.h.  The program also keeps its own counts, so that a trace can
  * be checked against them.
  *
- *	worker-pool [-t] [-w WORKERS] [JOBS]
+ *	worker-pool [-t] [-w WORKERS] [-b US] [JOBS]
  *
  *	-t	print every event as it happens (an in-process listener, see below)
+ *	-b US	resize jobs first wait US microseconds for their input (a sleep standing for
+ *		a read from disk), so that a trace shows jobs blocked as well as preempted
  *
  * Two ways of attaching to tracepoints from inside a program are shown:
  *   - register_trace_job_done(probe, data): a probe called with the tracepoint's arguments,
@@ -64,11 +66,37 @@ static unsigned long now_ns(void)
 	return (unsigned long)ts.tv_sec * 1000000000ul + (unsigned long)ts.tv_nsec;
 }
 
+/* How long resize jobs wait for their input (-b), in microseconds. */
+static long input_wait_us;
+
+/* A number from the command line, from LO to HI, or the program ends with status 2. */
+static long parse_number(const char *text, long lo, long hi, const char *what)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(text, &end, 10);
+	if (errno || end == text || *end || n < lo || n > hi) {
+		fprintf(stderr, "worker-pool: %s: '%s' is not a number from %ld to %ld\n", what,
+			text, lo, hi);
+		exit(2);
+	}
+	return n;
+}
+
 /* The "work": checksum a few chunks of memory, timing each chunk. */
 static unsigned int process(const struct job *job, unsigned int *chunk_us, int *nr_chunks)
 {
 	unsigned int sum = (unsigned int)job->id;
 	int c, i;
+
+	if (job->kind == JOB_RESIZE && input_wait_us) {
+		struct timespec wait = { input_wait_us / 1000000, input_wait_us % 1000000 * 1000 };
+
+		while (nanosleep(&wait, &wait) && errno == EINTR)
+			;
+	}
 
 	*nr_chunks = 1 + job->id % MAX_CHUNKS;
 	for (c = 0; c < *nr_chunks; c++) {
@@ -160,25 +188,24 @@ int main(int argc, char **argv)
 	pthread_t *threads;
 	bool print = false;
 
-	while ((opt = getopt(argc, argv, "tw:h")) != -1) {
+	while ((opt = getopt(argc, argv, "tw:b:h")) != -1) {
 		switch (opt) {
 		case 't':
 			print = true;
 			break;
 		case 'w':
-			nr_workers = atoi(optarg);
+			nr_workers = (int)parse_number(optarg, 1, 256, "-w: workers");
+			break;
+		case 'b':
+			input_wait_us = parse_number(optarg, 0, 10000000, "-b: microseconds");
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-t] [-w WORKERS] [JOBS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-t] [-w WORKERS] [-b US] [JOBS]\n", argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
 	}
 	if (optind < argc)
-		nr_jobs = atoi(argv[optind]);
-	if (nr_workers < 1 || nr_workers > 256 || nr_jobs < 0) {
-		fprintf(stderr, "worker-pool: bad number of workers or jobs\n");
-		return 2;
-	}
+		nr_jobs = (int)parse_number(argv[optind], 0, 100000000, "jobs");
 
 	if (print) {
 		ret = usertp_listener_create("jobs:*", print_record, NULL, &listener);

@@ -721,6 +721,42 @@ kernel-timeline)
 	tail -1 "$dir/check" | awk '$1 != "checked" || $4 != 0 || $2 < 1000 { exit 1 }' ||
 		{ echo "job events against the running threads:"; cat "$dir/check"; fail=1; }
 	;;
+kernel-latency)
+	kernel_setup
+	# The README's worked example: examples/worker-pool/job-latency.awk splits each job's
+	# latency into running, preempted, blocked and waiting for a CPU from the kernel's
+	# sched_switch and sched_wakeup in the same file.  Resize jobs sleep 2 ms (-b 2000) and the
+	# others never sleep: every judged resize job must be blocked at least the 2 ms the
+	# kernel's nanosleep guarantees, no other job blocked at all, and no job off its CPU longer
+	# than it lasted (the two clocks agree); the program's own time of each job lies within it.
+	"$usertp" record -q -e sched:sched_switch -e sched:sched_wakeup -e 'jobs:*' -o "$dir/l.dat" -- \
+		"$pool" -w 3 -b 2000 300 >"$dir/out" 2>"$dir/err" || { echo "record failed:"; cat "$dir/err"; fail=1; }
+	latency=$(dirname "$0")/../../examples/worker-pool/job-latency.awk
+	"$usertp" report -t -i "$dir/l.dat" >"$dir/ns.txt"
+	awk -f "$latency" -v each=1 "$dir/ns.txt" >"$dir/jobs"
+	grep ' job_done: ' "$dir/ns.txt" | sed 's/.* id=\([0-9]*\) .* ns=\([0-9]*\) .*/\1 \2/' >"$dir/own"
+	check_count "jobs judged or not" "$(grep -c '^job ' "$dir/jobs")" 300
+	awk 'NR == FNR { own[$1] = $2; next }
+	     { id = $2; lat = $4; run = $5; pre = $6; blk = $7; wait = $8; judged = $10
+	       if (!(id in own) || own[id] > lat) { print "own time beyond the events:", $0, own[id]; bad++ }
+	       if (id % 3 == 0 && own[id] < 2000000) { print "a resize job shorter than its sleep:", $0; bad++ }
+	       if (!judged) { unjudged++; next }
+	       if (run < 0 || pre < 0 || blk < 0 || wait < 0 || run + pre + blk + wait != lat) { print "parts:", $0; bad++ }
+	       if (id % 3 == 0 && blk < 1950000) { print "resize job not blocked 2 ms:", $0; bad++ }
+	       if (id % 3 != 0 && blk != 0) { print "a job that never sleeps blocked:", $0; bad++ }
+	       judged_resize += id % 3 == 0 }
+	     END { if (unjudged > 30 || judged_resize < 90) { print "judged too few:", unjudged + 0, judged_resize + 0; bad++ }
+	           exit bad > 0 }' "$dir/own" "$dir/jobs" ||
+		{ echo "job latencies against the kernel's events (job ID TID LATENCY RUNNING PREEMPTED BLOCKED WAITING SWITCHES JUDGED):"; fail=1; }
+	# One job told with its thread's events: the sleep's switch out (S) and its wakeup.
+	id=$(awk '$2 % 3 == 0 && $10 { print $2; exit }' "$dir/jobs")
+	awk -f "$latency" -v job="$id" "$dir/ns.txt" >"$dir/one" || { echo "job $id not told:"; cat "$dir/one"; fail=1; }
+	grep -q " sched_switch: .* S ==> " "$dir/one" && grep -q " sched_wakeup: " "$dir/one" &&
+		grep -q "^job $id: .* blocked [1-9]" "$dir/one" || { echo "job $id:"; cat "$dir/one"; fail=1; }
+	# The summary: all 300 jobs, the slowest first.
+	awk -f "$latency" "$dir/ns.txt" >"$dir/summary"
+	grep -q '^300 jobs' "$dir/summary" || { echo "summary:"; cat "$dir/summary"; fail=1; }
+	;;
 kernel-clock)
 	kernel_setup
 	# One clock: the kernel's fork of the program's child (sched_process_fork) lies between
