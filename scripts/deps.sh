@@ -8,11 +8,18 @@
 #			runtime)
 #   deps.sh kernelshark	also KernelShark, Xvfb, xdotool and ImageMagick, for the optional
 #			KernelShark test (ctest -L kernelshark; they pull in Qt)
+#   deps.sh peers	the build's and the peers bench/peers/run.sh measures usertp against:
+#			LTTng-UST and lttng-tools, babeltrace2, <sys/sdt.h>, trace-cmd, valgrind
 set -eu
 packages="cmake ninja-build gcc g++ pkg-config liburcu-dev libtraceevent-dev libtracefs-dev"
 packages="$packages libfuse3-dev fuse3"
 if [ "${1:-build}" = test ] || [ "${1:-build}" = kernelshark ]; then
 	packages="$packages trace-cmd linux-source valgrind binutils"
+	# bench/peers' smoke run builds and runs the peers too
+	packages="$packages liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev"
+fi
+if [ "${1:-build}" = peers ]; then
+	packages="$packages trace-cmd valgrind liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev"
 fi
 if [ "${1:-build}" = kernelshark ]; then
 	packages="$packages kernelshark xvfb xdotool imagemagick"

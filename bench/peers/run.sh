@@ -1,0 +1,363 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench/peers/run.sh - usertp and the tracers people use now, measured side by side in one run:
+# the same event (bench-common.h's payload: int, long, unsigned int, 9-character string) fired
+# by the same loop (peer-event.c, one program per tracer) through
+#
+#	usertp		the embedded recorder (USERTP_EVENTS), mono clock and x86-tsc
+#	LTTng-UST	a session with per-CPU buffers and its consumer daemon writing them to disk;
+#			a snapshot session (the embedded recorder's counterpart: buffers in
+#			memory, nothing written)
+#	USDT		a <sys/sdt.h> probe: a nop; enabled, a uprobe in a tracefs instance (root)
+#	trace_marker	the event written as text to a tracefs instance's trace_marker (root)
+#
+# usage: bench/peers/run.sh [--smoke] [--rounds N] [--no-install] [--build DIR]
+#
+# It installs what it needs from Debian packages (scripts/deps.sh peers, as root), builds a
+# Release tree (default: build-bench next to bench/), then measures in interleaved rounds
+# (every case once per round, the order turned by one each round; 7 rounds unless --rounds),
+# and prints, per case, the median ns/event and min..max over the rounds, the median of the
+# per-round ratios to usertp's case of the same round, and instructions per event counted by
+# callgrind (--smc-check=all: usertp rewrites its call sites) as the difference of two windows
+# (callgrind-per-event.awk).  Two threads run pinned to two CPUs, each firing the same number
+# of events: per thread, each thread's time over its events; aggregate, the wall time over all
+# events.  The machine's load average is printed at the start and at the end.
+#
+# Every usertp run is checked: its file's recorded + lost must equal the events fired.  A case
+# whose tracer is missing (LTTng-UST not installed, not root for the uprobe and trace_marker)
+# is skipped with a line saying why.  Whatever it starts it stops by pid (the LTTng session
+# daemon, if none was running), and it removes its tracefs instance, uprobe event and files,
+# also when interrupted.  --smoke: one round of tiny counts (ctest's bench-peers-smoke), to
+# keep the harness building and running; its figures mean nothing.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+rounds=7 smoke= install=1 build=$top/build-bench
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) smoke=1 rounds=1 ;;
+	--rounds)
+		shift
+		case ${1:-} in
+		[1-9] | [1-9][0-9]) rounds=$1 ;;
+		*) echo "run.sh: --rounds takes a number from 1 to 99" >&2; exit 2 ;;
+		esac
+		;;
+	--no-install) install= ;;
+	--build)
+		shift
+		build=${1:?run.sh: --build takes a directory}
+		;;
+	-h | --help)
+		sed -n '4,/^set -eu/s/^# \{0,1\}//p' "$0"
+		exit 0
+		;;
+	*) echo "run.sh: unknown argument $1 (run.sh --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+# Events per thread and run: a run lasts a few tenths of a second natively.
+if [ -n "$smoke" ]; then
+	fast=20000 slow=2000 cg_n=2000
+else
+	fast=2000000 slow=200000 cg_n=20000
+fi
+
+[ -z "$install" ] || "$top/scripts/deps.sh" peers
+if [ ! -f "$build/CMakeCache.txt" ]; then
+	cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+fi
+cmake --build "$build" --target usertp-cli peer-none peer-usertp >/dev/null
+for t in peer-usdt peer-marker peer-lttng; do	# where their headers are installed
+	cmake --build "$build" --target "$t" >/dev/null 2>&1 || true
+done
+bin=$build/bench
+usertp=$build/bin/usertp
+
+tmp=$(mktemp -d)
+tfs=/sys/kernel/tracing
+instance=$tfs/instances/usertp-peers-$$
+sessiond=
+uprobe=
+cleanup() {
+	[ -z "$uprobe" ] || echo "-:usertp_bench/bench_event" >>"$tfs/uprobe_events" 2>/dev/null || true
+	[ ! -d "$instance" ] || rmdir "$instance" 2>/dev/null || true
+	if [ -n "$sessiond" ]; then
+		kill -TERM "$sessiond" 2>/dev/null || true
+		wait "$sessiond" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+note() { echo "$*" >>"$tmp/notes"; }
+: >"$tmp/notes"
+
+# --- What can run here -------------------------------------------------------------------
+have_lttng= have_kernel=
+if [ -x "$bin/peer-lttng" ] && command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null; then
+	if ! lttng list >/dev/null 2>&1; then
+		lttng-sessiond --no-kernel --quiet &
+		sessiond=$!
+		i=0
+		until lttng list >/dev/null 2>&1; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "run.sh: lttng-sessiond did not start" >&2; exit 1; }
+			sleep 0.1
+		done
+	fi
+	have_lttng=1
+else
+	note "LTTng-UST: not installed (scripts/deps.sh peers), its cases skipped"
+fi
+if [ "$(id -u)" -eq 0 ] && [ -w "$tfs/uprobe_events" ] && mkdir "$instance" 2>/dev/null; then
+	have_kernel=1
+	if [ -x "$bin/peer-usdt" ]; then
+		# The probe's place and arguments from its ELF note, as a uprobe event: the note gives
+		# the address and "SIZE@OPERAND" per argument (-4@%eax: a signed 32-bit register).
+		spec=$(readelf -nW "$bin/peer-usdt" | awk '
+			/Name: bench_event/ { on = 1 }
+			on && /Location:/ { loc = $2; sub(/,$/, "", loc) }
+			on && /Arguments:/ { for (i = 2; i <= NF; i++) arg[i - 1] = $i; n = NF - 1; exit }
+			END { printf "%s", loc; for (i = 1; i <= n; i++) printf " %s", arg[i]; print "" }')
+		set -- $spec
+		loc=$1
+		shift
+		# The file offset of that address: through the program header that loads it.
+		off=
+		addr=$((loc))
+		while read -r kind o v _ s _; do
+			[ "$kind" = LOAD ] || continue
+			if [ "$addr" -ge $((v)) ] && [ "$addr" -lt $((v + s)) ]; then
+				off=$(printf '0x%x' $((addr - v + o)))
+				break
+			fi
+		done <<EOF_LOAD
+$(readelf -lW "$bin/peer-usdt")
+EOF_LOAD
+		args= i=0
+		for a in "$@"; do
+			i=$((i + 1))
+			size=${a%%@*} op=${a#*@}
+			# %eax, %rax -> ax; %esi -> si; %r8d -> r8 (the names of pt_regs)
+			reg=$(echo "$op" | sed 's/^%[re]\{0,1\}\([abcd]x\|[sd]i\|bp\|sp\)$/\1/; s/^%\(r[0-9]*\)[dwb]\{0,1\}$/\1/')
+			case $size in
+			-*) type=s$(( ${size#-} * 8 )) ;;
+			*) type=u$(( size * 8 )) ;;
+			esac
+			case $i in
+			4) args="$args s=+0(%$reg):string" ;;	# the string: what the pointer points to
+			*) args="$args $(echo abc | cut -c$i)=%$reg:$type" ;;
+			esac
+		done
+		if echo "p:usertp_bench/bench_event $bin/peer-usdt:$off$args" >>"$tfs/uprobe_events" 2>"$tmp/uprobe.err"; then
+			uprobe=1
+		else
+			note "USDT: the uprobe 'p:usertp_bench/bench_event $bin/peer-usdt:$off$args' was refused: $(cat "$tmp/uprobe.err")"
+		fi
+	fi
+else
+	note "USDT through a uprobe, trace_marker: need root and a writable tracefs at $tfs, skipped"
+fi
+
+# --- One run -----------------------------------------------------------------------------
+# run_case CASE THREADS: one native run, "CASE THREADS ns aggregate cpu" appended to the
+# results; or with CG=1, one run under callgrind, "CASE instructions" to the counts.
+results=$tmp/results.tsv counts=$tmp/instr.tsv
+: >"$results"
+: >"$counts"
+run_case() {
+	case=$1 threads=$2 n=$fast prog=$bin/peer-usertp events= clock= lttng= marker=
+	case $case in
+	loop) prog=$bin/peer-none ;;
+	usertp-disabled) ;;
+	usertp-mono) events="usertp_bench:*" ;;
+	usertp-tsc) events="usertp_bench:*" clock=x86-tsc ;;
+	usertp-filter) events="usertp_bench:* if a >= 0 && b > 0" ;;
+	lttng-disabled) prog=$bin/peer-lttng ;;
+	lttng-consumer) prog=$bin/peer-lttng lttng=consumer ;;
+	lttng-snapshot) prog=$bin/peer-lttng lttng=snapshot ;;
+	lttng-filter) prog=$bin/peer-lttng lttng=filter ;;
+	usdt-disabled) prog=$bin/peer-usdt ;;
+	usdt-uprobe) prog=$bin/peer-usdt n=$slow ;;
+	trace-marker) prog=$bin/peer-marker n=$slow marker=$instance/trace_marker ;;
+	esac
+	[ -z "${CG:-}" ] || n=$cg_n
+	out=$tmp/run.out dat=$tmp/u.dat
+	if [ -n "$lttng" ]; then
+		session=usertp-peers-$$
+		rm -rf "$tmp/lttng"
+		if [ "$lttng" = snapshot ]; then
+			lttng create "$session" --snapshot --output="$tmp/lttng" >/dev/null
+		else
+			lttng create "$session" --output="$tmp/lttng" >/dev/null
+		fi
+		lttng enable-channel -u -s "$session" c0 >/dev/null
+		if [ "$lttng" = filter ]; then
+			lttng enable-event -u -s "$session" -c c0 usertp_bench:bench_event \
+				--filter 'a >= 0 && b > 0' >/dev/null
+		else
+			lttng enable-event -u -s "$session" -c c0 usertp_bench:bench_event >/dev/null
+		fi
+		lttng start "$session" >/dev/null
+	fi
+	[ "$case" != usdt-uprobe ] || echo 1 >"$instance/events/usertp_bench/bench_event/enable"
+	# Under callgrind, usertp's recording threads take its rseq writer through the stand-in
+	# (bench-common.h), as natively; peer-event fails when they did not.
+	cg= standin=
+	[ -z "${CG:-}" ] || [ -z "$events" ] || standin="USERTP_RSEQ=1 USERTP_BENCH_RSEQ_STANDIN=1"
+	[ -z "${CG:-}" ] || cg="valgrind --tool=callgrind --smc-check=all --callgrind-out-file=$tmp/cg.out"
+	rm -f "$tmp"/cg.out* "$dat"
+	set +e
+	# shellcheck disable=SC2086 # $cg is a command's words
+	env -u USERTP_EVENTS -u USERTP_CLOCK ${events:+"USERTP_EVENTS=$events"} ${clock:+"USERTP_CLOCK=$clock"} \
+		USERTP_OUTPUT="$dat" USERTP_CONTROL=0 $standin \
+		$cg "$prog" --threads "$threads" ${marker:+--marker "$marker"} ${CG:+--callgrind} "$n" \
+		>"$out" 2>"$tmp/run.err"
+	status=$?
+	set -e
+	[ "$case" != usdt-uprobe ] || echo 0 >"$instance/events/usertp_bench/bench_event/enable"
+	if [ -n "$lttng" ]; then
+		lttng stop "$session" >"$tmp/lttng.stop" 2>&1 || true
+		grep -i 'discarded\|lost' "$tmp/lttng.stop" | sed "s/^/$case: /" >>"$tmp/lttng.lost" || true
+		lttng destroy "$session" >/dev/null
+	fi
+	if [ $status -ne 0 ]; then
+		echo "run.sh: $case ($threads thread) failed:" >&2
+		cat "$tmp/run.err" >&2
+		exit 1
+	fi
+	fired=$(sed -n 's/^events //p' "$out")
+	if [ -n "$events" ]; then
+		# recorded + lost = fired, every usertp run
+		got=$("$usertp" report --stat "$dat" | awk '$1 == "all" { print $2 + $3 }')
+		[ "$got" = "$fired" ] || { echo "run.sh: $case: $got recorded + lost, $fired fired" >&2; exit 1; }
+	fi
+	if [ -n "${CG:-}" ]; then
+		awk -v label=peer-bench -f "$here/../callgrind-per-event.awk" "$tmp"/cg.out.* |
+			sed "s/^[^\t]*/$case/" >>"$counts"
+	else
+		awk -v c="$case" -v t="$threads" -v r="$round" '
+			{ v[$1] = $2 } END { print c, t, v["ns_per_event"], v["aggregate_ns"], v["cpu_ns_per_event"], r }' \
+			"$out" >>"$results"
+	fi
+}
+
+# --- The cases -----------------------------------------------------------------------------
+cases="loop usertp-disabled usertp-mono usertp-tsc usertp-filter"
+[ "$(uname -m)" = x86_64 ] || cases=$(echo "$cases" | sed 's/ usertp-tsc//')
+[ -z "$have_lttng" ] || cases="$cases lttng-disabled lttng-consumer lttng-snapshot lttng-filter"
+[ ! -x "$bin/peer-usdt" ] || cases="$cases usdt-disabled"
+[ -z "$uprobe" ] || cases="$cases usdt-uprobe"
+[ -z "$have_kernel" ] || [ ! -x "$bin/peer-marker" ] || cases="$cases trace-marker"
+two="usertp-mono usertp-tsc lttng-consumer lttng-snapshot usdt-uprobe trace-marker"
+
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+
+# Instructions: callgrind, one thread (valgrind runs threads one at a time anyway).
+if command -v valgrind >/dev/null; then
+	for c in $cases; do
+		case $c in usdt-uprobe | trace-marker) continue ;; esac	# the kernel's work: not seen
+		CG=1 run_case "$c" 1
+	done
+else
+	note "valgrind not installed: no instruction counts"
+fi
+
+# Time: interleaved rounds, the order turned by one each round.
+nr=$(echo $cases | wc -w)
+round=0
+while [ $round -lt "$rounds" ]; do
+	round=$((round + 1))
+	order=$(echo $cases | tr ' ' '\n' | awk -v k=$(( (round - 1) % nr )) -v n="$nr" \
+		'{ c[NR - 1] = $0 } END { for (i = 0; i < n; i++) print c[(i + k) % n] }')
+	for c in $order; do
+		run_case "$c" 1
+		if echo "$two" | grep -qw -- "$c"; then
+			run_case "$c" 2
+		fi
+	done
+done
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- The table ------------------------------------------------------------------------------
+cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)
+echo "usertp and its peers, $started, $rounds round(s); $(nproc) CPUs, $cpu; kernel $(uname -r)"
+echo "versions: usertp $(git -C "$top" describe --always --dirty 2>/dev/null || echo '?')," \
+	"LTTng-UST $(dpkg-query -W -f='${Version}' liblttng-ust-dev 2>/dev/null || echo -)," \
+	"lttng-tools $(dpkg-query -W -f='${Version}' lttng-tools 2>/dev/null || echo -)"
+echo "load average (1, 5, 15 min): $load_start at the start, $load_end at the end"
+echo
+awk -v counts="$counts" '
+	BEGIN {
+		while ((getline line < counts) > 0) { split(line, f, "\t"); ins[f[1]] = f[2] }
+		what["loop"] = "empty loop (payload only)"
+		what["usertp-disabled"] = "usertp, disabled"
+		what["lttng-disabled"] = "LTTng-UST, disabled"
+		what["usdt-disabled"] = "USDT, disabled"
+		what["usertp-mono"] = "usertp, mono clock"
+		what["usertp-tsc"] = "usertp, x86-tsc clock"
+		what["lttng-consumer"] = "LTTng-UST, per-CPU + consumer"
+		what["lttng-snapshot"] = "LTTng-UST, snapshot"
+		what["usdt-uprobe"] = "USDT through a uprobe"
+		what["trace-marker"] = "write to trace_marker"
+		what["usertp-filter"] = "usertp, two-term filter"
+		what["lttng-filter"] = "LTTng-UST, two-term filter"
+		base["loop"] = "usertp-disabled"; base["lttng-disabled"] = "usertp-disabled"
+		base["usdt-disabled"] = "usertp-disabled"; base["usertp-disabled"] = "usertp-disabled"
+		base["lttng-filter"] = "usertp-filter"; base["usertp-filter"] = "usertp-filter"
+	}
+	# case threads ns aggregate cpu round
+	{ k = $1 " " $2; ns[k, $6] = $3; agg[k, $6] = $4; rounds[$6] = 1
+	  if (!(k in seen)) { seen[k] = 1; order[++m] = k } }
+	# median of s[1..cnt], and lo, hi: its ends
+	function median(s, cnt,   i, j, t) {
+		for (i = 2; i <= cnt; i++)
+			for (j = i; j > 1 && s[j - 1] > s[j]; j--) { t = s[j]; s[j] = s[j - 1]; s[j - 1] = t }
+		lo = s[1]; hi = s[cnt]
+		return cnt % 2 ? s[(cnt + 1) / 2] : (s[cnt / 2] + s[cnt / 2 + 1]) / 2
+	}
+	# the median over the rounds of A[k, round] / B[b, round]
+	function ratio(A, k, B, b,   r, cnt, x) {
+		cnt = 0
+		for (r in rounds)
+			if ((k, r) in A && (b, r) in B && B[b, r] > 0)
+				x[++cnt] = A[k, r] / B[b, r]
+		return cnt ? median(x, cnt) : -1
+	}
+	function row(label, A, k, b, instr,   r, cnt, x, med, q) {
+		cnt = 0
+		for (r in rounds) if ((k, r) in A) x[++cnt] = A[k, r]
+		med = median(x, cnt)
+		range = sprintf("%.2f..%.2f", lo, hi)
+		q = b == "" ? -1 : ratio(A, k, A, b)
+		printf "%-42s %8.2f %17s %9s %12s\n", label, med, range, q < 0 ? "-" : sprintf("%.2f", q),
+			instr
+	}
+	END {
+		printf "%-42s %8s %17s %9s %12s\n", "", "ns/event", "min..max", "x usertp", "instr/event"
+		for (i = 1; i <= m; i++) {
+			split(order[i], kt, " "); c = kt[1]; t = kt[2]
+			b = ((c in base) ? base[c] : "usertp-mono") " " t
+			if (t == 1) {
+				row(what[c], ns, order[i], b == order[i] ? "" : b, (c in ins) ? ins[c] : "-")
+				continue
+			}
+			row(what[c] ", 2 threads: per thread", ns, order[i], b == order[i] ? "" : b, "-")
+			row(what[c] ", 2 threads: aggregate", agg, order[i], b == order[i] ? "" : b, "-")
+			q = ratio(ns, c " 1", agg, order[i])
+			if (q >= 0)
+				printf "%-42s two threads fire %.2fx the events of one\n", "", q
+		}
+	}' "$results"
+echo
+echo "x usertp: the median over the rounds of the case's time over usertp's of the same round"
+echo "(disabled sites against usertp disabled, filters against usertp's filter, the rest against"
+echo "usertp with the mono clock and as many threads).  Instructions: callgrind, one thread."
+[ ! -s "$tmp/lttng.lost" ] || { echo "LTTng's own words on lost events:"; sort -u "$tmp/lttng.lost"; }
+cat "$tmp/notes"
