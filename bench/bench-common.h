@@ -43,7 +43,7 @@ extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 static int rseq_standin;
 
-static void rseq_standin_set(int cpu)
+__attribute__((unused)) static void rseq_standin_set(int cpu)
 {
 	if (rseq_standin && &__rseq_offset && (!&__rseq_size || !__rseq_size))
 		((int *)((char *)__builtin_thread_pointer() + __rseq_offset))[1] = cpu;
@@ -58,7 +58,7 @@ static void rseq_standin_init(int argc, char **argv, char **envp)
 	rseq_standin_set(0);
 }
 /* A restartable sequence ran in this thread: it left its descriptor in rseq_cs. */
-static bool rseq_standin_used(void)
+__attribute__((unused)) static bool rseq_standin_used(void)
 {
 	return !rseq_standin ||
 	       *(volatile uint64_t *)((char *)__builtin_thread_pointer() + __rseq_offset + 8);
@@ -67,12 +67,12 @@ static bool rseq_standin_used(void)
 __attribute__((section(".preinit_array"), used)) static void (*const rseq_standin_preinit)(
 	int, char **, char **) = rseq_standin_init;
 #else
-static void rseq_standin_set(int cpu)
+__attribute__((unused)) static void rseq_standin_set(int cpu)
 {
 	(void)cpu;
 }
 
-static bool rseq_standin_used(void)
+__attribute__((unused)) static bool rseq_standin_used(void)
 {
 	return true;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench-producer.c - a paced source of events for bench-record.sh: threads that fire the
- * benchmark's event (trace-bench.h: an int, a long, an unsigned int and a 9-character string)
- * at a given rate, for `usertp record` to record.
+ * benchmark's event (bench-common.h's payload: an int, a long, an unsigned int and a
+ * 9-character string) at a given rate, for `usertp record` to record, or for an LTTng
+ * session (peer-producer-lttng: the same program built with -DPEER_LTTNG, see peer-fire.h).
  *
  *	bench-producer [-t THREADS] RATE SECONDS
  *
@@ -17,10 +18,10 @@
  *
  *	fired N	seconds S	rate R	late_us L	event_ns E	cpu_s C
  *
- * N: the calls of trace_bench_event() made (exactly; recorded + lost must come to it), S: the
+ * N: the events fired (exactly; recorded + lost must come to it), S: the
  * time from the common start to the end of the last thread, R = N / S, L: the worst lateness
  * of an event against its deadline, in microseconds, E: the mean time of one
- * trace_bench_event() call (the span around it, less one clock reading: what an event costs
+ * FIRE() (the span around it, less one clock reading: what an event costs
  * its thread, with whatever a recorder does meanwhile), C: the CPU time of this process
  * (user + system, busy-waiting included).
  */
@@ -35,23 +36,19 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#define CREATE_TRACE_POINTS
-#include "trace-bench.h"
+#include "bench-common.h"
+#include "peer-fire.h"
 
 #define MAX_THREADS 64
 
-/* The 9-character strings of the payload (as in bench-tracepoint.c). */
-static const char *const words[4] = { "alpha-one", "bravo-two", "charlie-3", "delta-444" };
-
 struct producer {
 	pthread_t thread;
-	unsigned int index;
 	uint64_t count;	    /* events to fire */
 	double period_ns;   /* between two events of this thread */
 	uint64_t start_ns;  /* common to all threads */
 	uint64_t end_ns;
 	uint64_t late_ns;   /* the worst lateness */
-	uint64_t busy_ns;   /* in trace_bench_event() and one clock reading after it */
+	uint64_t busy_ns;   /* in FIRE() and one clock reading after it */
 };
 
 static uint64_t now_ns(void)
@@ -75,7 +72,10 @@ static void *produce(void *arg)
 		if (now - deadline > p->late_ns)
 			p->late_ns = now - deadline;
 		deadline = now;
-		trace_bench_event((int)k, (long)k * 3 + 1, p->index, words[k & 3]);
+		{
+			PAYLOAD(k);
+			FIRE(a, b, c, s);
+		}
 		now = now_ns();
 		p->busy_ns += now - deadline;
 	}
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 
 	/* A common start a little ahead, so that no thread begins before the others exist. */
 	for (unsigned long i = 0; i < threads; i++) {
-		prod[i] = (struct producer){ .index = (unsigned int)i, .count = total / threads,
+		prod[i] = (struct producer){ .count = total / threads,
 					     .period_ns = 1e9 * (double)threads / rate };
 	}
 	prod[0].start_ns = now_ns() + 20000000u;

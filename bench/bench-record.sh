@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: MIT
 #
 # bench-record.sh - how many events per second `usertp record` keeps up with: the highest
-# sustained rate at which no event is lost.
+# sustained rate at which no event is lost.  With --tracer lttng, the same for an LTTng-UST
+# session with per-CPU buffers written by its consumer daemon (bench/peers/lttng.sh).
 #
 # usage: bench/bench-record.sh [options] [BUILD_DIR]
 #
+#	--tracer T	usertp (default) or lttng: peer-producer-lttng, the same producer
+#			through LTTng-UST; recorded = fired - the events LTTng's channels
+#			say they discarded; rec_ns is its consumer daemon's CPU time
 #	-d DIR		where the trace.dat files (and usertp record's spool next to them) go;
 #			default: a new directory under /var/tmp, or under BUILD_DIR when
 #			/var/tmp is in memory (tmpfs), so that the data really go to disk
@@ -19,7 +23,7 @@
 #			to lose events, checked for fired = recorded + lost; no search
 #
 # BUILD_DIR (default: build-bench next to this directory) must hold bin/usertp and
-# bench/bench-producer; this script builds nothing.
+# bench/bench-producer (bench/peer-producer-lttng for lttng); this script builds nothing.
 #
 # Each run is
 #	usertp record -e usertp_bench:bench_event -o DIR/run.dat -- bench-producer RATE SECONDS
@@ -28,11 +32,12 @@
 # CLOCK_MONOTONIC), from before their first event to the end: the recorder reads the buffers
 # while they fill.  Per run one line: the rate asked, the rate the producer reached, events
 # fired (the producer's count), recorded (`usertp report --stat` on the file), lost (usertp
-# record's summary), the size of the file and MB/s (file size / run time), what one event cost
-# its producer thread (event_ns: bench-producer's mean span of a call), and the recorder's own
-# CPU time per event fired (rec_ns: the recording's CPU time, by /usr/bin/time, less the
-# producer's, which busy-waits between events: it counts only its own).  Every run must
-# satisfy fired = recorded + lost exactly, or the script says so and exits 1.
+# record's summary), the size of the file, bytes per event fired and MB/s (file size / run
+# time), what one event cost its producer thread (event_ns: bench-producer's mean span of a
+# call), and the recorder's own CPU time per event fired (rec_ns: the recording's CPU time,
+# by /usr/bin/time, less the producer's, which busy-waits between events: it counts only its
+# own).  Every run must satisfy fired = recorded + lost exactly, or the script says so and
+# exits 1.
 #
 # The search doubles the rate while a run loses nothing, then bisects between the last rate
 # that lost nothing and the first that did, down to 5 % apart.  A run counts as sustained
@@ -43,6 +48,7 @@ set -eu
 
 smoke=
 once=
+tracer=usertp
 dir=
 kb=
 interval=
@@ -54,6 +60,13 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
 	--once) once=1 ;;
+	--tracer)
+		case ${2:-} in
+		usertp | lttng) tracer=$2 ;;
+		*) echo "bench-record.sh: --tracer takes usertp or lttng" >&2; exit 2 ;;
+		esac
+		shift
+		;;
 	-d | -b | -s | -t | -T | -r)
 		[ $# -ge 2 ] || { echo "bench-record.sh: $1 needs a value" >&2; exit 2; }
 		case $1 in
@@ -83,6 +96,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ -n "$build" ] || build=$here/../build-bench
 usertp=$build/bin/usertp
 producer=$build/bench/bench-producer
+[ "$tracer" = usertp ] || producer=$build/bench/peer-producer-lttng
 for f in "$usertp" "$producer"; do
 	[ -x "$f" ] || { echo "bench-record.sh: no $f (build it first)" >&2; exit 2; }
 done
@@ -108,8 +122,10 @@ else
 fi
 in_memory "$work" && [ -z "$smoke" ] &&
 	echo "bench-record.sh: warning: $work is in memory ($(fstype "$work")), not on disk" >&2
-trap 'rm -rf "$work"' EXIT
+. "$here/peers/lttng.sh"
+trap 'lttng_daemon_stop; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP PIPE
+[ "$tracer" = usertp ] || lttng_daemon_start
 
 # The producer must reach the recorder: no setting of the caller's may stand in the way.
 unset USERTP_EVENTS USERTP_CONTROL USERTP_SESSION
@@ -118,36 +134,69 @@ status=0
 best=0
 best_mbs=0
 
+# record_usertp RATE SECONDS [usertp record options...]: the producer under usertp record
+record_usertp() {
+	rate=$1 secs=$2
+	shift 2
+	timeout $((${secs%.*} * 4 + 60)) /usr/bin/time -f "%U %S" -o "$work/time" \
+		"$usertp" record -e usertp_bench:bench_event \
+		-o "$work/run.dat" "$@" -- "$producer" -t "$threads" "$rate" "$secs" \
+		>"$work/out" 2>"$work/err"
+}
+
+# record_lttng RATE SECONDS: the producer through LTTng-UST into a session; sets $lost (the
+# events LTTng discarded) and $consumer_s (its consumer daemons' CPU time meanwhile)
+record_lttng() {
+	lttng_session_start "bench-record-$$" consumer "$work/lttng" 2>"$work/err" || return 1
+	before=$(lttng_consumer_cpu)
+	timeout $((${2%.*} * 4 + 60)) "$producer" -t "$threads" "$1" "$2" >"$work/out" 2>>"$work/err" ||
+		{ lttng_session_end "bench-record-$$" >/dev/null; return 1; }
+	lost=$(lttng_session_end "bench-record-$$")
+	consumer_s=$(awk -v a="$before" -v b="$(lttng_consumer_cpu)" 'BEGIN { print b - a }')
+}
+
 # run RATE SECONDS [usertp record options...]: one recording; sets $fired $recorded $lost
 # $reached $mbs and $ok (1: lost nothing at the rate asked)
 run() {
 	rate=$1 secs=$2
 	shift 2
-	rm -f "$work/run.dat"
-	if ! timeout $((${secs%.*} * 4 + 60)) /usr/bin/time -f "%U %S" -o "$work/time" \
-		"$usertp" record -e usertp_bench:bench_event \
-		-o "$work/run.dat" "$@" -- "$producer" -t "$threads" "$rate" "$secs" \
-		>"$work/out" 2>"$work/err"; then
-		echo "bench-record.sh: usertp record failed at $rate events/s:" >&2
+	rm -rf "$work/run.dat" "$work/lttng"
+	if [ "$tracer" = lttng ]; then
+		record_lttng "$rate" "$secs"
+	else
+		record_usertp "$rate" "$secs" "$@"
+	fi || {
+		echo "bench-record.sh: the recording failed at $rate events/s:" >&2
 		cat "$work/err" >&2
 		status=1
 		ok=0
 		return
-	fi
+	}
 	fired=$(sed -n 's/^fired \([0-9]*\).*/\1/p' "$work/out")
 	reached=$(sed -n 's/.*	rate \([0-9]*\).*/\1/p' "$work/out")
 	late=$(sed -n 's/.*	late_us \([0-9]*\).*/\1/p' "$work/out")
 	took=$(sed -n 's/.*	seconds \([0-9.]*\).*/\1/p' "$work/out")
 	event_ns=$(sed -n 's/.*	event_ns \([0-9.]*\).*/\1/p' "$work/out")
-	producer_cpu=$(sed -n 's/.*	cpu_s \([0-9.]*\).*/\1/p' "$work/out")
-	# The recorder's own CPU time: the recording's (its waited-for child included) less
-	# the producer's, per event fired.
-	rec_ns=$(awk -v p="${producer_cpu:-0}" -v f="${fired:-0}" \
-		'{ if (f > 0) printf "%.1f", ($1 + $2 - p) * 1e9 / f; else print "?" }' "$work/time")
-	lost=$(sed -n 's/^usertp record: .* events, \([0-9]*\) lost,.*/\1/p' "$work/err")
-	recorded=$("$usertp" report --stat "$work/run.dat" | awk '$1 == "all" { print $2 }')
-	size=$(wc -c <"$work/run.dat")
-	rm -f "$work/run.dat"
+	if [ "$tracer" = lttng ]; then
+		rec_ns=$(awk -v c="$consumer_s" -v f="${fired:-0}" \
+			'BEGIN { if (f > 0) printf "%.1f", c * 1e9 / f; else print "?" }')
+		recorded=$((fired - lost))
+		# Its count checked once, by reading the trace (short runs only: babeltrace2 is slow)
+		if [ -n "$smoke" ] && [ -n "$fired" ]; then
+			recorded=$(babeltrace2 "$work/lttng" 2>/dev/null | grep -c ' usertp_bench:bench_event: ')
+		fi
+		size=$(du -sb "$work/lttng" | cut -f1)
+	else
+		producer_cpu=$(sed -n 's/.*	cpu_s \([0-9.]*\).*/\1/p' "$work/out")
+		# The recorder's own CPU time: the recording's (its waited-for child included)
+		# less the producer's, per event fired.
+		rec_ns=$(awk -v p="${producer_cpu:-0}" -v f="${fired:-0}" \
+			'{ if (f > 0) printf "%.1f", ($1 + $2 - p) * 1e9 / f; else print "?" }' "$work/time")
+		lost=$(sed -n 's/^usertp record: .* events, \([0-9]*\) lost,.*/\1/p' "$work/err")
+		recorded=$("$usertp" report --stat "$work/run.dat" | awk '$1 == "all" { print $2 }')
+		size=$(wc -c <"$work/run.dat")
+	fi
+	rm -rf "$work/run.dat" "$work/lttng"
 	mbs=$(awk -v s="$size" -v t="$took" 'BEGIN { printf "%.1f", s / 1e6 / t }')
 	if [ -z "$fired" ] || [ -z "$lost" ] || [ -z "$recorded" ] ||
 		[ "$fired" -ne $((recorded + lost)) ]; then
@@ -159,8 +208,9 @@ run() {
 		ok=$(awk -v l="$lost" -v r="$reached" -v t="$rate" \
 			'BEGIN { print (l == 0 && r >= 0.98 * t) ? 1 : 0 }')
 	fi
-	printf '%10s %10s %11s %11s %10s %8s %7s %8s %8s %8s  %s\n' "$rate" "$reached" "$fired" \
+	printf '%10s %10s %11s %11s %10s %8s %7s %7s %8s %8s %8s  %s\n' "$rate" "$reached" "$fired" \
 		"$recorded" "$lost" "$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1e6 }')" \
+		"$(awk -v s="$size" -v f="${fired:-0}" 'BEGIN { if (f > 0) printf "%.1f", s / f; else print "?" }')" \
 		"$mbs" "$late" "${event_ns:-?}" "${rec_ns:-?}" \
 		"$([ "$ok" = 1 ] && echo sustained || echo no)"
 	if [ "$ok" = 1 ] && [ "$rate" -gt "$best" ]; then
@@ -170,8 +220,8 @@ run() {
 }
 
 header() {
-	printf '%10s %10s %11s %11s %10s %8s %7s %8s %8s %8s  %s\n' "asked/s" "reached/s" "fired" \
-		"recorded" "lost" "MB" "MB/s" "late_us" "event_ns" "rec_ns" "verdict"
+	printf '%10s %10s %11s %11s %10s %8s %7s %7s %8s %8s %8s  %s\n' "asked/s" "reached/s" "fired" \
+		"recorded" "lost" "MB" "B/event" "MB/s" "late_us" "event_ns" "rec_ns" "verdict"
 }
 
 if [ -n "$smoke" ]; then
@@ -180,12 +230,18 @@ if [ -n "$smoke" ]; then
 	run 100000 0.3
 	# 4 KiB per CPU read every 0.2 s: most events are dropped.
 	run 400000 0.3 -b 4 -s 200000
-	[ "${lost:-0}" -gt 0 ] || echo "bench-record.sh: (the small buffer lost nothing this time)" >&2
+	[ "$tracer" = lttng ] || [ "${lost:-0}" -gt 0 ] ||
+		echo "bench-record.sh: (the small buffer lost nothing this time)" >&2
 	exit $status
 fi
 
-echo "# usertp record -e usertp_bench:bench_event${kb:+ -b $kb}${interval:+ -s $interval}" \
-	"-o $work/run.dat -- bench-producer -t $threads RATE $seconds"
+if [ "$tracer" = lttng ]; then
+	echo "# an LTTng session (per-CPU buffers, its consumer writing $work/lttng) with" \
+		"peer-producer-lttng -t $threads RATE $seconds"
+else
+	echo "# usertp record -e usertp_bench:bench_event${kb:+ -b $kb}${interval:+ -s $interval}" \
+		"-o $work/run.dat -- bench-producer -t $threads RATE $seconds"
+fi
 device=$(df -P "$work" | awk 'NR == 2 { print $1 }')
 echo "# output on $(fstype "$work") ($device), $(nproc) CPUs," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"

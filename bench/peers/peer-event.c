@@ -39,42 +39,7 @@
 
 #include "bench-common.h"
 
-#if defined(PEER_USERTP)
-#define CREATE_TRACE_POINTS
-#include "trace-bench.h"
-#define TRACER "usertp"
-#define FIRE(a, b, c, s) trace_bench_event(a, b, c, s)
-#elif defined(PEER_LTTNG)
-#define TRACEPOINT_DEFINE
-#define TRACEPOINT_CREATE_PROBES
-#include "peer-lttng-tp.h"
-#define TRACER "lttng-ust"
-#define FIRE(a, b, c, s) tracepoint(usertp_bench, bench_event, a, b, c, s)
-#elif defined(PEER_USDT)
-#include <sys/sdt.h>
-#define TRACER "usdt"
-#define FIRE(a, b, c, s) DTRACE_PROBE4(usertp_bench, bench_event, a, b, c, s)
-#elif defined(PEER_MARKER)
-#define TRACER "trace_marker"
-static int marker_fd = -1;
-/* One write(2) of the event as text: what a program logging to ftrace pays per event. */
-static void marker_write(int a, long b, unsigned int c, const char *s)
-{
-	char line[96];
-	int n = snprintf(line, sizeof(line), "bench_event: a=%d b=%ld c=%u s=%s\n", a, b, c, s);
-
-	if (write(marker_fd, line, (size_t)n) != n) {
-		perror("peer-event: trace_marker");
-		exit(1);
-	}
-}
-#define FIRE(a, b, c, s) marker_write(a, b, c, s)
-#elif defined(PEER_NONE)
-#define TRACER "none"
-#define FIRE(a, b, c, s) __asm__ __volatile__("" : : "r"(a), "r"(b), "r"(c), "r"(s))
-#else
-#error "build with one of -DPEER_NONE, -DPEER_USERTP, -DPEER_LTTNG, -DPEER_USDT, -DPEER_MARKER"
-#endif
+#include "peer-fire.h"
 
 /* The one loop every tracer runs. */
 NOINLINE static void run_site(uint64_t n)
@@ -199,19 +164,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "peer-event: how many events? (peer-event -h)\n");
 		return 2;
 	}
-#if defined(PEER_MARKER)
-	marker_fd = marker ? open(marker, O_WRONLY | O_CLOEXEC) : -1;
-	if (marker_fd < 0) {
-		fprintf(stderr, "peer-event: --marker %s: %s\n", marker ? marker : "(none)",
-			strerror(errno));
+	if (peer_fire_open(marker))
 		return 2;
-	}
-#else
-	if (marker) {
-		fprintf(stderr, "peer-event: --marker is for the trace_marker build\n");
-		return 2;
-	}
-#endif
 #if BENCH_HAVE_CALLGRIND
 	if (under_callgrind && !RUNNING_ON_VALGRIND) {
 		fprintf(stderr, "peer-event: --callgrind runs under valgrind --tool=callgrind\n");

@@ -80,15 +80,12 @@ usertp=$build/bin/usertp
 tmp=$(mktemp -d)
 tfs=/sys/kernel/tracing
 instance=$tfs/instances/usertp-peers-$$
-sessiond=
 uprobe=
+. "$here/lttng.sh"
 cleanup() {
 	[ -z "$uprobe" ] || echo "-:usertp_bench/bench_event" >>"$tfs/uprobe_events" 2>/dev/null || true
 	[ ! -d "$instance" ] || rmdir "$instance" 2>/dev/null || true
-	if [ -n "$sessiond" ]; then
-		kill -TERM "$sessiond" 2>/dev/null || true
-		wait "$sessiond" 2>/dev/null || true
-	fi
+	lttng_daemon_stop
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -100,16 +97,7 @@ note() { echo "$*" >>"$tmp/notes"; }
 # --- What can run here -------------------------------------------------------------------
 have_lttng= have_kernel=
 if [ -x "$bin/peer-lttng" ] && command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null; then
-	if ! lttng list >/dev/null 2>&1; then
-		lttng-sessiond --no-kernel --quiet &
-		sessiond=$!
-		i=0
-		until lttng list >/dev/null 2>&1; do
-			i=$((i + 1))
-			[ $i -lt 100 ] || { echo "run.sh: lttng-sessiond did not start" >&2; exit 1; }
-			sleep 0.1
-		done
-	fi
+	lttng_daemon_start
 	have_lttng=1
 else
 	note "LTTng-UST: not installed (scripts/deps.sh peers), its cases skipped"
@@ -188,22 +176,13 @@ run_case() {
 	esac
 	[ -z "${CG:-}" ] || n=$cg_n
 	out=$tmp/run.out dat=$tmp/u.dat
+	session=usertp-peers-$$
 	if [ -n "$lttng" ]; then
-		session=usertp-peers-$$
 		rm -rf "$tmp/lttng"
-		if [ "$lttng" = snapshot ]; then
-			lttng create "$session" --snapshot --output="$tmp/lttng" >/dev/null
-		else
-			lttng create "$session" --output="$tmp/lttng" >/dev/null
-		fi
-		lttng enable-channel -u -s "$session" c0 >/dev/null
-		if [ "$lttng" = filter ]; then
-			lttng enable-event -u -s "$session" -c c0 usertp_bench:bench_event \
-				--filter 'a >= 0 && b > 0' >/dev/null
-		else
-			lttng enable-event -u -s "$session" -c c0 usertp_bench:bench_event >/dev/null
-		fi
-		lttng start "$session" >/dev/null
+		case $lttng in
+		filter) lttng_session_start "$session" consumer "$tmp/lttng" 'a >= 0 && b > 0' ;;
+		*) lttng_session_start "$session" "$lttng" "$tmp/lttng" ;;
+		esac
 	fi
 	[ "$case" != usdt-uprobe ] || echo 1 >"$instance/events/usertp_bench/bench_event/enable"
 	# Under callgrind, usertp's recording threads take its rseq writer through the stand-in
@@ -222,9 +201,8 @@ run_case() {
 	set -e
 	[ "$case" != usdt-uprobe ] || echo 0 >"$instance/events/usertp_bench/bench_event/enable"
 	if [ -n "$lttng" ]; then
-		lttng stop "$session" >"$tmp/lttng.stop" 2>&1 || true
-		grep -i 'discarded\|lost' "$tmp/lttng.stop" | sed "s/^/$case: /" >>"$tmp/lttng.lost" || true
-		lttng destroy "$session" >/dev/null
+		discarded=$(lttng_session_end "$session")
+		[ "$discarded" -eq 0 ] || echo "$case, $threads thread(s): $discarded" >>"$tmp/lttng.lost"
 	fi
 	if [ $status -ne 0 ]; then
 		echo "run.sh: $case ($threads thread) failed:" >&2
@@ -359,5 +337,5 @@ echo
 echo "x usertp: the median over the rounds of the case's time over usertp's of the same round"
 echo "(disabled sites against usertp disabled, filters against usertp's filter, the rest against"
 echo "usertp with the mono clock and as many threads).  Instructions: callgrind, one thread."
-[ ! -s "$tmp/lttng.lost" ] || { echo "LTTng's own words on lost events:"; sort -u "$tmp/lttng.lost"; }
+[ ! -s "$tmp/lttng.lost" ] || { echo "LTTng discarded events (its channels' count) in:"; cat "$tmp/lttng.lost"; }
 cat "$tmp/notes"
