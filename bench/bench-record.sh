@@ -19,6 +19,8 @@
 #	-T THREADS	producer threads (default 2)
 #	-r RATE		the first rate tried, events per second in all (default 250000)
 #	--once		one run at the first rate (-r), no search: to compare builds at one rate
+#	--keep PATH	with --once: the recording is moved to PATH (a trace.dat file, or
+#			LTTng's trace directory), not deleted
 #	--smoke		about a second: two short runs, one of them with a buffer small enough
 #			to lose events, checked for fired = recorded + lost; no search
 #
@@ -48,6 +50,7 @@ set -eu
 
 smoke=
 once=
+keep=
 tracer=usertp
 dir=
 kb=
@@ -60,6 +63,10 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
 	--once) once=1 ;;
+	--keep)
+		keep=${2:?bench-record.sh: --keep needs a path}
+		shift
+		;;
 	--tracer)
 		case ${2:-} in
 		usertp | lttng) tracer=$2 ;;
@@ -196,12 +203,16 @@ run() {
 		recorded=$("$usertp" report --stat "$work/run.dat" | awk '$1 == "all" { print $2 }')
 		size=$(wc -c <"$work/run.dat")
 	fi
+	if [ -n "$keep" ]; then
+		if [ "$tracer" = lttng ]; then mv "$work/lttng" "$keep"; else mv "$work/run.dat" "$keep"; fi
+	fi
 	rm -rf "$work/run.dat" "$work/lttng"
 	mbs=$(awk -v s="$size" -v t="$took" 'BEGIN { printf "%.1f", s / 1e6 / t }')
 	if [ -z "$fired" ] || [ -z "$lost" ] || [ -z "$recorded" ] ||
 		[ "$fired" -ne $((recorded + lost)) ]; then
 		echo "bench-record.sh: at $rate events/s: fired ${fired:-?}," \
 			"recorded ${recorded:-?} + lost ${lost:-?} do not add up" >&2
+		cat "$work/err" >&2
 		status=1
 		ok=0
 	else

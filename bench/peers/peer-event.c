@@ -12,6 +12,7 @@
  *			programs that log to ftrace do
  *
  *	peer-event [--threads 1|2] [--marker PATH] [--callgrind] N
+ *	peer-event --status | --start-only
  *
  * Natively it fires N events per thread after a warm-up of N/10, the threads (each pinned to a
  * CPU of its own when there are two) started together by a barrier, and prints
@@ -20,6 +21,10 @@
  *	aggregate_ns X		the wall time from the first start to the last end over all events
  *	cpu_ns_per_event X	the same as the first by the threads' CPU time
  *	events N		all threads' events
+ *
+ * An untraced program: --status fires one event in the main thread, waits 100 ms (for
+ * threads a tracer starts), and prints "threads N" and "rss_kb N" (/proc/self/status);
+ * --start-only returns from main at once (run.sh times many starts).
  *
  * With --callgrind (under valgrind --tool=callgrind --smc-check=all), in one thread, it runs
  * N, then 2N events, each between zeroed counters and CALLGRIND_DUMP_STATS_AT("peer-bench
@@ -119,6 +124,34 @@ static int count_instructions(long n)
 #endif
 }
 
+/* What a program that is not traced carries: its threads and resident memory. */
+static int print_status(void)
+{
+	char line[256];
+	FILE *f;
+
+	{
+		PAYLOAD(1);
+		FIRE(a, b, c, s);
+	}
+	usleep(100000);
+	f = fopen("/proc/self/status", "r");
+	if (!f) {
+		perror("peer-event: /proc/self/status");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long v;
+
+		if (sscanf(line, "Threads: %lu", &v) == 1)
+			printf("threads %lu\n", v);
+		else if (sscanf(line, "VmRSS: %lu", &v) == 1)
+			printf("rss_kb %lu\n", v);
+	}
+	fclose(f);
+	return 0;
+}
+
 /* A number of the command line from LO to HI, or the program ends with status 2. */
 static long number(const char *text, long lo, long hi, const char *what)
 {
@@ -152,11 +185,15 @@ int main(int argc, char **argv)
 			marker = argv[++i];
 		else if (!strcmp(argv[i], "--callgrind"))
 			under_callgrind = true;
+		else if (!strcmp(argv[i], "--status") && argc == 2)
+			return print_status();
+		else if (!strcmp(argv[i], "--start-only") && argc == 2)
+			return 0;
 		else if (i == argc - 1 && argv[i][0] != '-')
 			n = number(argv[i], 1, 1000000000, "events per thread");
 		else {
 			fprintf(stderr, "usage: peer-event [--threads 1|2] [--marker PATH] "
-					"[--callgrind] EVENTS\n");
+					"[--callgrind] EVENTS | --status | --start-only\n");
 			return 2;
 		}
 	}

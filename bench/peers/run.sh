@@ -82,9 +82,15 @@ tfs=/sys/kernel/tracing
 instance=$tfs/instances/usertp-peers-$$
 uprobe=
 . "$here/lttng.sh"
-cleanup() {
-	[ -z "$uprobe" ] || echo "-:usertp_bench/bench_event" >>"$tfs/uprobe_events" 2>/dev/null || true
+# The uprobe's group is not the programs' system (usertp_bench): usertp record would take a
+# spec of a system the kernel has for the kernel's.
+remove_kernel_setup() {
+	[ -z "$uprobe" ] || echo "-:usertp_peers_usdt/bench_event" >>"$tfs/uprobe_events" 2>/dev/null || true
+	uprobe=
 	[ ! -d "$instance" ] || rmdir "$instance" 2>/dev/null || true
+}
+cleanup() {
+	remove_kernel_setup
 	lttng_daemon_stop
 	rm -rf "$tmp"
 }
@@ -142,10 +148,10 @@ EOF_LOAD
 			*) args="$args $(echo abc | cut -c$i)=%$reg:$type" ;;
 			esac
 		done
-		if echo "p:usertp_bench/bench_event $bin/peer-usdt:$off$args" >>"$tfs/uprobe_events" 2>"$tmp/uprobe.err"; then
+		if echo "p:usertp_peers_usdt/bench_event $bin/peer-usdt:$off$args" >>"$tfs/uprobe_events" 2>"$tmp/uprobe.err"; then
 			uprobe=1
 		else
-			note "USDT: the uprobe 'p:usertp_bench/bench_event $bin/peer-usdt:$off$args' was refused: $(cat "$tmp/uprobe.err")"
+			note "USDT: the uprobe 'p:usertp_peers_usdt/bench_event $bin/peer-usdt:$off$args' was refused: $(cat "$tmp/uprobe.err")"
 		fi
 	fi
 else
@@ -184,7 +190,7 @@ run_case() {
 		*) lttng_session_start "$session" "$lttng" "$tmp/lttng" ;;
 		esac
 	fi
-	[ "$case" != usdt-uprobe ] || echo 1 >"$instance/events/usertp_bench/bench_event/enable"
+	[ "$case" != usdt-uprobe ] || echo 1 >"$instance/events/usertp_peers_usdt/bench_event/enable"
 	# Under callgrind, usertp's recording threads take its rseq writer through the stand-in
 	# (bench-common.h), as natively; peer-event fails when they did not.
 	cg= standin=
@@ -199,7 +205,7 @@ run_case() {
 		>"$out" 2>"$tmp/run.err"
 	status=$?
 	set -e
-	[ "$case" != usdt-uprobe ] || echo 0 >"$instance/events/usertp_bench/bench_event/enable"
+	[ "$case" != usdt-uprobe ] || echo 0 >"$instance/events/usertp_peers_usdt/bench_event/enable"
 	if [ -n "$lttng" ]; then
 		discarded=$(lttng_session_end "$session")
 		[ "$discarded" -eq 0 ] || echo "$case, $threads thread(s): $discarded" >>"$tmp/lttng.lost"
@@ -261,6 +267,145 @@ while [ $round -lt "$rounds" ]; do
 		fi
 	done
 done
+remove_kernel_setup	# done with them
+
+# summary FILE [FORMAT]: "median (min..max)" of the numbers in FILE, one per line, each
+# printed with FORMAT (default %.1f)
+summary() {
+	sort -g "$1" | awk -v f="${2:-%.1f}" '{ v[++n] = $1 } END {
+		if (!n) { print "-"; exit }
+		m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		printf f " (" f ".." f ")\n", m, v[1], v[n] }'
+}
+more=$tmp/more.txt
+: >"$more"
+
+# --- Recording: the highest rate kept with nothing lost, then the recorder's cost -------------
+# bench-record.sh (one home for the rule): two paced producer threads, files on local disk.
+# Its search (rates doubled, then bisected to 5 %) runs once per tracer; then, in interleaved
+# rounds at one rate both keep, each recorder's CPU time per event and the bytes per event.
+record_secs=10
+[ -z "$smoke" ] || record_secs=0.3
+tracers=usertp
+[ -z "$have_lttng" ] || tracers="usertp lttng"
+common_rate=
+for t in $tracers; do
+	if [ -z "$smoke" ]; then
+		sh "$here/../bench-record.sh" --tracer "$t" -t "$record_secs" "$build" >"$tmp/search-$t"
+		best=$(sed -n 's/^highest rate with no event lost: \([0-9]*\) .*/\1/p' "$tmp/search-$t")
+	else
+		best=100000
+	fi
+	echo "$t ${best:-0}" >>"$tmp/best"
+	if [ -z "$common_rate" ] || [ "${best:-0}" -lt "$common_rate" ]; then common_rate=${best:-0}; fi
+done
+if [ "${common_rate:-0}" -gt 0 ]; then
+	round=0
+	while [ $round -lt "$rounds" ]; do
+		round=$((round + 1))
+		for t in $tracers; do
+			sh "$here/../bench-record.sh" --once --tracer "$t" -r "$common_rate" -t "$record_secs" \
+				"$build" >"$tmp/once" || { echo "run.sh: bench-record.sh $t failed" >&2; exit 1; }
+			# asked reached fired recorded lost MB B/event MB/s late event_ns rec_ns verdict
+			awk -v t="$t" '$1 ~ /^[0-9]+$/ { print t, $5, $7, $11 }' "$tmp/once" >>"$tmp/record.tsv"
+		done
+	done
+fi
+{
+	echo "Recording: two paced producer threads, ${record_secs} s per run, files on local disk"
+	while read -r t best; do
+		printf '  %-8s highest rate with no event lost: %s events/s\n' "$t" "$best"
+	done <"$tmp/best"
+	if [ -s "$tmp/record.tsv" ]; then
+		echo "  at $common_rate events/s, $rounds round(s):"
+		for t in $tracers; do
+			awk -v t="$t" '$1 == t { print $4 }' "$tmp/record.tsv" >"$tmp/v1"
+			awk -v t="$t" '$1 == t { print $3 }' "$tmp/record.tsv" >"$tmp/v2"
+			awk -v t="$t" '$1 == t { n += $2 } END { print n + 0 }' "$tmp/record.tsv" >"$tmp/v3"
+			printf '  %-8s %s CPU ns per event, %s bytes per event, %s events lost in all\n' "$t" \
+				"$(summary "$tmp/v1")" "$(summary "$tmp/v2")" "$(cat "$tmp/v3")"
+		done
+		echo "  (usertp: usertp record's CPU time less the producer's; LTTng: its consumer daemons')"
+	fi
+	echo
+} >>"$more"
+
+# --- Reading: events turned into text per second, and peak memory ---------------------------
+# The same events (the paced producer, under the highest rate found) recorded by usertp and by
+# LTTng; usertp report and trace-cmd report read the one trace.dat, babeltrace2 LTTng's trace.
+read_events=2000000
+[ -z "$smoke" ] || read_events=20000
+sh "$here/../bench-record.sh" --once -r 400000 -t "$(awk -v n=$read_events 'BEGIN { print n / 400000 }')" \
+	--keep "$tmp/read.dat" "$build" >/dev/null
+readers="usertp trace-cmd"
+if [ -n "$have_lttng" ]; then
+	sh "$here/../bench-record.sh" --once --tracer lttng -r 400000 \
+		-t "$(awk -v n=$read_events 'BEGIN { print n / 400000 }')" --keep "$tmp/read.lttng" \
+		"$build" >/dev/null
+	readers="$readers babeltrace2"
+fi
+round=0
+while [ $round -lt "$rounds" ]; do
+	round=$((round + 1))
+	for r in $readers; do
+		case $r in
+		usertp) set -- "$usertp" report -i "$tmp/read.dat" ;;
+		trace-cmd) set -- trace-cmd report -i "$tmp/read.dat" ;;
+		babeltrace2) set -- babeltrace2 "$tmp/read.lttng" ;;
+		esac
+		/usr/bin/time -f '%e %M' -o "$tmp/rtime" "$@" >"$tmp/text" 2>/dev/null
+		lines=$(grep -c 'bench_event' "$tmp/text" || true)
+		echo "$r $lines $(cat "$tmp/rtime")" >>"$tmp/read.tsv"
+	done
+done
+{
+	echo "Reading: the same $read_events events as text, $rounds round(s)"
+	for r in $readers; do
+		awk -v r="$r" '$1 == r && $3 > 0 { printf "%.0f\n", $2 / $3 }' "$tmp/read.tsv" >"$tmp/v1"
+		awk -v r="$r" '$1 == r { print $4 / 1024 }' "$tmp/read.tsv" >"$tmp/v2"
+		printf '  %-12s %s events/s, peak memory %s MiB\n' "$r" "$(summary "$tmp/v1" %.0f)" \
+			"$(summary "$tmp/v2")"
+	done
+	echo
+} >>"$more"
+
+# --- An untraced program: threads, resident memory, start-up --------------------------------
+starts=200
+[ -z "$smoke" ] || starts=5
+progs="none usertp"
+[ -z "$have_lttng" ] || progs="$progs lttng"
+round=0
+while [ $round -lt "$rounds" ]; do
+	round=$((round + 1))
+	for p in $progs; do
+		t0=$(date +%s%N)
+		i=0
+		while [ $i -lt $starts ]; do
+			"$bin/peer-$p" --start-only
+			i=$((i + 1))
+		done
+		t1=$(date +%s%N)
+		echo "$p $round $(( (t1 - t0) / starts ))" >>"$tmp/start.tsv"
+	done
+done
+{
+	echo "An untraced program (nothing enabled; LTTng's session daemon running, no session);"
+	echo "start to exit: the mean of $starts starts of the program, fork and exec included"
+	for p in $progs; do
+		"$bin/peer-$p" --status >"$tmp/status"
+		awk -v p="$p" '$1 == p { print $3 / 1000 }' "$tmp/start.tsv" >"$tmp/v1"
+		# what it adds to the plain program's start, per round
+		awk -v p="$p" '$1 == "none" { plain[$2] = $3 } $1 == p { mine[$2] = $3 }
+			END { for (r in mine) print (mine[r] - plain[r]) / 1000 }' "$tmp/start.tsv" >"$tmp/v2"
+		printf '  %-8s %s threads, %s KiB resident, start to exit %s us' \
+			"$([ "$p" = none ] && echo plain || echo "$p")" \
+			"$(sed -n 's/^threads //p' "$tmp/status")" "$(sed -n 's/^rss_kb //p' "$tmp/status")" \
+			"$(summary "$tmp/v1")"
+		[ "$p" = none ] && echo || echo ", $(summary "$tmp/v2") us more than plain"
+	done
+	echo
+} >>"$more"
+
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- The table ------------------------------------------------------------------------------
@@ -338,4 +483,5 @@ echo "x usertp: the median over the rounds of the case's time over usertp's of t
 echo "(disabled sites against usertp disabled, filters against usertp's filter, the rest against"
 echo "usertp with the mono clock and as many threads).  Instructions: callgrind, one thread."
 [ ! -s "$tmp/lttng.lost" ] || { echo "LTTng discarded events (its channels' count) in:"; cat "$tmp/lttng.lost"; }
-cat "$tmp/notes"
+echo
+cat "$more" "$tmp/notes"
