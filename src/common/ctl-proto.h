@@ -7,9 +7,9 @@
  * refused when it is not ours or others may enter it.  A program's endpoint is
  * "<dir>/<pid>.sock" (a Unix stream socket, 0600); a consumer's session's is
  * "<dir>/record-<pid>.sock" (the first of a process; then "record-<pid>.<n>.sock"), and
- * "<dir>/all.record-<pid>...sock" links to each session that records every program of the
- * user (programs that start join them).  Every connection's peer uid is checked (SO_PEERCRED): the same user
- * or root.
+ * "<dir>/all/record-<pid>...sock" links to each session that records every program of the
+ * user (programs that start join them).  Every connection's peer uid is checked
+ * (SO_PEERCRED): the same user or root.
  *
  * Messages: a u32 length (host order, at most USERTP_CTL_MAX_MSG) then that many bytes of
  * text: a word, "key=value" words on the first line, data lines after it (the body).  A
@@ -32,12 +32,14 @@
 #define USERTP_CTL_VERSION 1
 #define USERTP_CTL_MAX_MSG (1u << 20)
 /*
- * In the runtime directory, one for each session that records every program of the user
- * (usertp record -a, an instance of usertp mount): "all.NAME", a link to its socket NAME.  A
- * program that starts joins each of them (at most USERTP_CTL_MAX_ALL), each session on its
- * own: their settings and buffers are their own.
+ * In the runtime directory's subdirectory "all", one for each session that records every
+ * program of the user (usertp record -a, an instance of usertp mount): "all/NAME", a link to
+ * its socket NAME.  A program that starts joins each of them (at most USERTP_CTL_MAX_ALL),
+ * each session on its own: their settings and buffers are their own.  A directory of their
+ * own so that a program's start reads only them, not the endpoints of every program running
+ * (or left by programs killed), which are in the runtime directory itself.
  */
-#define USERTP_CTL_ALL_PREFIX "all."
+#define USERTP_CTL_ALL_DIR "all"
 #define USERTP_CTL_MAX_ALL 16
 /*
  * Root's sessions of every user's programs (usertp record -a and usertp mount, as root) have
@@ -45,6 +47,7 @@
  * root may write in, which the programs of other users look into as well as into their own.
  * USERTP_SYSTEM_DIR names another (an absolute path; tests keep to their own).
  */
+#define USERTP_CTL_ALL_PREFIX "all."
 #define USERTP_CTL_SYSTEM_DIR "/run/usertp"
 
 /*

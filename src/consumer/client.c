@@ -113,8 +113,8 @@ const char *usertp__client_find_error(int err)
 }
 
 /*
- * @name in the runtime directory @dir, left by a recorder that died (record-PID.sock, or
- * all.NAME pointing to nothing), or in the system directory (all.record-PID.sock, a socket):
+ * @name in the runtime directory @dir or its "all" (a link to a socket that is gone), left by
+ * a recorder that died (record-PID.sock), or in the system directory (all.record-PID.sock):
  * removed.
  */
 static void remove_if_stale(const char *dir, const char *name)
@@ -125,12 +125,12 @@ static void remove_if_stale(const char *dir, const char *name)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
 		return;
-	if (!strncmp(name, USERTP_CTL_ALL_PREFIX, strlen(USERTP_CTL_ALL_PREFIX))) {
-		if (lstat(path, &st) || !S_ISLNK(st.st_mode))
-			name += strlen(USERTP_CTL_ALL_PREFIX); /* a socket itself: by its pid */
-		else if (stat(path, &st) && errno == ENOENT)
-			unlink(path); /* a link to a socket that is gone */
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && stat(path, &st) && errno == ENOENT) {
+		unlink(path); /* a link to a socket that is gone */
+		return;
 	}
+	if (!strncmp(name, USERTP_CTL_ALL_PREFIX, strlen(USERTP_CTL_ALL_PREFIX)))
+		name += strlen(USERTP_CTL_ALL_PREFIX); /* the system directory's: by its pid */
 	if (strncmp(name, "record-", 7))
 		return;
 	pid = strtol(name + 7, &end, 10);
@@ -143,6 +143,7 @@ static void remove_if_stale(const char *dir, const char *name)
 
 void usertp__client_remove_stale_in(const char *dir)
 {
+	char all[PATH_MAX];
 	struct dirent *de;
 	DIR *d = opendir(dir);
 
@@ -151,6 +152,12 @@ void usertp__client_remove_stale_in(const char *dir)
 	while ((de = readdir(d)))
 		remove_if_stale(dir, de->d_name);
 	closedir(d);
+	if ((size_t)snprintf(all, sizeof(all), "%s/%s", dir, USERTP_CTL_ALL_DIR) < sizeof(all) &&
+	    (d = opendir(all))) {
+		while ((de = readdir(d)))
+			remove_if_stale(all, de->d_name);
+		closedir(d);
+	}
 }
 
 void usertp__client_remove_stale(void)

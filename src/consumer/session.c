@@ -692,19 +692,25 @@ int usertp_session_attach_all(struct usertp_session *s)
 	ret = usertp__client_dir(dir, sizeof(dir), true);
 	if (ret)
 		return usertp__session_fail(s, ret, "the runtime directory: %s", strerror(-ret));
-	/* Programs that start look for this name ("all." and our socket's). */
-	if ((size_t)snprintf(s->all_path, sizeof(s->all_path), "%.*s/%s%s", (int)sizeof(s->all_path),
-			     dir, USERTP_CTL_ALL_PREFIX, strrchr(s->sock_path, '/') + 1) >=
+	/* Programs that start look there: "all/" and our socket's name (ctl-proto.h). */
+	if ((size_t)snprintf(s->all_path, sizeof(s->all_path), "%.*s/%s/%s", (int)sizeof(s->all_path),
+			     dir, USERTP_CTL_ALL_DIR, strrchr(s->sock_path, '/') + 1) >=
 	    sizeof(s->all_path)) {
 		s->all_path[0] = 0;
 		return usertp__session_fail(s, -ENAMETOOLONG, "the runtime directory: %s",
 					    strerror(ENAMETOOLONG));
 	}
-	unlink(s->all_path); /* (left by a session of a process of this pid that died) */
-	if (symlink(s->sock_path, s->all_path)) {
-		ret = -errno;
+	*strrchr(s->all_path, '/') = 0;
+	ret = mkdir(s->all_path, 0700) && errno != EEXIST ? -errno : 0;
+	s->all_path[strlen(s->all_path)] = '/';
+	if (!ret) {
+		unlink(s->all_path); /* (left by a session of a process of this pid that died) */
+		ret = symlink(s->sock_path, s->all_path) ? -errno : 0;
+	}
+	if (ret) {
+		usertp__session_fail(s, ret, "%s: %s", s->all_path, strerror(-ret));
 		s->all_path[0] = 0;
-		return usertp__session_fail(s, ret, "%s: %s", s->all_path, strerror(-ret));
+		return ret;
 	}
 	if (geteuid() == 0 && (ret = listen_every_user(s))) {
 		unlink(s->all_path);

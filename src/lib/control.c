@@ -978,8 +978,11 @@ fail:
 	usertp__session_end(c.session);
 }
 
-/* Join the sessions whose "all." sockets are in @dir (at most USERTP_CTL_MAX_ALL in all). */
-static void join_recorders_in(const char *dir, unsigned int *joined)
+/*
+ * Join the sessions whose sockets (or links to them) are in @dir, with names that begin with
+ * @prefix (at most USERTP_CTL_MAX_ALL in all).
+ */
+static void join_recorders_in(const char *dir, const char *prefix, unsigned int *joined)
 {
 	char path[PATH_MAX + 300];
 	struct dirent *de;
@@ -989,7 +992,7 @@ static void join_recorders_in(const char *dir, unsigned int *joined)
 	if (!d)
 		return;
 	while ((de = readdir(d)) && *joined < USERTP_CTL_MAX_ALL) {
-		if (strncmp(de->d_name, USERTP_CTL_ALL_PREFIX, strlen(USERTP_CTL_ALL_PREFIX)) ||
+		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)) ||
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
 			continue;
 		if (!stat(path, &st) && S_ISSOCK(st.st_mode)) {
@@ -1010,10 +1013,12 @@ static void join_recorders_of_all(void)
 	char dir[PATH_MAX];
 	unsigned int joined = 0;
 
-	if (!usertp__ctl_dir(dir, sizeof(dir), false))
-		join_recorders_in(dir, &joined);
+	if (!usertp__ctl_dir(dir, sizeof(dir) - sizeof(USERTP_CTL_ALL_DIR) - 1, false)) {
+		strcat(dir, "/" USERTP_CTL_ALL_DIR);
+		join_recorders_in(dir, "", &joined);
+	}
 	if (geteuid() != 0 && !usertp__ctl_system_dir(dir, sizeof(dir), false))
-		join_recorders_in(dir, &joined);
+		join_recorders_in(dir, USERTP_CTL_ALL_PREFIX, &joined);
 }
 
 static void fork_prepare(void)

@@ -299,13 +299,13 @@ all)
 	timeout 60 "$usertp" record -q -e 'rec:*' -a -o "$dir/a.dat" 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
-	wait_file "$XDG_RUNTIME_DIR/usertp/all.record-*.sock"
+	wait_file "$XDG_RUNTIME_DIR/usertp/all/record-*.sock"
 	wait_file "$dir/a.dat.spool-*/$p1-*.cpu0"
 	# A second -a at the same time, with its own events: each records on its own.
 	timeout 60 "$usertp" record -q -e 'rec:rec_mark' -a -o "$dir/a2.dat" 2>"$dir/err2" &
 	rec2=$!
 	bg "$rec2"
-	wait_until "two all.* links" sh -c "[ \$(ls $XDG_RUNTIME_DIR/usertp/all.* | wc -l) -eq 2 ]"
+	wait_until "two all/* links" sh -c "[ \$(ls $XDG_RUNTIME_DIR/usertp/all/* | wc -l) -eq 2 ]"
 	wait_file "$dir/a2.dat.spool-*/$p1-*.cpu0"
 	"$recprog" seq 25 >/dev/null
 	"$recprog" wait 7 >"$dir/p3" &
@@ -318,7 +318,7 @@ all)
 	kill -INT "$rec" "$rec2"
 	wait "$rec" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
 	wait "$rec2" || { echo "the second usertp record -a failed:"; cat "$dir/err2"; fail=1; }
-	[ -z "$(ls "$XDG_RUNTIME_DIR"/usertp/all.* 2>/dev/null)" ] || { echo "all.* left"; fail=1; }
+	[ -z "$(ls "$XDG_RUNTIME_DIR"/usertp/all/* 2>/dev/null)" ] || { echo "all/* left"; fail=1; }
 	report "$dir/a2.dat"
 	check_count "the second -a: rec_event, which it does not record" \
 		"$(count "$dir/report.txt" " rec_event: ")" 0
@@ -335,7 +335,7 @@ all)
 	"$usertp" record -q -e 'rec:*' -a -o "$dir/b.dat" 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
-	wait_file "$XDG_RUNTIME_DIR/usertp/all.record-$rec.sock"
+	wait_file "$XDG_RUNTIME_DIR/usertp/all/record-$rec.sock"
 	kill -STOP "$rec"
 	t0=$(date +%s%N)
 	"$recprog" seq 3 >/dev/null
