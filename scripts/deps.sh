@@ -14,7 +14,7 @@ set -eu
 packages="cmake ninja-build gcc g++ pkg-config liburcu-dev libtraceevent-dev libtracefs-dev"
 packages="$packages libfuse3-dev fuse3"
 if [ "${1:-build}" = test ] || [ "${1:-build}" = kernelshark ]; then
-	packages="$packages trace-cmd linux-source valgrind binutils"
+	packages="$packages trace-cmd linux-source valgrind binutils strace"
 	# bench/peers' smoke run builds and runs the peers too
 	packages="$packages liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev"
 fi

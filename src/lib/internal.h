@@ -40,7 +40,10 @@ USERTP_HIDDEN void usertp__recorder_init(void);
 /* control.c: events came (an object registered): recorders hear of them before they fire. */
 USERTP_HIDDEN void usertp__control_events_changed(void);
 
-/* Set by the recorder: objects registered afterwards are never unloaded (see registry.c). */
+/*
+ * Set by the recorder: objects registered afterwards are never unloaded, and their events keep
+ * their format text (see registry.c).
+ */
 extern bool usertp__keep_objects USERTP_HIDDEN;
 
 /* tracepoint.c */
@@ -81,7 +84,7 @@ struct usertp__event_node {
 	unsigned int nr_instances;
 	int id;
 	char *print_fmt; /* the class's or DEFINE_EVENT_PRINT's, with enum names replaced */
-	char *format;	 /* the whole format text, kept for writers that may not allocate */
+	char *format;	 /* the format text, while the embedded recorder runs (no malloc there) */
 	const struct usertp_event_field *fields;
 	unsigned int nr_fields;
 	struct usertp_event_file *files; /* consumers that enabled it */

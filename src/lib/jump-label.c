@@ -58,6 +58,7 @@ static void sync_all_cores(void)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
 
+/* Rewrite the 5 bytes at @code from @from to @to.  Return: 1 done, 0 already @to, -errno. */
 static int patch_site(uintptr_t code, const unsigned char *from, const unsigned char *to)
 {
 	long page_size = sysconf(_SC_PAGESIZE);
@@ -91,7 +92,7 @@ static int patch_site(uintptr_t code, const unsigned char *from, const unsigned 
 	 * whose constructors register objects.)
 	 */
 	mprotect((void *)page, (size_t)page_size, PROT_READ | PROT_EXEC);
-	return expected == old ? 0 : -EAGAIN;
+	return expected == old ? 1 : -EAGAIN;
 }
 
 static int set_site(const struct usertp__jump_entry *e, bool on)
@@ -110,7 +111,11 @@ static int set_site(const struct usertp__jump_entry *e, bool on)
 	return on ? patch_site(e->code, site_nop, jmp) : patch_site(e->code, jmp, site_nop);
 }
 
-/* Set the sites of @obj (only those of @only, unless NULL); count changes, keep first error. */
+/*
+ * Set the sites of @obj (only those of @only, unless NULL); *@changed when one was rewritten
+ * (a program's sites start as nops: registering it rewrites nothing, and needs no barrier).
+ * Return: 0 or the first error.
+ */
 static int sync_entries(struct usertp__object *obj, const struct usertp_tracepoint *only,
 			bool *changed)
 {
@@ -123,9 +128,10 @@ static int sync_entries(struct usertp__object *obj, const struct usertp_tracepoi
 		if ((only && e->tp != only) || !e->code || !e->tp)
 			continue;
 		err = set_site(e, __atomic_load_n(&e->tp->enabled, __ATOMIC_RELAXED) != 0);
-		if (err && !ret)
+		if (err > 0)
+			*changed = true;
+		else if (err < 0 && !ret)
 			ret = err;
-		*changed = true;
 	}
 	return ret;
 }

@@ -320,7 +320,14 @@ static void event_add(struct usertp_event *ev)
 	node->instances[0] = ev;
 	node->nr_instances = 1;
 	node->fields = ev->event_class->fields(&node->nr_fields);
-	node->format = format_dup(node);
+	/*
+	 * Kept only for the embedded recorder, which writes formats at exit or on a fatal signal
+	 * (no malloc there); consumers ask for them when they need them.  Writing one costs tens
+	 * of thousands of instructions: a program that nobody records does not pay it per event
+	 * at its start.
+	 */
+	if (__atomic_load_n(&usertp__keep_objects, __ATOMIC_RELAXED))
+		node->format = format_dup(node);
 	for (tail = &events_head; *tail; tail = &(*tail)->next)
 		;
 	*tail = node;
