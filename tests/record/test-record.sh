@@ -729,7 +729,10 @@ kernel-latency)
 	# others never sleep: every judged resize job must be blocked at least the 2 ms the
 	# kernel's nanosleep guarantees, no other job blocked at all, and no job off its CPU longer
 	# than it lasted (the two clocks agree); the program's own time of each job lies within it.
-	"$usertp" record -q -e sched:sched_switch -e sched:sched_wakeup -e 'jobs:*' -o "$dir/l.dat" -- \
+	# The kernel's events only of the program's threads (-F -c, as the README's example): on
+	# a busy machine, every switch of the system would overflow the kernel's buffer, and a
+	# job whose CPU lost a switch cannot be judged.
+	"$usertp" record -q -F -c -b 4096 -e sched:sched_switch -e sched:sched_wakeup -e 'jobs:*' -o "$dir/l.dat" -- \
 		"$pool" -w 3 -b 2000 300 >"$dir/out" 2>"$dir/err" || { echo "record failed:"; cat "$dir/err"; fail=1; }
 	latency=$(dirname "$0")/../../examples/worker-pool/job-latency.awk
 	"$usertp" report -t -i "$dir/l.dat" >"$dir/ns.txt"
