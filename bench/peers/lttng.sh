@@ -10,7 +10,8 @@
 #				nothing written (the embedded recorder's counterpart); FILTER: a
 #				filter expression of LTTng's (--filter)
 #   lttng_session_end NAME	stops it (waiting for the consumer to have written
-#				everything), prints the events its channels discarded, destroys it
+#				everything), prints the events its channels discarded ("?" when
+#				LTTng could not count them), destroys it
 #   lttng_consumer_cpu		the CPU time of the consumer daemons so far, in seconds
 #
 # The channel keeps LTTng's defaults (discard mode; sub-buffers as lttng-tools sizes them).
@@ -48,7 +49,9 @@ lttng_session_start() {
 
 lttng_session_end() {
 	lttng stop "$1" >/dev/null 2>&1 || true
-	lttng list "$1" 2>/dev/null | awk '/Discarded events:/ { n += $3 } END { print n + 0 }'
+	# (lttng-tools prints 2^64 - 1 where it could not get the count: "?")
+	lttng list "$1" 2>/dev/null | awk '/Discarded events:/ { if (length($3) > 15) unknown = 1; n += $3 }
+		END { if (unknown) print "?"; else printf "%d\n", n }'
 	lttng destroy "$1" >/dev/null 2>&1 || true
 }
 
