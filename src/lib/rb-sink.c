@@ -120,13 +120,14 @@ static void rb_sink_commit_filtered(struct usertp_event_file *file, void *record
 		usertp__rb_commit(rb, record); /* reserved in the buffers */
 		return;
 	}
-	if (!usertp__event_file_passes(file, filter, record, size) || !active_rb(file))
+	if (!usertp__event_file_passes(file, filter, record, size))
 		return;
-	ent = usertp__rb_reserve(rb, usertp__rb_this_cpu(rb), size);
+	/* Through the writer the event has unfiltered (rseq mode: the assembly one). */
+	ent = file->ops->reserve(file, size);
 	if (!ent)
 		return; /* dropped, and counted by the buffers */
 	memcpy(ent, record, size);
-	usertp__rb_commit(rb, ent);
+	file->ops->commit(file, ent);
 }
 
 bool usertp__rb_sink_filter_heads(const struct usertp_event_file_head *plain,
