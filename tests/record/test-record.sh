@@ -9,7 +9,9 @@ set -eu
 test=$1 usertp=$2 pool=$3 recprog=$4 ctlconnect=$5 dlopenhost=${6:-} recmod=${7:-} linkedhost=${8:-} producer=${9:-}
 . "$(dirname "$0")/../report/lib.sh"
 # Whatever this test started goes with it, also when it fails half-way.
-trap 'for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+# ($dir/undo: what a test changed outside, put back.)
+trap 'for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
+	[ ! -f "$dir/undo" ] || sh "$dir/undo" || true; rm -rf "$dir"' EXIT
 # bg PID: remember a process started in the background
 bg() {
 	echo "$1" >>"$dir/pids"
@@ -759,6 +761,36 @@ kernel-latency)
 	# The summary: all 300 jobs, the slowest first.
 	awk -f "$latency" "$dir/ns.txt" >"$dir/summary"
 	grep -q '^300 jobs' "$dir/summary" || { echo "summary:"; cat "$dir/summary"; fail=1; }
+	;;
+kernel-tracecmd)
+	kernel_setup
+	# trace-cmd prints the kernel's events of our file exactly as those of its own: a tracefs
+	# instance of the test records the same events meanwhile (the kernel writes each event
+	# into every instance that enables it), `trace-cmd extract` makes its trace.dat, and per
+	# CPU the kernel lines of ours are a run of the lines of trace-cmd's, text for text.
+	# (trace-cmd record itself cannot run here: it writes /proc/sys/kernel/ftrace_enabled.)
+	command -v trace-cmd >/dev/null || { echo "SKIP: no trace-cmd"; exit 77; }
+	name=usertp-test-tracecmd-$$
+	inst=$tfs/instances/$name
+	mkdir "$inst"
+	echo "rmdir '$inst' 2>/dev/null" >"$dir/undo"	# however the test ends
+	echo mono >"$inst/trace_clock"
+	echo 8192 >"$inst/buffer_size_kb"
+	echo 1 >"$inst/events/sched/sched_switch/enable"
+	echo 1 >"$inst/events/sched/sched_wakeup/enable"
+	"$usertp" record -q -b 8192 -e sched:sched_switch -e sched:sched_wakeup -e 'jobs:*' -o "$dir/u.dat" \
+		-- "$pool" -w 3 -b 500 1000 2>"$dir/err" || { echo "record failed:"; cat "$dir/err"; fail=1; }
+	echo 0 >"$inst/events/enable"
+	trace-cmd extract -B "$name" -o "$dir/k.dat" >/dev/null 2>&1 || { echo "trace-cmd extract failed"; fail=1; }
+	rmdir "$inst" 2>/dev/null || true	# (trace-cmd extract removes it)
+	for f in u k; do
+		trace-cmd report -t -i "$dir/$f.dat" 2>/dev/null | grep -E ' sched_(switch|wakeup): ' |
+			sed 's/^.*-[0-9]* *\(\[[0-9]*\]\)/\1/' >"$dir/$f.txt"
+	done
+	[ "$(grep -c . "$dir/u.txt")" -gt 100 ] || { echo "too few kernel events:"; cat "$dir/u.txt"; fail=1; }
+	awk -f "$(dirname "$0")/same-sequence.awk" "$dir/k.txt" "$dir/u.txt" >"$dir/check"
+	tail -1 "$dir/check" | grep -q ' bad 0$' || { echo "kernel lines unlike trace-cmd's own:"; cat "$dir/check"; fail=1; }
+	report "$dir/u.dat"
 	;;
 kernel-clock)
 	kernel_setup

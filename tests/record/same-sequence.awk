@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+# same-sequence.awk K U: lines "[CPU] SECONDS: EVENT: TEXT" of two files (trace-cmd report -t
+# with the task column cut).  Per CPU, U's lines must be a run of consecutive lines of K's, in
+# order, text for text, each stamped within 1 ms of its counterpart (two tracefs instances
+# stamp one event each with its own clock reading).  Prints "checked N bad M".
+function split_line(line, out) {
+	out["cpu"] = substr(line, 2, 3) + 0
+	out["t"] = $2; sub(/:$/, "", out["t"])
+	out["text"] = line; sub(/^\[[0-9]+\] +[0-9.]+: +/, "", out["text"])
+}
+NR == FNR { split_line($0, f); c = f["cpu"]; kt[c, ++kn[c]] = f["t"]; kx[c, kn[c]] = f["text"]; next }
+{
+	split_line($0, f); c = f["cpu"]
+	if (!(c in at)) {	# the first of this CPU: find it in K
+		for (i = 1; i <= kn[c]; i++)
+			if (kx[c, i] == f["text"] && (kt[c, i] - f["t"]) ^ 2 < 1e-6) break
+		at[c] = i
+	}
+	checked++
+	i = at[c]++
+	if (i > kn[c] || kx[c, i] != f["text"] || (kt[c, i] - f["t"]) ^ 2 >= 1e-6) {
+		if (bad++ < 5) print "cpu " c ": " $0 "  against  " kx[c, i] " at " kt[c, i]
+	}
+}
+END { print "checked", checked + 0, "bad", bad + 0 }
