@@ -131,10 +131,29 @@ function job_done(t,   id, latency, ran, rank, k) {
 	delete job_of[t]
 }
 
+# Thread T, off its CPU, shows up running now (an event of its own, or its switch out)
+# though no recorded switch put it back.  Woken: it waited for a CPU at most until now (the
+# switch from idle the kernel did not record).  Otherwise its time off cannot be known.
+function back_on_cpu(t) {
+	if (t in woken) {
+		blocked[t] += woken[t] - off_since[t]
+		waiting[t] += now - woken[t]
+		switches[t]++
+		inferred[t] = 1
+		if (running[cpu] == 0)
+			running[cpu] = t	# from the idle task
+	} else
+		unjudge(t)
+	delete off_since[t]
+	delete woken[t]
+}
+
 # A switch on CPU: PREV leaves it in STATE, NEXT takes it.
 function switched(prev, state, next_t) {
 	if ((cpu in running) && running[cpu] != prev)
 		unjudge(running[cpu])	# a switch on this CPU was not recorded
+	if (prev in off_since)
+		back_on_cpu(prev)	# the switch that put it back was not recorded
 	if (prev in job_of) {
 		off_since[prev] = now
 		off_state[prev] = state
@@ -190,20 +209,8 @@ event == "sched_wakeup" || event == "sched_waking" {
 event ~ /^job_/ {
 	comm[tid] = $1
 	sub(/-[0-9]+$/, "", comm[tid])
-	if (tid in off_since) {
-		# It runs, though no recorded switch put it back on a CPU.  Woken: it waited for
-		# a CPU at most until now (the switch from idle the kernel did not record).
-		if (tid in woken) {
-			blocked[tid] += woken[tid] - off_since[tid]
-			waiting[tid] += now - woken[tid]
-			switches[tid]++
-			inferred[tid] = 1
-			if (running[cpu] == 0)
-				running[cpu] = tid	# from the idle task
-		} else
-			unjudge(tid)
-		delete off_since[tid]
-	}
+	if (tid in off_since)
+		back_on_cpu(tid)
 	if (event == "job_started")
 		job_started(tid)
 	show($0, tid)

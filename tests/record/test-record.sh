@@ -1007,7 +1007,7 @@ status)
 	# where the program's output scrolls (before: the program's lines ran into it); -q, or no
 	# terminal: none.
 	command -v script >/dev/null || { echo "SKIP: no script(1) to make a terminal"; exit 77; }
-	script -qfec "stty rows 30 cols 150; '$usertp' record -e 'jobs:*' -o '$dir/a.dat' -- '$pool' -w 2 60000" \
+	script -qfec "stty rows 30 cols 150; '$usertp' record -e 'jobs:*' -o '$dir/a.dat' -- '$pool' -w 2 -b 5000 1500" \
 		"$dir/typescript" >/dev/null 2>&1 </dev/null || true
 	# One line per piece between cursor saves and restores.
 	sed 's/\x1b7/\n/g; s/\x1b8/\n/g' "$dir/typescript" | tr '\r' '\n' >"$dir/lines"
@@ -1015,14 +1015,14 @@ status)
 	grep -q "$(printf '\033')\\[30;1H$(printf '\033')\\[Kusertp record: [0-9]*s  [0-9]* programs\\{0,1\\}  [0-9]* events  [0-9.]* MB  [0-9]* lost" "$dir/lines" ||
 		{ echo "no status line on the last row:"; head -5 "$dir/lines" | cat -v; fail=1; }
 	grep -q 'lost.*worker-pool:' "$dir/lines" && { echo "the program's output ran into the status line"; fail=1; }
-	expect "$dir/lines" "^worker-pool: 60000 queued" "the program's line of its own"
+	expect "$dir/lines" "^worker-pool: 1500 queued" "the program's line of its own"
 	expect "$dir/lines" "^  CPU 0: [0-9]* events, [0-9]* lost" "per-CPU summary"
 	# A terminal of no known size: whole status lines.
-	script -qfec "stty rows 0 cols 0; '$usertp' record -e 'jobs:*' -o '$dir/c.dat' -- '$pool' -w 2 60000" \
+	script -qfec "stty rows 0 cols 0; '$usertp' record -e 'jobs:*' -o '$dir/c.dat' -- '$pool' -w 2 -b 5000 1500" \
 		"$dir/typescript3" >/dev/null 2>&1 </dev/null || true
 	tr '\r' '\n' <"$dir/typescript3" >"$dir/lines3"
 	grep -q 'lost.*worker-pool:' "$dir/lines3" && { echo "the program's output ran into the status line (no size)"; fail=1; }
-	expect "$dir/lines3" "^worker-pool: 60000 queued" "the program's line of its own (no size)"
+	expect "$dir/lines3" "^worker-pool: 1500 queued" "the program's line of its own (no size)"
 	script -qfec "'$usertp' record -q -e 'jobs:*' -o '$dir/b.dat' -- '$pool' -w 2 4000" \
 		"$dir/typescript2" >/dev/null 2>&1 </dev/null || true
 	tr '\r' '\n' <"$dir/typescript2" >"$dir/lines2"
