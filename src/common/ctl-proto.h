@@ -32,6 +32,12 @@
 #define USERTP_CTL_VERSION 1
 #define USERTP_CTL_MAX_MSG (1u << 20)
 /*
+ * A program's endpoint is made by its control thread as main() begins, not before (the
+ * program's start does not wait for it): a consumer looking for the endpoint of a process
+ * this young (ms since it started) waits for it until then.
+ */
+#define USERTP_CTL_STARTING_MS 250
+/*
  * In the runtime directory's subdirectory "all", one for each session that records every
  * program of the user (usertp record -a, an instance of usertp mount): "all/NAME", a link to
  * its socket NAME.  A program that starts joins each of them (at most USERTP_CTL_MAX_ALL),

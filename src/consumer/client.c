@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl-proto.h"
@@ -305,11 +306,67 @@ static bool environ_value(pid_t pid, const char *name, char *buf, size_t size)
 	return false;
 }
 
-int usertp__client_find(pid_t pid, struct usertp__program *prog)
+/*
+ * How long ago @pid started, in ms (-1: unknown).  /proc/PID/stat's starttime (field 22) is
+ * in clock ticks since boot.
+ */
+static long long process_age_ms(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	struct timespec now;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now))
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* after the comm, which may hold anything */
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &start) != 1)
+		return -1;
+	return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 -
+	       (long long)(start * 1000 / (unsigned long long)hz);
+}
+
+static int find_once(pid_t pid, const struct stat *st, struct usertp__program *prog)
 {
 	char dir[PATH_MAX], xdg[PATH_MAX] = "";
+	int ret = usertp__client_dir(dir, sizeof(dir), false);
+
+	if (!ret && (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) <
+			    sizeof(prog->path) &&
+	    !access(prog->path, F_OK))
+		return hello(prog);
+	/* Another user's program: only root may, and it is found in that user's directory. */
+	if (geteuid() != 0 || st->st_uid == 0)
+		return -ENOENT;
+	environ_value(pid, "XDG_RUNTIME_DIR", xdg, sizeof(xdg));
+	if (usertp__ctl_dir_of(dir, sizeof(dir), st->st_uid, xdg[0] ? xdg : NULL) ||
+	    (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) >=
+		    sizeof(prog->path))
+		return -ENOENT;
+	return hello(prog);
+}
+
+/*
+ * A program's control thread opens its endpoint while main() begins (its start does not wait
+ * for it): with @wait_young, a process younger than USERTP_CTL_STARTING_MS that has none yet,
+ * or that does not listen yet, is given until then.
+ */
+static int find(pid_t pid, struct usertp__program *prog, bool wait_young)
+{
 	struct stat st;
 	char proc[64];
+	long long age;
 	int ret;
 
 	memset(prog, 0, sizeof(*prog));
@@ -317,20 +374,20 @@ int usertp__client_find(pid_t pid, struct usertp__program *prog)
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (pid <= 0 || stat(proc, &st))
 		return -ESRCH;
-	ret = usertp__client_dir(dir, sizeof(dir), false);
-	if (!ret && (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) <
-			    sizeof(prog->path) &&
-	    !access(prog->path, F_OK))
-		return hello(prog);
-	/* Another user's program: only root may, and it is found in that user's directory. */
-	if (geteuid() != 0 || st.st_uid == 0)
-		return -ENOENT;
-	environ_value(pid, "XDG_RUNTIME_DIR", xdg, sizeof(xdg));
-	if (usertp__ctl_dir_of(dir, sizeof(dir), st.st_uid, xdg[0] ? xdg : NULL) ||
-	    (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) >=
-		    sizeof(prog->path))
-		return -ENOENT;
-	return hello(prog);
+	while ((ret = find_once(pid, &st, prog)) == -ENOENT && wait_young &&
+	       (age = process_age_ms(pid)) >= 0 && age < USERTP_CTL_STARTING_MS)
+		usleep(2000);
+	return ret;
+}
+
+int usertp__client_find(pid_t pid, struct usertp__program *prog)
+{
+	return find(pid, prog, true);
+}
+
+int usertp__client_find_now(pid_t pid, struct usertp__program *prog)
+{
+	return find(pid, prog, false);
 }
 
 int usertp__client_connect(const struct usertp__program *prog)

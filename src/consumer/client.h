@@ -35,12 +35,18 @@ void usertp__client_remove_stale(void);
 void usertp__client_remove_stale_in(const char *dir);
 
 /*
- * Find the endpoint of process @pid: ours, or as root any user's.
+ * Find the endpoint of process @pid: ours, or as root any user's.  A process younger than
+ * USERTP_CTL_STARTING_MS may not have made it yet: it is waited for until then.
  * Return: 0, -ESRCH when there is no such process, -ENOENT when it has no endpoint, -EBUSY
  * when the endpoint serves all it can, -EACCES when it refuses us, -ETIMEDOUT when it does
  * not answer, -EPROTO when it answers nonsense.
  */
 int usertp__client_find(pid_t pid, struct usertp__program *prog);
+/*
+ * The same, without waiting: for a program already in touch with us (one that joins a
+ * recorder has no endpoint until it has joined; one that called exec() may have none yet).
+ */
+int usertp__client_find_now(pid_t pid, struct usertp__program *prog);
 /* What an error of usertp__client_find() means, for a message. */
 const char *usertp__client_find_error(int err);
 

@@ -278,7 +278,7 @@ static bool source_query(struct usertp__source *src)
 
 	if (src->query >= 0)
 		return true;
-	if (usertp__client_find(src->pid, &prog))
+	if (usertp__client_find_now(src->pid, &prog))
 		return false;
 	src->query = usertp__client_connect(&prog);
 	return src->query >= 0;

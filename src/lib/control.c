@@ -3,10 +3,12 @@
  * control.c - the control endpoint: how consumers (libusertp-consumer's sessions, usertp
  * list and record, later the tracefs file system) reach a running program.
  *
- * At start-up libusertp listens on "<runtime dir>/<pid>.sock" (ctl-proto.h says where and
- * how messages look) with one thread that sleeps in poll() until someone connects: no other
- * cost for a program that is never traced, and USERTP_CONTROL=0 switches it off (no thread,
- * no socket).  Starting the program waits for nothing, except under `usertp record -- CMD`,
+ * At start-up libusertp starts one thread, which listens on "<runtime dir>/<pid>.sock"
+ * (ctl-proto.h says where and how messages look) and sleeps in poll() until someone connects:
+ * no other cost for a program that is never traced, and USERTP_CONTROL=0 switches it off (no
+ * thread, no socket).  The thread makes the socket while main() begins (consumers wait for the
+ * endpoint of a process that young: USERTP_CTL_STARTING_MS); an exit meanwhile waits for it
+ * and removes it.  Starting the program waits for nothing, except under `usertp record -- CMD`,
  * whose USERTP_SESSION variable makes the program join the recorder before main() (up to
  * JOIN_SESSION_MS), and while `usertp record -a` runs (up to JOIN_ALL_MS).
  *
@@ -111,6 +113,7 @@ static struct {
 	bool on;   /* the endpoint: not with USERTP_CONTROL=0 */
 	pid_t pid; /* 0 until set up (and never with USERTP_CONTROL=0 and no recorder to join) */
 	bool thread; /* the thread runs (in this process) */
+	bool exiting; /* at_exit() ran: the thread opens no endpoint any more */
 	int listen_fd;
 	int wake[2]; /* written to make the thread look at the connections again */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -718,13 +721,28 @@ static void accept_one(void)
 	conn_add(fd, NULL);
 }
 
-static void *control_thread(void *arg)
+static int endpoint_open(void);
+
+/* @open_endpoint: the thread opens the endpoint first (the program's start does not wait). */
+static void *control_thread(void *open_endpoint)
 {
 	struct pollfd pfd[MAX_CONNS + 2];
 	int idx[MAX_CONNS + 2];
 	unsigned int i, n;
 
-	(void)arg;
+	prctl(PR_SET_NAME, "usertp-control");
+	if (open_endpoint) {
+		bool ok;
+
+		/* Under the lock: an exit meanwhile waits, then removes what we made. */
+		pthread_mutex_lock(&ctl.lock);
+		ok = !ctl.exiting && !endpoint_open();
+		if (!ok)
+			ctl.thread = false;
+		pthread_mutex_unlock(&ctl.lock);
+		if (!ok)
+			return NULL;
+	}
 	for (;;) {
 		long long next = 0, now;
 		int timeout = -1;
@@ -842,7 +860,11 @@ static int endpoint_open(void)
 	return 0;
 }
 
-static void thread_start(void)
+/*
+ * The thread, which opens the endpoint first if @open_endpoint (at start-up: the program's
+ * main() need not wait for a socket to be made).
+ */
+static void thread_start(bool open_endpoint)
 {
 	pthread_attr_t attr;
 	pthread_t thread;
@@ -854,9 +876,14 @@ static void thread_start(void)
 	/* The thread takes none of the program's signals. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&thread, &attr, control_thread, NULL)) {
-		pthread_setname_np(thread, "usertp-control");
-		ctl.thread = true;
+	pthread_mutex_lock(&ctl.lock);
+	ctl.thread = true; /* before it runs: it may fail to open the endpoint at once */
+	pthread_mutex_unlock(&ctl.lock);
+	if (usertp__thread_create_own(&thread, &attr, control_thread,
+				      open_endpoint ? &ctl : NULL)) {
+		pthread_mutex_lock(&ctl.lock);
+		ctl.thread = false;
+		pthread_mutex_unlock(&ctl.lock);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
@@ -876,8 +903,6 @@ static void at_exit(void)
 
 	if (getpid() != ctl.pid)
 		return;
-	if (ctl.path[0])
-		unlink(ctl.path);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_nsec += EXIT_FLUSH_MS * 1000000;
 	if (until.tv_nsec >= 1000000000) {
@@ -885,8 +910,15 @@ static void at_exit(void)
 		until.tv_nsec -= 1000000000;
 	}
 	deadline = now_ms() + EXIT_FLUSH_MS;
-	if (pthread_mutex_timedlock(&ctl.lock, &until))
+	if (pthread_mutex_timedlock(&ctl.lock, &until)) {
+		if (ctl.path[0])
+			unlink(ctl.path);
 		return;
+	}
+	/* The endpoint goes (the thread, if it has not opened it yet, will not). */
+	ctl.exiting = true;
+	if (ctl.path[0])
+		unlink(ctl.path);
 	for (i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &ctl.conns[i];
 
@@ -1079,7 +1111,7 @@ static void fork_child(void)
 			c->session = NULL; /* stays off; its memory is the parent's story */
 	}
 	if (endpoint_ok)
-		thread_start();
+		thread_start(false);
 }
 
 static void __attribute__((constructor)) control_init(void)
@@ -1108,8 +1140,8 @@ static void __attribute__((constructor)) control_init(void)
 		join_recorders_of_all();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
-	if (off || endpoint_open())
-		return; /* off, or no runtime directory we can trust: no endpoint */
+	if (off)
+		return;
 	usertp__jump_label_prepare();
-	thread_start();
+	thread_start(true); /* no runtime directory we can trust: the thread ends there */
 }

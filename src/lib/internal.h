@@ -158,6 +158,9 @@ static inline bool usertp__pid_filter_passes(const struct usertp__pid_filter *f)
 		return usertp__pid_verdicts.pass[i];
 	return usertp__pid_filter_verdict(f);
 }
+/* Start a thread of libusertp's own, which pid filters do not follow (pid-filter.c). */
+USERTP_HIDDEN int usertp__thread_create_own(pthread_t *thread, const pthread_attr_t *attr,
+					    void *(*fn)(void *), void *arg);
 /* A thread's first event (from usertp__gettid_slow()): what its start left to do. */
 USERTP_HIDDEN void usertp__thread_first_event(void);
 /* In a forked child: its answers were its parent's thread's. */

@@ -292,5 +292,24 @@ static int wrapped_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	return ret;
 }
 
+/*
+ * A thread of libusertp's own (the control thread): it records nothing, so it goes past the
+ * trampoline (whose allocation would also give it a malloc arena of its own to set up).
+ */
+int usertp__thread_create_own(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+			      void *arg)
+{
+	int ret;
+
+	if (!resolve())
+		return EAGAIN;
+	if (!interposer)
+		return next_after_us(thread, attr, fn, arg);
+	wrapping = true; /* it calls us back: straight on to libc's */
+	ret = interposer(thread, attr, fn, arg);
+	wrapping = false;
+	return ret;
+}
+
 USERTP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
 				 void *arg) __attribute__((alias("wrapped_pthread_create")));
