@@ -12,7 +12,7 @@
  *			programs that log to ftrace do
  *
  *	peer-event [--threads 1|2] [--marker PATH] [--callgrind] N
- *	peer-event --status | --start-only
+ *	peer-event --status | --start-only | --start-time
  *
  * Natively it fires N events per thread after a warm-up of N/10, the threads (each pinned to a
  * CPU of its own when there are two) started together by a barrier, and prints
@@ -24,7 +24,8 @@
  *
  * An untraced program: --status fires one event in the main thread, waits 100 ms (for
  * threads a tracer starts), and prints "threads N" and "rss_kb N" (/proc/self/status);
- * --start-only returns from main at once (run.sh times many starts).
+ * --start-only returns from main at once; --start-time prints CLOCK_MONOTONIC's nanoseconds
+ * as main() begins and returns (start-time.c times many starts of each).
  *
  * With --callgrind (under valgrind --tool=callgrind --smc-check=all), in one thread, it runs
  * N, then 2N events, each between zeroed counters and CALLGRIND_DUMP_STATS_AT("peer-bench
@@ -152,6 +153,16 @@ static int print_status(void)
 	return 0;
 }
 
+/* The time main() began (nearly: before it, only the test of argv), for start-time.c. */
+static int print_start_time(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	printf("%lld\n", (long long)t.tv_sec * 1000000000 + t.tv_nsec);
+	return 0;
+}
+
 /* A number of the command line from LO to HI, or the program ends with status 2. */
 static long number(const char *text, long lo, long hi, const char *what)
 {
@@ -189,11 +200,13 @@ int main(int argc, char **argv)
 			return print_status();
 		else if (!strcmp(argv[i], "--start-only") && argc == 2)
 			return 0;
+		else if (!strcmp(argv[i], "--start-time") && argc == 2)
+			return print_start_time();
 		else if (i == argc - 1 && argv[i][0] != '-')
 			n = number(argv[i], 1, 1000000000, "events per thread");
 		else {
 			fprintf(stderr, "usage: peer-event [--threads 1|2] [--marker PATH] "
-					"[--callgrind] EVENTS | --status | --start-only\n");
+					"[--callgrind] EVENTS | --status | --start-only | --start-time\n");
 			return 2;
 		}
 	}

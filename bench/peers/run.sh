@@ -378,34 +378,30 @@ starts=200
 [ -z "$smoke" ] || starts=5
 progs="none usertp"
 [ -z "$have_lttng" ] || progs="$progs lttng"
-round=0
-while [ $round -lt "$rounds" ]; do
-	round=$((round + 1))
-	for p in $progs; do
-		t0=$(date +%s%N)
-		i=0
-		while [ $i -lt $starts ]; do
-			"$bin/peer-$p" --start-only
-			i=$((i + 1))
-		done
-		t1=$(date +%s%N)
-		echo "$p $round $(( (t1 - t0) / starts ))" >>"$tmp/start.tsv"
-	done
+# start-time.c: posix_spawn() to main() and to the end, per program the mean of $starts starts,
+# the programs in turn in each round.
+set --
+for p in $progs; do
+	set -- "$@" "$bin/peer-$p"
 done
+"$bin/start-time" "$starts" "$rounds" "$@" >"$tmp/start.tsv"
 {
 	echo "An untraced program (nothing enabled; LTTng's session daemon running, no session);"
-	echo "start to exit: the mean of $starts starts of the program, fork and exec included"
+	echo "the mean of $starts starts (posix_spawn), to main() and to the end, and what each adds to"
+	echo "the plain program's in the same round"
 	for p in $progs; do
 		"$bin/peer-$p" --status >"$tmp/status"
-		awk -v p="$p" '$1 == p { print $3 / 1000 }' "$tmp/start.tsv" >"$tmp/v1"
-		# what it adds to the plain program's start, per round
-		awk -v p="$p" '$1 == "none" { plain[$2] = $3 } $1 == p { mine[$2] = $3 }
-			END { for (r in mine) print (mine[r] - plain[r]) / 1000 }' "$tmp/start.tsv" >"$tmp/v2"
-		printf '  %-8s %s threads, %s KiB resident, start to exit %s us' \
+		printf '  %-8s %s threads, %s KiB resident\n' \
 			"$([ "$p" = none ] && echo plain || echo "$p")" \
-			"$(sed -n 's/^threads //p' "$tmp/status")" "$(sed -n 's/^rss_kb //p' "$tmp/status")" \
-			"$(summary "$tmp/v1")"
-		[ "$p" = none ] && echo || echo ", $(summary "$tmp/v2") us more than plain"
+			"$(sed -n 's/^threads //p' "$tmp/status")" "$(sed -n 's/^rss_kb //p' "$tmp/status")"
+		for col in 3:main 4:end; do
+			awk -v p="$bin/peer-$p" -v c="${col%%:*}" '$1 == p { print $c }' "$tmp/start.tsv" >"$tmp/v1"
+			awk -v p="$bin/peer-$p" -v none="$bin/peer-none" -v c="${col%%:*}" \
+				'$1 == none { plain[$2] = $c } $1 == p { mine[$2] = $c }
+				END { for (r in mine) print mine[r] - plain[r] }' "$tmp/start.tsv" >"$tmp/v2"
+			printf '           to %-4s %s us' "${col#*:}" "$(summary "$tmp/v1")"
+			[ "$p" = none ] && echo || echo ", $(summary "$tmp/v2") us more than plain"
+		done
 	done
 	echo
 } >>"$more"
