@@ -83,6 +83,9 @@ struct merge {
 	char **formats;		/* their texts, with the file's ids */
 	struct id_map **maps; /* per source, sorted by from */
 	unsigned int *nr_maps;
+	/* Per source, by declared id up to its highest: the file's id + 1 (0: not declared). */
+	uint32_t **to_id;
+	unsigned int *nr_to_id;
 	bool *warned_id;      /* per source */
 	struct reader *readers;
 	struct out_page page;
@@ -126,6 +129,15 @@ static const struct id_map *map_find(const struct merge *m, unsigned int src, ui
 	struct id_map key = { id, 0 };
 
 	return bsearch(&key, m->maps[src], m->nr_maps[src], sizeof(key), cmp_map);
+}
+
+/* The file's id of source @src's declared @id, by the table: false if it was not declared. */
+static bool file_id(const struct merge *m, unsigned int src, uint16_t id, uint16_t *to)
+{
+	uint32_t v = id < m->nr_to_id[src] ? m->to_id[src][id] : 0;
+
+	*to = (uint16_t)(v - 1);
+	return v != 0;
 }
 
 /* Map one declared event of source @s to a file event, adding it if it is new. */
@@ -175,9 +187,21 @@ static int build_events(struct merge *m, struct usertp__dat_event **out)
 		}
 	}
 	usertp__ids_assign(&m->ids);
-	for (s = 0; s < in->nr_sources; s++)
+	m->to_id = calloc(in->nr_sources + 1, sizeof(*m->to_id));
+	m->nr_to_id = calloc(in->nr_sources + 1, sizeof(*m->nr_to_id));
+	if (!m->to_id || !m->nr_to_id)
+		return -ENOMEM;
+	for (s = 0; s < in->nr_sources; s++) {
 		for (i = 0; i < m->nr_maps[s]; i++)
 			m->maps[s][i].to = (uint16_t)m->ids.events[m->maps[s][i].to].id;
+		/* (Sorted by from: the last is the highest.) */
+		m->nr_to_id[s] = m->nr_maps[s] ? m->maps[s][m->nr_maps[s] - 1].from + 1u : 0;
+		m->to_id[s] = calloc(m->nr_to_id[s] + 1, sizeof(**m->to_id));
+		if (!m->to_id[s])
+			return -ENOMEM;
+		for (i = 0; i < m->nr_maps[s]; i++)
+			m->to_id[s][m->maps[s][i].from] = m->maps[s][i].to + 1u;
+	}
 	m->formats = calloc(m->ids.nr + 1, sizeof(*m->formats));
 	*out = calloc(m->ids.nr + 1, sizeof(**out));
 	if (!m->formats || !*out)
@@ -311,8 +335,7 @@ static void reader_advance(struct merge *m, struct reader *r)
 	char buf[64];
 	const char *name = source_name(m, r->index, buf, sizeof(buf));
 	struct usertp__rb_entry e;
-	const struct id_map *map;
-	uint16_t id = 0;
+	uint16_t id = 0, to;
 
 	r->has_head = false;
 	while (r->fd >= 0) {
@@ -335,8 +358,7 @@ static void reader_advance(struct merge *m, struct reader *r)
 		if (e.size >= 2)
 			memcpy(&id, e.data, 2);
 		/* Shorter than the common fields: not an event either. */
-		map = e.size >= 8 ? map_find(m, r->index, id) : NULL;
-		if (!map) {
+		if (e.size < 8 || !file_id(m, r->index, id, &to)) {
 			m->stats->dropped++;
 			if (!m->warned_id[r->index])
 				warn("%s: records of undeclared event id %u left out (later ones are not reported)",
@@ -345,7 +367,7 @@ static void reader_advance(struct merge *m, struct reader *r)
 			continue;
 		}
 		r->head = e;
-		r->head_id = map->to;
+		r->head_id = to;
 		r->head_lost = r->lost;
 		r->head_lost_unknown = r->lost_unknown;
 		r->lost = 0;
@@ -574,6 +596,10 @@ static void merge_free(struct merge *m, struct usertp__dat_event *dat_events)
 		free(m->formats[i]);
 	for (i = 0; m->maps && i < m->in->nr_sources; i++)
 		free(m->maps[i]);
+	for (i = 0; m->to_id && i < m->in->nr_sources; i++)
+		free(m->to_id[i]);
+	free(m->to_id);
+	free(m->nr_to_id);
 	free(m->formats);
 	usertp__ids_free(&m->ids);
 	free(m->maps);
