@@ -1049,7 +1049,9 @@ killed)
 	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 100000 4 >"$dir/out" 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
-	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -gt 40000 ]"
+	# 16 pages at least: 1000 events or more (the check below), whenever the kill comes after
+	# (before: 40000 bytes, about 770 events, and the test failed when the kill came soon).
+	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
 	kill -KILL "$rec"
 	wait "$rec" || true
 	[ -S "$XDG_RUNTIME_DIR/usertp/record-$rec.sock" ] || { echo "no socket left to clean"; fail=1; }
