@@ -15,6 +15,9 @@ export XDG_RUNTIME_DIR="$dir/xdg"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 # LeakSanitizer cannot run under ptrace (the ASan build): leaks are not what this test is about.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+# ThreadSanitizer waits 1 s at the exit of a program with threads, for races to show: not
+# what the 100 starts below are about.
+export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}atexit_sleep_ms=0"
 command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null ||
 	{ echo "SKIP: strace cannot run here"; exit 77; }
 strace -f -qq -e trace=membarrier,mprotect -o "$dir/trace" "$prog" --status >/dev/null
