@@ -27,5 +27,7 @@ for b in $builds; do
 	# The installed-tree test only needs the normal build.
 	exclude=""
 	[ -n "$sanitize" ] && exclude="-LE install|bench|clang|selftests|timeline"
-	(cd "$top/$dir" && ctest --output-on-failure -j2 $exclude)
+	# Three at a time on two CPUs: many tests wait (for a program, a recorder, FUSE) part of
+	# the time, and two at a time left a quarter of the CPU idle.
+	(cd "$top/$dir" && ctest --output-on-failure -j3 $exclude)
 done
