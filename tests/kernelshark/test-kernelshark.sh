@@ -83,8 +83,17 @@ match($0, / +\[[0-9]+\] +[0-9]+\.[0-9]+: /) {
 	sub(/^ +/, "", text)
 	print f[2] + 0, f[3], task, name ": " text
 }' "$dir/report.txt" >"$dir/tc.txt"
-sort -s -n -k1,1 "$dir/ks.txt" >"$dir/ks.sorted"
 sort -s -n -k1,1 "$dir/tc.txt" >"$dir/tc.sorted"
+# A task the file's saved cmdlines do not name (the kernel keeps 128, and a kworker may start
+# during the recording): trace-cmd prints "<...>-PID", KernelShark the name it learned from a
+# sched_switch of that pid before.  Taken as the same task.
+sort -s -n -k1,1 "$dir/ks.txt" | awk 'NR == FNR { tc[FNR] = $3; next }
+	tc[FNR] ~ /^<\.\.\.>-[0-9]+$/ && $3 ~ /-[0-9]+$/ {
+		pid = tc[FNR]; sub(/.*-/, "", pid); mine = $3; sub(/.*-/, "", mine)
+		i = index($0, " " $3 " ")	# (the line kept as it is but for that word)
+		if (pid == mine) $0 = substr($0, 1, i) tc[FNR] substr($0, i + 1 + length($3))
+	}
+	{ print }' "$dir/tc.sorted" - >"$dir/ks.sorted"
 n=$(wc -l <"$dir/ks.txt")
 if [ "$(wc -l <"$dir/tc.txt")" -eq 0 ]; then
 	echo "trace-cmd report shows no event in $dat"; fail=1
