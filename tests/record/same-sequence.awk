@@ -3,10 +3,13 @@
 # with the task column cut).  Per CPU, U's lines must be a run of consecutive lines of K's, in
 # order, text for text, each stamped within 1 ms of its counterpart (two tracefs instances
 # stamp one event each with its own clock reading).  Prints "checked N bad M".
+# The kernel fills an event's fields once per instance: an exiting task's state read by one as
+# Z (zombie) may be X (dead) by the next, so the two are taken as one.
 function split_line(line, out) {
 	out["cpu"] = substr(line, 2, 3) + 0
 	out["t"] = $2; sub(/:$/, "", out["t"])
 	out["text"] = line; sub(/^\[[0-9]+\] +[0-9.]+: +/, "", out["text"])
+	sub(/\] [ZX] ==> /, "] Z|X ==> ", out["text"])
 }
 NR == FNR { split_line($0, f); c = f["cpu"]; kt[c, ++kn[c]] = f["t"]; kx[c, kn[c]] = f["text"]; next }
 {
