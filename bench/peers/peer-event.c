@@ -46,6 +46,7 @@
 #include "bench-common.h"
 
 #include "peer-fire.h"
+#include "peer-number.h"
 
 /* The one loop every tracer runs. */
 NOINLINE static void run_site(uint64_t n)
@@ -163,22 +164,6 @@ static int print_start_time(void)
 	return 0;
 }
 
-/* A number of the command line from LO to HI, or the program ends with status 2. */
-static long number(const char *text, long lo, long hi, const char *what)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(text, &end, 10);
-	if (errno || end == text || *end || n < lo || n > hi) {
-		fprintf(stderr, "peer-event: %s: '%s' is not a number from %ld to %ld\n", what, text,
-			lo, hi);
-		exit(2);
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	struct worker w[2];
@@ -191,7 +176,7 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-			threads = number(argv[++i], 1, 2, "--threads");
+			threads = peer_number("peer-event", argv[++i], 1, 2, "--threads");
 		else if (!strcmp(argv[i], "--marker") && i + 1 < argc)
 			marker = argv[++i];
 		else if (!strcmp(argv[i], "--callgrind"))
@@ -203,7 +188,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--start-time") && argc == 2)
 			return print_start_time();
 		else if (i == argc - 1 && argv[i][0] != '-')
-			n = number(argv[i], 1, 1000000000, "events per thread");
+			n = peer_number("peer-event", argv[i], 1, 1000000000, "events per thread");
 		else {
 			fprintf(stderr, "usage: peer-event [--threads 1|2] [--marker PATH] "
 					"[--callgrind] EVENTS | --status | --start-only | --start-time\n");

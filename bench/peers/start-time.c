@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "peer-number.h"
+
 extern char **environ;
 
 static int64_t now_ns(void)
@@ -34,21 +36,6 @@ static int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static long number(const char *text, long lo, long hi, const char *what)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(text, &end, 10);
-	if (errno || end == text || *end || n < lo || n > hi) {
-		fprintf(stderr, "start-time: %s: '%s' is not a number from %ld to %ld\n", what, text,
-			lo, hi);
-		exit(2);
-	}
-	return n;
 }
 
 /* One start of @path: its time to main() and to its end, in ns; 0, or -1 if it failed. */
@@ -101,8 +88,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: start-time STARTS ROUNDS PROGRAM...\n");
 		return 2;
 	}
-	starts = number(argv[1], 1, 100000, "starts");
-	rounds = number(argv[2], 1, 1000, "rounds");
+	starts = peer_number("start-time", argv[1], 1, 100000, "starts");
+	rounds = peer_number("start-time", argv[2], 1, 1000, "rounds");
 	for (round = 1; round <= rounds; round++)
 		for (p = 3; p < argc; p++) {
 			int64_t to_main = 0, to_exit = 0, m, e;
