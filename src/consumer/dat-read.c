@@ -10,7 +10,6 @@
  * past the page or walk in circles.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -27,6 +26,7 @@
 
 #include "trace-dat.h"
 #include "dat-read.h"
+#include "zstd.h"
 
 #define MAGIC "\x17\x08\x44tracing"
 #define MAGIC_LEN 10
@@ -270,42 +270,15 @@ static bool read_sized_text(struct cursor *c, unsigned int width, char **text, s
 	return true;
 }
 
-/* ---- zstd, loaded when a file needs it ---- */
-
-struct zstd_api {
-	size_t (*decompress)(void *dst, size_t dst_size, const void *src, size_t src_size);
-	unsigned int (*is_error)(size_t code);
-};
-
-static const struct zstd_api *zstd(void)
-{
-	static struct zstd_api api;
-	static bool tried;
-	void *lib;
-
-	if (tried)
-		return api.decompress ? &api : NULL;
-	tried = true;
-	lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		return NULL;
-	*(void **)&api.decompress = dlsym(lib, "ZSTD_decompress");
-	*(void **)&api.is_error = dlsym(lib, "ZSTD_isError");
-	if (!api.decompress || !api.is_error)
-		api.decompress = NULL;
-	return api.decompress ? &api : NULL;
-}
-
 /* u32 compressed size, u32 raw size, then the compressed bytes: into a new buffer. */
 static bool decompress_block(struct cursor *c, uint64_t limit, uint8_t **out, size_t *out_size,
 			     const char *what)
 {
-	const struct zstd_api *z = zstd();
 	uint64_t csize, usize;
 	const uint8_t *src;
-	size_t start = c->pos, got;
+	size_t start = c->pos;
 
-	if (!z)
+	if (!usertp__zstd_available())
 		return fail_at(c, start, "%s is zstd-compressed, and libzstd.so.1 could not be loaded",
 			       what);
 	if (!read_num(c, 4, &csize, what) || !read_num(c, 4, &usize, what))
@@ -321,8 +294,7 @@ static bool decompress_block(struct cursor *c, uint64_t limit, uint8_t **out, si
 	*out = malloc(usize ? usize : 1);
 	if (!*out)
 		return fail_at(c, start, "%s: out of memory", what);
-	got = z->decompress(*out, usize, src, csize);
-	if (z->is_error(got) || got != usize) {
+	if (!usertp__zstd_decompress(*out, usize, src, csize)) {
 		free(*out);
 		*out = NULL;
 		return fail_at(c, start, "%s: the zstd data does not decompress to its %llu bytes",
