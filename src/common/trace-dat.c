@@ -36,13 +36,12 @@ void usertp__dat_out_init(struct usertp__dat_out *o, int fd)
 	o->fd = fd;
 }
 
-/* Counts what reached the file, so that a writer can tell which pages are whole after ENOSPC. */
-void usertp__dat_flush(struct usertp__dat_out *o)
+static void write_all(struct usertp__dat_out *o, const unsigned char *data, size_t len)
 {
 	size_t done = 0;
 
-	while (o->fd >= 0 && !o->error && done < o->len) {
-		ssize_t n = write(o->fd, o->buf + done, o->len - done);
+	while (o->fd >= 0 && !o->error && done < len) {
+		ssize_t n = write(o->fd, data + done, len - done);
 
 		if (n > 0) {
 			done += (size_t)n;
@@ -51,6 +50,39 @@ void usertp__dat_flush(struct usertp__dat_out *o)
 			o->error = n ? errno : EIO;
 		}
 	}
+}
+
+/* What the buffer holds as one chunk: its header and its compressed bytes, in one write. */
+static void write_chunk(struct usertp__dat_out *o)
+{
+	struct usertp__dat_chunker *z = o->chunker;
+	uint32_t raw = (uint32_t)o->len, packed;
+	uint64_t before = o->written;
+
+	if (!z->count) {
+		uint32_t none = 0; /* the count, set by the owner */
+
+		write_all(o, (const unsigned char *)&none, 4);
+	}
+	packed = (uint32_t)z->compress(z->ctx, z->dst + 8, z->cap - 8, o->buf, raw);
+	if (!packed && !o->error)
+		o->error = EIO;
+	memcpy(z->dst, &packed, 4);
+	memcpy(z->dst + 4, &raw, 4);
+	write_all(o, z->dst, 8 + (size_t)packed);
+	if (!o->error)
+		z->count++;
+	/* @pos: the file's offset (a partial chunk counts nothing: the owner cuts it off). */
+	o->pos = o->pos - raw + (o->written - before);
+}
+
+/* Counts what reached the file, so that a writer can tell which pages are whole after ENOSPC. */
+void usertp__dat_flush(struct usertp__dat_out *o)
+{
+	if (o->chunker && o->len && o->fd >= 0 && !o->error)
+		write_chunk(o);
+	else
+		write_all(o, o->buf, o->len);
 	o->len = 0;
 }
 
@@ -109,8 +141,6 @@ const char usertp__dat_header_event[] = "# compressed entry header\n"
 				   "\ttime_stamp : type == 31\n"
 				   "\tdata max type_len  == 28\n";
 
-#define OPTION_CPUSTAT 2
-
 size_t usertp__dat_cpustat_option(unsigned char *buf, unsigned int cpu,
 				  const struct usertp__dat_cpu_stats *st)
 {
@@ -123,7 +153,7 @@ size_t usertp__dat_cpustat_option(unsigned char *buf, unsigned int cpu,
 			 "dropped events: %-20llu\nread events: %-20llu\n",
 			 cpu, (unsigned long long)st->overrun, (unsigned long long)st->dropped,
 			 (unsigned long long)st->read);
-	uint16_t id = OPTION_CPUSTAT;
+	uint16_t id = USERTP__DAT_OPTION_CPUSTAT;
 	uint32_t size = (uint32_t)n + 1;
 
 	memcpy(buf, &id, 2);
@@ -175,26 +205,26 @@ bool usertp__dat_cpustat_parse(const char *text, size_t len, unsigned int *cpu,
 	return true;
 }
 
-/* The same bytes whether counting or writing (the recorder counts first). */
-uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__dat_source *src,
-				unsigned int nr_cpus, const uint64_t *cpu_offset,
-				const uint64_t *cpu_size)
+void usertp__dat_put_header_info(struct usertp__dat_out *o, const struct usertp__dat_source *src)
 {
-	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g',
-					       '6', 0, 0 /* little endian */, 8 /* long */ };
-	unsigned int i, j, nr_systems = 0;
-	uint64_t table;
-	char clock[96];
-
-	put(o, magic, sizeof(magic));
-	put_u32(o, USERTP_RB_PAGE);
+	(void)src;
 	put(o, "header_page", 12);
 	put_u64(o, sizeof(usertp__dat_header_page) - 1);
 	put(o, usertp__dat_header_page, sizeof(usertp__dat_header_page) - 1);
 	put(o, "header_event", 13);
 	put_u64(o, sizeof(usertp__dat_header_event) - 1);
 	put(o, usertp__dat_header_event, sizeof(usertp__dat_header_event) - 1);
-	put_u32(o, 0); /* ftrace formats */
+}
+
+void usertp__dat_put_ftrace_formats(struct usertp__dat_out *o, const struct usertp__dat_source *src)
+{
+	(void)src;
+	put_u32(o, 0);
+}
+
+void usertp__dat_put_event_formats(struct usertp__dat_out *o, const struct usertp__dat_source *src)
+{
+	unsigned int i, j, nr_systems = 0;
 
 	/* Event systems, each once, in the order first seen. */
 	for (i = 0; i < src->nr_events; i++) {
@@ -221,15 +251,55 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 			put(o, src->events[j].format, strlen(src->events[j].format));
 		}
 	}
+}
+
+void usertp__dat_put_kallsyms(struct usertp__dat_out *o, const struct usertp__dat_source *src)
+{
 	put_u32(o, (uint32_t)src->kallsyms_len);
 	put(o, src->kallsyms, src->kallsyms_len);
+}
+
+void usertp__dat_put_printk(struct usertp__dat_out *o, const struct usertp__dat_source *src)
+{
 	put_u32(o, (uint32_t)src->printk_formats_len);
 	put(o, src->printk_formats, src->printk_formats_len);
+}
+
+void usertp__dat_put_cmdlines(struct usertp__dat_out *o, const struct usertp__dat_source *src)
+{
 	put_u64(o, src->cmdlines_len);
 	put(o, src->cmdlines, src->cmdlines_len);
+}
 
-	snprintf(clock, sizeof(clock), "local global counter uptime perf %s %s\n",
-		 src->raw_clock ? "mono [x86-tsc]" : "[mono] x86-tsc", "mono_raw boot");
+size_t usertp__dat_trace_clock(char *buf, size_t size, bool raw_clock)
+{
+	int n = snprintf(buf, size, "local global counter uptime perf %s %s\n",
+			 raw_clock ? "mono [x86-tsc]" : "[mono] x86-tsc", "mono_raw boot");
+
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+/* The same bytes whether counting or writing (the recorder counts first). */
+uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__dat_source *src,
+				unsigned int nr_cpus, const uint64_t *cpu_offset,
+				const uint64_t *cpu_size)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g',
+					       '6', 0, 0 /* little endian */, 8 /* long */ };
+	unsigned int i;
+	uint64_t table;
+	char clock[96];
+	size_t clock_len = usertp__dat_trace_clock(clock, sizeof(clock), src->raw_clock);
+
+	put(o, magic, sizeof(magic));
+	put_u32(o, USERTP_RB_PAGE);
+	usertp__dat_put_header_info(o, src);
+	usertp__dat_put_ftrace_formats(o, src);
+	usertp__dat_put_event_formats(o, src);
+	usertp__dat_put_kallsyms(o, src);
+	usertp__dat_put_printk(o, src);
+	usertp__dat_put_cmdlines(o, src);
+
 	put_u32(o, nr_cpus);
 	put(o, "options  ", 10);
 	/*
@@ -238,8 +308,8 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 	 * no data it tokenizes a zero-size buffer: now and then (one read in a few hundred) it
 	 * then prints raw timestamps.  So the option carries the text as well, NUL-terminated.
 	 */
-	put_u16(o, 4);
-	put_u32(o, (uint32_t)strlen(clock) + 1);
+	put_u16(o, USERTP__DAT_OPTION_TRACECLOCK);
+	put_u32(o, (uint32_t)clock_len + 1);
 	put_str(o, clock);
 	o->cpustat_at = src->cpu_stats ? o->pos : 0;
 	for (i = 0; src->cpu_stats && i < nr_cpus; i++) {
@@ -247,15 +317,15 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 
 		put(o, opt, usertp__dat_cpustat_option(opt, i, &src->cpu_stats[i]));
 	}
-	put_u16(o, 0);
+	put_u16(o, USERTP__DAT_OPTION_DONE);
 	put(o, "flyrecord", 10);
 	table = o->pos;
 	for (i = 0; i < nr_cpus; i++) {
 		put_u64(o, cpu_offset ? cpu_offset[i] : 0);
 		put_u64(o, cpu_size ? cpu_size[i] : 0);
 	}
-	put_u64(o, strlen(clock));
-	put(o, clock, strlen(clock));
+	put_u64(o, clock_len);
+	put(o, clock, clock_len);
 	return table;
 }
 

@@ -16,6 +16,34 @@
 
 #include "ring-buffer.h"
 
+/*
+ * Option ids, the same in versions 6 and 7; in version 7 a section has the id of the option
+ * that says where it is (16 to 21, the OPTIONS section 0, a buffer's data 3, strings 15).
+ */
+enum {
+	USERTP__DAT_OPTION_DONE = 0,
+	USERTP__DAT_OPTION_DATE = 1,
+	USERTP__DAT_OPTION_CPUSTAT = 2,
+	USERTP__DAT_OPTION_BUFFER = 3,
+	USERTP__DAT_OPTION_TRACECLOCK = 4,
+	USERTP__DAT_OPTION_UNAME = 5,
+	USERTP__DAT_OPTION_OFFSET = 7,
+	USERTP__DAT_OPTION_CPUCOUNT = 8,
+	USERTP__DAT_OPTION_VERSION = 9,
+	USERTP__DAT_OPTION_TSC2NSEC = 14,
+	USERTP__DAT_OPTION_STRINGS = 15,
+	USERTP__DAT_OPTION_HEADER_INFO = 16,
+	USERTP__DAT_OPTION_FTRACE_EVENTS = 17,
+	USERTP__DAT_OPTION_EVENT_FORMATS = 18,
+	USERTP__DAT_OPTION_KALLSYMS = 19,
+	USERTP__DAT_OPTION_PRINTK = 20,
+	USERTP__DAT_OPTION_CMDLINES = 21,
+	USERTP__DAT_OPTION_BUFFER_TEXT = 22,
+	USERTP__DAT_SECTION_FLYRECORD = 3,
+};
+/* Version 7: a section's flag for compressed content. */
+#define USERTP__DAT_SECTION_COMPRESSED 1
+
 /* One recorded event: its system and its format text. */
 struct usertp__dat_event {
 	const char *system;
@@ -75,14 +103,32 @@ int usertp__trace_dat_write(int fd, const struct usertp__rb_snapshot *snap,
  * The pieces, for writers that produce their pages as they go.  Output is buffered; after a
  * failed write nothing more is written, and `written` tells how much of the file is there.
  */
+struct usertp__dat_chunker;
 struct usertp__dat_out {
 	int fd;		  /* -1: only count */
+	/* Version 7's compressed CPU data: each flush is one chunk (NULL: written as it is). */
+	struct usertp__dat_chunker *chunker;
 	int error;	  /* errno of the first failed write, or 0 */
 	uint64_t pos;	  /* bytes produced so far */
 	uint64_t written; /* of which the file has received */
 	uint64_t cpustat_at; /* where the header put its CPUSTAT options (0: none) */
 	size_t len;
 	unsigned char buf[65536];
+};
+
+/*
+ * A compressor of chunks: @compress puts @len bytes from @src at @dst (room: @cap) and returns
+ * the compressed length, 0 on an error.  What a flush writes: a u32 count of chunks before the
+ * first (set in place by the owner, who knows when the data ends), then per chunk a u32
+ * compressed size, a u32 raw size (whole pages) and the compressed bytes.  With a chunker, @pos
+ * is the file's offset after each flush.
+ */
+struct usertp__dat_chunker {
+	size_t (*compress)(void *ctx, void *dst, size_t cap, const void *src, size_t len);
+	void *ctx;
+	unsigned char *dst; /* room for the largest chunk compressed, and its 8-byte header */
+	size_t cap;
+	uint32_t count;	    /* chunks written */
 };
 
 /* Start (or restart) producing into @fd, at file offset 0. */
@@ -98,6 +144,20 @@ void usertp__dat_flush(struct usertp__dat_out *o);
 uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__dat_source *src,
 				unsigned int nr_cpus, const uint64_t *cpu_offset,
 				const uint64_t *cpu_size);
+
+/*
+ * The metadata's parts, the same bytes in versions 6 and 7 (where each is a section): the ring
+ * buffer's header formats, the ftrace formats (none), the event systems and their formats,
+ * kallsyms, printk formats, the "pid comm" lines.
+ */
+void usertp__dat_put_header_info(struct usertp__dat_out *o, const struct usertp__dat_source *src);
+void usertp__dat_put_ftrace_formats(struct usertp__dat_out *o, const struct usertp__dat_source *src);
+void usertp__dat_put_event_formats(struct usertp__dat_out *o, const struct usertp__dat_source *src);
+void usertp__dat_put_kallsyms(struct usertp__dat_out *o, const struct usertp__dat_source *src);
+void usertp__dat_put_printk(struct usertp__dat_out *o, const struct usertp__dat_source *src);
+void usertp__dat_put_cmdlines(struct usertp__dat_out *o, const struct usertp__dat_source *src);
+/* The text of tracefs's trace_clock (the clock in brackets) into @buf.  Return: its length. */
+size_t usertp__dat_trace_clock(char *buf, size_t size, bool raw_clock);
 
 /* Zeros up to the next page boundary: where the CPU data starts. */
 void usertp__dat_put_page_padding(struct usertp__dat_out *o);
