@@ -7,7 +7,9 @@
 #
 # usage: bench/bench-record.sh [options] [BUILD_DIR]
 #
-#	--tracer T	usertp (default) or lttng: peer-producer-lttng, the same producer
+#	--tracer T	usertp (default), usertp-zstd (usertp record --compression zstd: a
+#			trace.dat version 7 with zstd, compressed when the recording ends) or
+#			lttng: peer-producer-lttng, the same producer
 #			through LTTng-UST; recorded = fired - the events LTTng's channels
 #			say they discarded; rec_ns is its consumer daemon's CPU time
 #	-d DIR		where the trace.dat files (and usertp record's spool next to them) go;
@@ -52,6 +54,7 @@ smoke=
 once=
 keep=
 tracer=usertp
+usertp_opts=
 dir=
 kb=
 interval=
@@ -70,7 +73,8 @@ while [ $# -gt 0 ]; do
 	--tracer)
 		case ${2:-} in
 		usertp | lttng) tracer=$2 ;;
-		*) echo "bench-record.sh: --tracer takes usertp or lttng" >&2; exit 2 ;;
+		usertp-zstd) tracer=usertp usertp_opts="--compression zstd" ;;
+		*) echo "bench-record.sh: --tracer takes usertp, usertp-zstd or lttng" >&2; exit 2 ;;
 		esac
 		shift
 		;;
@@ -146,7 +150,7 @@ record_usertp() {
 	rate=$1 secs=$2
 	shift 2
 	timeout $((${secs%.*} * 4 + 60)) /usr/bin/time -f "%U %S" -o "$work/time" \
-		"$usertp" record -e usertp_bench:bench_event \
+		"$usertp" record -e usertp_bench:bench_event $usertp_opts \
 		-o "$work/run.dat" "$@" -- "$producer" -t "$threads" "$rate" "$secs" \
 		>"$work/out" 2>"$work/err"
 }

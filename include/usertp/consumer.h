@@ -278,12 +278,25 @@ USERTP_CONSUMER_EXPORT int usertp_session_spec_seen(const struct usertp_session 
 
 /**
  * usertp_session_write_dat() - write what the session records to the trace.dat file @path
- * (version 6, as trace-cmd writes it) instead of handing it to usertp_session_next(): call
+ * (version 6 unless usertp_session_set_dat_format() says otherwise) instead of handing it to usertp_session_next(): call
  * it before the first target.  Pages go to disk as they fill, into a spool directory next to
  * @path (@path.spool-XXXXXX); usertp_session_finish() merges them into @path.
  * Return: 0, -EISDIR or -EINVAL (@path is not a regular file), or the errno of creating it.
  */
 USERTP_CONSUMER_EXPORT int usertp_session_write_dat(struct usertp_session *s, const char *path);
+
+/**
+ * usertp_session_set_dat_format() - the format of the file usertp_session_finish() writes:
+ * @version 6 (the default, which every reader of trace.dat opens) or 7 (what trace-cmd 3
+ * writes), @compression NULL or "none", or "zstd" (version 7 only: the events and the texts
+ * compressed, as `trace-cmd record` does by default).  Call it before
+ * usertp_session_write_dat(); a recovery (usertp_dat_recover()) writes the same format.
+ * Return: 0, -EINVAL (another version or compression, or zstd with version 6), -ENOTSUP (zstd:
+ * libzstd.so.1 cannot be loaded), -EBUSY (after usertp_session_write_dat()).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_set_dat_format(struct usertp_session *s,
+							 unsigned int version,
+							 const char *compression);
 
 /* What the file holds, per CPU (summed over programs). */
 struct usertp_dat_summary {

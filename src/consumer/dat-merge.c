@@ -23,6 +23,8 @@
 #include "ring-buffer.h"
 #include "trace-dat.h"
 #include "dat-merge.h"
+#include "dat-v7.h"
+#include "zstd.h"
 #include "event-ids.h"
 
 #define MAX_SMALL_PAYLOAD 112u	/* type_len 1..28 */
@@ -542,7 +544,8 @@ static int set_table(int fd, uint64_t table, unsigned int cpu, uint64_t offset, 
 
 /*
  * After a failed write at CPU @cpu, whose data starts at @cpu_start: keep the whole pages
- * written, say so in the table, cut the file after them.  Return: the file's new size.
+ * written (compressed: the whole chunks), say so in the version 6 table (@table, 0: version 7),
+ * cut the file after them.  Return: the file's new size.
  */
 static uint64_t keep_whole_pages(struct merge *m, int fd, uint64_t table, uint64_t meta_end,
 				 uint64_t data_start, unsigned int cpu, uint64_t cpu_start)
@@ -553,10 +556,10 @@ static uint64_t keep_whole_pages(struct merge *m, int fd, uint64_t table, uint64
 		/* In the header: whole, it is a file without data; otherwise nothing is kept. */
 		keep = written >= meta_end ? meta_end : 0;
 	} else {
-		whole = (written - m->pending_start) / USERTP_RB_PAGE;
+		whole = m->o->chunker ? 0 : (written - m->pending_start) / USERTP_RB_PAGE;
 		keep = m->pending_start + whole * USERTP_RB_PAGE;
 		pending_commit(m, (unsigned int)(whole < m->nr_pending ? whole : m->nr_pending));
-		if (keep > cpu_start && set_table(fd, table, cpu, cpu_start, keep - cpu_start))
+		if (table && keep > cpu_start && set_table(fd, table, cpu, cpu_start, keep - cpu_start))
 			keep = cpu_start; /* the table cannot say so: this CPU's pages go */
 	}
 	if (keep < written && ftruncate(fd, (off_t)keep))
@@ -611,23 +614,31 @@ static void merge_free(struct merge *m, struct usertp__dat_event *dat_events)
 }
 
 /*
- * The CPUSTAT options, final: each CPU's records in the file, overwritten, and the rest of
- * what was fired as dropped.  Written in place over the header's (same length).
+ * The CPUSTAT options' final counts: each CPU's records in the file, overwritten, and the rest
+ * of what was fired as dropped.
  */
-static int put_cpu_stats(struct merge *m, int fd, uint64_t at)
+static void final_cpu_stats(struct merge *m, struct usertp__dat_cpu_stats *out)
 {
 	const struct usertp__merge_input *in = m->in;
 
 	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
 		uint64_t read = m->stats->events[cpu], overrun = in->overrun[cpu];
 		uint64_t rest = in->fired[cpu] > read ? in->fired[cpu] - read : 0;
-		struct usertp__dat_cpu_stats st = { read, overrun < rest ? overrun : rest, 0 };
-		unsigned char opt[USERTP__DAT_CPUSTAT_MAX];
-		size_t len;
 
-		st.dropped = rest - st.overrun;
+		out[cpu] = (struct usertp__dat_cpu_stats){ read, overrun < rest ? overrun : rest, 0 };
+		out[cpu].dropped = rest - out[cpu].overrun;
 		m->stats->file_lost[cpu] = rest;
-		len = usertp__dat_cpustat_option(opt, cpu, &st);
+	}
+}
+
+/* Version 6: the CPUSTAT options written in place over the header's (the same length). */
+static int put_cpu_stats(struct merge *m, int fd, uint64_t at, struct usertp__dat_cpu_stats *st)
+{
+	final_cpu_stats(m, st);
+	for (unsigned int cpu = 0; cpu < m->in->nr_cpus; cpu++) {
+		unsigned char opt[USERTP__DAT_CPUSTAT_MAX];
+		size_t len = usertp__dat_cpustat_option(opt, cpu, &st[cpu]);
+
 		if (pwrite(fd, opt, len, (off_t)at) != (ssize_t)len)
 			return -errno;
 		at += len;
@@ -642,7 +653,8 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 	struct merge m = { .in = in };
 	struct usertp__dat_event *dat_events = NULL;
 	struct usertp__dat_source src;
-	uint64_t table, meta_end, data_start, cpu_start = 0;
+	struct usertp__dat7 *v7 = NULL;
+	uint64_t table = 0, meta_end, data_start, cpu_start = 0;
 	unsigned int cpu = 0, s;
 	int ret;
 
@@ -679,19 +691,37 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 					   in->kallsyms, in->printk_formats, in->kallsyms_len,
 					   in->printk_formats_len };
 	usertp__dat_out_init(m.o, out_fd);
-	table = usertp__dat_put_header(m.o, &src, in->nr_cpus, NULL, NULL);
-	meta_end = m.o->pos;
-	usertp__dat_put_page_padding(m.o);
+	if (in->file_version == 7) {
+		const char *why;
+
+		if (!(v7 = usertp__dat7_begin(m.o, &src, in->nr_cpus, in->compress, &why))) {
+			ret = in->compress && !usertp__zstd_available() ? -ENOTSUP : -ENOMEM;
+			say(err, errlen, "%s", why);
+			goto out;
+		}
+		meta_end = UINT64_MAX; /* (without its options, a version 7 file is nothing) */
+	} else {
+		table = usertp__dat_put_header(m.o, &src, in->nr_cpus, NULL, NULL);
+		meta_end = m.o->pos;
+		usertp__dat_put_page_padding(m.o);
+	}
 	usertp__dat_flush(m.o);
 	data_start = m.pending_start = m.o->pos;
 	for (cpu = 0; cpu < in->nr_cpus && !m.o->error; cpu++) {
+		if (v7) {
+			usertp__dat7_cpu_begin(v7, cpu);
+			if (!m.o->error)
+				m.pending_start = m.o->written; /* (after the padding) */
+		}
 		cpu_start = m.o->pos;
 		merge_cpu(&m, cpu);
 		usertp__dat_flush(m.o);
 		if (m.o->error)
 			break;
 		pending_commit(&m, m.nr_pending);
-		if (m.o->pos > cpu_start) {
+		if (v7) {
+			usertp__dat7_cpu_end(v7, cpu, m.o->pos);
+		} else if (m.o->pos > cpu_start) {
 			ret = set_table(out_fd, table, cpu, cpu_start, m.o->pos - cpu_start);
 			if (ret) {
 				say(err, errlen, "pwrite of the CPU table: %s", strerror(-ret));
@@ -703,22 +733,48 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 		uint64_t at = m.o->written;
 		uint64_t keep = keep_whole_pages(&m, out_fd, table, meta_end, data_start, cpu, cpu_start);
 
+		bool no_options = false;
+
 		ret = -m.o->error;
+		if (v7 && keep) {
+			/* The options after what is kept, if they fit. */
+			usertp__dat7_cpu_end(v7, cpu, keep);
+			if (placeholder)
+				final_cpu_stats(&m, placeholder);
+			no_options = usertp__dat7_finish(v7, keep, placeholder) != 0;
+			keep = no_options ? 0 : keep;
+			if (no_options) {
+				/* Nothing is in the file after all. */
+				memset(m.stats->events, 0, sizeof(m.stats->events));
+				memset(m.stats->lost, 0, sizeof(m.stats->lost));
+				m.stats->pages = 0;
+				if (ftruncate(out_fd, 0))
+					warn("ftruncate: %s", strerror(errno));
+			}
+		}
 		if (keep)
 			say(err, errlen,
 			    "write: %s at offset %" PRIu64 "; the file keeps %" PRIu64
 			    " whole pages of events (%" PRIu64 " bytes)",
-			    strerror(m.o->error), at, m.stats->pages, keep);
+			    strerror(-ret), at, m.stats->pages, keep);
 		else
-			say(err, errlen, "write: %s at offset %" PRIu64 ", in the header: no trace written",
-			    strerror(m.o->error), at);
+			say(err, errlen, "write: %s at offset %" PRIu64 ", %s: no trace written",
+			    strerror(-ret), at,
+			    no_options ? "and the file's options could not be set" : "in the header");
 		m.stats->size = keep;
+	} else if (v7) {
+		if (placeholder)
+			final_cpu_stats(&m, placeholder);
+		ret = usertp__dat7_finish(v7, m.o->pos, placeholder);
+		if (ret)
+			say(err, errlen, "write of the options: %s", strerror(-ret));
+		m.stats->size = m.o->pos;
 	} else {
 		m.stats->size = m.o->pos;
 	}
 	/* (Also after a failed write: the header, with its CPUSTAT, is there.) */
-	if (m.o->cpustat_at && m.stats->size > m.o->cpustat_at) {
-		int err_stats = put_cpu_stats(&m, out_fd, m.o->cpustat_at);
+	if (!v7 && m.o->cpustat_at && m.stats->size > m.o->cpustat_at) {
+		int err_stats = put_cpu_stats(&m, out_fd, m.o->cpustat_at, placeholder);
 
 		if (err_stats && !ret) {
 			ret = err_stats;
@@ -726,6 +782,7 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 		}
 	}
 out:
+	usertp__dat7_free(v7);
 	free(placeholder);
 	if (!stats)
 		free(m.stats);

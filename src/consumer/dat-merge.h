@@ -73,6 +73,9 @@ struct usertp__merge_input {
 	 * out, cut by a full disk): the three add up to the events fired.
 	 */
 	const uint64_t *fired, *overrun;
+	/* the file's format: version 6 (0 too) or 7; compressed (version 7 only): zstd */
+	unsigned int file_version;
+	bool compress;
 };
 
 /* What went into the file (about 64 KiB: keep it off small stacks). */

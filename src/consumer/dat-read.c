@@ -43,26 +43,6 @@
 #define TRIAL_AT_SIZE 128
 #define TEXT_PADDING 64
 
-/* trace.dat option ids (the same in versions 6 and 7). */
-enum {
-	OPT_DONE = 0,
-	OPT_DATE = 1,
-	OPT_CPUSTAT = 2,
-	OPT_BUFFER = 3,
-	OPT_TRACECLOCK = 4,
-	OPT_OFFSET = 7,
-	OPT_CPUCOUNT = 8,
-	OPT_TSC2NSEC = 14,
-	OPT_HEADER_INFO = 16,
-	OPT_FTRACE_EVENTS = 17,
-	OPT_EVENT_FORMATS = 18,
-	OPT_KALLSYMS = 19,
-	OPT_PRINTK = 20,
-	OPT_CMDLINES = 21,
-	OPT_BUFFER_TEXT = 22,
-	SECTION_FLYRECORD = 3,
-};
-
 /* One CPU's data: its pages, either in the file or in zstd chunks. */
 struct cpu_stream {
 	int id;
@@ -108,7 +88,7 @@ struct usertp__dat_input {
 	struct usertp__dat_cpu_stats *cpustat;
 	bool *has_cpustat;
 	unsigned int nr_cpustat;
-	uint64_t section_offset[OPT_CMDLINES + 1];
+	uint64_t section_offset[USERTP__DAT_OPTION_CMDLINES + 1];
 
 	/* v7: the top instance's BUFFER option */
 	bool have_top_buffer;
@@ -509,17 +489,20 @@ static void add_cpu(struct usertp__dat_input *in, int index, uint64_t id, uint64
 
 /*
  * Once the data's form is known: where each CPU's bytes end in the file. A compressed CPU's
- * size leaves out the chunk count before its chunks.
+ * size leaves out the chunk count before its chunks in trace-cmd 3.1's files, and counts it
+ * in those of trace-cmd 3.2 on (and usertp's): its chunks may run 4 bytes past it (they are
+ * found by their count and sizes), and the file may end there.
  */
 static void clip_cpus(struct usertp__dat_input *in, bool compressed)
 {
 	for (int i = 0; i < in->cpus; i++) {
 		struct cpu_stream *s = &in->cpu[i];
+		uint64_t reach = s->declared_end;
 
 		s->compressed = compressed;
 		if (compressed && s->declared_end > s->start && s->declared_end < UINT64_MAX - 4)
-			s->declared_end += 4;
-		s->end = s->declared_end < in->file_size ? s->declared_end : in->file_size;
+			reach += 4;
+		s->end = reach < in->file_size ? reach : in->file_size;
 		if (s->start > s->end)
 			s->start = s->end;
 		s->pos = s->start;
@@ -623,7 +606,7 @@ static bool parse_options(struct cursor *c, uint64_t *next)
 	for (;;) {
 		if (!read_num(c, 2, &id, "option id"))
 			return false;
-		if (id == OPT_DONE && in->version < 7)
+		if (id == USERTP__DAT_OPTION_DONE && in->version < 7)
 			return true;
 		if (!read_num(c, 4, &size, "option size") || !take(c, size, &data, "option"))
 			return false;
@@ -632,51 +615,51 @@ static bool parse_options(struct cursor *c, uint64_t *next)
 		oc.pos -= size;
 		oc.size = oc.pos + size;
 		switch (id) {
-		case OPT_DONE:
+		case USERTP__DAT_OPTION_DONE:
 			if (size < 8)
 				return fail_at(c, c->pos - size, "DONE option of %llu bytes",
 					       (unsigned long long)size);
 			*next = get_num(in, data, 8);
 			return true;
-		case OPT_DATE:
-		case OPT_OFFSET:
-		case OPT_TRACECLOCK:
+		case USERTP__DAT_OPTION_DATE:
+		case USERTP__DAT_OPTION_OFFSET:
+		case USERTP__DAT_OPTION_TRACECLOCK:
 			text = strndup((const char *)data, size);
 			if (!text)
 				return fail(in, "out of memory");
-			if (id == OPT_TRACECLOCK) {
+			if (id == USERTP__DAT_OPTION_TRACECLOCK) {
 				in->clock_follows_cpu_table = true;
 				parse_trace_clock(in, text);
 			} else {
 				/* DATE is in microseconds, OFFSET in the clock's units */
-				in->ts_offset += strtoll(text, NULL, 0) * (id == OPT_DATE ? 1000 : 1);
+				in->ts_offset += strtoll(text, NULL, 0) * (id == USERTP__DAT_OPTION_DATE ? 1000 : 1);
 			}
 			free(text);
 			break;
-		case OPT_CPUSTAT:
+		case USERTP__DAT_OPTION_CPUSTAT:
 			if (!keep_cpustat(in, (const char *)data, size))
 				return fail(in, "out of memory");
 			break;
-		case OPT_CPUCOUNT:
+		case USERTP__DAT_OPTION_CPUCOUNT:
 			if (size >= 4)
 				in->cpucount_option = (int)get_num(in, data, 4);
 			break;
-		case OPT_TSC2NSEC:
+		case USERTP__DAT_OPTION_TSC2NSEC:
 			if (size >= 16) {
 				in->tsc_mult = get_num(in, data, 4);
 				in->tsc_shift = get_num(in, data + 4, 4);
 			}
 			break;
-		case OPT_BUFFER:
+		case USERTP__DAT_OPTION_BUFFER:
 			if (in->version >= 7 && !parse_buffer_option(&oc))
 				return false;
 			break;
-		case OPT_BUFFER_TEXT:
+		case USERTP__DAT_OPTION_BUFFER_TEXT:
 			if (in->version >= 7 && size > 8 && !data[8])
 				return fail_at(c, c->pos - size, "latency-format data in a version 7 "
 					       "file is not supported");
 			break;
-		case OPT_HEADER_INFO ... OPT_CMDLINES:
+		case USERTP__DAT_OPTION_HEADER_INFO ... USERTP__DAT_OPTION_CMDLINES:
 			if (in->version >= 7 && size >= 8)
 				in->section_offset[id] = get_num(in, data, 8);
 			break;
@@ -763,7 +746,7 @@ static bool parse_v7(struct usertp__dat_input *in, struct cursor *c)
 	for (int n = 0; options; n++) {
 		if (n == MAX_OPTION_SECTIONS)
 			return fail(in, "more than %d options sections (a loop?)", MAX_OPTION_SECTIONS);
-		if (!open_section(in, options, OPT_DONE, &sc, &buf, "options"))
+		if (!open_section(in, options, USERTP__DAT_OPTION_DONE, &sc, &buf, "options"))
 			return false;
 		ok = parse_options(&sc, &next);
 		free(buf);
@@ -771,14 +754,14 @@ static bool parse_v7(struct usertp__dat_input *in, struct cursor *c)
 			return false;
 		options = next;
 	}
-	if (!in->section_offset[OPT_HEADER_INFO])
+	if (!in->section_offset[USERTP__DAT_OPTION_HEADER_INFO])
 		return fail(in, "no header_page section");
-	if (!parse_v7_section(in, OPT_HEADER_INFO, "header_page", parse_header_info) ||
-	    !parse_v7_section(in, OPT_FTRACE_EVENTS, "ftrace formats", parse_ftrace_formats) ||
-	    !parse_v7_section(in, OPT_EVENT_FORMATS, "event formats", parse_event_formats) ||
-	    !parse_v7_section(in, OPT_KALLSYMS, "kallsyms", parse_kallsyms) ||
-	    !parse_v7_section(in, OPT_PRINTK, "printk formats", parse_printk) ||
-	    !parse_v7_section(in, OPT_CMDLINES, "saved cmdlines", parse_cmdlines))
+	if (!parse_v7_section(in, USERTP__DAT_OPTION_HEADER_INFO, "header_page", parse_header_info) ||
+	    !parse_v7_section(in, USERTP__DAT_OPTION_FTRACE_EVENTS, "ftrace formats", parse_ftrace_formats) ||
+	    !parse_v7_section(in, USERTP__DAT_OPTION_EVENT_FORMATS, "event formats", parse_event_formats) ||
+	    !parse_v7_section(in, USERTP__DAT_OPTION_KALLSYMS, "kallsyms", parse_kallsyms) ||
+	    !parse_v7_section(in, USERTP__DAT_OPTION_PRINTK, "printk formats", parse_printk) ||
+	    !parse_v7_section(in, USERTP__DAT_OPTION_CMDLINES, "saved cmdlines", parse_cmdlines))
 		return false;
 	if (!in->have_top_buffer)
 		return fail(in, "no flyrecord data for the top instance");
@@ -790,7 +773,7 @@ static bool parse_v7(struct usertp__dat_input *in, struct cursor *c)
 	sc.pos = in->top_buffer_offset;
 	if (!read_num(&sc, 2, &sid, "flyrecord section") || !read_num(&sc, 2, &flags, "flyrecord section"))
 		return false;
-	if (sid != SECTION_FLYRECORD)
+	if (sid != USERTP__DAT_SECTION_FLYRECORD)
 		return fail_at(&sc, sc.pos - 4, "flyrecord section id %llu", (unsigned long long)sid);
 	if ((flags & 1) && !in->zstd)
 		return fail_at(&sc, sc.pos - 4, "flyrecord section flagged compressed in an "

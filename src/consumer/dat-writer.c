@@ -28,6 +28,7 @@
 #include "session.h"
 #include "spool.h"
 #include "trace-dat.h"
+#include "zstd.h"
 
 /*
  * Disk space kept for the end: if the spools fill the disk, the output's header and first
@@ -246,6 +247,26 @@ static int output_check(struct usertp_session *s, const char *path)
 	return 0;
 }
 
+int usertp_session_set_dat_format(struct usertp_session *s, unsigned int version,
+				  const char *compression)
+{
+	bool zstd = compression && !strcmp(compression, "zstd");
+
+	if (s->dat)
+		return usertp__session_fail(s, -EBUSY, "the format is chosen before the file");
+	if (version != 6 && version != 7)
+		return usertp__session_fail(s, -EINVAL, "trace.dat version %u: 6 or 7", version);
+	if (compression && !zstd && strcmp(compression, "none"))
+		return usertp__session_fail(s, -EINVAL, "compression %s: none or zstd", compression);
+	if (zstd && version != 7)
+		return usertp__session_fail(s, -EINVAL, "compression needs trace.dat version 7");
+	if (zstd && !usertp__zstd_available())
+		return usertp__session_fail(s, -ENOTSUP, "zstd: libzstd.so.1 could not be loaded");
+	s->dat_version = version;
+	s->dat_compress = zstd;
+	return 0;
+}
+
 int usertp_session_write_dat(struct usertp_session *s, const char *path)
 {
 	struct usertp__writer *w;
@@ -271,7 +292,8 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		return ret;
 	}
 	s->dat = w;
-	w->meta_fd = usertp__spool_meta_create(w->dir, s->nr_cpus, s->tsc, path);
+	w->meta_fd = usertp__spool_meta_create(w->dir, s->nr_cpus, s->tsc, s->dat_version,
+					       s->dat_compress, path);
 	if (w->meta_fd < 0) {
 		ret = usertp__session_fail(s, w->meta_fd, "cannot write in %s: %s", w->dir,
 					   strerror(-w->meta_fd));
@@ -390,6 +412,8 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	in.release_spools = true; /* they are deleted afterwards anyway */
 	in.fired = fired;
 	in.overrun = overrun;
+	in.file_version = s->dat_version;
+	in.compress = s->dat_compress;
 	if (reserve_fd >= 0 && ftruncate(reserve_fd, 0)) {
 		/* nothing to do: the space comes back when the spool directory goes */
 	}
@@ -515,6 +539,8 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 		goto out;
 	}
 	s->tsc = meta.tsc;
+	s->dat_version = meta.dat_version;
+	s->dat_compress = meta.dat_compress;
 	if (!output)
 		output = meta.output;
 	ret = output_check(s, output);

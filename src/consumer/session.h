@@ -81,6 +81,8 @@ struct usertp_session {
 	/* settings */
 	unsigned long kb;
 	bool overwrite, tsc, tracing;
+	unsigned int dat_version; /* of the trace.dat (usertp_session_set_dat_format()) */
+	bool dat_compress;
 	char **specs;
 	unsigned int nr_specs;
 	struct usertp__session_filter {

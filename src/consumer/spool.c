@@ -56,7 +56,8 @@ static int put_record(int fd, const char *data, size_t len, const char *fmt, ...
 	return ret;
 }
 
-int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, const char *output)
+int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc,
+			      unsigned int dat_version, bool dat_compress, const char *output)
 {
 	char path[4200];
 	int fd, ret;
@@ -65,8 +66,9 @@ int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, c
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	ret = put_record(fd, NULL, 0, "%srecording cpus=%u clock=%s output=%s\n", MAGIC, nr_cpus,
-			 usertp__rb_clock_name(tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO), output);
+	ret = put_record(fd, NULL, 0, "%srecording cpus=%u clock=%s dat=%s output=%s\n", MAGIC,
+			 nr_cpus, usertp__rb_clock_name(tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO),
+			 dat_version == 7 ? (dat_compress ? "7-zstd" : "7") : "6", output);
 	if (ret) {
 		close(fd);
 		return ret;
@@ -206,6 +208,17 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 				break;
 			}
 			meta->tsc = clock == USERTP_RB_CLOCK_TSC;
+			/* (Looked for before the output's name, which may hold anything.) */
+			strstr(line, " output=")[1] = 0;
+			meta->dat_version = 6;
+			if (field(line, "dat", false, path, sizeof(path))) {
+				meta->dat_version = !strcmp(path, "6") ? 6 : 7;
+				meta->dat_compress = !strcmp(path, "7-zstd");
+				if (strcmp(path, "6") && strcmp(path, "7") && !meta->dat_compress) {
+					ret = bad(err, errlen, &c, "a trace.dat format not 6, 7 or 7-zstd");
+					break;
+				}
+			}
 			continue;
 		}
 		if (sscanf(line, "%*s %lu", (unsigned long *)&idx) != 1 || idx >= MAX_SOURCES) {

@@ -13,7 +13,7 @@
  *			directory `usertp record --recover` turns into a valid trace.dat:
  *
  *	usertp-spool 1\n			first line
- *	recording cpus=C clock=mono|x86-tsc output=PATH\n
+ *	recording cpus=C clock=mono|x86-tsc [dat=6|7|7-zstd] output=PATH\n
  *	source N pid=PID comm=COMM\n		(forked=M: a child of source M, whose events it has)
  *	event N id=ID system=SYS len=L\n	then the L bytes of the format text
  *	comms N len=L\n				then L bytes of "tid comm" lines (the latest count)
@@ -37,7 +37,8 @@ int usertp__spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsig
 		      unsigned int cpu);
 
 /* Writing (errors are the caller's to notice: each returns 0 or a negative errno). */
-int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc, const char *output);
+int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc,
+			      unsigned int dat_version, bool dat_compress, const char *output);
 int usertp__spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *comm, int forked_from);
 int usertp__spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
 			    const char *format);
@@ -56,6 +57,8 @@ struct usertp__spool_source {
 struct usertp__spool_meta {
 	unsigned int nr_cpus;
 	bool tsc;
+	unsigned int dat_version; /* of the file (6 if the line does not say) */
+	bool dat_compress;
 	char output[4096];
 	struct usertp__spool_source *sources;
 	unsigned int nr_sources;

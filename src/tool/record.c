@@ -68,6 +68,8 @@ static const char usage_text[] =
 	"  -C CLOCK       mono (default) or x86-tsc\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
 	"  -q             quiet: no status line, no summary (errors and warnings stay)\n"
+	"  --file-version N  trace.dat version 6 (default: every reader opens it) or 7\n"
+	"  --compression none|zstd  zstd: compressed, about 7x smaller (version 7, implied)\n"
 	"  --recover DIR  write the spool DIR of a recorder that was killed into a trace.dat\n"
 	"  -- CMD ARGS    run CMD and record it (and its children)\n";
 
@@ -89,6 +91,8 @@ static struct {
 	char **cmd;
 	const char *recover; /* --recover DIR */
 	bool output_given;
+	unsigned int file_version; /* --file-version (0: not given) */
+	const char *compression;   /* --compression (NULL: not given) */
 
 	/* the kernel's events (their specs and filters, out of specs[] and filters[]) */
 	const char *kernel_specs[MAX_SPECS], *kernel_filters[MAX_SPECS];
@@ -543,12 +547,15 @@ static void kernel_free(void)
 
 static bool parse_options(int argc, char **argv)
 {
-	enum { OPT_OVERWRITE = 256, OPT_RECOVER, OPT_PID, OPT_NOTRACE_PID };
+	enum { OPT_OVERWRITE = 256, OPT_RECOVER, OPT_PID, OPT_NOTRACE_PID, OPT_FILE_VERSION,
+	       OPT_COMPRESSION };
 	static const struct option longopts[] = {
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "notrace-pid", required_argument, NULL, OPT_NOTRACE_PID },
+		{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
+		{ "compression", required_argument, NULL, OPT_COMPRESSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -668,6 +675,20 @@ static bool parse_options(int argc, char **argv)
 		case OPT_RECOVER:
 			rec.recover = optarg;
 			break;
+		case OPT_FILE_VERSION:
+			if (usertp__parse_u64(optarg, 6, 7, &value)) {
+				fail("--file-version %s: 6 or 7", optarg);
+				return false;
+			}
+			rec.file_version = (unsigned int)value;
+			break;
+		case OPT_COMPRESSION:
+			if (strcmp(optarg, "none") && strcmp(optarg, "zstd")) {
+				fail("--compression %s: none or zstd", optarg);
+				return false;
+			}
+			rec.compression = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
@@ -679,11 +700,20 @@ static bool parse_options(int argc, char **argv)
 	if (optind < argc)
 		rec.cmd = argv + optind;
 	if (rec.recover) {
-		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all) {
-			fail("--recover DIR takes only -o FILE");
+		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all || rec.file_version ||
+		    rec.compression) {
+			fail("--recover DIR takes only -o FILE (the file's format is the recording's)");
 			return false;
 		}
 		return true;
+	}
+	if (rec.compression && !strcmp(rec.compression, "zstd")) {
+		if (rec.file_version == 6) {
+			fail("--compression zstd: trace.dat version 6 is never compressed "
+			     "(--file-version 7)");
+			return false;
+		}
+		rec.file_version = 7;
 	}
 	if (!rec.nr_specs) {
 		fail("no events: give at least one -e SPEC");
@@ -759,6 +789,11 @@ static bool start(void)
 		return false;
 	}
 	usertp_session_set_log(rec.session, session_log, NULL);
+	if (rec.file_version &&
+	    usertp_session_set_dat_format(rec.session, rec.file_version, rec.compression)) {
+		fail("%s", usertp_session_error(rec.session));
+		return false;
+	}
 	/* The output must be writable, as a trace.dat, before anything starts. */
 	ret = usertp_session_write_dat(rec.session, rec.output);
 	if (ret) {

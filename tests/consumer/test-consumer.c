@@ -534,6 +534,33 @@ static void case_errors(void)
 	/* Settings out of range. */
 	CHECK(usertp_session_new(&t, &big) == -ERANGE, "buffer_kb 5000000 accepted");
 	CHECK(usertp_session_new(&t, &clock) == -EINVAL, "clock bogus accepted");
+	/* The trace.dat format: each bad choice refused, the last good one kept; none after. */
+	OK(usertp_session_new(&t, NULL));
+	CHECK(usertp_session_set_dat_format(t, 8, NULL) == -EINVAL, "version 8 accepted");
+	CHECK(usertp_session_set_dat_format(t, 6, "zstd") == -EINVAL, "zstd in version 6 accepted");
+	CHECK(usertp_session_set_dat_format(t, 7, "lz4") == -EINVAL, "lz4 accepted");
+	CHECK(strstr(usertp_session_error(t), "none or zstd") != NULL, "message: %s",
+	      usertp_session_error(t));
+	OK(usertp_session_set_dat_format(t, 7, "zstd"));
+	{
+		char path[] = "/tmp/test-consumer-XXXXXX", dat[64];
+		int fd;
+
+		if (!mkdtemp(path))
+			exit(1);
+		snprintf(dat, sizeof(dat), "%s/f.dat", path);
+		OK(usertp_session_write_dat(t, dat));
+		CHECK(usertp_session_set_dat_format(t, 6, NULL) == -EBUSY, "format changed after the file");
+		OK(usertp_session_finish(t, NULL));
+		fd = open(dat, O_RDONLY);
+		CHECK(fd >= 0 && pread(fd, dat, 22, 0) == 22 && dat[10] == '7' && !memcmp(dat + 18, "zstd", 4),
+		      "the file is not version 7 with zstd");
+		close(fd);
+		usertp_session_free(t);
+		snprintf(dat, sizeof(dat), "rm -rf %s", path);
+		if (system(dat))
+			exit(1);
+	}
 	/* Specs: malformed, matching nothing; neither changes anything. */
 	prog_start(&p);
 	OK(usertp_session_attach_pid(s, p.pid));

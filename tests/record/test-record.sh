@@ -826,6 +826,17 @@ kernel-symbols)
 		"$(grep -c . /proc/kallsyms)"
 	check_count "printk formats in the file" "$(trace-cmd dump --printk "$dir/t.dat" 2>/dev/null | grep -c '^0x')" \
 		"$(grep -c . "$tfs/printk_formats")"
+	# The same compressed (trace.dat version 7, zstd): kallsyms is most of the file.
+	"$usertp" record -q --compression zstd -e timer:hrtimer_expire_entry -o "$dir/z.dat" -- sleep 0.3 \
+		2>"$dir/err" || true
+	check_count "kallsyms lines in the compressed file" \
+		"$(trace-cmd dump --kallsyms "$dir/z.dat" 2>/dev/null | grep -c ' [tTdDbBrRwWaA] ')" \
+		"$(grep -c . /proc/kallsyms)"
+	report "$dir/z.dat"
+	grep " hrtimer_expire_entry: " "$dir/report.txt" | grep -v ' function=[a-z_][a-z0-9_.]*/0x' | head -3 >"$dir/bad"
+	[ ! -s "$dir/bad" ] || { echo "functions not named (zstd):"; cat "$dir/bad"; fail=1; }
+	[ "$(wc -c <"$dir/z.dat")" -lt $(($(wc -c <"$dir/t.dat") / 3)) ] ||
+		{ echo "compressed: $(wc -c <"$dir/z.dat") bytes against $(wc -c <"$dir/t.dat")"; fail=1; }
 	;;
 kernel-lost)
 	kernel_setup
@@ -1074,6 +1085,62 @@ killed)
 	n=$(count "$dir/report.txt" " bench_event: ")
 	[ "$n" -ge 1000 ] || { echo "only $n events recovered"; fail=1; }
 	grep -q "^usertp record: 1 program, $n events" "$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	pkill -f "$producer -t 2 100000 4" || true
+	;;
+compressed)
+	# trace.dat version 7 (--file-version 7) and with zstd (--compression zstd, as trace-cmd 3
+	# writes by default): the events of version 6, read alike by trace-cmd and usertp report,
+	# counts exact, the zstd file several times smaller; a killed recording comes back in its
+	# format.  (KernelShark reads through trace-cmd's library.)
+	for f in 6 7 7-zstd; do
+		case $f in
+		6) opts= ;;
+		7) opts="--file-version 7" ;;
+		7-zstd) opts="--compression zstd" ;;
+		esac
+		# shellcheck disable=SC2086
+		"$usertp" record $opts -e 'usertp_bench:*' -o "$dir/$f.dat" -- "$producer" -t 2 200000 1 \
+			>"$dir/out" 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+		check_count "$f.dat: version" "$(dd if="$dir/$f.dat" bs=1 skip=10 count=1 2>/dev/null)" "${f%%-*}"
+		report "$dir/$f.dat"
+		exact "$dir/$f.dat" "$dir/err" "$(fired "$dir/out")"
+		[ "$(count "$dir/report.txt" " bench_event: ")" -gt 10000 ] || { echo "$f.dat: few events"; fail=1; }
+	done
+	[ "$(dd if="$dir/7-zstd.dat" bs=1 skip=18 count=4 2>/dev/null)" = zstd ] || { echo "zstd not named"; fail=1; }
+	[ "$(wc -c <"$dir/7-zstd.dat")" -lt $(($(wc -c <"$dir/6.dat") / 4)) ] ||
+		{ echo "zstd: $(wc -c <"$dir/7-zstd.dat") bytes against $(wc -c <"$dir/6.dat")"; fail=1; }
+	# Bad choices: one clear error each, nothing started, no file.
+	for bad in "--file-version 6 --compression zstd:version 6 is never compressed" \
+		"--compression lz4:--compression lz4: none or zstd" "--file-version 8:--file-version 8: 6 or 7" \
+		"--file-version 99999999999999999999:6 or 7"; do
+		set +e
+		# shellcheck disable=SC2086
+		"$usertp" record ${bad%%:*} -e 'usertp_bench:*' -o "$dir/bad.dat" -- "$producer" 1000 1 \
+			>"$dir/out" 2>"$dir/err"
+		status=$?
+		set -e
+		check_count "status of ${bad%%:*}" "$status" 2
+		grep -q -- "${bad#*:}" "$dir/err" || { echo "${bad%%:*}: not said:"; cat "$dir/err"; fail=1; }
+		[ ! -e "$dir/bad.dat" ] && [ ! -s "$dir/out" ] || { echo "${bad%%:*}: something ran"; fail=1; }
+	done
+	# A recorder killed: --recover writes the format it was writing.
+	"$usertp" record -q --compression zstd -e 'usertp_bench:*' -o "$dir/k.dat" -- "$producer" -t 2 100000 4 \
+		>"$dir/out" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/k.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
+	kill -KILL "$rec"
+	wait "$rec" || true
+	set +e
+	"$usertp" record --recover "$(ls -d "$dir"/k.dat.spool-*)" --compression none 2>"$dir/err-rec"
+	status=$?
+	set -e
+	check_count "status of --recover with --compression" "$status" 2
+	"$usertp" record --recover "$(ls -d "$dir"/k.dat.spool-*)" 2>"$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	[ "$(dd if="$dir/k.dat" bs=1 skip=18 count=4 2>/dev/null)" = zstd ] || { echo "recovered: not zstd"; fail=1; }
+	report "$dir/k.dat"
+	n=$(count "$dir/report.txt" " bench_event: ")
+	[ "$n" -ge 1000 ] || { echo "only $n events recovered"; fail=1; }
 	pkill -f "$producer -t 2 100000 4" || true
 	;;
 big-buffers)
