@@ -14,6 +14,7 @@
 #include "trace-dat.h"
 #include "dat-read.h"
 #include "tool.h"
+#include "fast-print.h"
 
 struct filter_spec {
 	const char *text;
@@ -46,6 +47,10 @@ struct input {
 	bool *cpu_lost_unknown;
 	struct event_count *counts;
 	int nr_counts;
+	/* the default line's quick way (fast-print.h) */
+	struct usertp__fast_print *fast;
+	int comm_pid;	  /* the last pid named, and its name */
+	const char *comm;
 };
 
 static void usage(FILE *out)
@@ -220,15 +225,83 @@ static void print_label(FILE *out, const struct input *in, int width)
 		fprintf(out, "%*s: ", width, in->label);
 }
 
+/*
+ * The default line (trace-cmd report's, microseconds), without libtraceevent's format parsing
+ * for the columns, and through fast-print.c for the event's text where it can: the same
+ * bytes as print_record()'s way (test-report compares them on every file).
+ * Return: false if the event's text is libtraceevent's to print (nothing written).
+ */
+static bool print_record_fast(FILE *out, struct input *in, struct tep_handle *tep,
+			      struct tep_event *event, struct tep_record *rec,
+			      struct usertp__text *t)
+{
+	unsigned long long usecs = (rec->ts + 500) / 1000;
+	int pid = tep_data_pid(tep, rec);
+	size_t len, name_len;
+
+	t->len = 0;
+	t->failed = false;
+	if (!event)
+		return false;
+	if (rec->missed_events) {
+		usertp__text_put(t, "CPU:", 4);
+		usertp__text_put_u64(t, (unsigned long long)rec->cpu, 0, false, ' ');
+		if (rec->missed_events > 0) {
+			usertp__text_put(t, " [", 2);
+			usertp__text_put_u64(t, (unsigned long long)rec->missed_events, 0, false, ' ');
+			usertp__text_put(t, " EVENTS DROPPED]\n", 17);
+		} else {
+			usertp__text_put(t, " [EVENTS DROPPED]\n", 18);
+		}
+	}
+	if (!in->comm || pid != in->comm_pid) {
+		in->comm = tep_data_comm_from_pid(tep, pid);
+		in->comm_pid = pid;
+	}
+	/* "%16s-%-5d [%03d] %5llu.%06llu: %s: " and spaces to 20 columns of name */
+	len = strlen(in->comm);
+	for (; len < 16; len++)
+		usertp__text_putc(t, ' ');
+	usertp__text_put(t, in->comm, strlen(in->comm));
+	usertp__text_putc(t, '-');
+	if (pid < 0)
+		return false;
+	usertp__text_put_u64(t, (unsigned long long)pid, 5, true, ' ');
+	usertp__text_put(t, " [", 2);
+	usertp__text_put_u64(t, (unsigned long long)rec->cpu, 3, false, '0');
+	usertp__text_put(t, "] ", 2);
+	usertp__text_put_u64(t, usecs / 1000000, 5, false, ' ');
+	usertp__text_putc(t, '.');
+	usertp__text_put_u64(t, usecs % 1000000, 6, false, '0');
+	usertp__text_put(t, ": ", 2);
+	name_len = strlen(event->name);
+	usertp__text_put(t, event->name, name_len);
+	usertp__text_put(t, ": ", 2);
+	for (; name_len < 20; name_len++)
+		usertp__text_putc(t, ' ');
+	if (!usertp__fast_print_info(in->fast, event, rec, t) || t->failed)
+		return false;
+	len = t->len;
+	if (len && t->buf[len - 1] == '\n')
+		len--;
+	fwrite(t->buf, 1, len, out);
+	fputc('\n', out);
+	return true;
+}
+
 /* One event, as trace-cmd's trace_show_data() lays it out. */
 static void print_record(FILE *out, struct input *in, struct tep_record *rec,
-			 const struct options *opt, struct trace_seq *s)
+			 const struct options *opt, struct trace_seq *s, struct usertp__text *t)
 {
 	static const char spaces[] = "                    ";
 	struct tep_handle *tep = usertp__dat_read_tep(in->dat);
 	struct tep_event *event = tep_find_event_by_record(tep, rec);
 	int len;
 
+	if (!opt->latency && !opt->raw && !opt->nsec && in->fast &&
+	    usertp__dat_read_time_in_usecs(in->dat) &&
+	    print_record_fast(out, in, tep, event, rec, t))
+		return;
 	trace_seq_reset(s);
 	if (rec->missed_events > 0)
 		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", rec->cpu, rec->missed_events);
@@ -356,6 +429,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		  bool quiet)
 {
 	int width = 0, status = 0;
+	struct usertp__text line = { 0 };
 	struct trace_seq s;
 
 	if (nr_inputs > 1)
@@ -407,11 +481,12 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 			count_event(from, best_cpu, best);
 		} else {
 			print_label(out, from, width);
-			print_record(out, from, best, opt, &s);
+			print_record(out, from, best, opt, &s, &line);
 		}
 		usertp__dat_read_consume(from->dat, best_cpu);
 	}
 	trace_seq_destroy(&s);
+	free(line.buf);
 
 	for (int i = 0; i < nr_inputs; i++) {
 		if (opt->stat) {
@@ -451,6 +526,7 @@ static void close_inputs(struct input *inputs, int nr_inputs)
 		free(in->cpu_lost);
 		free(in->cpu_lost_unknown);
 		free(in->counts);
+		usertp__fast_print_free(in->fast);
 		usertp__dat_read_close(in->dat);
 	}
 	free(inputs);
@@ -544,6 +620,9 @@ int usertp_cmd_report(int argc, char **argv)
 
 		inputs[i].label = slash ? slash + 1 : files[i];
 		inputs[i].dat = usertp__dat_read_open(files[i], err, sizeof(err));
+		/* (USERTP_REPORT_LIBTRACEEVENT=1: every line through libtraceevent, to compare) */
+		if (!getenv("USERTP_REPORT_LIBTRACEEVENT"))
+			inputs[i].fast = usertp__fast_print_new();
 		if (!inputs[i].dat) {
 			usertp_tool_error("report", "%s", err);
 			close_inputs(inputs, i);
@@ -580,6 +659,7 @@ int usertp_report_fuzz_one(const uint8_t *data, size_t size)
 			break;
 		in->label = "fuzz.dat";
 		in->dat = usertp__dat_read_open_mem("fuzz.dat", data, size, err, sizeof(err));
+		in->fast = usertp__fast_print_new();
 		opened = in->dat;
 		if (opened)
 			report(in, 1, pass ? &stat : &plain, out, true);
