@@ -66,8 +66,7 @@ struct pred {
 };
 
 struct usertp__filter {
-	unsigned int nr;
-	bool uses_cpu;
+	struct usertp__filter_head head; /* nr, uses_cpu: first (filter.h) */
 	unsigned int nr_cpus; /* bits of each set */
 	struct pred *preds;
 	char *strings;
@@ -923,11 +922,11 @@ int usertp__filter_compile(const char *text, const struct usertp__filter_field *
 		ret = fail(&b, -ENOMEM, NULL, 0);
 		goto out;
 	}
-	f->nr = b.nr_preds;
+	f->head.nr = b.nr_preds;
 	f->nr_cpus = b.nr_cpus;
-	f->uses_cpu = false;
+	f->head.uses_cpu = false;
 	for (unsigned int i = 0; i < b.nr_preds; i++)
-		f->uses_cpu |= b.preds[i].src == SRC_CPU && b.preds[i].kind != PRED_NEVER;
+		f->head.uses_cpu |= b.preds[i].src == SRC_CPU && b.preds[i].kind != PRED_NEVER;
 	f->preds = (struct pred *)(f + 1);
 	memcpy(f->preds, b.preds, preds_size);
 	f->sets = (uint64_t *)((char *)f->preds + preds_size);
@@ -943,11 +942,6 @@ out:
 	free(b.strings);
 	free(b.sets);
 	return ret;
-}
-
-bool usertp__filter_uses_cpu(const struct usertp__filter *f)
-{
-	return f && f->uses_cpu;
 }
 
 void usertp__filter_free(struct usertp__filter *f)
@@ -1149,7 +1143,7 @@ bool usertp__filter_match(const struct usertp__filter *f, const struct usertp__f
 {
 	int i = 0;
 
-	if (!f || !f->nr)
+	if (!f || !f->head.nr)
 		return true;
 	for (;;) {
 		const struct pred *p = &f->preds[i];

@@ -84,8 +84,17 @@ USERTP_HIDDEN void usertp__filter_free(struct usertp__filter *f);
  */
 USERTP_HIDDEN int usertp__filter_check(const char *text, struct usertp__filter_error *err);
 
-/* Does the filter look at the CPU (CPU, cpu, common_cpu)?  Else rec->cpu need not be set. */
-USERTP_HIDDEN bool usertp__filter_uses_cpu(const struct usertp__filter *f);
+/* The first member of a compiled filter (filter.c): what its users read on every record. */
+struct usertp__filter_head {
+	unsigned int nr; /* predicates */
+	bool uses_cpu;	 /* one looks at the CPU (CPU, cpu, common_cpu) */
+};
+
+/* Does the filter look at the CPU?  Else rec->cpu need not be set.  (Inline: per record.) */
+static inline bool usertp__filter_uses_cpu(const struct usertp__filter *f)
+{
+	return f && ((const struct usertp__filter_head *)(const void *)f)->uses_cpu;
+}
 
 /* What a record is evaluated with: not all of it is in the record. */
 struct usertp__filter_record {

@@ -24,9 +24,6 @@
 
 #include "internal.h"
 
-/* The thread's name as of its first event (comm.c), for COMM. */
-extern __thread char usertp__thread_comm[16] __attribute__((tls_model("initial-exec")));
-
 /* The event's fields, as the filter compiler takes them.  Return: how many, or -ENOMEM. */
 static int event_fields(const struct usertp_event *ev, struct usertp__filter_field **out)
 {
@@ -120,16 +117,3 @@ int usertp__event_file_set_filter_locked(struct usertp_event_file *file, const c
 	return 0;
 }
 
-bool usertp__event_file_passes(struct usertp_event_file *file, const void *filter,
-			       const void *record, size_t size)
-{
-	/* The CPU costs a system call where there is no rseq area: only when it is asked. */
-	struct usertp__filter_record r = { record, size,
-					   usertp__filter_uses_cpu(filter) ? (unsigned int)usertp__rb_getcpu() : 0,
-					   usertp__thread_comm };
-
-	if (usertp__filter_match(filter, &r))
-		return true;
-	__atomic_fetch_add(&file->filtered, 1, __ATOMIC_RELAXED);
-	return false;
-}

@@ -116,9 +116,26 @@ struct usertp_event_file {
 USERTP_HIDDEN int usertp__event_file_set_filter_locked(struct usertp_event_file *file,
 						       const char *text,
 						       struct usertp__filter_error *err);
-/* Does the record (@size bytes) pass @filter?  Counts it in file->filtered when not. */
-USERTP_HIDDEN bool usertp__event_file_passes(struct usertp_event_file *file, const void *filter,
-					     const void *record, size_t size);
+/* The calling thread's name (comm.c), for a filter's COMM. */
+extern __thread char usertp__thread_comm[16] __attribute__((tls_model("initial-exec"))) USERTP_HIDDEN;
+
+/*
+ * Does the record (@size bytes) pass @filter?  Counts it in file->filtered when not.  Inline:
+ * on the path of every filtered event.
+ */
+static inline bool usertp__event_file_passes(struct usertp_event_file *file, const void *filter,
+					     const void *record, size_t size)
+{
+	/* The CPU costs a system call where there is no rseq area: only when it is asked. */
+	struct usertp__filter_record r = { record, size,
+					   usertp__filter_uses_cpu(filter) ? (unsigned int)usertp__rb_getcpu() : 0,
+					   usertp__thread_comm };
+
+	if (usertp__filter_match(filter, &r))
+		return true;
+	__atomic_fetch_add(&file->filtered, 1, __ATOMIC_RELAXED);
+	return false;
+}
 /*
  * The heads of @file for its filter and pid filter as they are now: those that let them run
  * (rb-sink.c), or its ops' reserve when it has neither.  Under usertp__lock.
@@ -189,13 +206,51 @@ USERTP_HIDDEN int usertp__listener_set_pid_lists(struct usertp_listener *l,
 						 const struct usertp__pid_list *notrace, bool follow);
 
 /*
- * A thread's scratch records (listener.c): @size bytes to write a record into, with @aux
- * (the filter it must pass) kept beside it; NULL when nested too deep or too big.
- * usertp__scratch_pop(): if @record is the innermost one, take it off (true) with its size
- * and aux.
+ * Records being written by a thread (up to USERTP__SCRATCH_NEST nested): a listener's, or one
+ * a filter must pass before it goes into a ring buffer (rb-sink.c).  Inline: they are on the
+ * path of every filtered event.  The thread's area is made by its first record
+ * (usertp__scratch_new(), listener.c) and freed when the thread ends.
  */
-USERTP_HIDDEN void *usertp__scratch_push(size_t size, const void *aux);
-USERTP_HIDDEN bool usertp__scratch_pop(void *record, size_t *size, const void **aux);
+#define USERTP__SCRATCH_NEST 4
+struct usertp__scratch {
+	unsigned int depth;
+	unsigned int size[USERTP__SCRATCH_NEST]; /* of each record being written */
+	const void *aux[USERTP__SCRATCH_NEST];	  /* the filter it is to pass, or NULL */
+	unsigned char buf[USERTP__SCRATCH_NEST][USERTP_RECORD_MAX] __attribute__((aligned(8)));
+};
+extern __thread struct usertp__scratch *usertp__thread_scratch
+	__attribute__((tls_model("initial-exec"))) USERTP_HIDDEN;
+USERTP_HIDDEN struct usertp__scratch *usertp__scratch_new(void);
+
+/*
+ * @size bytes to write a record into, with @aux (the filter it must pass) kept beside it;
+ * NULL when nested too deep or too big.
+ */
+static inline void *usertp__scratch_push(size_t size, const void *aux)
+{
+	struct usertp__scratch *s = usertp__thread_scratch;
+
+	if (usertp_unlikely(!s) && !(s = usertp__scratch_new()))
+		return NULL;
+	if (usertp_unlikely(size > USERTP_RECORD_MAX || s->depth >= USERTP__SCRATCH_NEST))
+		return NULL;
+	s->size[s->depth] = (unsigned int)size;
+	s->aux[s->depth] = aux;
+	return s->buf[s->depth++];
+}
+
+/* If @record is the innermost scratch record, take it off (true) with its size and aux. */
+static inline bool usertp__scratch_pop(void *record, size_t *size, const void **aux)
+{
+	struct usertp__scratch *s = usertp__thread_scratch;
+
+	if (!s || !s->depth || record != s->buf[s->depth - 1])
+		return false;
+	s->depth--;
+	*size = s->size[s->depth];
+	*aux = s->aux[s->depth];
+	return true;
+}
 
 /*
  * For a listener whose events come later (the embedded recorder's): @fn (with the listener's

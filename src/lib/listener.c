@@ -18,8 +18,6 @@
 
 #include "internal.h"
 
-#define NEST_MAX 4
-
 /* A filter of a listener: the events @spec selects, filtered by @text where it compiles. */
 struct listener_filter {
 	struct listener_filter *next;
@@ -47,17 +45,7 @@ struct usertp_listener {
 
 static struct usertp_listener *listeners;
 
-/*
- * Records being written by a thread (up to NEST_MAX nested): a listener's, or one a filter
- * must pass before it goes into a ring buffer (rb-sink.c).
- */
-struct scratch {
-	unsigned int depth;
-	unsigned int size[NEST_MAX]; /* of each record being written */
-	const void *aux[NEST_MAX];   /* the filter it is to pass, or NULL */
-	unsigned char buf[NEST_MAX][USERTP_RECORD_MAX] __attribute__((aligned(8)));
-};
-static __thread struct scratch *thread_scratch __attribute__((tls_model("initial-exec")));
+__thread struct usertp__scratch *usertp__thread_scratch __attribute__((tls_model("initial-exec")));
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 
@@ -71,42 +59,17 @@ static void scratch_key_create(void)
 	pthread_key_create(&scratch_key, scratch_free);
 }
 
-static struct scratch *scratch_get(void)
+struct usertp__scratch *usertp__scratch_new(void)
 {
-	struct scratch *s = thread_scratch;
+	struct usertp__scratch *s;
 
-	if (usertp_likely(s))
-		return s;
 	pthread_once(&scratch_once, scratch_key_create);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	pthread_setspecific(scratch_key, s);
-	thread_scratch = s;
+	usertp__thread_scratch = s;
 	return s;
-}
-
-void *usertp__scratch_push(size_t size, const void *aux)
-{
-	struct scratch *s;
-
-	if (size > USERTP_RECORD_MAX || !(s = scratch_get()) || s->depth >= NEST_MAX)
-		return NULL;
-	s->size[s->depth] = (unsigned int)size;
-	s->aux[s->depth] = aux;
-	return s->buf[s->depth++];
-}
-
-bool usertp__scratch_pop(void *record, size_t *size, const void **aux)
-{
-	struct scratch *s = thread_scratch;
-
-	if (!s || !s->depth || record != s->buf[s->depth - 1])
-		return false;
-	s->depth--;
-	*size = s->size[s->depth];
-	*aux = s->aux[s->depth];
-	return true;
 }
 
 static void *listener_reserve(struct usertp_event_file *file, size_t size)
