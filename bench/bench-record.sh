@@ -20,6 +20,8 @@
 #	-t SECONDS	length of each run (default 5)
 #	-T THREADS	producer threads (default 2)
 #	-r RATE		the first rate tried, events per second in all (default 250000)
+#	--repeat N	in the search, a rate counts as kept when N runs in a row at it lose
+#			nothing and keep the rate (default 1; one lucky run is not a rate kept)
 #	--once		one run at the first rate (-r), no search: to compare builds at one rate
 #	--keep PATH	with --once: the recording is moved to PATH (a trace.dat file, or
 #			LTTng's trace directory), not deleted
@@ -52,6 +54,7 @@ set -eu
 
 smoke=
 once=
+repeat=1
 keep=
 tracer=usertp
 usertp_opts=
@@ -66,6 +69,13 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
 	--once) once=1 ;;
+	--repeat)
+		case ${2:-} in
+		[1-9] | [1-9][0-9]) repeat=$2 ;;
+		*) echo "bench-record.sh: --repeat takes 1 to 99" >&2; exit 2 ;;
+		esac
+		shift
+		;;
 	--keep)
 		keep=${2:?bench-record.sh: --keep needs a path}
 		shift
@@ -233,8 +243,22 @@ run() {
 		"$(awk -v s="$size" -v f="${fired:-0}" 'BEGIN { if (f > 0) printf "%.1f", s / f; else print "?" }')" \
 		"$mbs" "$late" "${event_ns:-?}" "${rec_ns:-?}" \
 		"$([ "$ok" = 1 ] && echo sustained || echo no)"
-	if [ "$ok" = 1 ] && [ "$rate" -gt "$best" ]; then
-		best=$rate
+}
+
+# trial RATE SECONDS [usertp record options...]: up to $repeat runs at RATE, stopping at the
+# first that loses events or falls behind; ok=1 (and the best rate raised) when none did
+trial() {
+	n=0
+	while [ "$n" -lt "$repeat" ]; do
+		n=$((n + 1))
+		run "$@"
+		if [ "$ok" != 1 ] || [ "$status" -ne 0 ]; then
+			ok=0
+			return 0
+		fi
+	done
+	if [ "$1" -gt "$best" ]; then
+		best=$1
 		best_mbs=$mbs
 	fi
 }
@@ -278,7 +302,7 @@ hi=0
 rate=$first
 # Up by doubling until a run fails, or the rates get absurd.
 while [ "$rate" -le 256000000 ]; do
-	run "$rate" "$seconds" "$@"
+	trial "$rate" "$seconds" "$@"
 	[ "$status" -eq 0 ] || break
 	if [ "$ok" = 1 ]; then
 		lo=$rate
@@ -291,7 +315,7 @@ done
 # Then bisect between the last good and the first bad rate.
 while [ "$status" -eq 0 ] && [ "$hi" -gt 0 ] && [ $((hi - lo)) -gt $((hi / 20)) ]; do
 	rate=$(((lo + hi) / 2))
-	run "$rate" "$seconds" "$@"
+	trial "$rate" "$seconds" "$@"
 	if [ "$ok" = 1 ]; then
 		lo=$rate
 	else
@@ -300,7 +324,7 @@ while [ "$status" -eq 0 ] && [ "$hi" -gt 0 ] && [ $((hi - lo)) -gt $((hi / 20)) 
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$best" -gt 0 ]; then
-	echo "highest rate with no event lost: $best events/s ($best_mbs MB/s written)"
+	echo "highest rate with no event lost: $best events/s ($best_mbs MB/s written; $repeat run(s) at it)"
 else
 	echo "no rate tried lost nothing"
 fi
