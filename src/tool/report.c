@@ -49,7 +49,7 @@ struct input {
 	int nr_counts;
 	/* the default line's quick way (fast-print.h) */
 	struct usertp__fast_print *fast;
-	int comm_pid;	  /* the last pid named, and its name */
+	int comm_pid;	  /* the last pid named, and its name (NULL: look it up) */
 	const char *comm;
 };
 
@@ -302,6 +302,11 @@ static void print_record(FILE *out, struct input *in, struct tep_record *rec,
 	    usertp__dat_read_time_in_usecs(in->dat) &&
 	    print_record_fast(out, in, tep, event, rec, t))
 		return;
+	/*
+	 * libtraceevent's way: a plugin's handler may register task names as it prints (the
+	 * sched_switch one does), which can move them: the name kept is looked up again.
+	 */
+	in->comm = NULL;
 	trace_seq_reset(s);
 	if (rec->missed_events > 0)
 		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", rec->cpu, rec->missed_events);
