@@ -625,15 +625,15 @@ int usertp_cmd_report(int argc, char **argv)
 
 		inputs[i].label = slash ? slash + 1 : files[i];
 		inputs[i].dat = usertp__dat_read_open(files[i], err, sizeof(err));
-		/* (USERTP_REPORT_LIBTRACEEVENT=1: every line through libtraceevent, to compare) */
-		if (!getenv("USERTP_REPORT_LIBTRACEEVENT"))
-			inputs[i].fast = usertp__fast_print_new();
 		if (!inputs[i].dat) {
 			usertp_tool_error("report", "%s", err);
 			close_inputs(inputs, i);
 			inputs = NULL;
 			goto out;
 		}
+		/* (USERTP_REPORT_LIBTRACEEVENT=1: every line through libtraceevent, to compare) */
+		if (!getenv("USERTP_REPORT_LIBTRACEEVENT"))
+			inputs[i].fast = usertp__fast_print_new();
 	}
 	status = report(inputs, nr_files, &opt, stdout, false);
 	if (fflush(stdout) || ferror(stdout)) {
@@ -664,10 +664,11 @@ int usertp_report_fuzz_one(const uint8_t *data, size_t size)
 			break;
 		in->label = "fuzz.dat";
 		in->dat = usertp__dat_read_open_mem("fuzz.dat", data, size, err, sizeof(err));
-		in->fast = usertp__fast_print_new();
 		opened = in->dat;
-		if (opened)
+		if (opened) {
+			in->fast = usertp__fast_print_new();
 			report(in, 1, pass ? &stat : &plain, out, true);
+		}
 		close_inputs(in, opened);
 		if (!opened)
 			break;
