@@ -962,6 +962,9 @@ static bool load_chunk(struct usertp__dat_input *in, struct cpu_stream *s)
 
 	c.size = s->end;
 	if (!s->chunks_counted) {
+		/* An empty CPU has no count of chunks (a size of 0, as trace-cmd writes it too). */
+		if (s->declared_end <= s->start)
+			return false;
 		if (!read_num(&c, 4, &count, "chunk count")) {
 			damage(in, s, "CPU %d: %s", s->id, in->err + strlen(in->name) + 2);
 			return false;

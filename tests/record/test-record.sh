@@ -1117,6 +1117,14 @@ compressed)
 	[ "$(dd if="$dir/7-zstd.dat" bs=1 skip=18 count=4 2>/dev/null)" = zstd ] || { echo "zstd not named"; fail=1; }
 	[ "$(wc -c <"$dir/7-zstd.dat")" -lt $(($(wc -c <"$dir/6.dat") / 4)) ] ||
 		{ echo "zstd: $(wc -c <"$dir/7-zstd.dat") bytes against $(wc -c <"$dir/6.dat")"; fail=1; }
+	# A CPU with no events: a size of 0 and no chunks (usertp report once took it for damage).
+	if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+		"$usertp" record -q --compression zstd -e 'usertp_bench:*' -o "$dir/one.dat" -- \
+			taskset -c 0 "$producer" 20000 0.2 >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+		report "$dir/one.dat"
+		[ "$(count "$dir/report.txt" '\[001\]')" -eq 0 ] && [ "$(count "$dir/report.txt" '\[000\]')" -gt 0 ] ||
+			{ echo "one.dat: not all on CPU 0"; fail=1; }
+	fi
 	# Bad choices: one clear error each, nothing started, no file.
 	for bad in "--file-version 6 --compression zstd:version 6 is never compressed" \
 		"--compression lz4:--compression lz4: none or zstd" "--file-version 8:--file-version 8: 6 or 7" \
