@@ -732,12 +732,11 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 	if (m.o->error) {
 		uint64_t at = m.o->written;
 		uint64_t keep = keep_whole_pages(&m, out_fd, table, meta_end, data_start, cpu, cpu_start);
-
 		bool no_options = false;
 
 		ret = -m.o->error;
 		if (v7 && keep) {
-			/* The options after what is kept, if they fit. */
+			/* The options (before the data) set in place for what is kept. */
 			usertp__dat7_cpu_end(v7, cpu, keep);
 			if (placeholder)
 				final_cpu_stats(&m, placeholder);
