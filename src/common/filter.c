@@ -23,6 +23,7 @@
 #include <sys/sysinfo.h>
 
 #include "filter.h"
+#include "format-field.h"
 
 #define MAX_STRING 255	/* a quoted string's longest (256+: "Operand too long") */
 #define MAX_NUMBER 23	/* a number's longest (24+: "Operand too long") */
@@ -144,56 +145,44 @@ static bool is_string(const struct found *f)
 			     f->field->type == USERTP__FILTER_REL_LOC));
 }
 
+enum usertp__filter_type usertp__filter_type_of(const char *type)
+{
+	bool chars = strstr(type, "char") != NULL;
+
+	if (strstr(type, "__data_loc"))
+		return chars ? USERTP__FILTER_DATA_LOC : USERTP__FILTER_OTHER;
+	if (strstr(type, "__rel_loc"))
+		return chars ? USERTP__FILTER_REL_LOC : USERTP__FILTER_OTHER;
+	if (strchr(type, '['))
+		return chars ? USERTP__FILTER_CHARS : USERTP__FILTER_OTHER;
+	return USERTP__FILTER_NUMBER;
+}
+
 int usertp__filter_fields_of_format(const char *format, struct usertp__filter_field **out,
 				    char **names)
 {
 	struct usertp__filter_field *fields = NULL;
-	size_t names_len = 0, names_cap = 0;
+	size_t names_len = 0, names_cap = 0, pos = 0, len;
 	unsigned int nr = 0, cap = 0;
 	char *text = NULL;
+	const char *line;
 
 	*out = NULL;
 	*names = NULL;
-	for (const char *line = strstr(format, "field:"); line; line = strstr(line + 1, "\tfield:")) {
-		char decl[256], *name, *bracket;
-		unsigned int off, size, sgn;
-		const char *semi;
-		size_t len;
-		struct usertp__filter_field f;
+	while ((line = usertp__format_next_field_line(format, &pos, &len))) {
+		struct usertp__format_field ff;
+		size_t name_len;
 
-		line += *line == '\t';
-		semi = strchr(line, ';');
-		if (!semi || (size_t)(semi - line - 6) >= sizeof(decl) ||
-		    sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%u;", &off, &size, &sgn) != 3)
+		if (usertp__format_field_parse(line, len, &ff) || !strncmp(ff.name, "common_", 7))
 			continue;
-		memcpy(decl, line + 6, (size_t)(semi - line - 6));
-		decl[semi - line - 6] = 0;
-		/* The name is the declaration's last word, before any [N]. */
-		bracket = strchr(decl, '[');
-		len = bracket ? (size_t)(bracket - decl) : strlen(decl);
-		while (len && decl[len - 1] == ' ')
-			len--;
-		decl[len] = 0;
-		name = strrchr(decl, ' ');
-		name = name ? name + 1 : decl;
-		if (!strncmp(name, "common_", 7) || !*name)
-			continue;
-		f = (struct usertp__filter_field){ NULL, off, size, sgn != 0, USERTP__FILTER_NUMBER };
-		if (strstr(line, "__data_loc") && strstr(line, "char"))
-			f.type = USERTP__FILTER_DATA_LOC;
-		else if (strstr(line, "__rel_loc") && strstr(line, "char"))
-			f.type = USERTP__FILTER_REL_LOC;
-		else if (bracket && !strncmp(line + 6, "char ", 5))
-			f.type = USERTP__FILTER_CHARS;
-		else if (bracket || strstr(line, "__data_loc") || strstr(line, "__rel_loc"))
-			f.type = USERTP__FILTER_OTHER;
+		name_len = strlen(ff.name);
 		if (grow((void **)&fields, &cap, nr + 1, sizeof(*fields)))
 			goto nomem;
-		if (names_len + strlen(name) + 1 > names_cap) {
+		if (names_len + name_len + 1 > names_cap) {
 			size_t c = names_cap ? names_cap * 2 : 256;
 			char *more;
 
-			while (c < names_len + strlen(name) + 1)
+			while (c < names_len + name_len + 1)
 				c *= 2;
 			more = realloc(text, c);
 			if (!more)
@@ -201,10 +190,12 @@ int usertp__filter_fields_of_format(const char *format, struct usertp__filter_fi
 			text = more;
 			names_cap = c;
 		}
-		strcpy(text + names_len, name);
-		f.name = (const char *)(uintptr_t)names_len; /* an offset until text stops moving */
-		names_len += strlen(name) + 1;
-		fields[nr++] = f;
+		memcpy(text + names_len, ff.name, name_len + 1);
+		/* The name is an offset until text stops moving. */
+		fields[nr++] = (struct usertp__filter_field){ (const char *)(uintptr_t)names_len,
+							      ff.offset, ff.size, ff.is_signed,
+							      usertp__filter_type_of(ff.type) };
+		names_len += name_len + 1;
 	}
 	if (!nr && !strstr(format, "format:")) {
 		free(fields);

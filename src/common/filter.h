@@ -49,9 +49,18 @@ struct usertp__filter_field {
 };
 
 /*
+ * What a field of type @type holds for a filter, by the kernel's rule (its
+ * filter_assign_type()): "__data_loc"/"__rel_loc" with "char" a dynamic string, "[" with
+ * "char" a fixed one, other arrays nothing a filter can match, the rest numbers.  @type is
+ * as the kernel keeps it: "char[16]", "__data_loc char[]", "unsigned int".  The one rule for
+ * fields taken from an event (libusertp) and from its format text (the mount).
+ */
+USERTP_HIDDEN enum usertp__filter_type usertp__filter_type_of(const char *type);
+
+/*
  * The fields of an event's format text (tracefs's "format" file: "field:TYPE NAME;
- * offset:N; size:N; signed:N;" lines; the common fields are left out: they are the
- * compiler's).  *names holds their names (to free(), with *out).  Return: how many, or a
+ * offset:N; size:N; signed:N;" lines, each read by format-field.c; the common fields are
+ * left out: they are the compiler's).  *names holds their names (to free(), with *out).  Return: how many, or a
  * negative errno (-EINVAL: not a format).
  */
 USERTP_HIDDEN int usertp__filter_fields_of_format(const char *format,

@@ -33,26 +33,10 @@ static int event_fields(const struct usertp_event *ev, struct usertp__filter_fie
 
 	if (!ff)
 		return -ENOMEM;
-	for (unsigned int i = 0; i < nr; i++) {
-		enum usertp__filter_type type = USERTP__FILTER_NUMBER;
-
-		switch (f[i].kind) {
-		case USERTP_FIELD_ARRAY:
-			type = !strncmp(f[i].type, "char", 4) || !strncmp(f[i].type, "unsigned char", 13)
-				       ? USERTP__FILTER_CHARS : USERTP__FILTER_OTHER;
-			break;
-		case USERTP_FIELD_DATA_LOC:
-			type = f[i].is_string ? USERTP__FILTER_DATA_LOC : USERTP__FILTER_OTHER;
-			break;
-		case USERTP_FIELD_REL_LOC:
-			type = f[i].is_string ? USERTP__FILTER_REL_LOC : USERTP__FILTER_OTHER;
-			break;
-		default:
-			break;
-		}
+	for (unsigned int i = 0; i < nr; i++)
 		ff[i] = (struct usertp__filter_field){ f[i].name, f[i].offset, f[i].size,
-						       f[i].is_signed != 0, type };
-	}
+						       f[i].is_signed != 0,
+						       usertp__filter_type_of(f[i].type) };
 	*out = ff;
 	return (int)nr;
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "format-field.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 
@@ -123,15 +124,21 @@ static const char *const parity[] = {
 /* The kernel takes these; usertp refuses them (filter.h). */
 static const char *const kernel_bugs[] = { "common_pid == 1 &&", "common_pid == 1 ||" };
 
-static void check_parity(const char *text, bool bug)
+/* @text on @event (SYSTEM/NAME) of the kernel and of usertp.  Return: 0, or 1 on a failure. */
+static int check_parity_on(const char *event, const char *text, bool bug)
 {
 	struct usertp__filter_field *fields;
 	struct usertp__filter_error e;
-	struct usertp__filter *f;
+	struct usertp__filter *f = NULL;
 	char path[512], *names, *file, mine[8192];
-	int n = fields_of("sched/sched_switch", &fields, &names), kerr, ret;
+	int n = fields_of(event, &fields, &names), kerr, ret, before = failures;
 
-	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/filter", inst_b);
+	if (n < 0) {
+		fprintf(stderr, "FAIL %s: its format does not parse\n", event);
+		failures++;
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/filter", inst_b, event);
 	kerr = write_file(path, text);
 	file = read_file(path);
 	ret = usertp__filter_compile(text, fields, (unsigned int)n, &f, &e);
@@ -144,14 +151,14 @@ static void check_parity(const char *text, bool bug)
 			failures++;
 		}
 	} else if (!kerr != !ret || (ret && -ret != kerr)) {
-		fprintf(stderr, "FAIL [%s]: the kernel: %s, usertp: %s\n", text,
+		fprintf(stderr, "FAIL %s [%s]: the kernel: %s, usertp: %s\n", event, text,
 			kerr ? strerror(kerr) : "taken", ret ? strerror(-ret) : "taken");
 		failures++;
 	} else if (ret) {
 		usertp__filter_error_file(text, &e, mine, sizeof(mine));
 		if (!file || strcmp(file, mine)) {
-			fprintf(stderr, "FAIL [%s]: the kernel's filter file:\n%susertp's:\n%s", text,
-				file ? file : "?", mine);
+			fprintf(stderr, "FAIL %s [%s]: the kernel's filter file:\n%susertp's:\n%s",
+				event, text, file ? file : "?", mine);
 			failures++;
 		}
 	}
@@ -160,6 +167,86 @@ static void check_parity(const char *text, bool bug)
 	free(fields);
 	free(names);
 	write_file(path, "0");
+	return failures != before;
+}
+
+static void check_parity(const char *text, bool bug)
+{
+	check_parity_on("sched/sched_switch", text, bug);
+}
+
+/*
+ * Part 1b: each field of the events of a few systems, typed as the kernel types it: a number
+ * and a string compared with it are taken or refused alike.  The fields' types are read from
+ * the format text as the mount reads a program's (format-field.c): numbers before and after
+ * strings, fixed char arrays, dynamic strings and dynamic arrays of numbers.  Left out: the
+ * kinds usertp does not give a filter (a "char *" the kernel follows into memory, cpumasks).
+ */
+static void check_field_types(void)
+{
+	static const char *const systems[] = { "sched", "irq", "task", "signal", "timer",
+					       "workqueue", "module", "syscalls", "block" };
+	unsigned int fields_checked = 0, events_checked = 0;
+
+	for (size_t i = 0; i < sizeof(systems) / sizeof(systems[0]); i++) {
+		char path[512], *list, *line, *save = NULL;
+
+		snprintf(path, sizeof(path), "ls %s/events/%s 2>/dev/null", TRACEFS, systems[i]);
+		FILE *ls = popen(path, "r");
+		size_t len = 0;
+		char name[256];
+
+		if (!ls)
+			continue;
+		list = malloc(1 << 16);
+		while (list && len < (1 << 16) - 256 && fgets(name, sizeof(name), ls))
+			len += (size_t)snprintf(list + len, (1 << 16) - len, "%s", name);
+		pclose(ls);
+		if (!list)
+			continue;
+		list[len] = 0;
+		for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			struct usertp__filter_field *fields;
+			char event[300], *names, *format;
+			int n;
+
+			snprintf(event, sizeof(event), "%s/%s", systems[i], line);
+			snprintf(path, sizeof(path), TRACEFS "/events/%s/format", event);
+			format = read_file(path);
+			if (!format)
+				continue;
+			n = usertp__filter_fields_of_format(format, &fields, &names);
+			events_checked++;
+			for (int k = 0; k < n; k++) {
+				struct usertp__format_field ff = { .type = "" };
+				const char *fl;
+				size_t pos = 0, fl_len;
+				char text[300];
+
+				/* This field's type, to leave out the kinds said above. */
+				while ((fl = usertp__format_next_field_line(format, &pos, &fl_len)))
+					if (!usertp__format_field_parse(fl, fl_len, &ff) &&
+					    !strcmp(ff.name, fields[k].name))
+						break;
+				if (strstr(ff.type, "cpumask") || strstr(ff.type, "char *") ||
+				    strstr(ff.type, "char*"))
+					continue;
+				snprintf(text, sizeof(text), "%s == 1", fields[k].name);
+				if (check_parity_on(event, text, false))
+					break;
+				snprintf(text, sizeof(text), "%s ~ \"x*\"", fields[k].name);
+				if (check_parity_on(event, text, false))
+					break;
+				fields_checked++;
+			}
+			free(fields);
+			free(names);
+			free(format);
+		}
+		free(list);
+	}
+	printf("ok: %u fields of %u kernel events typed as the kernel types them\n", fields_checked,
+	       events_checked);
 }
 
 /* Part 2: the same records kept. */
@@ -314,6 +401,7 @@ int main(void)
 		check_parity(parity[i], false);
 	for (size_t i = 0; i < sizeof(kernel_bugs) / sizeof(kernel_bugs[0]); i++)
 		check_parity(kernel_bugs[i], true);
+	check_field_types();
 	for (size_t i = 0; i < sizeof(matching) / sizeof(matching[0]); i++)
 		check_matching(matching[i], -1);
 	for (size_t i = 0; i < sizeof(suffix_bug) / sizeof(suffix_bug[0]); i++)

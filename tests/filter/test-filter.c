@@ -17,6 +17,7 @@
 
 #include "filter.h"
 #include "filter-fields.h"
+#include "format-field.h"
 
 #include "../check.h"
 
@@ -300,8 +301,94 @@ static void test_check(void)
 	}
 }
 
+/*
+ * Fields from format texts (format-field.c): the bundled example's job_done and job_queued as
+ * libusertp writes them (a fixed char array, a dynamic array of numbers, a string after
+ * numbers), and the kernel's irq_handler_entry (a number before a string), each field typed by
+ * its own line.
+ */
+static void test_fields_of_format(void)
+{
+	static const char job_done[] =
+		"name: job_done\nID: 3\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int id;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:char worker[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+		"\tfield:unsigned long ns;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned int flags;\toffset:40;\tsize:4;\tsigned:0;\n"
+		"\tfield:__data_loc unsigned int[] chunk_us;\toffset:44;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"id=%d\", REC->id\n";
+	static const char job_queued[] =
+		"name: job_queued\nID: 1\nformat:\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int id;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:int kind;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:__data_loc char[] name;\toffset:16;\tsize:4;\tsigned:0;\n"
+		"\tfield:__rel_loc char[] rel;\toffset:20;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned char mac[6];\toffset:24;\tsize:6;\tsigned:0;\n"
+		"\tfield:__data_loc unsigned long[] mask;\toffset:32;\tsize:4;\tsigned:0;\n";
+	static const char irq[] =
+		"format:\n\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n";
+	static const struct {
+		const char *format;
+		unsigned int nr;
+		struct usertp__filter_field want[6];
+	} cases[] = {
+		{ job_done, 5, { { "id", 8, 4, true, USERTP__FILTER_NUMBER },
+				 { "worker", 12, 16, false, USERTP__FILTER_CHARS },
+				 { "ns", 32, 8, false, USERTP__FILTER_NUMBER },
+				 { "flags", 40, 4, false, USERTP__FILTER_NUMBER },
+				 { "chunk_us", 44, 4, false, USERTP__FILTER_OTHER } } },
+		{ job_queued, 6, { { "id", 8, 4, true, USERTP__FILTER_NUMBER },
+				   { "kind", 12, 4, true, USERTP__FILTER_NUMBER },
+				   { "name", 16, 4, false, USERTP__FILTER_DATA_LOC },
+				   { "rel", 20, 4, false, USERTP__FILTER_REL_LOC },
+				   { "mac", 24, 6, false, USERTP__FILTER_CHARS },
+				   { "mask", 32, 4, false, USERTP__FILTER_OTHER } } },
+		{ irq, 2, { { "irq", 8, 4, true, USERTP__FILTER_NUMBER },
+			    { "name", 12, 4, false, USERTP__FILTER_DATA_LOC } } },
+	};
+	static const char *const not_lines[] = {
+		"\tfield:int;\toffset:8;\tsize:4;\tsigned:1;", "\tfield:int x;\toffset:8;\tsize:4;",
+		"\tfield:int x;\toffset:-8;\tsize:4;\tsigned:1;", "\tfield:int x\toffset:8;",
+		"\tfield:int x;\toffset:8;\tsize:99999999999;\tsigned:1;",
+		"\tfield:char x[4;\toffset:8;\tsize:4;\tsigned:0;", "field:x;offset:8;size:4;signed:2;",
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct usertp__filter_field *got;
+		char *names;
+		int n = usertp__filter_fields_of_format(cases[i].format, &got, &names);
+
+		CHECK(n == (int)cases[i].nr, "format %zu: %d fields, want %u", i, n, cases[i].nr);
+		for (int k = 0; k < n && k < (int)cases[i].nr; k++) {
+			const struct usertp__filter_field *w = &cases[i].want[k];
+
+			CHECK(!strcmp(got[k].name, w->name) && got[k].offset == w->offset &&
+				      got[k].size == w->size && got[k].is_signed == w->is_signed &&
+				      got[k].type == w->type,
+			      "format %zu field %d: %s %u %u %d type %d, want %s %u %u %d type %d", i, k,
+			      got[k].name, got[k].offset, got[k].size, got[k].is_signed, got[k].type,
+			      w->name, w->offset, w->size, w->is_signed, w->type);
+		}
+		free(got);
+		free(names);
+	}
+	for (size_t i = 0; i < sizeof(not_lines) / sizeof(not_lines[0]); i++) {
+		struct usertp__format_field ff;
+
+		CHECK(usertp__format_field_parse(not_lines[i], strlen(not_lines[i]), &ff) == -EINVAL,
+		      "[%s] taken for a field line", not_lines[i]);
+	}
+}
+
 int main(void)
 {
+	test_fields_of_format();
 	test_check();
 	test_errors();
 	test_matching();

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format-field.c - an event format's field lines, read one line at a time (format-field.h).
+ *
+ * The line is read by itself and nothing past its end: the declaration up to its ';', then
+ * "offset:", "size:" and "signed:" with their numbers.  The name is the declaration's last
+ * identifier, leaving out a fixed array's "[N]" after it; the type is what comes before it,
+ * with that "[N]" put back after the type ("char[16]"), as the kernel keeps the types of its
+ * fields.  A "__data_loc"/"__rel_loc" word in the type makes a dynamic field.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "format-field.h"
+#include "number.h"
+
+static bool is_ident(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* "KEY:N;" after blanks at *p (before @end): N into *out, *p past the ';'. */
+static int keyed_number(const char **p, const char *end, const char *key, uint64_t max,
+			uint64_t *out)
+{
+	const char *s = *p, *digits_end;
+	size_t key_len = strlen(key);
+	char digits[24];
+	size_t n;
+
+	while (s < end && is_blank(*s))
+		s++;
+	if ((size_t)(end - s) < key_len || memcmp(s, key, key_len))
+		return -EINVAL;
+	s += key_len;
+	for (n = 0; s + n < end && s[n] != ';'; n++)
+		;
+	if (s + n == end || !n || n >= sizeof(digits))
+		return -EINVAL;
+	memcpy(digits, s, n);
+	digits[n] = 0;
+	if (usertp__parse_u64_prefix(digits, &digits_end, 0, max, out) || *digits_end)
+		return -EINVAL;
+	*p = s + n + 1;
+	return 0;
+}
+
+int usertp__format_field_parse(const char *line, size_t len, struct usertp__format_field *out)
+{
+	const char *p = line, *end = line + len, *decl, *semi, *decl_end, *suffix = NULL;
+	const char *name, *type_end;
+	size_t suffix_len = 0, type_len, name_len;
+	uint64_t offset, size, is_signed;
+
+	while (p < end && is_blank(*p))
+		p++;
+	if ((size_t)(end - p) < 6 || memcmp(p, "field:", 6))
+		return -EINVAL;
+	decl = p + 6;
+	semi = memchr(decl, ';', (size_t)(end - decl));
+	if (!semi)
+		return -EINVAL;
+	p = semi + 1;
+	if (keyed_number(&p, end, "offset:", UINT32_MAX, &offset) ||
+	    keyed_number(&p, end, "size:", UINT32_MAX, &size) ||
+	    keyed_number(&p, end, "signed:", 1, &is_signed))
+		return -EINVAL;
+
+	/* The declaration, trimmed; a fixed array's "[N]" at its end set apart. */
+	while (decl < semi && is_blank(*decl))
+		decl++;
+	decl_end = semi;
+	while (decl_end > decl && is_blank(decl_end[-1]))
+		decl_end--;
+	if (decl_end > decl && decl_end[-1] == ']') {
+		const char *open = decl_end - 1;
+
+		while (open > decl && *open != '[')
+			open--;
+		if (*open != '[')
+			return -EINVAL;
+		suffix = open;
+		suffix_len = (size_t)(decl_end - open);
+		decl_end = open;
+		while (decl_end > decl && is_blank(decl_end[-1]))
+			decl_end--;
+	}
+	name = decl_end;
+	while (name > decl && is_ident(name[-1]))
+		name--;
+	name_len = (size_t)(decl_end - name);
+	type_end = name;
+	while (type_end > decl && is_blank(type_end[-1]))
+		type_end--;
+	type_len = (size_t)(type_end - decl);
+	if (!name_len || isdigit((unsigned char)*name) || !type_len ||
+	    name_len >= sizeof(out->name) || type_len + suffix_len >= sizeof(out->type))
+		return -EINVAL;
+	/* Brackets in the type itself only as a dynamic field's "[]". */
+	for (const char *b = decl; (b = memchr(b, '[', (size_t)(type_end - b))); b++)
+		if (b + 1 >= type_end || b[1] != ']')
+			return -EINVAL;
+
+	memcpy(out->name, name, name_len);
+	out->name[name_len] = 0;
+	memcpy(out->type, decl, type_len);
+	if (suffix_len)
+		memcpy(out->type + type_len, suffix, suffix_len);
+	out->type[type_len + suffix_len] = 0;
+	out->offset = (unsigned int)offset;
+	out->size = (unsigned int)size;
+	out->is_signed = is_signed != 0;
+	if (strstr(out->type, "__data_loc"))
+		out->kind = USERTP__FORMAT_DATA_LOC;
+	else if (strstr(out->type, "__rel_loc"))
+		out->kind = USERTP__FORMAT_REL_LOC;
+	else if (suffix_len)
+		out->kind = USERTP__FORMAT_ARRAY;
+	else
+		out->kind = USERTP__FORMAT_SCALAR;
+	return 0;
+}
+
+const char *usertp__format_next_field_line(const char *format, size_t *pos, size_t *len)
+{
+	const char *line = format + *pos;
+
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		const char *field = memmem(line, n, "field:", 6);
+
+		*pos = (size_t)(line - format) + n + (nl != NULL);
+		if (field) {
+			*len = n;
+			return line;
+		}
+		line += n + (nl != NULL);
+	}
+	return NULL;
+}
