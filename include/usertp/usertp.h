@@ -109,9 +109,10 @@ USERTP_EXPORT int usertp_listener_set_filter(struct usertp_listener *listener, c
  * usertp_listener_set_pid_filter() - record only the events of the threads in @pids (when
  * @nr_pids is not 0), and none of those in @notrace: tracefs's set_event_pid and
  * set_event_notrace_pid.  A pid is a thread id (gettid(), common_pid), as in the kernel.
- * With @event_fork (tracefs's option of that name), a thread that a listed thread creates
- * with pthread_create() and a child process it forks are listed too, and a listed thread that
- * exits is taken off.  It replaces the listener's pid filter at once, for the events it
+ * With @event_fork (tracefs's option of that name), a child process that a listed thread
+ * forks is listed too, and so is a thread of a listed process (at its first event, however it
+ * was made: threads are followed by process), and a listed thread that exits is taken off
+ * once it has recorded an event.  It replaces the listener's pid filter at once, for the events it
  * records now and later; both lists empty: no pid filter.  The filter of each event
  * (usertp_listener_set_filter()) applies as well.
  * Return: 0, -EINVAL (a pid below 0 or above 2^30 - 1), -ENOMEM (nothing changes).

@@ -730,6 +730,7 @@ static void *control_thread(void *open_endpoint)
 	int idx[MAX_CONNS + 2];
 	unsigned int i, n;
 
+	usertp__thread_is_own = true;
 	prctl(PR_SET_NAME, "usertp-control");
 	if (open_endpoint) {
 		bool ok;
@@ -879,8 +880,7 @@ static void thread_start(bool open_endpoint)
 	pthread_mutex_lock(&ctl.lock);
 	ctl.thread = true; /* before it runs: it may fail to open the endpoint at once */
 	pthread_mutex_unlock(&ctl.lock);
-	if (usertp__thread_create_own(&thread, &attr, control_thread,
-				      open_endpoint ? &ctl : NULL)) {
+	if (pthread_create(&thread, &attr, control_thread, open_endpoint ? &ctl : NULL)) {
 		pthread_mutex_lock(&ctl.lock);
 		ctl.thread = false;
 		pthread_mutex_unlock(&ctl.lock);

@@ -45,6 +45,12 @@ USERTP_HIDDEN void usertp__control_events_changed(void);
  * their format text (see registry.c).
  */
 extern bool usertp__keep_objects USERTP_HIDDEN;
+/*
+ * Write the format text of every event registered so far that has none: those registered
+ * before usertp__keep_objects was set (in a static link, the program's own objects register
+ * before libusertp's constructors run).  Events registered later get theirs as they come.
+ */
+USERTP_HIDDEN void usertp__keep_formats(void);
 
 /* tracepoint.c */
 USERTP_HIDDEN int usertp__probe_register_locked(struct usertp_tracepoint *tp,
@@ -175,9 +181,8 @@ static inline bool usertp__pid_filter_passes(const struct usertp__pid_filter *f)
 		return usertp__pid_verdicts.pass[i];
 	return usertp__pid_filter_verdict(f);
 }
-/* Start a thread of libusertp's own, which pid filters do not follow (pid-filter.c). */
-USERTP_HIDDEN int usertp__thread_create_own(pthread_t *thread, const pthread_attr_t *attr,
-					    void *(*fn)(void *), void *arg);
+/* Set by a thread of libusertp's own (the control thread): pid filters never list it. */
+USERTP_HIDDEN extern __thread bool usertp__thread_is_own;
 /* A thread's first event (from usertp__gettid_slow()): what its start left to do. */
 USERTP_HIDDEN void usertp__thread_first_event(void);
 /* In a forked child: its answers were its parent's thread's. */

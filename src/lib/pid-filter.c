@@ -12,14 +12,13 @@
  *
  * Following: a child process is listed at fork (the fork handlers, tracepoint.c), and a
  * program that a listed process started through exec (a command under `usertp record`) when
- * its session starts.  A new thread is listed when it starts: libusertp wraps
- * pthread_create() to learn which thread created it, and to learn when it exits (a pthread
- * key's destructor, which does nothing while no listener follows).  Threads made by code not
- * linked against libusertp (libstdc++'s std::thread calls libc's own pthread_create) are not
- * seen being created: a listed thread's such threads are not followed.
+ * its session starts.  A new thread is listed at its first event where its process is listed
+ * (however it was made: pthread_create(), std::thread, a library's own), and its exit is told
+ * by a pthread key's destructor, which does nothing while no listener follows.  libusertp
+ * wraps nothing: which thread made a thread is not known, so listing one thread of a process
+ * other than its first does not list the threads it makes.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 
 __thread struct usertp__pid_verdicts usertp__pid_verdicts __attribute__((tls_model("initial-exec")));
 unsigned int usertp__pid_following;
+__thread bool usertp__thread_is_own __attribute__((tls_model("initial-exec")));
 
 static uint64_t pid_filter_serial;
 
@@ -154,162 +154,39 @@ int usertp__pid_lists_inherit(struct usertp__pid_list *trace, struct usertp__pid
 
 /* --- new threads ------------------------------------------------------------------------- */
 
-struct thread_start {
-	void *(*fn)(void *);
-	void *arg;
-	int creator;
-};
-
-/* A new thread: listed where its creator is; its exit is told (it may be listed by then). */
-static void thread_started(int creator)
-{
-	watch_exit();
-	if (creator && __atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED)) {
-		int tid = usertp__gettid(); /* (before the lock: a first event may take it) */
-
-		pthread_mutex_lock(&usertp__lock);
-		usertp__listeners_pid_follow_locked(creator, tid);
-		pthread_mutex_unlock(&usertp__lock);
-	}
-}
-
-static void *thread_trampoline(void *p)
-{
-	struct thread_start start = *(struct thread_start *)p;
-
-	free(p);
-	thread_started(start.creator);
-	return start.fn(start.arg);
-}
-
 /*
- * Under an interposer that the program calls first (a sanitizer's), we are called with its
- * start routine, which readies the thread for instrumented code: our trampoline must run
- * before it without being instrumented, so it only leaves its start for the thread's first
- * event (usertp__gettid_slow()), and goes on.
+ * A thread's first event: its exit will be told; while some listener follows, a thread other
+ * than the process's first is listed where its process is (its pid listed or excluded).
+ * libusertp does not wrap pthread_create() (linking it must never change how a thread is
+ * made), so the thread that made this one is not known: threads are followed by process.
  */
-static __thread struct thread_start *thread_pending __attribute__((tls_model("initial-exec")));
-
-__attribute__((no_sanitize("address", "thread", "undefined")))
-static void *thread_trampoline_early(void *p)
-{
-	struct thread_start *start = p;
-
-	thread_pending = start;
-	return start->fn(start->arg);
-}
-
 void usertp__thread_first_event(void)
 {
-	struct thread_start *start = thread_pending;
+	int tid = usertp__tid, pid;
 
-	if (!start)
+	if (usertp__thread_is_own)
 		return;
-	thread_pending = NULL;
-	thread_started(start->creator);
-	free(start);
+	watch_exit(); /* (a thread that never records is never seen exiting) */
+	if (!__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED))
+		return;
+	pid = getpid();
+	if (tid == pid)
+		return;
+	pthread_mutex_lock(&usertp__lock);
+	usertp__listeners_pid_follow_locked(pid, tid);
+	pthread_mutex_unlock(&usertp__lock);
 }
 
-typedef int (*pthread_create_func)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-static int wrapped_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+/*
+ * Programs linked against libusertp 0.1.0 reference pthread_create@USERTP_0 (it wrapped
+ * pthread_create then).  Kept for them as libc's own, under a version that is not the
+ * default: nothing linked now binds to it.
+ */
+int usertp__compat_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 				  void *(*fn)(void *), void *arg);
-
-/*
- * Where a call goes on.  Mostly libc's, the next after us.  But a program may have an
- * interposer loaded before us (a sanitizer's): called by the program, we go on to it, so that
- * it sees the thread; called by it (it wraps the next one: us), we go on to libc's untouched.
- * (Code that calls the interposer directly is then not seen: its threads are not followed.)
- */
-static pthread_create_func interposer, next_after_us;
-static void *interposer_base; /* the object it is in */
-static __thread bool wrapping; /* we called the interposer with our trampoline */
-
-static bool resolve(void)
-{
-	pthread_create_func first, next;
-	Dl_info info;
-
-	if (__atomic_load_n(&next_after_us, __ATOMIC_ACQUIRE))
-		return true;
-	first = (pthread_create_func)dlsym(RTLD_DEFAULT, "pthread_create");
-	next = (pthread_create_func)dlsym(RTLD_NEXT, "pthread_create");
-	if (!next)
-		return false;
-	if (first && first != wrapped_pthread_create && first != next && dladdr((void *)first, &info)) {
-		interposer_base = info.dli_fbase;
-		interposer = first;
-	}
-	__atomic_store_n(&next_after_us, next, __ATOMIC_RELEASE);
-	return true;
-}
-
-/* Were we called by the interposer (the return address @ret is in its object)? */
-static bool called_by_interposer(void *ret)
-{
-	Dl_info info;
-
-	return interposer && dladdr(ret, &info) && info.dli_fbase == interposer_base;
-}
-
-/*
- * The program's pthread_create(): the one it would call without us, through a trampoline
- * that lists the new thread where its creator is listed (while some listener follows), and
- * has its exit told.
- */
-static int wrapped_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-				  void *(*fn)(void *), void *arg)
-{
-	pthread_create_func go_on;
-	struct thread_start *start;
-	int ret;
-
-	if (!resolve())
-		return EAGAIN;
-	if (called_by_interposer(__builtin_return_address(0))) {
-		/* Called by the program through it, or by us through it (wrapped then). */
-		if (wrapping || !__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED) ||
-		    !(start = malloc(sizeof(*start))))
-			return next_after_us(thread, attr, fn, arg);
-		*start = (struct thread_start){ fn, arg, usertp__gettid() };
-		ret = next_after_us(thread, attr, thread_trampoline_early, start);
-		if (ret)
-			free(start);
-		return ret;
-	}
-	go_on = interposer ? interposer : next_after_us;
-	start = malloc(sizeof(*start));
-	if (!start)
-		return go_on(thread, attr, fn, arg);
-	*start = (struct thread_start){ fn, arg,
-					__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED)
-						? usertp__gettid() : 0 };
-	wrapping = true;
-	ret = go_on(thread, attr, thread_trampoline, start);
-	wrapping = false;
-	if (ret)
-		free(start);
-	return ret;
-}
-
-/*
- * A thread of libusertp's own (the control thread): it records nothing, so it goes past the
- * trampoline (whose allocation would also give it a malloc arena of its own to set up).
- */
-int usertp__thread_create_own(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+__attribute__((symver("pthread_create@USERTP_0"), visibility("default"))) int
+usertp__compat_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
 			      void *arg)
 {
-	int ret;
-
-	if (!resolve())
-		return EAGAIN;
-	if (!interposer)
-		return next_after_us(thread, attr, fn, arg);
-	wrapping = true; /* it calls us back: straight on to libc's */
-	ret = interposer(thread, attr, fn, arg);
-	wrapping = false;
-	return ret;
+	return pthread_create(thread, attr, fn, arg);
 }
-
-USERTP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
-				 void *arg) __attribute__((alias("wrapped_pthread_create")));

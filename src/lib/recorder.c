@@ -83,7 +83,7 @@ static const struct usertp_event *lookup_event(unsigned int id, void *arg)
 
 struct dat_events {
 	struct usertp__dat_event *events;
-	unsigned int nr, max;
+	unsigned int nr, max, missing; /* missing: events without a format text */
 };
 
 static void collect_event(const struct usertp_event_file *file, void *arg)
@@ -94,6 +94,8 @@ static void collect_event(const struct usertp_event_file *file, void *arg)
 	if (d->nr < d->max && node->format)
 		d->events[d->nr++] = (struct usertp__dat_event){
 			node->instances[0]->event_class->system, node->format };
+	else
+		d->missing++;
 }
 
 static void count_file(const struct usertp_event_file *file, void *arg)
@@ -106,7 +108,7 @@ static int write_dat(int fd, const struct usertp__rb_snapshot *snap)
 {
 	const size_t cmdlines_size = 1 << 20;
 	struct usertp__dat_source src = { .raw_clock = usertp__rb_clock_id == USERTP_RB_CLOCK_TSC };
-	struct dat_events d = { NULL, 0, 0 };
+	struct dat_events d = { NULL, 0, 0, 0 };
 	char *cmdlines;
 	int ret = -ENOMEM;
 
@@ -120,6 +122,16 @@ static int write_dat(int fd, const struct usertp__rb_snapshot *snap)
 		src.cmdlines = cmdlines;
 		src.cmdlines_len = usertp__comm_lines(cmdlines, cmdlines_size);
 		ret = usertp__trace_dat_write(fd, snap, &src);
+		if (d.missing) {
+			/* Never silently: their records print as [UNKNOWN EVENT]. */
+			static const char say[] = "usertp: some events have no format text (out of "
+						  "memory) in ";
+			struct iovec iov[3] = { { (void *)say, sizeof(say) - 1 },
+						{ rec.output, strlen(rec.output) },
+						{ (void *)": their records cannot be printed\n", 34 } };
+
+			(void)!writev(STDERR_FILENO, iov, 3);
+		}
 	}
 	usertp__rb_free(d.events);
 	usertp__rb_free(cmdlines);
@@ -489,6 +501,7 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 	rec.pid = getpid();
 	/* Objects registered from now on stay loaded: their records are printed at exit. */
 	__atomic_store_n(&usertp__keep_objects, true, __ATOMIC_RELAXED);
+	usertp__keep_formats();
 	__atomic_store_n(&rec.sink.active, true, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 	ret = usertp__listener_create_ops(events, 0, usertp__rb_sink_ops(&rec.sink.rb), NULL,

@@ -335,6 +335,15 @@ static void event_add(struct usertp_event *ev)
 	usertp__listeners_event_added_locked(node);
 }
 
+void usertp__keep_formats(void)
+{
+	pthread_mutex_lock(&usertp__lock);
+	for (struct usertp__event_node *node = events_head; node; node = node->next)
+		if (!node->format)
+			node->format = format_dup(node);
+	pthread_mutex_unlock(&usertp__lock);
+}
+
 /* Forget an ignored definition; true if @ev was one. */
 static bool ignored_drop(const struct usertp_event *ev)
 {

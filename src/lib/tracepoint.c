@@ -74,10 +74,13 @@ static int forking_tid;
 
 static void fork_prepare(void)
 {
+	/*
+	 * A thread that forks before its first event is followed first, as at that event, so
+	 * that its child is followed from it (before the lock: the first event takes it).
+	 */
+	forking_tid = __atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED) ? usertp__gettid() : 0;
 	pthread_mutex_lock(&usertp__lock);
 	urcu_bp_before_fork();
-	/* (Not usertp__gettid(): a thread's first event may take the lock held here.) */
-	forking_tid = usertp__pid_following ? (int)syscall(SYS_gettid) : 0;
 }
 
 static void fork_parent(void)

@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-layouts.sh MODE USERTP EXE STATIC HOST-LIB HOST-PLUGIN HOST-DLOPEN PLUGIN: each layout
+# (CMakeLists.txt), with threads from pthread_create() and from std::thread, recorded in MODE:
+#   embedded	USERTP_EVENTS=jobs:* USERTP_OUTPUT=F.dat
+#   record	usertp record -- CMD
+#   attach	usertp record -P PID, the program waiting for it
+#   mount	usertp mount, set_event jobs:* (exit 77 without FUSE)
+# Each run must make its threads, and the file (or the mount's trace) must hold exactly the
+# events it fired, printable: trace-cmd report and usertp report agree, no UNKNOWN EVENT.
+set -eu
+mode=$1 usertp=$2 exe=$3 static=$4 hostlib=$5 hostplugin=$6 hostdl=$7 plugin=$8
+threads=4 n=50
+case $mode in
+mount)
+	test_name=layouts
+	. "$(dirname "$0")/../mount/mount-lib.sh"
+	;;
+*)
+	# $dir, and same: usertp report against trace-cmd report (exit 77 without trace-cmd)
+	. "$(dirname "$0")/../report/lib.sh"
+	pids=
+	trap 'for q in $pids; do kill -KILL $q 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+	export XDG_RUNTIME_DIR="$dir/xdg"
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	. "$(dirname "$0")/../lib.sh"
+	bad() {
+		echo "FAIL: $*"
+		fail=1
+	}
+	;;
+esac
+unset USERTP_EVENTS USERTP_SESSION USERTP_CONTROL USERTP_OUTPUT
+
+# events FILE: the events of the example in a trace.dat, by trace-cmd report (printable)
+events() {
+	trace-cmd report -i "$1" >"$dir/report.txt" 2>"$dir/report.err" || { cat "$dir/report.err"; echo -1; return; }
+	if grep -q 'UNKNOWN EVENT\|FAILED TO PARSE' "$dir/report.txt"; then
+		echo "$1: events trace-cmd cannot print:" >&2
+		grep -m3 'UNKNOWN EVENT\|FAILED TO PARSE' "$dir/report.txt" >&2
+	fi
+	same -i "$1" >&2 || echo "$1: usertp report differs from trace-cmd report" >&2
+	grep -c ' job_queued: \| job_done: ' "$dir/report.txt" || true
+}
+
+if [ "$mode" = mount ]; then
+	start_mount
+	# A program that defines the events, so that set_event takes them, waiting till the end.
+	mkfifo "$dir/hold"
+	"$exe" -w 1 0 <"$dir/hold" >"$dir/holder.out" &
+	pids="$pids $!"
+	exec 4<>"$dir/hold"
+	wait_until "the events" grep -q '^jobs:job_done$' "$mnt/available_events"
+	printf 'jobs:*\n' >"$mnt/set_event"
+fi
+
+# run NAME CMD...: CMD THREADS N in MODE, checked
+run() {
+	name=$1
+	shift
+	rm -rf "$dir"/x.dat* "$dir/out"
+	case $mode in
+	embedded)
+		USERTP_EVENTS='jobs:*' USERTP_OUTPUT="$dir/x.dat" "$@" $threads $n >"$dir/out" 2>"$dir/err" ||
+			{ bad "$name: exit $?: $(cat "$dir/err")"; return 0; }
+		;;
+	record)
+		"$usertp" record -q -e 'jobs:*' -o "$dir/x.dat" -- "$@" $threads $n >"$dir/out" 2>"$dir/err" ||
+			{ bad "$name: exit $?: $(cat "$dir/err")"; return 0; }
+		;;
+	attach)
+		rm -f "$dir/go"
+		mkfifo "$dir/go"
+		"$@" -w $threads $n <"$dir/go" >"$dir/out" 2>"$dir/err" &
+		prog=$!
+		pids="$pids $prog"
+		exec 5<>"$dir/go"
+		wait_until "$name ready" grep -q ready "$dir/out"
+		timeout 60 "$usertp" record -q -e 'jobs:*' -P $prog -o "$dir/x.dat" 2>"$dir/rec.err" &
+		rec=$!
+		pids="$pids $rec"
+		wait_until "$name's recording" sh -c "ls $dir/x.dat.spool-*/$prog-*.cpu0 >/dev/null"
+		echo go >&5
+		wait $prog || { bad "$name: exit $?: $(cat "$dir/err")"; }
+		exec 5>&-
+		wait $rec || { bad "$name: usertp record failed: $(cat "$dir/rec.err")"; return 0; }
+		;;
+	mount)
+		: >"$mnt/trace"
+		"$@" $threads $n >"$dir/out" 2>"$dir/err" || { bad "$name: exit $?: $(cat "$dir/err")"; return 0; }
+		;;
+	esac
+	fired=$(sed -n 's/^fired //p' "$dir/out")
+	[ "$fired" = $((2 * threads * n)) ] || { bad "$name: fired '$fired'"; return 0; }
+	if [ "$mode" = mount ]; then
+		got=$(grep -c ' job_queued: \| job_done: ' "$mnt/trace" || true)
+		lost=$(sum_stats "overrun,dropped events")
+		[ "$lost" -eq 0 ] || bad "$name: $lost lost"
+	else
+		got=$(events "$dir/x.dat")
+	fi
+	[ "$got" = "$fired" ] || bad "$name: $got events recorded of $fired fired"
+	echo "$name: $got of $fired"
+}
+
+for x in "" -x; do
+	run "exe$x" "$exe" $x
+	run "static$x" "$static" $x
+	run "lib$x" "$hostlib" $x
+	run "plugin$x" "$hostplugin" $x
+	run "dlopen-local$x" "$hostdl" -d "$plugin" $x
+	run "dlopen-global$x" "$hostdl" -d "$plugin" -g $x
+done
+exit $fail
