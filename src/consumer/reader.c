@@ -51,6 +51,16 @@ struct usertp__stream {
 	uint64_t seen_page, seen_end; /* the last record given: page, and its end on the page */
 	bool seen_any;
 	bool bad_said;
+	/*
+	 * The page being written did not parse from bad_end on when it held bad_used bytes: it
+	 * is peeked again only once more has been committed to it (else a page whose writer put
+	 * garbage after its records is walked and dropped forever).  bad_lost: such pages since
+	 * the last record given, told with the next as lost before it.
+	 */
+	bool bad_any;
+	uint64_t bad_page;
+	uint32_t bad_used;
+	unsigned long bad_lost;
 };
 
 struct usertp__reader {
@@ -252,7 +262,9 @@ static bool stream_fill(struct usertp_session *s, struct usertp__source *src, un
 
 				/* The page being written: what is committed of it now. */
 				if (!q || usertp__rb_peek(src->view, cpu, &q->page) != 1 ||
-				    seen(st, q->page.page_no, q->page.used)) {
+				    seen(st, q->page.page_no, q->page.used) ||
+				    (st->bad_any && q->page.page_no == st->bad_page &&
+				     q->page.used <= st->bad_used)) {
 					free(q);
 					return false;
 				}
@@ -274,10 +286,18 @@ static bool stream_fill(struct usertp_session *s, struct usertp__source *src, un
 			st->has_entry = true;
 			break;
 		}
-		if (ret < 0 && !st->bad_said) {
-			usertp__session_log(s, "%s: a page of CPU %u does not parse; the rest of it is "
-					       "left out", src->name, cpu);
+		if (ret < 0) {
+			if (!st->bad_said)
+				usertp__session_log(s, "%s: a page of CPU %u does not parse; the rest "
+						       "of it is left out, counted as lost", src->name,
+						    cpu);
 			st->bad_said = true;
+			if (st->cur_peeked) {
+				st->bad_any = true;
+				st->bad_page = st->cur->page.page_no;
+				st->bad_used = st->cur->page.used;
+			}
+			st->bad_lost++;
 		}
 		drop_cur(st);
 	}
@@ -315,6 +335,8 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 	}
 	if (st->first_of_page && !seen(st, st->cur->page.page_no, 0))
 		rec->lost_before = st->cur->page.lost_before;
+	rec->lost_before += st->bad_lost;
+	st->bad_lost = 0;
 	st->first_of_page = false;
 	st->seen_any = true;
 	st->seen_page = st->cur->page.page_no;

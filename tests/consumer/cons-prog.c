@@ -12,16 +12,26 @@
  *	  release		the held thread ends; prints "released"
  *	  scribble		overwrites every region of buffers it has (a program gone bad:
  *				its consumers must survive it); prints "scribbled N" (the regions)
+ *	  garble N		fires N cons_a in this thread, then overwrites the bytes they took
+ *				in each CPU's page being written with random bytes, the first an
+ *				entry longer than what is left (the page's header and the records
+ *				before stay: a program that puts garbage in its live pages);
+ *				prints "garbled N" (the pages)
+ *	  pin			this thread keeps to CPU 0 from now on; prints "pinned 0"
  *	  quit			returns 0 (so does the end of stdin)
  *	cons-prog auto N	fires N cons_a and N cons_b at once, and returns 0
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "ring-buffer.h"
 
 #define CREATE_TRACE_POINTS
 #include "cons-prog-trace.h"
@@ -78,6 +88,64 @@ static int scribble(void)
 	return n;
 }
 
+/* What garble() writes over: the regions of libusertp's buffers (ring-buffer.h's layout). */
+static int regions(struct usertp__rb_region **out, int max)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	while (f && n < max && fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+
+		if (strstr(line, "usertp-buffers") && sscanf(line, "%lx-%lx", &start, &end) == 2)
+			out[n++] = (struct usertp__rb_region *)start;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static struct usertp__rb_cpu *cpu_of(struct usertp__rb_region *r, unsigned int cpu)
+{
+	return (struct usertp__rb_cpu *)((unsigned char *)r + r->cpu_offset[cpu]);
+}
+
+static int garble(int n)
+{
+	struct usertp__rb_region *r[8];
+	uint64_t before[8][64];
+	int nr = regions(r, 8), pages = 0;
+
+	for (int i = 0; i < nr; i++)
+		for (unsigned int cpu = 0; cpu < r[i]->nr_cpus && cpu < 64; cpu++)
+			before[i][cpu] = cpu_of(r[i], cpu)->pos;
+	for (int k = 0; k < n; k++)
+		trace_cons_a(k);
+	srand(1);
+	for (int i = 0; i < nr; i++)
+		for (unsigned int cpu = 0; cpu < r[i]->nr_cpus && cpu < 64; cpu++) {
+			struct usertp__rb_cpu *c = cpu_of(r[i], cpu);
+			uint64_t pos = c->pos, from = before[i][cpu];
+			unsigned char *page;
+
+			if (pos <= from || pos / USERTP_RB_PAGE != from / USERTP_RB_PAGE ||
+			    from % USERTP_RB_PAGE < USERTP_RB_PAGE_HEADER)
+				continue;
+			page = (unsigned char *)r[i] + c->pages_offset +
+			       (pos / USERTP_RB_PAGE % r[i]->nr_pages) * USERTP_RB_PAGE;
+			for (uint64_t b = from % USERTP_RB_PAGE; b < pos % USERTP_RB_PAGE; b++)
+				page[b] = (unsigned char)rand();
+			/*
+			 * First a data entry of 112 bytes (type_len 28) where fewer are left: a
+			 * random word is most often such a length.
+			 */
+			memcpy(page + from % USERTP_RB_PAGE, &(uint32_t){ 1u << 5 | 28 }, 4);
+			pages++;
+		}
+	return pages;
+}
+
 int main(int argc, char **argv)
 {
 	char line[128];
@@ -123,6 +191,14 @@ int main(int argc, char **argv)
 			close(release_pipe[1]);
 			release_pipe[0] = release_pipe[1] = -1;
 			printf("released\n");
+		} else if (!strncmp(line, "pin", 3)) {
+			cpu_set_t one;
+
+			CPU_ZERO(&one);
+			CPU_SET(0, &one);
+			printf("pinned %d\n", sched_setaffinity(0, sizeof(one), &one) ? -1 : 0);
+		} else if (!strncmp(line, "garble ", 7)) {
+			printf("garbled %d\n", garble(atoi(line + 7)));
 		} else if (!strncmp(line, "scribble", 8)) {
 			printf("scribbled %d\n", scribble());
 		} else if (!strncmp(line, "quit", 4)) {

@@ -15,6 +15,8 @@
  *			killed mid-session, a peer that sends garbage, one that stalls
  *	filter		filters on a live session and for programs that come later
  *	hostile		a program that scribbles over its buffers: lost alone
+ *	garbled		a program that puts garbage after the records read of its live page:
+ *			counted as lost, never read again and again
  *	detach		a program taken out of a session records nothing more for it
  *	pages		raw pages (usertp_session_next_page()): every record once, the session's ids
  *	other-user	another user's program (needs root and a second user: usertp-test2)
@@ -646,6 +648,46 @@ static void case_hostile(void)
 	usertp_session_free(s);
 }
 
+/*
+ * A program that puts garbage in its page being written, after records the session has read
+ * (item 11b of issue 21: the reader walked the page, dropped it and peeked it again, forever,
+ * at 100 % CPU).  The garbage is that program's loss, counted; the session reads on: the
+ * program's later pages and another program's events.  (The test's timeout catches a loop.)
+ */
+static void case_garbled(void)
+{
+	struct usertp_session *s = session();
+	struct prog bad, good;
+	struct counts c;
+	long n;
+
+	usertp_session_set_log(s, log_keep, NULL);
+	prog_start(&bad);
+	prog_start(&good);
+	OK(usertp_session_attach_pid(s, bad.pid));
+	OK(usertp_session_attach_pid(s, good.pid));
+	OK(usertp_session_enable(s, "cons:cons_a"));
+	CHECK(prog_cmd(&bad, "pin") == 0, "cons-prog could not keep to CPU 0");
+	prog_cmd(&bad, "fire 5");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, bad.pid, true) == 5, "before: %ld", of_pid(&c, bad.pid, true));
+	n = prog_cmd(&bad, "garble 1");
+	CHECK(n >= 1, "garbled %ld pages", n);
+	prog_cmd(&good, "fire 40");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, good.pid, true) == 40, "the good program: %ld", of_pid(&c, good.pid, true));
+	/* More than a page more: the garbled page is left behind, its loss said. */
+	prog_cmd(&bad, "fire 1000");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, bad.pid, true) >= 700 && c.lost >= 1,
+	      "after the garbage: %ld read, %ld lost", of_pid(&c, bad.pid, true), c.lost);
+	printf("log:\n%s", log_text);
+	CHECK(strstr(log_text, "does not parse"), "the log does not say so: %s", log_text);
+	prog_end(&bad);
+	prog_end(&good);
+	usertp_session_free(s);
+}
+
 /* Detached, a program records nothing more for the session; what it had is still read. */
 static void case_detach(void)
 {
@@ -997,6 +1039,8 @@ int main(int argc, char **argv)
 		case_pids();
 	else if (!strcmp(argv[1], "hostile"))
 		case_hostile();
+	else if (!strcmp(argv[1], "garbled"))
+		case_garbled();
 	else if (!strcmp(argv[1], "detach"))
 		case_detach();
 	else if (!strcmp(argv[1], "pages"))
