@@ -49,7 +49,7 @@ static bool parent_ok(const char *path, uid_t uid)
 static const char *home_of(uid_t uid, char *buf, size_t size)
 {
 	struct passwd pw, *found = NULL;
-	const char *home = getenv("HOME");
+	const char *home = secure_getenv("HOME");
 
 	if (uid == geteuid() && home && home[0] == '/')
 		return home;
@@ -108,7 +108,7 @@ int usertp__ctl_dir_of(char *buf, size_t size, uid_t uid, const char *xdg)
 int usertp__ctl_dir_note(char *buf, size_t size, bool create, char *note, size_t note_size)
 {
 	uid_t uid = geteuid();
-	int ret = pick_dir(buf, size, uid, getenv("XDG_RUNTIME_DIR"), note, note_size);
+	int ret = pick_dir(buf, size, uid, secure_getenv("XDG_RUNTIME_DIR"), note, note_size);
 
 	if (ret)
 		return ret;
@@ -137,7 +137,7 @@ int usertp__ctl_dir(char *buf, size_t size, bool create)
 
 int usertp__ctl_system_dir(char *buf, size_t size, bool create)
 {
-	const char *path = getenv("USERTP_SYSTEM_DIR");
+	const char *path = secure_getenv("USERTP_SYSTEM_DIR");
 	struct stat st;
 
 	if (!path || path[0] != '/')

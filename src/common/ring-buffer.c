@@ -48,7 +48,7 @@ ptrdiff_t usertp__rb_rseq_offset;
 static const char *rseq_setting(void)
 {
 	static bool said;
-	const char *env = getenv("USERTP_RSEQ");
+	const char *env = secure_getenv("USERTP_RSEQ");
 
 	if (!env || !strcmp(env, "0") || !strcmp(env, "1"))
 		return env;

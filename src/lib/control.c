@@ -1116,7 +1116,7 @@ static void fork_child(void)
 
 static void __attribute__((constructor)) control_init(void)
 {
-	const char *v = getenv("USERTP_CONTROL"), *session = getenv("USERTP_SESSION");
+	const char *v = secure_getenv("USERTP_CONTROL"), *session = secure_getenv("USERTP_SESSION");
 	bool off;
 	unsigned int i;
 

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -138,6 +139,31 @@ static int write_dat(int fd, const struct usertp__rb_snapshot *snap)
 	return ret;
 }
 
+/*
+ * The output, never through a final symbolic link (a program run by one user may write as
+ * another): an existing regular file is truncated, a new one made with O_EXCL, so that a link
+ * put there meanwhile fails.  Async-signal-safe.  Return: the fd, or -1 with errno (ELOOP: a
+ * link, EINVAL: not a regular file).
+ */
+static int open_output(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 && errno == ENOENT)
+		return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || ftruncate(fd, 0)) {
+		int err = errno;
+
+		close(fd);
+		errno = S_ISREG(st.st_mode) ? err : EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 /* "usertp: cannot write OUTPUT: REASON" on stderr, async-signal-safe. */
 static void say_write_error(int err)
 {
@@ -146,6 +172,7 @@ static void say_write_error(int err)
 		{ EACCES, "Permission denied" }, { ENOENT, "No such file or directory" },
 		{ EROFS, "Read-only file system" }, { EIO, "Input/output error" },
 		{ EISDIR, "Is a directory" }, { ENOMEM, "Cannot allocate memory" },
+		{ ELOOP, "a symbolic link (not followed)" }, { EINVAL, "not a regular file" },
 	};
 	const char *why = "error";
 	struct iovec iov[5];
@@ -216,7 +243,7 @@ static void write_output(void)
 	ret = usertp__rb_snapshot(rec.sink.rb.region, rec.sink.rb.size, &snap);
 	if (ret)
 		return;
-	fd = open(rec.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open_output(rec.output);
 	if (fd >= 0) {
 		ret = rec.dat ? write_dat(fd, &snap) : usertp__trace_text_write(fd, &snap, &src);
 		if (close(fd) && !ret)
@@ -306,6 +333,13 @@ static bool output_writable(const char *path, char *why, size_t size)
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 
+	struct stat st;
+
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		snprintf(why, size, "%s", S_ISLNK(st.st_mode) ? "a symbolic link: not followed"
+							     : "not a regular file");
+		return false;
+	}
 	if (!access(path, F_OK)) {
 		if (!access(path, W_OK))
 			return true;
@@ -321,7 +355,7 @@ static bool output_writable(const char *path, char *why, size_t size)
 
 static bool read_settings(const char *events, unsigned long *kb, bool *overwrite)
 {
-	const char *output = getenv("USERTP_OUTPUT"), *v;
+	const char *output = secure_getenv("USERTP_OUTPUT"), *v;
 	char why[160];
 	const char *problem;
 	size_t len;
@@ -350,18 +384,18 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 	if (!output_writable(rec.base_output, why, sizeof(why)))
 		return bad("USERTP_OUTPUT", output, why);
 	*kb = USERTP_RB_DEFAULT_KB;
-	v = getenv("USERTP_BUFFER_KB");
+	v = secure_getenv("USERTP_BUFFER_KB");
 	if (v && usertp__rb_parse_kb(v, kb, &problem))
 		return bad("USERTP_BUFFER_KB", v, problem);
 	if (usertp__rb_size_check((unsigned int)get_nprocs_conf(), *kb, why, sizeof(why)))
 		return bad("USERTP_BUFFER_KB", v ? v : "1408 (the default)", why);
 	*overwrite = true;
-	v = getenv("USERTP_OVERWRITE");
+	v = secure_getenv("USERTP_OVERWRITE");
 	if (v && strcmp(v, "0") && strcmp(v, "1"))
 		return bad("USERTP_OVERWRITE", v, "not 0 or 1");
 	if (v)
 		*overwrite = !strcmp(v, "1");
-	v = getenv("USERTP_CLOCK");
+	v = secure_getenv("USERTP_CLOCK");
 	if (v && usertp__rb_parse_clock(v, &usertp__rb_clock_id, &problem))
 		return bad("USERTP_CLOCK", v, problem);
 	return true;
@@ -474,7 +508,7 @@ static bool filters_set(const char *groups, size_t len)
 
 void __attribute__((constructor)) usertp__recorder_init(void)
 {
-	const char *value = getenv("USERTP_EVENTS");
+	const char *value = secure_getenv("USERTP_EVENTS");
 	char *events, *groups = NULL;
 	size_t groups_len = 0;
 	unsigned long kb;

@@ -232,7 +232,7 @@ int usertp__event_file_enable_locked(struct usertp_event_file *file)
 
 static void debug_note(const char *what, const struct usertp_event *ev)
 {
-	if (getenv("USERTP_DEBUG"))
+	if (secure_getenv("USERTP_DEBUG"))
 		fprintf(stderr, "usertp: %s %s:%s\n", what, ev->event_class->system, ev->name);
 }
 
