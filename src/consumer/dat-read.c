@@ -33,8 +33,19 @@
 #define MAX_PAGE_SIZE (1U << 20)
 #define MAX_CPUS 4096
 #define MAX_OPTION_SECTIONS 64
-/* Largest decompressed section or chunk accepted (trace-cmd's chunks are 10 pages). */
+/*
+ * Largest decompressed section accepted, and a CPU's chunk (trace-cmd's are 10 pages,
+ * usertp's 16): every CPU holds one chunk while the CPUs are merged, so the chunks of all
+ * CPUs together stay within CHUNKS_BUDGET (down to MIN_CHUNK each).  A block may not declare
+ * more than RATIO times its compressed size (beyond RATIO_FLOOR): what a file of a few
+ * kilobytes can make a reader allocate and decompress stays in proportion to it.
+ */
 #define MAX_DECOMPRESSED (256U << 20)
+#define MAX_CHUNK (1U << 20)
+#define MIN_CHUNK (128U << 10)
+#define CHUNKS_BUDGET (256U << 20)
+#define RATIO 1024U
+#define RATIO_FLOOR (1U << 20)
 /* A field may not end further into a record than this. */
 #define MAX_FIELD_END (1U << 20)
 /* How far past its start a __data_loc / __rel_loc word can point: 16-bit offset + length. */
@@ -251,10 +262,10 @@ static bool read_sized_text(struct cursor *c, unsigned int width, char **text, s
 }
 
 /* u32 compressed size, u32 raw size, then the compressed bytes: into a new buffer. */
-static bool decompress_block(struct cursor *c, uint64_t limit, uint8_t **out, size_t *out_size,
-			     const char *what)
+static bool decompress_block(struct cursor *c, uint64_t limit, uint64_t max, uint8_t **out,
+			     size_t *out_size, const char *what)
 {
-	uint64_t csize, usize;
+	uint64_t csize, usize, frame_size;
 	const uint8_t *src;
 	size_t start = c->pos;
 
@@ -266,11 +277,25 @@ static bool decompress_block(struct cursor *c, uint64_t limit, uint8_t **out, si
 	if (csize + 8 > limit)
 		return fail_at(c, start, "%s: compressed size %llu runs past its end", what,
 			       (unsigned long long)csize);
-	if (usize > MAX_DECOMPRESSED)
-		return fail_at(c, start, "%s: decompressed size %llu is too large", what,
-			       (unsigned long long)usize);
+	if (usize > max)
+		return fail_at(c, start, "%s: decompressed size %llu is too large (at most %llu)",
+			       what, (unsigned long long)usize, (unsigned long long)max);
+	if (usize > RATIO_FLOOR && usize / RATIO > csize)
+		return fail_at(c, start, "%s: %llu bytes declared of %llu compressed: more than "
+			       "%u times", what, (unsigned long long)usize,
+			       (unsigned long long)csize, RATIO);
 	if (!take(c, csize, &src, what))
 		return false;
+	switch (usertp__zstd_frame_size(src, csize, &frame_size)) {
+	case -1:
+		return fail_at(c, start, "%s: not zstd data", what);
+	case 1:
+		if (frame_size != usize)
+			return fail_at(c, start, "%s: %llu bytes declared, the zstd frame holds "
+				       "%llu", what, (unsigned long long)usize,
+				       (unsigned long long)frame_size);
+		break;
+	}
 	*out = malloc(usize ? usize : 1);
 	if (!*out)
 		return fail_at(c, start, "%s: out of memory", what);
@@ -316,7 +341,7 @@ static bool open_section(struct usertp__dat_input *in, uint64_t off, unsigned in
 	}
 	if (!in->zstd)
 		return fail_at(&c, off, "%s: section flagged compressed in an uncompressed file", what);
-	if (!decompress_block(&c, size, buf, &data_size, what))
+	if (!decompress_block(&c, size, MAX_DECOMPRESSED, buf, &data_size, what))
 		return false;
 	*sc = (struct cursor){ .in = in, .data = *buf, .size = data_size, .section_off = off };
 	return true;
@@ -648,6 +673,10 @@ static bool parse_options(struct cursor *c, uint64_t *next)
 			if (size >= 16) {
 				in->tsc_mult = get_num(in, data, 4);
 				in->tsc_shift = get_num(in, data + 4, 4);
+				/* (the kernel's is below 32; a 128-bit product allows 63) */
+				if (in->tsc_shift > 63)
+					return fail_at(c, c->pos - size, "TSC2NSEC: a shift of %u",
+						       in->tsc_shift);
 			}
 			break;
 		case USERTP__DAT_OPTION_BUFFER:
@@ -837,7 +866,7 @@ static bool trial_parse(struct usertp__dat_input *in, struct cursor c)
 	char *at = mmap(NULL, TRIAL_AT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			-1, 0);
 	int status = 0;
-	pid_t pid;
+	pid_t pid, waited = -1;
 
 	if (at == MAP_FAILED)
 		return fail(in, "mmap: %s", strerror(errno));
@@ -851,7 +880,9 @@ static bool trial_parse(struct usertp__dat_input *in, struct cursor c)
 		in->trial_at = at;
 		_exit(parse_metadata(in, c) ? 0 : 2);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+	while (pid > 0 && (waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		; /* (a signal meanwhile: wait again, or the child is left a zombie) */
+	if (pid < 0 || waited != pid) {
 		munmap(at, TRIAL_AT_SIZE);
 		return fail(in, "fork: %s", strerror(errno));
 	}
@@ -953,6 +984,14 @@ static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_
 		put_num(in, data + commit, in->long_size, lost);
 }
 
+/* The largest chunk a CPU of this file may hold (see MAX_CHUNK). */
+static uint64_t chunk_max(const struct usertp__dat_input *in)
+{
+	uint64_t share = CHUNKS_BUDGET / (in->cpus > 0 ? (unsigned int)in->cpus : 1U);
+
+	return share > MAX_CHUNK ? MAX_CHUNK : share < MIN_CHUNK ? MIN_CHUNK : share;
+}
+
 /* The next chunk of a compressed CPU: u32 compressed size, u32 raw size (whole pages), data. */
 static bool load_chunk(struct usertp__dat_input *in, struct cpu_stream *s)
 {
@@ -977,7 +1016,7 @@ static bool load_chunk(struct usertp__dat_input *in, struct cpu_stream *s)
 	s->chunk_off = c.pos;
 	free(s->chunk);
 	s->chunk = NULL;
-	if (!decompress_block(&c, s->end - c.pos, &s->chunk, &size, "chunk")) {
+	if (!decompress_block(&c, s->end - c.pos, chunk_max(in), &s->chunk, &size, "chunk")) {
 		damage(in, s, "CPU %d: %s", s->id, in->err + strlen(in->name) + 2);
 		return false;
 	}

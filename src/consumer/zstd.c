@@ -16,6 +16,7 @@ static struct {
 	size_t (*compress)(void *cctx, void *dst, size_t dst_cap, const void *src, size_t size,
 			   int level);
 	const char *(*version)(void);
+	unsigned long long (*frame_size)(const void *src, size_t size);
 	bool loaded;
 } api;
 
@@ -32,8 +33,9 @@ static void load(void)
 	*(void **)&api.cctx_free = dlsym(lib, "ZSTD_freeCCtx");
 	*(void **)&api.compress = dlsym(lib, "ZSTD_compressCCtx");
 	*(void **)&api.version = dlsym(lib, "ZSTD_versionString");
+	*(void **)&api.frame_size = dlsym(lib, "ZSTD_getFrameContentSize");
 	api.loaded = api.decompress && api.is_error && api.bound && api.cctx_new && api.cctx_free &&
-		     api.compress && api.version;
+		     api.compress && api.version && api.frame_size;
 }
 
 bool usertp__zstd_available(void)
@@ -57,6 +59,21 @@ bool usertp__zstd_decompress(void *dst, size_t dst_size, const void *src, size_t
 		return false;
 	got = api.decompress(dst, dst_size, src, src_size);
 	return !api.is_error(got) && got == dst_size;
+}
+
+int usertp__zstd_frame_size(const void *src, size_t size, uint64_t *out)
+{
+	unsigned long long n;
+
+	if (!usertp__zstd_available())
+		return -1;
+	n = api.frame_size(src, size);
+	if (n == (unsigned long long)-1) /* ZSTD_CONTENTSIZE_UNKNOWN */
+		return 0;
+	if (n == (unsigned long long)-2) /* ZSTD_CONTENTSIZE_ERROR */
+		return -1;
+	*out = n;
+	return 1;
 }
 
 struct usertp__zstd_cctx {

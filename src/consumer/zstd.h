@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Whether libzstd.so.1 could be loaded (it is tried once). */
 bool usertp__zstd_available(void);
@@ -17,6 +18,11 @@ const char *usertp__zstd_version(void);
 
 /* @src (@src_size bytes) into exactly @dst_size bytes at @dst.  Return: false if it does not. */
 bool usertp__zstd_decompress(void *dst, size_t dst_size, const void *src, size_t src_size);
+/*
+ * What the zstd frame at @src says it holds (its header's content size), before anything is
+ * decompressed.  Return: 1 with *out, 0 when the frame does not say, -1 when it is not one.
+ */
+int usertp__zstd_frame_size(const void *src, size_t size, uint64_t *out);
 
 /* A compression context, kept for many blocks (one per block would be slower). */
 struct usertp__zstd_cctx;

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ struct input {
 	int nr_keep, nr_drop;
 	/* --stat */
 	unsigned long *cpu_events;
-	long long *cpu_lost;
+	unsigned long long *cpu_lost; /* (ULLONG_MAX: at least that many: a file's count may be anything) */
 	bool *cpu_lost_unknown;
 	struct event_count *counts;
 	int nr_counts;
@@ -178,12 +179,20 @@ static bool record_wanted(const struct input *in, struct tep_record *rec)
 	return !any_filter_matches(in->drop, in->nr_drop, rec);
 }
 
+/* Counts from a file may be anything: a sum stops at the largest, never wraps. */
+static unsigned long long lost_sum(unsigned long long a, unsigned long long b)
+{
+	unsigned long long sum;
+
+	return __builtin_add_overflow(a, b, &sum) ? ULLONG_MAX : sum;
+}
+
 static void count_lost(struct input *in, int cpu, struct tep_record *rec)
 {
 	if (!in->cpu_lost)
 		return;
 	if (rec->missed_events > 0)
-		in->cpu_lost[cpu] += rec->missed_events;
+		in->cpu_lost[cpu] = lost_sum(in->cpu_lost[cpu], (unsigned long long)rec->missed_events);
 	else if (rec->missed_events < 0)
 		in->cpu_lost_unknown[cpu] = true;
 }
@@ -371,15 +380,15 @@ static int compare_counts(const void *a, const void *b)
 	return ret ? ret : strcmp(x->event->name, y->event->name);
 }
 
-static void print_lost(FILE *out, long long lost, bool unknown)
+static void print_lost(FILE *out, unsigned long long lost, bool unknown)
 {
-	fprintf(out, " %11lld%s\n", lost, unknown ? "+" : "");
+	fprintf(out, " %11llu%s\n", lost, unknown ? "+" : "");
 }
 
 static void print_stat(FILE *out, struct input *in, const struct options *opt, int width)
 {
 	unsigned long all_events = 0;
-	long long all_lost = 0;
+	unsigned long long all_lost = 0;
 	bool all_unknown = false;
 	struct usertp__dat_cpu_stats st;
 
@@ -396,12 +405,12 @@ static void print_stat(FILE *out, struct input *in, const struct options *opt, i
 		fprintf(out, "%3d %11lu", usertp__dat_read_cpu_id(in->dat, cpu), in->cpu_events[cpu]);
 		/* The file's own count when it has one (losses after the last event included). */
 		if (usertp__dat_read_cpu_stats(in->dat, usertp__dat_read_cpu_id(in->dat, cpu), &st)) {
-			in->cpu_lost[cpu] = (long long)(st.overrun + st.dropped);
+			in->cpu_lost[cpu] = lost_sum(st.overrun, st.dropped);
 			in->cpu_lost_unknown[cpu] = false;
 		}
 		print_lost(out, in->cpu_lost[cpu], in->cpu_lost_unknown[cpu]);
 		all_events += in->cpu_events[cpu];
-		all_lost += in->cpu_lost[cpu];
+		all_lost = lost_sum(all_lost, in->cpu_lost[cpu]);
 		all_unknown |= in->cpu_lost_unknown[cpu];
 	}
 	fprintf(out, "all %11lu", all_events);

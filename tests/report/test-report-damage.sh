@@ -95,4 +95,28 @@ rc=0; "$usertp" report -i "$dir/magic.dat" >/dev/null 2>"$dir/ours.err" || rc=$?
 trace-cmd convert -i "$dir/full.dat" -o "$dir/v7.dat" --file-version 7 --compression zstd >/dev/null 2>&1
 head -c $(($(wc -c <"$dir/v7.dat") - 3000)) "$dir/v7.dat" >"$dir/v7-cut.dat"
 run v7-cut "$dir/v7-cut.dat"
+
+# Version 7 blocks that declare more than they hold (issue 21, item 19: 8 CPUs declaring 256 MiB
+# each made usertp report take 2.1 GB): refused before anything is allocated, under a 200 MB
+# address-space limit that such an allocation would break.  A block is "u32 compressed size,
+# u32 size, zstd frame"; a CPU's chunk holds whole pages.
+frames=$(grep -obUa "$(printf '\050\265\057\375')" "$dir/v7.dat" | cut -d: -f1)
+chunk= section=
+for f in $frames; do
+	size=$(od -An -tu4 -j $((f - 4)) -N 4 "$dir/v7.dat" | tr -d ' ')
+	if [ $((size % page)) -eq 0 ] && [ -z "$chunk" ]; then chunk=$f; fi
+	if [ $((size % page)) -ne 0 ] && [ -z "$section" ]; then section=$f; fi
+done
+[ -n "$chunk" ] && [ -n "$section" ] || { echo "no chunk or section found in v7.dat"; exit 1; }
+# bomb CASE FILE MESSAGE: refused with MESSAGE, within the limit
+bomb() {
+	rc=0
+	(ulimit -v 200000; timeout 20 "$usertp" report -i "$2" >"$dir/ours" 2>"$dir/ours.err") || rc=$?
+	[ $rc -eq 1 ] || { echo "$1: exit status $rc, expected 1"; fail=1; }
+	grep -q "$3" "$dir/ours.err" || { echo "$1: not '$3':"; cat "$dir/ours.err"; fail=1; }
+}
+cp "$dir/v7.dat" "$dir/chunk-big.dat"; put "$dir/chunk-big.dat" $((chunk - 4)) 4 $((256 << 20))
+bomb chunk-big "$dir/chunk-big.dat" 'chunk: decompressed size 268435456 is too large'
+cp "$dir/v7.dat" "$dir/section-ratio.dat"; put "$dir/section-ratio.dat" $((section - 4)) 4 $((200 << 20))
+bomb section-ratio "$dir/section-ratio.dat" 'more than 1024 times'
 exit $fail
