@@ -276,7 +276,7 @@ static uint64_t room(const struct cpu_records *c)
 static void hold(struct usertp__instance *in, struct held *h)
 {
 	struct cpu_records *c = &in->cpus[h->cpu];
-	struct held *after = c->tail;
+	struct held *after;
 
 	while (c->bytes + h->bytes > room(c) && c->head) {
 		if (!in->option[OPT_OVERWRITE]) {
@@ -288,6 +288,8 @@ static void hold(struct usertp__instance *in, struct held *h)
 		c->overrun++;
 		c->lost_pending++;
 	}
+	/* (After the evictions, which may have freed the tail.) */
+	after = c->tail;
 	while (after && after->ts > h->ts)
 		after = after->prev;
 	h->prev = after;

@@ -22,6 +22,9 @@
 #                  records them too; nothing is left in the system directory
 #   stalled-reader a `cat trace_pipe` stopped (SIGSTOP) while 200000 records are fired: the
 #                  program never waits, and per CPU held + overwritten + dropped = fired
+#   tiny-buffer    buffer_size_kb of 4 and 8, a small and a 4054-byte trace_marker write (one
+#                  evicts the other: the tail the insertion kept was freed, issue 21 item 13),
+#                  over and over: the records held and the stats agree, and clear to 0
 # Exit 77 where FUSE cannot be used (or, for other-user and every-user, without root or a
 # second user).
 set -eu
@@ -36,6 +39,27 @@ start() {
 }
 
 case $case in
+tiny-buffer)
+	start_mount
+	big=$(head -c 4054 /dev/zero | tr '\0' x)
+	for kb in 4 8; do
+		echo $kb >"$mnt/buffer_size_kb"
+		i=0
+		while [ $i -lt 50 ]; do
+			echo small-$i >"$mnt/trace_marker"
+			printf %s "$big" >"$mnt/trace_marker"
+			i=$((i + 1))
+		done
+		lines=$(grep -c 'tracing_mark_write: ' "$mnt/trace" || true)
+		entries=$(sum_stats entries)
+		[ "$lines" = "$entries" ] || bad "kb=$kb: trace holds $lines records, stats say $entries"
+		[ "$lines" -ge 1 ] || bad "kb=$kb: no record held"
+		: >"$mnt/trace"
+		[ "$(sum_stats entries)" -eq 0 ] || bad "kb=$kb: entries $(sum_stats entries) after clearing"
+		[ -z "$(grep -v '^#' "$mnt/trace")" ] || bad "kb=$kb: records after clearing"
+	done
+	kill -0 $m || bad "the mount died"
+	;;
 concurrent)
 	start
 	echo "fire 0" >&3
