@@ -286,8 +286,14 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 	snprintf(w->output, sizeof(w->output), "%s", path);
 	snprintf(w->dir, sizeof(w->dir), "%s.spool-XXXXXX", path);
 	if (!mkdtemp(w->dir)) {
-		ret = usertp__session_fail(s, -errno, "cannot make a spool directory next to %s: %s",
-					   path, strerror(errno));
+		char dir[sizeof(w->dir)];
+		const char *slash = strrchr(path, '/');
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+			 slash ? path : ".");
+		ret = usertp__session_fail(s, -errno, "%s: cannot make files in %s (%s), where the "
+					   "recording keeps its pages until the file is written",
+					   path, dir, strerror(errno));
 		free(w);
 		return ret;
 	}

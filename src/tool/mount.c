@@ -10,6 +10,7 @@
 #include <execinfo.h>
 #include <getopt.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -132,6 +133,42 @@ static int parse_owner(char *text, struct usertp__mount_owner *owner)
 	return 0;
 }
 
+/*
+ * Is @dir the mount point of a usertp mount now (/proc/self/mountinfo: its fifth field, with
+ * "\\040"-style escapes, and "fuse.usertp" after the " - ")?  A second mount on it would stack
+ * silently, the first one hidden and still running.
+ */
+static bool already_mounted(const char *dir)
+{
+	char real[PATH_MAX], line[8192];
+	FILE *f;
+	bool found = false;
+
+	if (!realpath(dir, real) || !(f = fopen("/proc/self/mountinfo", "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char point[PATH_MAX], *out = point, *dash = strstr(line, " - ");
+		const char *p = line;
+
+		for (int field = 0; field < 4 && p; field++)
+			p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+		if (!p || !dash)
+			continue;
+		/* the mount point, unescaped: "\ooo" is one byte */
+		for (; *p && *p != ' ' && out < point + sizeof(point) - 1; p++)
+			if (p[0] == '\\' && p[1] && p[2] && p[3]) {
+				*out++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+				p += 3;
+			} else {
+				*out++ = *p;
+			}
+		*out = 0;
+		found = !strcmp(point, real) && !strncmp(dash + 3, "fuse.usertp ", 12);
+	}
+	fclose(f);
+	return found;
+}
+
 int usertp_cmd_mount(int argc, char **argv)
 {
 	enum { OPT_ALLOW_OTHER = 256 };
@@ -173,6 +210,11 @@ int usertp_cmd_mount(int argc, char **argv)
 	if (stat(argv[optind], &st) || !S_ISDIR(st.st_mode)) {
 		usertp_tool_error("mount", "%s: not a directory", argv[optind]);
 		return 2;
+	}
+	if (already_mounted(argv[optind])) {
+		usertp_tool_error("mount", "%s: %s: a usertp mount is there already",
+				  argv[optind], strerror(EBUSY));
+		return 1;
 	}
 	/* tracefs checks permissions by mode: so does the kernel for us (default_permissions). */
 	snprintf(options, sizeof(options),

@@ -108,6 +108,7 @@ static struct {
 	pid_t child;
 	int child_status;
 	bool child_done, stop;
+	int stop_signal; /* what ended the recording: SIGINT, SIGTERM, SIGHUP (0: the programs) */
 	int write_error; /* the session's, once said */
 	unsigned int untraced; /* programs of -P that could not be recorded */
 	int nice;	 /* ours before raise_priority() */
@@ -225,6 +226,8 @@ static void on_signals(void)
 	while (read(rec.sig_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo != SIGCHLD) {
 			rec.stop = true;
+			if (!rec.stop_signal)
+				rec.stop_signal = (int)si.ssi_signo;
 			continue;
 		}
 		if (rec.child > 0 && !rec.child_done) {
@@ -891,6 +894,17 @@ int usertp_cmd_record(int argc, char **argv)
 	summary(&sum, false);
 	usertp_session_free(rec.session);
 	/* Under -- the command's failure comes first; then ours. */
+	/*
+	 * Interrupted: Ctrl-C reaches the command too (one process group), which may end of it
+	 * a moment after us: its status then (130 for SIGINT).  One that runs on (a SIGTERM to
+	 * the recorder alone) is left running, and the file is complete: 0.
+	 */
+	for (int i = 0; rec.child > 0 && !rec.child_done && rec.stop_signal && i < 50; i++) {
+		if (waitpid(rec.child, &rec.child_status, WNOHANG) == rec.child)
+			rec.child_done = true;
+		else
+			usleep(10000);
+	}
 	if (rec.child > 0 && rec.child_done && WIFEXITED(rec.child_status) &&
 	    WEXITSTATUS(rec.child_status))
 		return WEXITSTATUS(rec.child_status);

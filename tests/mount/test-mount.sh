@@ -26,6 +26,12 @@ start() {
 
 start 2
 
+# A second mount on the same directory is refused, as a busy mount point (it stacked silently).
+rc=0
+"$usertp" mount "$mnt" 2>"$dir/second.err" || rc=$?
+[ $rc -eq 1 ] && grep -q "busy" "$dir/second.err" || bad "a second mount on $mnt: status $rc: $(cat "$dir/second.err")"
+[ "$(grep -c " $mnt .* - fuse.usertp " /proc/self/mountinfo)" -eq 1 ] || { bad "mounts on $mnt:"; grep " $mnt " /proc/self/mountinfo; fusermount3 -u "$mnt" || true; }
+
 # The same events as usertp list, in the same order.
 "$usertp" list >"$dir/list"
 wait_until "available_events" grep -q '^rec:rec_event$' "$mnt/available_events"

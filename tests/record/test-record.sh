@@ -440,6 +440,14 @@ options)
 	grep -q '^usertp record: -o /dev/stdout: not a regular file' "$dir/err" || { cat "$dir/err"; fail=1; }
 	grep -q '^worker-pool:' "$dir/err" && { echo "the program ran with a pipe for output"; fail=1; }
 	grep -q ' events, ' "$dir/err" && { echo "a summary for a pipe output"; fail=1; }
+	# A file in a directory that takes no files (/proc): said so, not in the spool's words.
+	set +e
+	"$usertp" record -q -e 'jobs:*' -o /proc/version -- "$pool" 3 2>"$dir/err"
+	status=$?
+	set -e
+	check_count "status with -o /proc/version" "$status" 1
+	grep -q '^usertp record: /proc/version: cannot make files in /proc ' "$dir/err" || { cat "$dir/err"; fail=1; }
+	grep -q '^worker-pool:' "$dir/err" && { echo "the program ran with -o /proc/version"; fail=1; }
 	# report -F with a filter it cannot use: one error, no crash (before: a segfault after it).
 	"$usertp" record -q -e 'jobs:*' -o "$dir/f.dat" -- "$pool" 3 >/dev/null 2>&1
 	for filter in nosuch '' 'garbage((' 'jobs:job_queued'; do
@@ -1020,6 +1028,20 @@ signals)
 		check_count "events recorded before SIG$sig" "$(count "$dir/report.txt" " rec_event: ")" 9
 	done
 	pkill -f "$recprog wait 9" || true
+	# Ctrl-C: SIGINT to the recorder and the command (one process group): the command's
+	# status, 130, as usertp-record(1) says (before: 0, the command not waited for).
+	setsid sh -c "exec '$usertp' record -q -e 'rec:*' -o '$dir/ctrl-c.dat' -- '$recprog' wait 9 >'$dir/out-c' 2>'$dir/err'" &
+	rec=$!
+	bg "$rec"
+	wait_ready "$dir/out-c"
+	kill -INT "-$rec"
+	set +e
+	wait "$rec"
+	status=$?
+	set -e
+	check_count "status after Ctrl-C" "$status" 130
+	report "$dir/ctrl-c.dat"
+	check_count "events recorded before Ctrl-C" "$(count "$dir/report.txt" " rec_event: ")" 9
 	;;
 status)
 	# On a terminal: a status line about once a second, on the last row, out of the region

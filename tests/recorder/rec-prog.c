@@ -126,6 +126,11 @@ static void ready(void)
 
 static void wait_forever(void)
 {
+	struct sigaction old;
+
+	/* Ctrl-C ends it, as a program started from a terminal (a shell's "&" ignores SIGINT). */
+	if (!sigaction(SIGINT, NULL, &old) && old.sa_handler == SIG_IGN)
+		signal(SIGINT, SIG_DFL);
 	for (;;)
 		pause();
 }
