@@ -231,11 +231,13 @@ void usertp__writer_free(struct usertp_session *s)
  * A trace.dat is written with seeks (its CPU table and counts go in place at the end), next
  * to a spool directory: a regular file, or none yet, in a directory we can write.
  */
-static int output_check(struct usertp_session *s, const char *path)
+static int output_check(struct usertp_session *s, const char *path, bool nofollow)
 {
 	struct stat st;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644), ret;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0644), ret;
 
+	if (fd < 0 && errno == ELOOP && nofollow)
+		return usertp__session_fail(s, -ELOOP, "%s: a symbolic link, not followed", path);
 	if (fd < 0)
 		return usertp__session_fail(s, -errno, "cannot write %s: %s", path, strerror(errno));
 	ret = fstat(fd, &st) || !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_SET) < 0;
@@ -276,7 +278,7 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		return usertp__session_fail(s, -EBUSY, "the file is chosen before the first program");
 	if (!path || strlen(path) + 32 >= sizeof(w->dir))
 		return usertp__session_fail(s, -ENAMETOOLONG, "the output's name is too long");
-	ret = output_check(s, path);
+	ret = output_check(s, path, false);
 	if (ret)
 		return ret;
 	w = calloc(1, sizeof(*w));
@@ -432,7 +434,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	 * and rewritten (auto_da_alloc), a tenth of the merge's time for nothing (the file made
 	 * empty by usertp_session_write_dat() is not truncated again).
 	 */
-	fd = open(output, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(output, O_RDWR | O_CREAT | O_CLOEXEC | (s->output_nofollow ? O_NOFOLLOW : 0), 0644);
 	if (fd >= 0 && ((lseek(fd, 0, SEEK_END) > 0 && ftruncate(fd, 0)) || lseek(fd, 0, SEEK_SET))) {
 		close(fd);
 		fd = -1;
@@ -532,8 +534,27 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 	struct usertp_session *s = NULL;
 	struct usertp__source **sources = NULL;
 	unsigned int n = 0;
+	bool foreign;
 	int ret;
 
+	struct stat st;
+
+	/*
+	 * A spool of another user (root recovering it) is that user's input: its meta does not
+	 * choose where root writes (the output must be given), no link is followed to the output
+	 * or within the spool.
+	 */
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "not a spool directory%s", !lstat(dir, &st) && S_ISLNK(st.st_mode)
+				      ? " (a symbolic link: not followed)" : "");
+		return -ENOTDIR;
+	}
+	foreign = st.st_uid != geteuid();
+	if (foreign && !output) {
+		snprintf(err, errlen, "the spool belongs to another user (uid %u): give the output "
+			 "with -o (the spool's own is not taken)", (unsigned int)st.st_uid);
+		return -EPERM;
+	}
 	ret = usertp__spool_meta_read(dir, &meta, err, errlen);
 	if (ret)
 		return ret;
@@ -547,9 +568,10 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 	s->tsc = meta.tsc;
 	s->dat_version = meta.dat_version;
 	s->dat_compress = meta.dat_compress;
+	s->output_nofollow = true;
 	if (!output)
 		output = meta.output;
-	ret = output_check(s, output);
+	ret = output_check(s, output, true);
 	for (unsigned int i = 0; i < meta.nr_sources && !ret; i++) {
 		struct usertp__spool_source *ms = &meta.sources[i];
 		struct usertp__source *src = calloc(1, sizeof(*src));
@@ -580,7 +602,8 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 
 			usertp__spool_path(path, sizeof(path), dir, ms->pid, i, cpu);
 			src->spools[cpu].cpu = cpu;
-			src->spools[cpu].fd = open(path, O_RDONLY | O_CLOEXEC); /* -1: none */
+			/* -1: none (a link: not followed) */
+			src->spools[cpu].fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		}
 	}
 	if (!ret)

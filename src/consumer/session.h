@@ -83,6 +83,7 @@ struct usertp_session {
 	bool overwrite, tsc, tracing;
 	unsigned int dat_version; /* of the trace.dat (usertp_session_set_dat_format()) */
 	bool dat_compress;
+	bool output_nofollow; /* the output is not opened through a symbolic link (--recover) */
 	char **specs;
 	unsigned int nr_specs;
 	struct usertp__session_filter {

@@ -153,7 +153,7 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 
 	memset(meta, 0, sizeof(*meta));
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_META);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* (a link in a spool: not read) */
 	if (fd < 0 || fstat(fd, &st)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s (not a spool directory of usertp record?)", path,

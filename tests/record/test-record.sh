@@ -1083,6 +1083,48 @@ dlopen)
 	kill -TERM "$p1"
 	wait "$p1" || { echo "the program failed:"; cat "$dir/p1.err"; fail=1; }
 	;;
+recover-foreign)
+	# Root recovers another user's spool (issue 21, item 15b): the spool's meta does not choose
+	# root's output (refused without -o; before, root wrote where the user's meta said), the
+	# output is not written through a link, and no link inside the spool is read.
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
+	id usertp-test2 >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin usertp-test2 ||
+		{ echo "SKIP: cannot add a user"; exit 77; }
+	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 100000 4 >"$dir/out" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
+	kill -KILL "$rec"
+	wait "$rec" || true
+	spool=$(ls -d "$dir"/a.dat.spool-*)
+	chmod 755 "$dir"
+	mkdir -m 700 "$dir/root-only"
+	printf 'SECRET-MARKER-4711\n' >"$dir/root-only/secret"
+	# The user's spool: its meta's output in root's directory, a CPU's spool a link to a secret.
+	sed -i "1s| output=.*| output=$dir/root-only/chosen.dat|" "$spool/meta"
+	cpu0=$(ls "$spool"/*.cpu0 | head -1)
+	rm "$cpu0"
+	ln -s "$dir/root-only/secret" "$cpu0"
+	chown -hR usertp-test2 "$spool"
+	set +e
+	"$usertp" record --recover "$spool" 2>"$dir/err1"
+	s1=$?
+	ln -s "$dir/root-only/target.dat" "$dir/link.dat"
+	"$usertp" record --recover "$spool" -o "$dir/link.dat" 2>"$dir/err2"
+	s2=$?
+	"$usertp" record --recover "$spool" -o "$dir/mine.dat" 2>"$dir/err3"
+	s3=$?
+	set -e
+	check_count "status of --recover of another user's spool without -o" "$s1" 1
+	expect "$dir/err1" "belongs to another user.*give the output with -o" "refused without -o"
+	[ ! -e "$dir/root-only/chosen.dat" ] || { echo "root wrote where the user's meta said"; fail=1; }
+	check_count "status of --recover to a link" "$s2" 1
+	expect "$dir/err2" "link.dat: a symbolic link, not followed" "the link refused"
+	[ ! -e "$dir/root-only/target.dat" ] || { echo "root wrote through the link"; fail=1; }
+	check_count "status of --recover with -o" "$s3" 0
+	! grep -q SECRET-MARKER "$dir/mine.dat" || { echo "a link in the spool was read"; fail=1; }
+	report "$dir/mine.dat"
+	;;
 killed)
 	# A recorder SIGKILLed mid-run: what it had spooled becomes a valid trace.dat with
 	# --recover, and the socket it left goes at the next list (before: a 0-byte output, an
