@@ -390,9 +390,34 @@ int usertp__client_find_now(pid_t pid, struct usertp__program *prog)
 	return find(pid, prog, false);
 }
 
+/*
+ * The endpoint is in a directory its user controls (root reaches every user's): connected to
+ * only when it is a socket (not a link) of the program's own user, and kept only when the
+ * one that listens on it is the program itself (SO_PEERCRED), so that a link or a socket put
+ * in its place never makes us talk to another process, root's own daemons among them.
+ */
 int usertp__client_connect(const struct usertp__program *prog)
 {
-	return usertp__ctl_connect(prog->path);
+	struct stat proc, sock_st;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char path[64];
+	int sock;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)prog->pid);
+	if (stat(path, &proc) || lstat(prog->path, &sock_st))
+		return -ENOENT;
+	if (!S_ISSOCK(sock_st.st_mode) || sock_st.st_uid != proc.st_uid)
+		return -EPERM;
+	sock = usertp__ctl_connect(prog->path);
+	if (sock < 0)
+		return sock;
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid != prog->pid ||
+	    cred.uid != proc.st_uid) {
+		close(sock);
+		return -EPERM;
+	}
+	return sock;
 }
 
 int usertp__client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms)

@@ -469,37 +469,69 @@ static void *fake_serve(void *arg)
 	}
 }
 
+/*
+ * A hostile endpoint: with @pid, one put in place of process @pid's and served by us (not the
+ * process that listens: never talked to); else one a forked child of ours serves as its own
+ * (the peer is the process: garbage or silence, then).  Return: what attaching gave.
+ */
 static int fake_attach(pid_t pid, bool garbage, long long *ms)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct usertp_session *s = session();
 	struct timespec t0, t1;
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int ready[2], ret;
+	pid_t server = 0;
 	struct fake f;
 	pthread_t thread;
-	int ret;
 
-	snprintf(f.path, sizeof(f.path), "%s/usertp/%d.sock", xdg, (int)pid);
 	f.garbage = garbage;
-	f.fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f.path);
-	unlink(f.path);
-	if (bind(f.fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(f.fd, 4)) {
-		perror("fake endpoint");
+	if (pipe(ready))
 		exit(1);
+	if (!pid) {
+		server = fork();
+		if (server == 0) {
+			snprintf(f.path, sizeof(f.path), "%s/usertp/%d.sock", xdg, (int)getpid());
+			f.fd = socket(AF_UNIX, SOCK_STREAM, 0);
+			snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f.path);
+			if (bind(f.fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(f.fd, 4))
+				_exit(1);
+			(void)!write(ready[1], "x", 1);
+			fake_serve(&f);
+			_exit(0);
+		}
+		pid = server;
+		snprintf(f.path, sizeof(f.path), "%s/usertp/%d.sock", xdg, (int)pid);
+		(void)!read(ready[0], &sa, 1);
+	} else {
+		snprintf(f.path, sizeof(f.path), "%s/usertp/%d.sock", xdg, (int)pid);
+		f.fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f.path);
+		unlink(f.path);
+		if (bind(f.fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(f.fd, 4)) {
+			perror("fake endpoint");
+			exit(1);
+		}
+		pthread_create(&thread, NULL, fake_serve, &f);
 	}
-	pthread_create(&thread, NULL, fake_serve, &f);
+	close(ready[0]);
+	close(ready[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = usertp_session_attach_pid(s, pid);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	*ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	printf("fake %s endpoint: %d (%s) after %lld ms\n", garbage ? "garbage" : "stalled", ret,
-	       usertp_session_error(s), *ms);
+	printf("fake %s endpoint%s: %d (%s) after %lld ms\n", garbage ? "garbage" : "stalled",
+	       server ? "" : " in another's place", ret, usertp_session_error(s), *ms);
 	usertp_session_free(s);
-	/* (accept() in the thread fails once the socket is shut down.) */
-	shutdown(f.fd, SHUT_RDWR);
-	pthread_join(thread, NULL);
-	close(f.fd);
+	if (server) {
+		kill(server, SIGKILL);
+		waitpid(server, NULL, 0);
+	} else {
+		/* (accept() in the thread fails once the socket is shut down.) */
+		shutdown(f.fd, SHUT_RDWR);
+		pthread_join(thread, NULL);
+		close(f.fd);
+	}
 	unlink(f.path);
 	return ret;
 }
@@ -595,12 +627,15 @@ static void case_errors(void)
 	fclose(p.in);
 	fclose(p.out);
 	usertp_session_free(s);
-	/* Hostile endpoints, for the sleeper's pid: garbage, then silence. */
-	ret = fake_attach(sleeper, true, &ms);
+	/* Hostile endpoints of their own process: garbage, then silence. */
+	ret = fake_attach(0, true, &ms);
 	CHECK(ret < 0 && ret != -ENOENT, "garbage peer: %d", ret);
-	ret = fake_attach(sleeper, false, &ms);
+	ret = fake_attach(0, false, &ms);
 	CHECK(ret == -ETIMEDOUT || ret == -EBUSY || ret == -EAGAIN, "stalled peer: %d", ret);
 	CHECK(ms < 20000, "stalled peer held us %lld ms", ms);
+	/* One put in the sleeper's place, served by another process: not talked to at all. */
+	ret = fake_attach(sleeper, true, &ms);
+	CHECK(ret == -ENOENT && ms < 1000, "an endpoint served by another process: %d", ret);
 	kill(sleeper, SIGKILL);
 	waitpid(sleeper, NULL, 0);
 }

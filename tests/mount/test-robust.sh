@@ -22,13 +22,16 @@
 #                  records them too; nothing is left in the system directory
 #   stalled-reader a `cat trace_pipe` stopped (SIGSTOP) while 200000 records are fired: the
 #                  program never waits, and per CPU held + overwritten + dropped = fired
+#   deputy         another user's runtime directory holds, for a process of that user, a link
+#                  named as its endpoint to a root-only socket: root's mount and usertp list
+#                  never connect to it (issue 21, item 15: the mount sent it a hello)
 #   tiny-buffer    buffer_size_kb of 4 and 8, a small and a 4054-byte trace_marker write (one
 #                  evicts the other: the tail the insertion kept was freed, issue 21 item 13),
 #                  over and over: the records held and the stats agree, and clear to 0
 # Exit 77 where FUSE cannot be used (or, for other-user and every-user, without root or a
 # second user).
 set -eu
-case=$1 usertp=$2 cons=$3 ctlconnect=${4:-}
+case=$1 usertp=$2 cons=$3 ctlconnect=${4:-} sock_listen=${5:-}
 test_name=robust
 . "$(dirname "$0")/mount-lib.sh"
 # start: cons-prog, the mount, and cons-prog's events seen there
@@ -39,6 +42,30 @@ start() {
 }
 
 case $case in
+deputy)
+	need_second_user
+	chmod 755 "$dir"
+	mkdir -m 700 "$dir/root-only"
+	"$sock_listen" "$dir/root-only/daemon.sock" "$dir/daemon.log" >"$dir/listen.out" &
+	pids="$pids $!"
+	wait_until "the root-only socket" grep -q listening "$dir/listen.out"
+	mkdir -m 700 "$dir/other" "$dir/other/xdg" "$dir/other/xdg/usertp"
+	chown -R usertp-test2 "$dir/other"
+	setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
+		env XDG_RUNTIME_DIR="$dir/other/xdg" sleep 60 &
+	q=$!
+	pids="$pids $q"
+	wait_until "the other user's process" sh -c "[ \$(stat -c %u /proc/$q) -ne 0 ]"
+	setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
+		ln -s "$dir/root-only/daemon.sock" "$dir/other/xdg/usertp/$q.sock"
+	start_mount
+	cat "$mnt/available_events" >/dev/null
+	"$usertp" list >/dev/null 2>&1 || true
+	"$usertp" list -P $q >/dev/null 2>&1 || true
+	sleep 0.5
+	[ ! -s "$dir/daemon.log" ] || { bad "root connected to the root-only socket through the link:"; head -3 "$dir/daemon.log"; }
+	kill -0 $m || bad "the mount died"
+	;;
 tiny-buffer)
 	start_mount
 	big=$(head -c 4054 /dev/zero | tr '\0' x)
