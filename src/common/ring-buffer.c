@@ -295,8 +295,13 @@ int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long
 	 * start; beyond that, pages are faulted in as the writers first reach them.
 	 */
 	populate = area <= USERTP_RB_POPULATE_MAX ? MAP_POPULATE : 0;
-	fd = memfd_create("usertp-buffers", MFD_CLOEXEC);
-	if (fd >= 0 && ftruncate(fd, (off_t)size) == 0)
+	/*
+	 * Sealed at its size: a consumer that maps it (root's, for every user) must never see it
+	 * shrink under it (SIGBUS), so it maps only regions sealed so (session.c).
+	 */
+	fd = memfd_create("usertp-buffers", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd >= 0 && ftruncate(fd, (off_t)size) == 0 &&
+	    !fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | populate, fd, 0);
 	else
 		base = MAP_FAILED;

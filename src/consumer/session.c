@@ -194,8 +194,18 @@ static int source_map(struct usertp_session *s, struct usertp__source *src, int 
 {
 	int ret;
 
+	struct stat st;
+	int seals;
+
 	if (!size || size > USERTP__MAX_REGION)
 		return -EINVAL;
+	/*
+	 * Memory another process controls may shrink under a mapping (a read then dies of
+	 * SIGBUS): only a region sealed against shrinking, and as large as said, is mapped.
+	 */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) || (uint64_t)st.st_size < size)
+		return -EPERM;
 	src->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (src->map == MAP_FAILED) {
 		src->map = NULL;

@@ -17,6 +17,9 @@
  *				entry longer than what is left (the page's header and the records
  *				before stay: a program that puts garbage in its live pages);
  *				prints "garbled N" (the pages)
+ *	  shrink		truncates every memfd of libusertp's buffers it has to one page (a
+ *				program gone bad: its consumers must survive it); prints
+ *				"shrunk N" (the ones that took it: none, they are sealed)
  *	  pin			this thread keeps to CPU 0 from now on; prints "pinned 0"
  *	  quit			returns 0 (so does the end of stdin)
  *	cons-prog auto N	fires N cons_a and N cons_b at once, and returns 0
@@ -85,6 +88,25 @@ static int scribble(void)
 	}
 	if (f)
 		fclose(f);
+	return n;
+}
+
+static int shrink(void)
+{
+	char path[64], target[256];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		if (strstr(target, "memfd:usertp-buffers") && !ftruncate(fd, 4096))
+			n++;
+	}
 	return n;
 }
 
@@ -191,6 +213,8 @@ int main(int argc, char **argv)
 			close(release_pipe[1]);
 			release_pipe[0] = release_pipe[1] = -1;
 			printf("released\n");
+		} else if (!strncmp(line, "shrink", 6)) {
+			printf("shrunk %d\n", shrink());
 		} else if (!strncmp(line, "pin", 3)) {
 			cpu_set_t one;
 

@@ -15,6 +15,7 @@
  *			killed mid-session, a peer that sends garbage, one that stalls
  *	filter		filters on a live session and for programs that come later
  *	hostile		a program that scribbles over its buffers: lost alone
+ *	shrunk		a program that truncates its buffers' memfd: it cannot, they are read on
  *	garbled		a program that puts garbage after the records read of its live page:
  *			counted as lost, never read again and again
  *	detach		a program taken out of a session records nothing more for it
@@ -723,6 +724,35 @@ static void case_garbled(void)
 	usertp_session_free(s);
 }
 
+/*
+ * A program that truncates its buffers' memfd while a session maps them (issue 21, item 11:
+ * root's mount died of SIGBUS, root's record -a with it): the memfd is sealed against
+ * shrinking, the truncation fails, and the session reads on.
+ */
+static void case_shrunk(void)
+{
+	struct usertp_session *s = session();
+	struct prog bad, good;
+	struct counts c;
+
+	prog_start(&bad);
+	prog_start(&good);
+	OK(usertp_session_attach_pid(s, bad.pid));
+	OK(usertp_session_attach_pid(s, good.pid));
+	OK(usertp_session_enable(s, "cons:cons_a"));
+	prog_cmd(&bad, "fire 5");
+	drain(s, &c, 300);
+	CHECK(prog_cmd(&bad, "shrink") == 0, "a memfd of the buffers could be truncated");
+	prog_cmd(&bad, "fire 50");
+	prog_cmd(&good, "fire 40");
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, bad.pid, true) == 50 && of_pid(&c, good.pid, true) == 40,
+	      "after the truncation: %ld and %ld", of_pid(&c, bad.pid, true), of_pid(&c, good.pid, true));
+	prog_end(&bad);
+	prog_end(&good);
+	usertp_session_free(s);
+}
+
 /* Detached, a program records nothing more for the session; what it had is still read. */
 static void case_detach(void)
 {
@@ -1076,6 +1106,8 @@ int main(int argc, char **argv)
 		case_hostile();
 	else if (!strcmp(argv[1], "garbled"))
 		case_garbled();
+	else if (!strcmp(argv[1], "shrunk"))
+		case_shrunk();
 	else if (!strcmp(argv[1], "detach"))
 		case_detach();
 	else if (!strcmp(argv[1], "pages"))
