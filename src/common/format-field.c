@@ -11,7 +11,9 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "format-field.h"
@@ -127,6 +129,48 @@ int usertp__format_field_parse(const char *line, size_t len, struct usertp__form
 	else
 		out->kind = USERTP__FORMAT_SCALAR;
 	return 0;
+}
+
+/* Say why in @why; return false. */
+__attribute__((format(printf, 3, 4))) static bool refuse(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool usertp__format_check(const char *format, size_t len, char *why, size_t why_size)
+{
+	const char *p = format, *end = format + len;
+	bool print_fmt = false;
+
+	if (memchr(format, 0, len))
+		return refuse(why, why_size, "a NUL in its text");
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct usertp__format_field f;
+
+		if (memmem(p, n, "field:", 6)) {
+			if (usertp__format_field_parse(p, n, &f))
+				return refuse(why, why_size, "\"%.*s\" is not a field line",
+					      n > 80 ? 80 : (int)n, p);
+			if ((uint64_t)f.offset + f.size > USERTP__FORMAT_MAX_FIELD_END)
+				return refuse(why, why_size, "field %s ends past byte %u", f.name,
+					      USERTP__FORMAT_MAX_FIELD_END);
+			if ((f.kind == USERTP__FORMAT_DATA_LOC || f.kind == USERTP__FORMAT_REL_LOC) &&
+			    f.size != 4)
+				return refuse(why, why_size, "dynamic field %s of %u bytes", f.name,
+					      f.size);
+		} else if (n >= 10 && !memcmp(p, "print fmt:", 10)) {
+			print_fmt = true;
+		}
+		p += n + (nl != NULL);
+	}
+	return print_fmt || refuse(why, why_size, "no \"print fmt:\" line");
 }
 
 const char *usertp__format_next_field_line(const char *format, size_t *pos, size_t *len)

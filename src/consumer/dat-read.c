@@ -26,6 +26,7 @@
 
 #include "trace-dat.h"
 #include "dat-read.h"
+#include "format-field.h"
 #include "zstd.h"
 
 #define MAGIC "\x17\x08\x44tracing"
@@ -401,17 +402,21 @@ static bool parse_header_info(struct cursor *c)
 	return true;
 }
 
-/* A format text; one libtraceevent cannot parse is skipped, as trace-cmd skips it. */
+/*
+ * A format text; one libtraceevent cannot parse is skipped, as trace-cmd skips it, and so is
+ * one that does not pass usertp__format_check() (its events then print as unknown ones).
+ */
 static bool parse_format(struct cursor *c, const char *system)
 {
-	char *text;
+	char *text, why[160];
 	size_t len = 0;
 
 	if (c->in->trial_at)
 		describe_pos(c, c->pos, c->in->trial_at, TRIAL_AT_SIZE);
 	if (!read_sized_text(c, 8, &text, &len, "event format"))
 		return false;
-	tep_parse_event(c->in->tep, text, len, system);
+	if (usertp__format_check(text, len, why, sizeof(why)))
+		tep_parse_event(c->in->tep, text, len, system);
 	free(text);
 	return true;
 }

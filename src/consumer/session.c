@@ -45,6 +45,7 @@
 #include "number.h"
 #include "session.h"
 #include "filter.h"
+#include "format-field.h"
 #include "spec.h"
 
 /* --- errors and the log ------------------------------------------------------------------ */
@@ -269,8 +270,16 @@ static bool source_has_event(const struct usertp__source *src, unsigned int id)
 static void source_keep_format(struct usertp_session *s, struct usertp__source *src,
 			       unsigned int id, const char *system, const char *format)
 {
-	struct usertp__merge_event *ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
+	struct usertp__merge_event *ev;
+	char why[160];
 
+	/* Another user's program is not trusted: a format is checked before it goes anywhere. */
+	if (!usertp__format_check(format, strlen(format), why, sizeof(why))) {
+		usertp__session_log(s, "%s: the format of event %u is refused (%s); its records "
+				       "come without one", src->name, id, why);
+		return;
+	}
+	ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
 	if (!ev)
 		return;
 	src->events = ev;

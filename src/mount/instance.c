@@ -25,6 +25,7 @@
 #include <usertp/consumer.h>
 
 #include "filter.h"
+#include "tep-check.h"
 #include "instance.h"
 #include "pid-list.h"
 #include "session.h"
@@ -306,6 +307,7 @@ static struct held *held_new(struct usertp__instance *in, const struct usertp_re
 	struct held *h = calloc(1, sizeof(*h));
 	struct tep_record tr = { .ts = rec->ts, .cpu = (int)rec->cpu, .size = (int)rec->size,
 				 .data = (void *)rec->data };
+	const char *bad = "";
 	struct trace_seq s;
 
 	if (!h)
@@ -316,7 +318,10 @@ static struct held *held_new(struct usertp__instance *in, const struct usertp_re
 	h->cpu = rec->cpu < in->nr_cpus ? rec->cpu : in->nr_cpus - 1;
 	h->bytes = record_bytes(rec->size);
 	trace_seq_init(&s);
-	if (rec->event)
+	if (rec->event && !usertp__tep_record_ok(rec->event, rec->data, (int)rec->size, &bad))
+		/* (another user's record: libtraceevent would read where it does not say) */
+		trace_seq_printf(&s, "%s: [FIELD %s OUTSIDE THE RECORD]", rec->event->name, bad);
+	else if (rec->event)
 		tep_print_event(usertp_session_tep(in->session), &s, &tr, "%s: %s", TEP_PRINT_NAME,
 				TEP_PRINT_INFO);
 	else

@@ -16,6 +16,7 @@
 #include "dat-read.h"
 #include "tool.h"
 #include "fast-print.h"
+#include "tep-check.h"
 
 struct filter_spec {
 	const char *text;
@@ -305,6 +306,7 @@ static void print_record(FILE *out, struct input *in, struct tep_record *rec,
 	static const char spaces[] = "                    ";
 	struct tep_handle *tep = usertp__dat_read_tep(in->dat);
 	struct tep_event *event = tep_find_event_by_record(tep, rec);
+	const char *bad = "";
 	int len;
 
 	if (!opt->latency && !opt->raw && !opt->nsec && in->fast &&
@@ -340,7 +342,10 @@ static void print_record(FILE *out, struct input *in, struct tep_record *rec,
 	len = (int)strlen(event ? event->name : "(NULL)");
 	if (len < 20)
 		trace_seq_printf(s, "%.*s", 20 - len, spaces);
-	tep_print_event(tep, s, rec, "%s", opt->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+	if (usertp__tep_record_ok(event, rec->data, rec->size, &bad))
+		tep_print_event(tep, s, rec, "%s", opt->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+	else /* (libtraceevent would read where the record does not say) */
+		trace_seq_printf(s, "[FIELD %s OUTSIDE THE RECORD]", bad);
 	trace_seq_terminate(s);
 	len = s->len;
 	if (len && s->buffer[len - 1] == '\n')

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tep-check.h - what usertp checks of a record before libtraceevent prints it (tep-check.c).
+ * libtraceevent trusts a record's __data_loc / __rel_loc words; one that points outside the
+ * record can make its print path fault.  Records come from programs and files usertp does not
+ * trust (another user's, as root): the printers (usertp report, the mount) ask first.
+ */
+#ifndef USERTP_TEP_CHECK_H
+#define USERTP_TEP_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <traceevent/event-parse.h>
+
+/*
+ * Do @ev's dynamic fields all lie within the record @data of @size bytes (and every fixed
+ * field too)?  False: the name of the first that does not in *bad (when @bad is not NULL).
+ */
+bool usertp__tep_record_ok(const struct tep_event *ev, const void *data, int size,
+			   const char **bad);
+
+#endif
