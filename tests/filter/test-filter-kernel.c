@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,29 @@ out:
 	free(names);
 }
 
+/* Every format of this kernel passes the check that formats from others must pass. */
+static void check_kernel_formats(void)
+{
+	glob_t g;
+	unsigned int ok = 0;
+
+	if (glob(TRACEFS "/events/*/*/format", 0, NULL, &g))
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *text = read_file(g.gl_pathv[i]), why[256];
+
+		if (text && !usertp__format_check(text, strlen(text), why, sizeof(why))) {
+			fprintf(stderr, "FAIL %s: refused: %s\n", g.gl_pathv[i], why);
+			failures++;
+		} else if (text) {
+			ok++;
+		}
+		free(text);
+	}
+	globfree(&g);
+	printf("ok: %u kernel formats pass usertp__format_check()\n", ok);
+}
+
 int main(void)
 {
 	char orig[17] = "";
@@ -402,6 +426,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(kernel_bugs) / sizeof(kernel_bugs[0]); i++)
 		check_parity(kernel_bugs[i], true);
 	check_field_types();
+	check_kernel_formats();
 	for (size_t i = 0; i < sizeof(matching) / sizeof(matching[0]); i++)
 		check_matching(matching[i], -1);
 	for (size_t i = 0; i < sizeof(suffix_bug) / sizeof(suffix_bug[0]); i++)

@@ -378,6 +378,22 @@ static void test_fields_of_format(void)
 		free(got);
 		free(names);
 	}
+	/* Formats refused before libtraceevent sees them, and the example's taken. */
+	{
+		static const char *const refused[] = {
+			"format:\n\tfield:int a;\toffset:8;\tsizj:4;\tsigned:1;\nprint fmt: \"\"\n",
+			"format:\n\tfield:int a;\toffset:1048575;\tsize:4;\tsigned:1;\nprint fmt: \"\"\n",
+			"format:\n\tfield:__rel_loc int[] a;\toffset:8;\tsize:8;\tsigned:1;\nprint fmt: \"\"\n",
+			"format:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n",
+		};
+		char why[256];
+
+		for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+			CHECK(!usertp__format_check(refused[i], strlen(refused[i]), why, sizeof(why)),
+			      "format %zu taken", i);
+		CHECK(usertp__format_check(job_done, strlen(job_done), why, sizeof(why)),
+		      "the example's job_done refused: %s", why);
+	}
 	for (size_t i = 0; i < sizeof(not_lines) / sizeof(not_lines[0]); i++) {
 		struct usertp__format_field ff;
 
