@@ -641,6 +641,15 @@ static void case_errors(void)
 	waitpid(sleeper, NULL, 0);
 }
 
+/* A program gone bad and a good one, both started and attached to @s. */
+static void two_programs(struct usertp_session *s, struct prog *bad, struct prog *good)
+{
+	prog_start(bad);
+	prog_start(good);
+	OK(usertp_session_attach_pid(s, bad->pid));
+	OK(usertp_session_attach_pid(s, good->pid));
+}
+
 /*
  * A program whose buffers turn to garbage (it scribbles over them) is lost to the session,
  * nothing else: another program's events are all read, and the program itself runs on.
@@ -654,10 +663,7 @@ static void case_hostile(void)
 	long n;
 
 	usertp_session_set_log(s, log_keep, NULL);
-	prog_start(&bad);
-	prog_start(&good);
-	OK(usertp_session_attach_pid(s, bad.pid));
-	OK(usertp_session_attach_pid(s, good.pid));
+	two_programs(s, &bad, &good);
 	OK(usertp_session_enable(s, "cons:*"));
 	n = prog_cmd(&bad, "scribble");
 	CHECK(n >= 1, "scribbled %ld regions", n);
@@ -698,10 +704,7 @@ static void case_garbled(void)
 	long n;
 
 	usertp_session_set_log(s, log_keep, NULL);
-	prog_start(&bad);
-	prog_start(&good);
-	OK(usertp_session_attach_pid(s, bad.pid));
-	OK(usertp_session_attach_pid(s, good.pid));
+	two_programs(s, &bad, &good);
 	OK(usertp_session_enable(s, "cons:cons_a"));
 	CHECK(prog_cmd(&bad, "pin") == 0, "cons-prog could not keep to CPU 0");
 	prog_cmd(&bad, "fire 5");
@@ -735,10 +738,7 @@ static void case_shrunk(void)
 	struct prog bad, good;
 	struct counts c;
 
-	prog_start(&bad);
-	prog_start(&good);
-	OK(usertp_session_attach_pid(s, bad.pid));
-	OK(usertp_session_attach_pid(s, good.pid));
+	two_programs(s, &bad, &good);
 	OK(usertp_session_enable(s, "cons:cons_a"));
 	prog_cmd(&bad, "fire 5");
 	drain(s, &c, 300);

@@ -52,6 +52,18 @@ wait_gone() {
 	wait_until "process $1 to end" sh -c "! kill -0 $1"
 }
 
+# killed_recorder: a recorder of the bench producer SIGKILLed once its spool holds 16 pages (1000
+# events or more, whenever the kill comes after); $rec its pid, $spool what it left
+killed_recorder() {
+	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 100000 4 >"$dir/out" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
+	kill -KILL "$rec"
+	wait "$rec" || true
+	spool=$(ls -d "$dir"/a.dat.spool-*)
+}
+
 # wait_file PATTERN: a file matching it exists (the recorder's spool of a program: its session
 # has begun); the pattern is expanded anew each time
 wait_file() {
@@ -1090,13 +1102,7 @@ recover-foreign)
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
 	id usertp-test2 >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin usertp-test2 ||
 		{ echo "SKIP: cannot add a user"; exit 77; }
-	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 100000 4 >"$dir/out" 2>"$dir/err" &
-	rec=$!
-	bg "$rec"
-	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
-	kill -KILL "$rec"
-	wait "$rec" || true
-	spool=$(ls -d "$dir"/a.dat.spool-*)
+	killed_recorder
 	chmod 755 "$dir"
 	mkdir -m 700 "$dir/root-only"
 	printf 'SECRET-MARKER-4711\n' >"$dir/root-only/secret"
@@ -1129,18 +1135,12 @@ killed)
 	# A recorder SIGKILLed mid-run: what it had spooled becomes a valid trace.dat with
 	# --recover, and the socket it left goes at the next list (before: a 0-byte output, an
 	# unreadable spool, a stale socket).
-	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 100000 4 >"$dir/out" 2>"$dir/err" &
-	rec=$!
-	bg "$rec"
-	# 16 pages at least: 1000 events or more (the check below), whenever the kill comes after
-	# (before: 40000 bytes, about 770 events, and the test failed when the kill came soon).
-	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
-	kill -KILL "$rec"
-	wait "$rec" || true
+	# (16 pages at least: before, 40000 bytes, about 770 events, and the test failed when the
+	# kill came soon.)
+	killed_recorder
 	[ -S "$XDG_RUNTIME_DIR/usertp/record-$rec.sock" ] || { echo "no socket left to clean"; fail=1; }
 	"$usertp" list >/dev/null
 	[ ! -e "$XDG_RUNTIME_DIR/usertp/record-$rec.sock" ] || { echo "stale socket kept"; fail=1; }
-	spool=$(ls -d "$dir"/a.dat.spool-*)
 	# A damaged meta file: one clear error, nothing removed.
 	cp -r "$spool" "$dir/bad-spool"
 	printf 'event 9 len=5\nxx' >>"$dir/bad-spool/meta"
