@@ -606,6 +606,11 @@ static void case_errors(void)
 	CHECK(ret == -EINVAL, "bad spec: %d", ret);
 	ret = usertp_session_enable(s, "nosuch:event");
 	CHECK(ret == -ENOENT, "a spec that matches nothing: %d (%s)", ret, usertp_session_error(s));
+	/* The filter of such a spec: the same answer (issue 21, item 9: it was 0). */
+	ret = usertp_session_set_filter(s, "nosuch:event", "seq > 1", NULL, 0);
+	CHECK(ret == -ENOENT, "a filter for a spec that matches nothing: %d", ret);
+	ret = usertp_session_set_filter(s, "cons:nosuch", "seq > 1", NULL, 0);
+	CHECK(ret == -ENOENT, "a filter for an event that is not there: %d", ret);
 	nr = usertp_session_specs(s, &specs);
 	CHECK(nr == 1 && !strcmp(specs[0], "cons:cons_a"), "specs changed: %u", nr);
 	prog_cmd(&p, "fire 12");
