@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test-man-examples.sh SOURCE_ROOT BUILD_DIR CC CONS-PROG: the EXAMPLE of every section 3 man
-# page of libusertp-consumer, compiled as the page shows it (warnings are errors); the
-# trace.dat example is run on cons-prog too, and its file read back.
+# test-man-examples.sh SOURCE_ROOT BUILD_DIR CC CONS-PROG [CXX]: the EXAMPLE of every section 3
+# man page of libusertp-consumer, compiled as the page shows it (warnings are errors), as C and,
+# with CXX, as C++; the trace.dat example is run on cons-prog too, and its file read back.
 set -eu
-root=$1 build=$2 cc=$3 prog=$4
+root=$1 build=$2 cc=$3 prog=$4 cxx=${5:-}
 dir=$(mktemp -d /tmp/usertp-man-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 export XDG_RUNTIME_DIR="$dir/xdg"
@@ -24,6 +24,14 @@ for page in "$root"/docs/man/*.3; do
 		"$dir/$name.c" -o "$dir/$name" -L"$build" -Wl,-rpath,"$build" -lusertp-consumer \
 		-ltraceevent 2>"$dir/$name.err"; then
 		echo "$name: the EXAMPLE does not compile:"
+		cat "$dir/$name.err"
+		fail=1
+	fi
+	# shellcheck disable=SC2086
+	if [ -n "$cxx" ] && ! "$cxx" -x c++ -std=c++17 -Wall -Wextra -Werror $san -I"$root/include" \
+		-I/usr/include/traceevent "$dir/$name.c" -o "$dir/$name-cxx" -L"$build" \
+		-Wl,-rpath,"$build" -lusertp-consumer -ltraceevent 2>"$dir/$name.err"; then
+		echo "$name: the EXAMPLE does not compile as C++:"
 		cat "$dir/$name.err"
 		fail=1
 	fi
