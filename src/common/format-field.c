@@ -167,6 +167,14 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 					      f.size);
 		} else if (n >= 10 && !memcmp(p, "print fmt:", 10)) {
 			print_fmt = true;
+			/*
+			 * libtraceevent 1.7 (Debian 12's, which trace-cmd prints with) faults on
+			 * every record of an event that prints __get_rel_dynamic_array_len().
+			 */
+			if (memmem(p, n, "__get_rel_dynamic_array_len", 27))
+				return refuse(why, why_size, "its print fmt uses "
+					      "__get_rel_dynamic_array_len(), which libtraceevent "
+					      "1.7 faults on");
 		}
 		p += n + (nl != NULL);
 	}

@@ -385,6 +385,8 @@ static void test_fields_of_format(void)
 			"format:\n\tfield:int a;\toffset:1048575;\tsize:4;\tsigned:1;\nprint fmt: \"\"\n",
 			"format:\n\tfield:__rel_loc int[] a;\toffset:8;\tsize:8;\tsigned:1;\nprint fmt: \"\"\n",
 			"format:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n",
+			"format:\n\tfield:__rel_loc int[] a;\toffset:8;\tsize:4;\tsigned:1;\n"
+			"print fmt: \"len=%d\", __get_rel_dynamic_array_len(a)\n",
 		};
 		char why[256];
 
