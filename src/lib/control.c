@@ -169,17 +169,15 @@ static void reply_add(struct reply *r, const char *fmt, ...)
 	}
 }
 
-static int event_line(const struct usertp_event *ev, void *arg)
+static void event_line(const struct usertp_event *ev, int id, void *arg)
 {
+	(void)id;
 	reply_add(arg, "%s:%s\n", usertp_event_system(ev), usertp_event_name(ev));
-	return 0;
 }
 
-static int id_line(const struct usertp_event *ev, void *arg)
+static void id_line(const struct usertp_event *ev, int id, void *arg)
 {
-	reply_add(arg, "%d %s:%s\n", usertp_event_id(ev), usertp_event_system(ev),
-		  usertp_event_name(ev));
-	return 0;
+	reply_add(arg, "%d %s:%s\n", id, usertp_event_system(ev), usertp_event_name(ev));
 }
 
 static void reply_format(struct reply *r, const char *spec)
@@ -343,11 +341,11 @@ static int serve(struct conn *c, char *req, struct reply *r)
 	}
 	case USERTP_CTL_MSG_EVENTS:
 		reply_add(r, "ok\n");
-		usertp_event_foreach(event_line, r);
+		usertp__event_foreach_locked(event_line, r);
 		break;
 	case USERTP_CTL_MSG_IDS:
 		reply_add(r, "ok\n");
-		usertp_event_foreach(id_line, r);
+		usertp__event_foreach_locked(id_line, r);
 		break;
 	case USERTP_CTL_MSG_FORMAT:
 		reply_format(r, m.arg ? m.arg : "");

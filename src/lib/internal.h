@@ -51,6 +51,15 @@ extern bool usertp__keep_objects USERTP_HIDDEN;
  * before libusertp's constructors run).  Events registered later get theirs as they come.
  */
 USERTP_HIDDEN void usertp__keep_formats(void);
+/*
+ * Call @fn on every event with its id, under the registry's lock: for libusertp's own threads
+ * (the control thread), which must not hold an event's pointer past the lock while another
+ * thread may unregister its object (usertp_event_foreach() is for the program's code, whose
+ * handles stay valid until it closes their library).  @fn must not call the locked API.
+ */
+USERTP_HIDDEN void usertp__event_foreach_locked(void (*fn)(const struct usertp_event *ev, int id,
+							   void *arg),
+						void *arg);
 
 /* tracepoint.c */
 USERTP_HIDDEN int usertp__probe_register_locked(struct usertp_tracepoint *tp,

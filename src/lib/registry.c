@@ -563,6 +563,16 @@ int usertp_event_foreach(int (*fn)(const struct usertp_event *ev, void *arg), vo
 	return ret;
 }
 
+void usertp__event_foreach_locked(void (*fn)(const struct usertp_event *ev, int id, void *arg),
+				  void *arg)
+{
+	usertp__init();
+	pthread_mutex_lock(&usertp__lock);
+	for (const struct usertp__event_node *node = events_head; node; node = node->next)
+		fn(node->instances[0], node->id, arg);
+	pthread_mutex_unlock(&usertp__lock);
+}
+
 const char *usertp_event_system(const struct usertp_event *ev)
 {
 	return ev ? ev->event_class->system : NULL;

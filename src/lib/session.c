@@ -291,16 +291,14 @@ struct news_names {
 	bool any;
 };
 
-static int news_name(const struct usertp_event *ev, void *arg)
+static void news_name(const struct usertp_event *ev, int id, void *arg)
 {
 	struct news_names *n = arg;
-	int id = usertp_event_id(ev);
 
 	if (!told(&n->s->named, &n->s->nr_named, id, ev)) {
 		fprintf(n->text, "%d %s:%s\n", id, usertp_event_system(ev), usertp_event_name(ev));
 		n->any = true;
 	}
-	return 0;
 }
 
 struct recorded {
@@ -345,7 +343,7 @@ int usertp__session_news(struct usertp__session *s,
 	if (!names.text)
 		return -ENOMEM;
 	fputs("events\n", names.text);
-	usertp_event_foreach(news_name, &names);
+	usertp__event_foreach_locked(news_name, &names);
 	if (fclose(names.text))
 		ret = -ENOMEM;
 	else if (names.any)
