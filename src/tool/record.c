@@ -37,6 +37,7 @@
 
 #include <usertp/consumer.h>
 
+#include "elf-events.h"
 #include "kernel-rec.h"
 #include "number.h"
 #include "filter.h"
@@ -71,6 +72,8 @@ static const char usage_text[] =
 	"  --file-version N  trace.dat version 6 (default: every reader opens it) or 7\n"
 	"  --compression none|zstd  zstd: compressed, about 7x smaller (version 7, implied)\n"
 	"  --recover DIR  write the spool DIR of a recorder that was killed into a trace.dat\n"
+	"  --allow-missing  with -- CMD: events CMD and its libraries do not define are not\n"
+	"                 refused at the start (libraries it dlopen()s, programs it runs)\n"
 	"  -- CMD ARGS    run CMD and record it (and its children)\n";
 
 static struct {
@@ -88,6 +91,7 @@ static struct {
 	unsigned int nr_pids;
 	struct usertp__pid_list trace_pids, notrace_pids; /* --pid, --notrace-pid */
 	bool filter_cmd, event_fork;			  /* -F, -c */
+	bool allow_missing;				  /* --allow-missing */
 	char **cmd;
 	const char *recover; /* --recover DIR */
 	bool output_given;
@@ -546,12 +550,136 @@ static void kernel_free(void)
 	free(rec.kernel_overrun);
 }
 
+/* --- the command's events, before it runs ------------------------------------------------- */
+
+/* The file @cmd runs: as given when it holds a '/', else the first in PATH (as execvp()). */
+static bool command_file(const char *cmd, char *out, size_t size)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+
+	if (strchr(cmd, '/'))
+		return (size_t)snprintf(out, size, "%s", cmd) < size && !access(out, X_OK);
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = colon + 1) {
+		colon = strchr(p, ':');
+		if (!colon)
+			colon = p + strlen(p);
+		if ((size_t)snprintf(out, size, "%.*s/%s", (int)(colon - p), colon == p ? "." : p,
+				     cmd) < size && !access(out, X_OK))
+			return true;
+		if (!*colon)
+			break;
+	}
+	return false;
+}
+
+/* @file's events ("sys:event" lines) added to *names (of *len bytes). */
+static void add_events_of(const char *file, char **names, size_t *len)
+{
+	char err[600], *lines = NULL;
+	size_t n;
+	char *more;
+
+	if (usertp_elf_events(file, &lines, err, sizeof(err)) || !lines)
+		return;
+	n = strlen(lines);
+	more = realloc(*names, *len + n + 2);
+	if (more) {
+		memcpy(more + *len, lines, n);
+		*len += n;
+		more[(*len)++] = '\n';
+		more[*len] = 0;
+		*names = more;
+	}
+	free(lines);
+}
+
+/*
+ * The shared libraries @exe links, as the dynamic loader finds them without running anything
+ * (ldd: LD_TRACE_LOADED_OBJECTS), each given to add_events_of().
+ */
+static void add_events_of_libraries(const char *exe, char **names, size_t *len)
+{
+	int fds[2];
+	pid_t pid;
+	FILE *f;
+	char line[4096];
+
+	if (pipe(fds))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		close(fds[0]);
+		execlp("ldd", "ldd", exe, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = pid > 0 ? fdopen(fds[0], "r") : NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		/* "\tlibx.so.0 => /path/libx.so.0 (0x...)" or "\t/lib64/ld-linux... (0x...)" */
+		char *path = strstr(line, "=> "), *end;
+
+		path = path ? path + 3 : line + strspn(line, " \t");
+		end = strstr(path, " (");
+		if (*path != '/' || !end)
+			continue;
+		*end = 0;
+		add_events_of(path, names, len);
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/*
+ * Under -- CMD, before anything runs: when CMD's executable is a usertp program (it or a
+ * library it links defines events), every spec must select one of those events, or the typo
+ * is refused with the close matches, as trace-cmd refuses an event the kernel does not have.
+ * A command that defines none (a shell, a wrapper) is not judged: the programs it starts say
+ * at the end.  Events of libraries it dlopen()s later: --allow-missing.  Return: false (said).
+ */
+static bool command_specs_check(void)
+{
+	char exe[4096], *names = NULL, close[512];
+	size_t len = 0;
+	bool ok = true;
+
+	if (!command_file(rec.cmd[0], exe, sizeof(exe)))
+		return true; /* (the command's own failure is said when it runs) */
+	add_events_of(exe, &names, &len);
+	add_events_of_libraries(exe, &names, &len);
+	if (!names)
+		return true;
+	for (unsigned int i = 0; i < rec.nr_specs; i++) {
+		const char *spec = rec.specs[i];
+
+		if (spec[0] == '!' || usertp__spec_matches_any(spec, names))
+			continue;
+		ok = false;
+		usertp__spec_close_matches(spec, names, close, sizeof(close));
+		fail("no event %s in %s or the libraries it links%s%s", spec, rec.cmd[0],
+		     close[0] ? "; close matches: " : "", close);
+	}
+	if (!ok)
+		fail("(events of libraries %s loads later with dlopen(), or of programs it runs: "
+		     "--allow-missing)", rec.cmd[0]);
+	free(names);
+	return ok;
+}
+
 /* --- options ------------------------------------------------------------------------------ */
 
 static bool parse_options(int argc, char **argv)
 {
 	enum { OPT_OVERWRITE = 256, OPT_RECOVER, OPT_PID, OPT_NOTRACE_PID, OPT_FILE_VERSION,
-	       OPT_COMPRESSION };
+	       OPT_COMPRESSION, OPT_ALLOW_MISSING };
 	static const struct option longopts[] = {
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
@@ -559,6 +687,7 @@ static bool parse_options(int argc, char **argv)
 		{ "notrace-pid", required_argument, NULL, OPT_NOTRACE_PID },
 		{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
 		{ "compression", required_argument, NULL, OPT_COMPRESSION },
+		{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -692,6 +821,9 @@ static bool parse_options(int argc, char **argv)
 			}
 			rec.compression = optarg;
 			break;
+		case OPT_ALLOW_MISSING:
+			rec.allow_missing = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
@@ -731,6 +863,8 @@ static bool parse_options(int argc, char **argv)
 		return false;
 	}
 	if (!split_kernel_specs())
+		return false;
+	if (rec.cmd && !rec.allow_missing && !command_specs_check())
 		return false;
 	if (rec.event_fork && !rec.filter_cmd && !rec.trace_pids.nr && !rec.notrace_pids.nr) {
 		fail("-c follows the threads of --pid, --notrace-pid or -F: give one of them");
