@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace-dat.c - trace.dat files, version 6, which trace-cmd, KernelShark and libtracecmd read
- * (../shared/reference/trace-dat.md section 1 and 2):
+ * (trace-cmd's Documentation/trace-cmd/trace-cmd.dat.v6.5.txt describes the layout):
  *
  *	magic, "tracing", "6", endianness, long size, page size
  *	header_page and header_event texts

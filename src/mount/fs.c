@@ -456,7 +456,8 @@ static const char readme_text[] =
 	"  events/SYS/EV/format\t- an event's record format\n"
 	"  events/SYS/EV/id\t- an event's id\n"
 	"\n"
-	"See usertp-mount(1) and ../shared/reference/tracefs.md for what each file does.\n";
+	"See usertp-mount(1), and the kernel's Documentation/trace/ftrace.rst and events.rst,\n"
+	"for what each file does.\n";
 
 /* What events/SYS/filter reads, whatever was written (tracefs.md §4.6). */
 static const char system_filter_banner[] =

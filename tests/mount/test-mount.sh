@@ -59,6 +59,7 @@ if [ -r /sys/kernel/tracing/events/header_page ]; then
 	same "$dir/kernel" "$mnt/events/header_event" || bad "header_event differs from the kernel's"
 fi
 grep -q "available_events" "$mnt/README" || bad "README"
+! grep -q "shared/reference" "$mnt/README" || bad "README points at a document users do not have"
 [ "$(cat "$mnt/available_tracers")" = nop ] && [ "$(cat "$mnt/current_tracer")" = nop ] || bad "tracers"
 printf 'nop\n' >"$mnt/current_tracer" || bad "current_tracer: nop refused"
 if printf function | dd of="$mnt/current_tracer" conv=notrunc status=none 2>"$dir/werr"; then
