@@ -130,6 +130,13 @@ timeout 10 cat "$mnt/tracing_on" >/dev/null || { echo "FAIL: the mount hangs aft
 : >"$mnt/set_event"
 
 if [ -w /sys/kernel/tracing/instances ] && mkdir "$kinst" 2>/dev/null; then
+	# A new instance takes the options of the top level, which another tool may have left
+	# changed (`trace-cmd record` leaves function-trace 0): the ones the scenarios read are set
+	# to the kernel's defaults first, in the test's own instance only.
+	for o in record-tgid:0 overwrite:1 irq-info:1 markers:1 event-fork:0 pause-on-trace:0 \
+		function-trace:1; do
+		echo "${o#*:}" >"$kinst/options/${o%%:*}"
+	done
 	ROOT=/sys/kernel/tracing sh "$here/conformance.sh" "$kinst" "$tfs_write" sched sched_process_fork sched_process_exec \
 		signal signal_generate parent_pid sh -c '/bin/true; /bin/true' >"$dir/kernel.txt" 2>&1
 	rmdir "$kinst"
