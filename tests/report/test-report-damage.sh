@@ -122,4 +122,14 @@ cp "$dir/v7.dat" "$dir/chunk-big.dat"; put "$dir/chunk-big.dat" $((chunk - 4)) 4
 bomb chunk-big "$dir/chunk-big.dat" 'chunk: decompressed size 268435456 is too large'
 cp "$dir/v7.dat" "$dir/section-ratio.dat"; put "$dir/section-ratio.dat" $((section - 4)) 4 $((200 << 20))
 bomb section-ratio "$dir/section-ratio.dat" 'more than 1024 times'
+# CPUSTAT counts that do not fit a signed sum (issue 21, item 19: report --stat printed a
+# negative total, UBSan's signed overflow): the totals stop at the largest, never wrap.
+cp "$dir/full.dat" "$dir/stat.dat"
+for at in $(grep -obUa 'overrun: 0                   ' "$dir/stat.dat" | cut -d: -f1); do
+	printf 'overrun: 18446744073709551615' | dd of="$dir/stat.dat" bs=1 seek="$at" conv=notrunc status=none
+done
+rc=0
+"$usertp" report --stat -i "$dir/stat.dat" >"$dir/stat.txt" 2>&1 || rc=$?
+[ $rc -eq 0 ] || { echo "report --stat with huge counts: status $rc"; cat "$dir/stat.txt"; fail=1; }
+grep -q '^all .* 18446744073709551615$' "$dir/stat.txt" || { echo "report --stat: the total wrapped:"; cat "$dir/stat.txt"; fail=1; }
 exit $fail
