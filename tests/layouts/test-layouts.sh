@@ -93,6 +93,10 @@ run() {
 	fired=$(sed -n 's/^fired //p' "$dir/out")
 	[ "$fired" = $((2 * threads * n)) ] || { bad "$name: fired '$fired'"; return 0; }
 	if [ "$mode" = mount ]; then
+		# (The mount's pump takes a program's last pages a moment after it ends; a read of
+		# trace does not wait for what is being applied.)
+		wait_until "$name's $fired events in the mount's trace" sh -c \
+			"[ \$(grep -c ' job_queued: \| job_done: ' '$mnt/trace') -ge $fired ]"
 		got=$(grep -c ' job_queued: \| job_done: ' "$mnt/trace" || true)
 		lost=$(sum_stats "overrun,dropped events")
 		[ "$lost" -eq 0 ] || bad "$name: $lost lost"

@@ -70,6 +70,8 @@ printf 'jobs:job_queued jobs:job_started jobs:job_done\n' >"$mnt/set_event"
 "$pool" -w 2 300 2>"$dir/pool.err" || bad "worker-pool failed: $(cat "$dir/pool.err")"
 kill $holder
 wait $holder 2>/dev/null || true
+# (The mount's pump takes the program's last pages a moment after it ends.)
+wait_until "the 394 records kept" sh -c "[ \$(grep -c ' job_queued: \| job_started: \| job_done: ' '$mnt/trace') -ge 394 ]"
 cat "$mnt/trace" >"$dir/trace"
 count() {
 	grep -c " $1: " "$dir/trace" || true
