@@ -142,6 +142,42 @@ __attribute__((format(printf, 3, 4))) static bool refuse(char *why, size_t size,
 	return false;
 }
 
+/* Does @format have a field line naming @name (@n bytes)? */
+static bool has_field(const char *format, size_t len, const char *name, size_t n)
+{
+	const char *p = format, *end = format + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct usertp__format_field f;
+
+		if (memmem(p, l, "field:", 6) && !usertp__format_field_parse(p, l, &f) &&
+		    strlen(f.name) == n && !memcmp(f.name, name, n))
+			return true;
+		p += l + (nl != NULL);
+	}
+	return false;
+}
+
+/* Every REC->NAME of the print fmt line @p (@n bytes) names a field of @format. */
+static bool print_fields_known(const char *format, size_t len, const char *p, size_t n,
+			       char *why, size_t why_size)
+{
+	const char *end = p + n, *at;
+
+	for (at = memmem(p, n, "REC->", 5); at; at = memmem(at, (size_t)(end - at), "REC->", 5)) {
+		const char *name = at += 5;
+
+		while (at < end && (isalnum((unsigned char)*at) || *at == '_'))
+			at++;
+		if (!has_field(format, len, name, (size_t)(at - name)))
+			return refuse(why, why_size, "its print fmt reads REC->%.*s, not a field",
+				      (int)(at - name) > 64 ? 64 : (int)(at - name), name);
+	}
+	return true;
+}
+
 bool usertp__format_check(const char *format, size_t len, char *why, size_t why_size)
 {
 	const char *p = format, *end = format + len;
@@ -165,6 +201,11 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 			    f.size != 4)
 				return refuse(why, why_size, "dynamic field %s of %u bytes", f.name,
 					      f.size);
+			/* An array's length is a number, or none ("[]"), as the kernel writes it. */
+			for (const char *b = strchr(f.type, '['); b; b = strchr(b + 1, '['))
+				if (b[1 + strspn(b + 1, "0123456789")] != ']')
+					return refuse(why, why_size, "field %s: type %s", f.name,
+						      f.type);
 		} else if (n >= 10 && !memcmp(p, "print fmt:", 10)) {
 			print_fmt = true;
 			/*
@@ -175,6 +216,9 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 				return refuse(why, why_size, "its print fmt uses "
 					      "__get_rel_dynamic_array_len(), which libtraceevent "
 					      "1.7 faults on");
+			/* (libtraceevent's parser faults on a REC-> of no field) */
+			if (!print_fields_known(format, len, p, n, why, why_size))
+				return false;
 		}
 		p += n + (nl != NULL);
 	}

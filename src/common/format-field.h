@@ -53,8 +53,9 @@ USERTP_HIDDEN int usertp__format_field_parse(const char *line, size_t len,
  * before libtraceevent parses it (it is not hardened against hostile formats: a field line it
  * half-reads can make it fault when it prints).  Every line holding "field:" must be a whole
  * field line, every field end within USERTP__FORMAT_MAX_FIELD_END bytes, a dynamic field 4
- * bytes, and there must be a "print fmt:" line, without __get_rel_dynamic_array_len() (every
- * record of such an event makes libtraceevent 1.7 fault).  Return: true, or false with why in @why.
+ * bytes, an array's length a number, and there must be a "print fmt:" line whose every
+ * REC->NAME names a field (libtraceevent's parser faults on one that does not), without
+ * __get_rel_dynamic_array_len() (every record of such an event makes libtraceevent 1.7 fault).  Return: true, or false with why in @why.
  */
 #define USERTP__FORMAT_MAX_FIELD_END (1U << 20)
 USERTP_HIDDEN bool usertp__format_check(const char *format, size_t len, char *why, size_t why_size);

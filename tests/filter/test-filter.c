@@ -387,6 +387,10 @@ static void test_fields_of_format(void)
 			"format:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n",
 			"format:\n\tfield:__rel_loc int[] a;\toffset:8;\tsize:4;\tsigned:1;\n"
 			"print fmt: \"len=%d\", __get_rel_dynamic_array_len(a)\n",
+			"format:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+			"print fmt: \"a=%d\", REC->b\n",
+			"format:\n\tfield:short a[2d:long];\toffset:8;\tsize:4;\tsigned:1;\n"
+			"print fmt: \"\"\n",
 		};
 		char why[256];
 
