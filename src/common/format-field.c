@@ -142,8 +142,9 @@ __attribute__((format(printf, 3, 4))) static bool refuse(char *why, size_t size,
 	return false;
 }
 
-/* Does @format have a field line naming @name (@n bytes)? */
-static bool has_field(const char *format, size_t len, const char *name, size_t n)
+/* Does @format have a field line naming @name (@n bytes)?  Its kind in *kind. */
+static bool has_field(const char *format, size_t len, const char *name, size_t n,
+		      enum usertp__format_field_kind *kind)
 {
 	const char *p = format, *end = format + len;
 
@@ -153,27 +154,62 @@ static bool has_field(const char *format, size_t len, const char *name, size_t n
 		struct usertp__format_field f;
 
 		if (memmem(p, l, "field:", 6) && !usertp__format_field_parse(p, l, &f) &&
-		    strlen(f.name) == n && !memcmp(f.name, name, n))
+		    strlen(f.name) == n && !memcmp(f.name, name, n)) {
+			*kind = f.kind;
 			return true;
+		}
 		p += l + (nl != NULL);
 	}
 	return false;
 }
 
-/* Every REC->NAME of the print fmt line @p (@n bytes) names a field of @format. */
+/*
+ * The print fmt line @p (@n bytes) reads fields as they are: every REC->NAME names a field of
+ * @format, and the helpers of dynamic fields name fields of that kind (libtraceevent takes a
+ * field's 4 bytes for a __data_loc word whatever the field is, and reads where it points).
+ */
 static bool print_fields_known(const char *format, size_t len, const char *p, size_t n,
 			       char *why, size_t why_size)
 {
-	const char *end = p + n, *at;
+	static const struct {
+		const char *call;
+		enum usertp__format_field_kind kind; /* USERTP__FORMAT_SCALAR: any field */
+	} readers[] = {
+		{ "REC->", USERTP__FORMAT_SCALAR },
+		{ "__get_str(", USERTP__FORMAT_DATA_LOC },
+		{ "__get_dynamic_array(", USERTP__FORMAT_DATA_LOC },
+		{ "__get_dynamic_array_len(", USERTP__FORMAT_DATA_LOC },
+		{ "__get_bitmask(", USERTP__FORMAT_DATA_LOC },
+		{ "__get_rel_str(", USERTP__FORMAT_REL_LOC },
+		{ "__get_rel_dynamic_array(", USERTP__FORMAT_REL_LOC },
+		{ "__get_rel_bitmask(", USERTP__FORMAT_REL_LOC },
+	};
+	const char *end = p + n;
 
-	for (at = memmem(p, n, "REC->", 5); at; at = memmem(at, (size_t)(end - at), "REC->", 5)) {
-		const char *name = at += 5;
+	for (size_t r = 0; r < sizeof(readers) / sizeof(readers[0]); r++) {
+		size_t call_len = strlen(readers[r].call);
 
-		while (at < end && (isalnum((unsigned char)*at) || *at == '_'))
-			at++;
-		if (!has_field(format, len, name, (size_t)(at - name)))
-			return refuse(why, why_size, "its print fmt reads REC->%.*s, not a field",
-				      (int)(at - name) > 64 ? 64 : (int)(at - name), name);
+		for (const char *at = memmem(p, n, readers[r].call, call_len); at;
+		     at = memmem(at, (size_t)(end - at), readers[r].call, call_len)) {
+			enum usertp__format_field_kind kind;
+			const char *name;
+
+			at += call_len;
+			while (at < end && (*at == ' ' || *at == '\t'))
+				at++;
+			name = at;
+			while (at < end && (isalnum((unsigned char)*at) || *at == '_'))
+				at++;
+			if (!has_field(format, len, name, (size_t)(at - name), &kind))
+				return refuse(why, why_size, "its print fmt reads %s%.*s, not a field",
+					      readers[r].call, (int)(at - name) > 64 ? 64
+					      : (int)(at - name), name);
+			if (readers[r].kind != USERTP__FORMAT_SCALAR && kind != readers[r].kind)
+				return refuse(why, why_size, "its print fmt reads %s%.*s), which is not "
+					      "a %s field", readers[r].call, (int)(at - name), name,
+					      readers[r].kind == USERTP__FORMAT_DATA_LOC ? "__data_loc"
+					      : "__rel_loc");
+		}
 	}
 	return true;
 }
@@ -201,6 +237,9 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 			    f.size != 4)
 				return refuse(why, why_size, "dynamic field %s of %u bytes", f.name,
 					      f.size);
+			/* "[]" in a type only with __data_loc / __rel_loc ("TYPE[] NAME") */
+			if (f.kind == USERTP__FORMAT_SCALAR && strchr(f.type, '['))
+				return refuse(why, why_size, "field %s: type %s", f.name, f.type);
 			/* An array's length is a number, or none ("[]"), as the kernel writes it. */
 			for (const char *b = strchr(f.type, '['); b; b = strchr(b + 1, '['))
 				if (b[1 + strspn(b + 1, "0123456789")] != ']')
