@@ -164,7 +164,7 @@ static bool has_field(const char *format, size_t len, const char *name, size_t n
 }
 
 /*
- * The print fmt line @p (@n bytes) reads fields as they are: every REC->NAME names a field of
+ * The print fmt @p (@n bytes) reads fields as they are: every REC->NAME names a field of
  * @format, and the helpers of dynamic fields name fields of that kind (libtraceevent takes a
  * field's 4 bytes for a __data_loc word whatever the field is, and reads where it points).
  */
@@ -246,6 +246,8 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 					return refuse(why, why_size, "field %s: type %s", f.name,
 						      f.type);
 		} else if (n >= 10 && !memcmp(p, "print fmt:", 10)) {
+			/* The print fmt is the rest of the text (its string may hold line breaks). */
+			n = (size_t)(end - p);
 			print_fmt = true;
 			/*
 			 * libtraceevent 1.7 (Debian 12's, which trace-cmd prints with) faults on

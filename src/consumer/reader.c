@@ -28,6 +28,7 @@
 
 #include "event-ids.h"
 #include "session.h"
+#include "tep-check.h"
 #include "trace-dat.h"
 
 #define QUEUE_PAGES 64	/* per stream: 256 KiB read ahead at most */
@@ -163,27 +164,6 @@ int usertp__reader_page(struct usertp_session *s, struct usertp__source *src, un
 
 /* --- ids and formats ---------------------------------------------------------------------- */
 
-/*
- * Would libtraceevent parse @text whole, its print fmt included?  Tried in a handle of its own
- * (a parse adds the event even when its print fmt failed, and the records of such an event are
- * then printed field by field, a char array read to its NUL wherever that is: past the record
- * and the page it was copied into).
- */
-static bool parses_whole(const char *text, const char *system)
-{
-	struct tep_handle *trial = tep_alloc();
-	struct tep_event *ev = NULL;
-	bool ok;
-
-	if (!trial)
-		return false;
-	tep_set_long_size(trial, sizeof(long));
-	ok = !tep_parse_format(trial, &ev, text, strlen(text), system) && ev &&
-	     !(ev->flags & TEP_EVENT_FL_FAILED);
-	tep_free(trial);
-	return ok;
-}
-
 /* The session's id of an event: found, or given, and its format parsed under it. */
 static int session_id(struct usertp__reader *r, const char *system, const char *format,
 		      unsigned int want)
@@ -202,7 +182,7 @@ static int session_id(struct usertp__reader *r, const char *system, const char *
 	if (!text)
 		return -ENOMEM;
 	/* (Refused: its id stays taken, the records come without a format.) */
-	if (!parses_whole(text, system) ||
+	if (!usertp__tep_format_ok(text, strlen(text), system, (int)sizeof(long)) ||
 	    tep_parse_format(r->tep, &parsed, text, strlen(text), system))
 		ret = -EINVAL;
 	free(text);

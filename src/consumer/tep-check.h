@@ -20,4 +20,13 @@
 bool usertp__tep_record_ok(const struct tep_event *ev, const void *data, int size,
 			   const char **bad);
 
+/*
+ * Would libtraceevent parse the format @text (@len bytes) whole, its print fmt included, with
+ * longs of @long_size bytes?  Tried in a forked child with a handle of its own, where a fault
+ * of the parser costs nothing: a parse adds the event even when its print fmt failed, and the
+ * records of such an event are printed field by field (a char array read to its NUL, wherever
+ * that is), and libtraceevent's parser faults on some malformed texts.  False: refuse it.
+ */
+bool usertp__tep_format_ok(const char *text, size_t len, const char *system, int long_size);
+
 #endif

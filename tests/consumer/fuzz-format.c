@@ -61,9 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tep_set_long_size(tep, 8);
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	/* (as the session: an event whose print fmt libtraceevent failed is refused, reader.c) */
-	if (tep_parse_format(tep, &ev, text, text_len, "fuzz") || !ev ||
-	    (ev->flags & TEP_EVENT_FL_FAILED))
+	/* As the session (reader.c): parsed only where it parsed whole, in a child first. */
+	if (!usertp__tep_format_ok(text, text_len, "fuzz", 8) ||
+	    tep_parse_format(tep, &ev, text, text_len, "fuzz") || !ev)
 		goto out;
 	rec_size = size - 2 - text_len;
 	record = malloc(rec_size ? rec_size : 1);
