@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format-field.h"
@@ -214,6 +215,39 @@ static bool print_fields_known(const char *format, size_t len, const char *p, si
 	return true;
 }
 
+/*
+ * The print fmt @p (@n bytes) divides only by a number other than 0, or a sizeof, as the
+ * kernel's formats do (libtraceevent evaluates "/ REC->x" with x 0 as it is: SIGFPE).
+ */
+static bool print_divides_safely(const char *p, size_t n, char *why, size_t why_size)
+{
+	const char *end = p + n;
+
+	for (const char *at = p; at < end; at++) {
+		const char *next;
+
+		if (*at == '"' || *at == '\'') {
+			char q = *at;
+
+			for (at++; at < end && *at != q; at++)
+				if (*at == '\\' && at + 1 < end)
+					at++;
+			continue;
+		}
+		if (*at != '/' && *at != '%')
+			continue;
+		for (next = at + 1; next < end && (*next == ' ' || *next == '('); next++)
+			;
+		if (next + 6 <= end && !memcmp(next, "sizeof", 6))
+			continue;
+		if (next < end && isdigit((unsigned char)*next) && strtoull(next, NULL, 0))
+			continue;
+		return refuse(why, why_size, "its print fmt divides by \"%.*s\", not a number",
+			      (int)(end - next) > 16 ? 16 : (int)(end - next), next);
+	}
+	return true;
+}
+
 bool usertp__format_check(const char *format, size_t len, char *why, size_t why_size)
 {
 	const char *p = format, *end = format + len;
@@ -258,7 +292,8 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 					      "__get_rel_dynamic_array_len(), which libtraceevent "
 					      "1.7 faults on");
 			/* (libtraceevent's parser faults on a REC-> of no field) */
-			if (!print_fields_known(format, len, p, n, why, why_size))
+			if (!print_fields_known(format, len, p, n, why, why_size) ||
+			    !print_divides_safely(p + 10, n - 10, why, why_size))
 				return false;
 		}
 		p += n + (nl != NULL);

@@ -391,6 +391,10 @@ static void test_fields_of_format(void)
 			"print fmt: \"a=%d\", REC->b\n",
 			"format:\n\tfield:short a[2d:long];\toffset:8;\tsize:4;\tsigned:1;\n"
 			"print fmt: \"\"\n",
+			"format:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+			"print fmt: \"%d\", REC->a / 0x0\n",
+			"format:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+			"print fmt: \"%d\", 100 % REC->a\n",
 		};
 		char why[256];
 
