@@ -248,6 +248,39 @@ static bool print_divides_safely(const char *p, size_t n, char *why, size_t why_
 	return true;
 }
 
+/*
+ * The array printers of the print fmt @p (@n bytes) print a field: their first argument is
+ * REC->NAME or a dynamic array, as in the kernel's formats (libtraceevent faults printing an
+ * array of anything else).
+ */
+static bool print_arrays_of_fields(const char *p, size_t n, char *why, size_t why_size)
+{
+	static const char *const printers[] = { "__print_array(", "__print_hex(",
+						"__print_hex_str(", "__print_dynamic_array(" };
+	static const char *const arrays[] = { "REC->", "__get_dynamic_array(",
+					      "__get_rel_dynamic_array(" };
+	const char *end = p + n;
+
+	for (size_t i = 0; i < sizeof(printers) / sizeof(printers[0]); i++) {
+		size_t len = strlen(printers[i]);
+
+		for (const char *at = memmem(p, n, printers[i], len); at;
+		     at = memmem(at, (size_t)(end - at), printers[i], len)) {
+			bool field = false;
+
+			for (at += len; at < end && *at == ' '; at++)
+				;
+			for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
+				field |= (size_t)(end - at) >= strlen(arrays[k]) &&
+					 !memcmp(at, arrays[k], strlen(arrays[k]));
+			if (!field)
+				return refuse(why, why_size, "its print fmt has %s of something not a "
+					      "field", printers[i]);
+		}
+	}
+	return true;
+}
+
 bool usertp__format_check(const char *format, size_t len, char *why, size_t why_size)
 {
 	const char *p = format, *end = format + len;
@@ -293,7 +326,8 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 					      "1.7 faults on");
 			/* (libtraceevent's parser faults on a REC-> of no field) */
 			if (!print_fields_known(format, len, p, n, why, why_size) ||
-			    !print_divides_safely(p + 10, n - 10, why, why_size))
+			    !print_divides_safely(p + 10, n - 10, why, why_size) ||
+			    !print_arrays_of_fields(p, n, why, why_size))
 				return false;
 		}
 		p += n + (nl != NULL);

@@ -395,6 +395,8 @@ static void test_fields_of_format(void)
 			"print fmt: \"%d\", REC->a / 0x0\n",
 			"format:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
 			"print fmt: \"%d\", 100 % REC->a\n",
+			"format:\n\tfield:int a[2];\toffset:8;\tsize:8;\tsigned:1;\n"
+			"print fmt: \"%s\", __print_array(RECa, 2, 4)\n",
 		};
 		char why[256];
 
