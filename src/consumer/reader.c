@@ -38,6 +38,11 @@
 struct queued_page {
 	struct queued_page *next;
 	struct usertp__rb_page_copy page;
+	/*
+	 * Zeroes after the page: libtraceevent prints a string to its NUL, and a program's record
+	 * may hold none; it stops here at the latest.
+	 */
+	unsigned char zeroes[8];
 };
 
 struct usertp__stream {
@@ -154,6 +159,7 @@ int usertp__reader_page(struct usertp_session *s, struct usertp__source *src, un
 	q = malloc(sizeof(*q));
 	if (!q)
 		return -ENOMEM; /* not consumed: read later */
+	memset(q->zeroes, 0, sizeof(q->zeroes));
 	q->next = NULL;
 	q->page = *page;
 	*st->tail = q;
@@ -264,6 +270,8 @@ static bool stream_fill(struct usertp_session *s, struct usertp__source *src, un
 				struct queued_page *q = malloc(sizeof(*q));
 
 				/* The page being written: what is committed of it now. */
+				if (q)
+					memset(q->zeroes, 0, sizeof(q->zeroes));
 				if (!q || usertp__rb_peek(src->view, cpu, &q->page) != 1 ||
 				    seen(st, q->page.page_no, q->page.used) ||
 				    (st->bad_any && q->page.page_no == st->bad_page &&

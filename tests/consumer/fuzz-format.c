@@ -7,8 +7,8 @@
  * libtraceevent's printer.  Nothing may fault, leak or read outside the record.
  *
  * Input: u16 length of the format text, the text, then the record (its first two bytes are
- * set to the event's id).  The record sits in a buffer of its exact size, so that AddressSanitizer
- * sees any read past it.
+ * set to the event's id).  The record sits in a buffer of its size and 8 zeroes, as the
+ * session's page copies end in zeroes, so that AddressSanitizer sees any read further.
  *
  * With -DUSERTP_FUZZ_REPORT=ON and clang: the libFuzzer target fuzz-format; always built with
  * tests/fuzz-replay.c as fuzz-format-replay, which ctest runs on corpus-format/.
@@ -66,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    tep_parse_format(tep, &ev, text, text_len, "fuzz") || !ev)
 		goto out;
 	rec_size = size - 2 - text_len;
-	record = malloc(rec_size ? rec_size : 1);
+	/* (zeroes after it, as after the session's page copies: reader.c's queued_page) */
+	record = calloc(1, rec_size + 8);
 	if (!record)
 		goto out;
 	memcpy(record, data + 2 + text_len, rec_size);
