@@ -60,8 +60,8 @@ USERTP_HIDDEN enum usertp__filter_type usertp__filter_type_of(const char *type);
 /*
  * The fields of an event's format text (tracefs's "format" file: "field:TYPE NAME;
  * offset:N; size:N; signed:N;" lines, each read by format-field.c; the common fields are
- * left out: they are the compiler's).  *names holds their names (to free(), with *out).  Return: how many, or a
- * negative errno (-EINVAL: not a format).
+ * left out: they are the compiler's).  *names holds their names (to free(), with *out).
+ * Return: how many, or a negative errno (-EINVAL: not a format).
  */
 USERTP_HIDDEN int usertp__filter_fields_of_format(const char *format,
 						  struct usertp__filter_field **out, char **names);

@@ -133,7 +133,8 @@ int usertp__format_field_parse(const char *line, size_t len, struct usertp__form
 }
 
 /* Say why in @why; return false. */
-__attribute__((format(printf, 3, 4))) static bool refuse(char *why, size_t size, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static bool refuse(char *why, size_t size,
+							 const char *fmt, ...)
 {
 	va_list ap;
 
@@ -144,23 +145,19 @@ __attribute__((format(printf, 3, 4))) static bool refuse(char *why, size_t size,
 }
 
 /* Does @format have a field line naming @name (@n bytes)?  Its kind in *kind. */
-static bool has_field(const char *format, size_t len, const char *name, size_t n,
+static bool has_field(const char *format, const char *name, size_t n,
 		      enum usertp__format_field_kind *kind)
 {
-	const char *p = format, *end = format + len;
+	struct usertp__format_field f;
+	size_t pos = 0, l;
+	const char *line;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		struct usertp__format_field f;
-
-		if (memmem(p, l, "field:", 6) && !usertp__format_field_parse(p, l, &f) &&
-		    strlen(f.name) == n && !memcmp(f.name, name, n)) {
+	while ((line = usertp__format_next_field_line(format, &pos, &l)))
+		if (!usertp__format_field_parse(line, l, &f) && strlen(f.name) == n &&
+		    !memcmp(f.name, name, n)) {
 			*kind = f.kind;
 			return true;
 		}
-		p += l + (nl != NULL);
-	}
 	return false;
 }
 
@@ -169,8 +166,8 @@ static bool has_field(const char *format, size_t len, const char *name, size_t n
  * @format, and the helpers of dynamic fields name fields of that kind (libtraceevent takes a
  * field's 4 bytes for a __data_loc word whatever the field is, and reads where it points).
  */
-static bool print_fields_known(const char *format, size_t len, const char *p, size_t n,
-			       char *why, size_t why_size)
+static bool print_fields_known(const char *format, const char *p, size_t n, char *why,
+			       size_t why_size)
 {
 	static const struct {
 		const char *call;
@@ -201,15 +198,16 @@ static bool print_fields_known(const char *format, size_t len, const char *p, si
 			name = at;
 			while (at < end && (isalnum((unsigned char)*at) || *at == '_'))
 				at++;
-			if (!has_field(format, len, name, (size_t)(at - name), &kind))
-				return refuse(why, why_size, "its print fmt reads %s%.*s, not a field",
-					      readers[r].call, (int)(at - name) > 64 ? 64
-					      : (int)(at - name), name);
+			int shown = (int)(at - name) > 64 ? 64 : (int)(at - name);
+
+			if (!has_field(format, name, (size_t)(at - name), &kind))
+				return refuse(why, why_size, "its print fmt reads %s%.*s, not a "
+					      "field", readers[r].call, shown, name);
 			if (readers[r].kind != USERTP__FORMAT_SCALAR && kind != readers[r].kind)
-				return refuse(why, why_size, "its print fmt reads %s%.*s), which is not "
-					      "a %s field", readers[r].call, (int)(at - name), name,
-					      readers[r].kind == USERTP__FORMAT_DATA_LOC ? "__data_loc"
-					      : "__rel_loc");
+				return refuse(why, why_size, "its print fmt reads %s%.*s), not a "
+					      "%s field", readers[r].call, shown, name,
+					      readers[r].kind == USERTP__FORMAT_DATA_LOC
+						      ? "__data_loc" : "__rel_loc");
 		}
 	}
 	return true;
@@ -274,8 +272,8 @@ static bool print_arrays_of_fields(const char *p, size_t n, char *why, size_t wh
 				field |= (size_t)(end - at) >= strlen(arrays[k]) &&
 					 !memcmp(at, arrays[k], strlen(arrays[k]));
 			if (!field)
-				return refuse(why, why_size, "its print fmt has %s of something not a "
-					      "field", printers[i]);
+				return refuse(why, why_size, "its print fmt has %s of something "
+					      "not a field", printers[i]);
 		}
 	}
 	return true;
@@ -300,20 +298,22 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 			if ((uint64_t)f.offset + f.size > USERTP__FORMAT_MAX_FIELD_END)
 				return refuse(why, why_size, "field %s ends past byte %u", f.name,
 					      USERTP__FORMAT_MAX_FIELD_END);
-			if ((f.kind == USERTP__FORMAT_DATA_LOC || f.kind == USERTP__FORMAT_REL_LOC) &&
-			    f.size != 4)
+			bool dynamic = f.kind == USERTP__FORMAT_DATA_LOC ||
+				       f.kind == USERTP__FORMAT_REL_LOC;
+
+			if (dynamic && f.size != 4)
 				return refuse(why, why_size, "dynamic field %s of %u bytes", f.name,
 					      f.size);
 			/* "[]" in a type only with __data_loc / __rel_loc ("TYPE[] NAME") */
 			if (f.kind == USERTP__FORMAT_SCALAR && strchr(f.type, '['))
 				return refuse(why, why_size, "field %s: type %s", f.name, f.type);
-			/* An array's length is a number, or none ("[]"), as the kernel writes it. */
+			/* An array's length is a number, or none ("[]"), as the kernel's. */
 			for (const char *b = strchr(f.type, '['); b; b = strchr(b + 1, '['))
 				if (b[1 + strspn(b + 1, "0123456789")] != ']')
 					return refuse(why, why_size, "field %s: type %s", f.name,
 						      f.type);
 		} else if (n >= 10 && !memcmp(p, "print fmt:", 10)) {
-			/* The print fmt is the rest of the text (its string may hold line breaks). */
+			/* The print fmt is the rest of the text (its string may span lines). */
 			n = (size_t)(end - p);
 			print_fmt = true;
 			/*
@@ -325,7 +325,7 @@ bool usertp__format_check(const char *format, size_t len, char *why, size_t why_
 					      "__get_rel_dynamic_array_len(), which libtraceevent "
 					      "1.7 faults on");
 			/* (libtraceevent's parser faults on a REC-> of no field) */
-			if (!print_fields_known(format, len, p, n, why, why_size) ||
+			if (!print_fields_known(format, p, n, why, why_size) ||
 			    !print_divides_safely(p + 10, n - 10, why, why_size) ||
 			    !print_arrays_of_fields(p, n, why, why_size))
 				return false;

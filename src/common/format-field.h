@@ -25,7 +25,7 @@ enum usertp__format_field_kind {
 	USERTP__FORMAT_SCALAR,	 /* TYPE NAME */
 	USERTP__FORMAT_ARRAY,	 /* TYPE NAME[N] */
 	USERTP__FORMAT_DATA_LOC, /* __data_loc TYPE[] NAME: u32 offset | length << 16 */
-	USERTP__FORMAT_REL_LOC,	 /* __rel_loc TYPE[] NAME: the same, from the end of the u32 */
+	USERTP__FORMAT_REL_LOC,	 /* __rel_loc TYPE[] NAME: the same, from the u32's end */
 };
 
 /* Longest type and name taken (a line with a longer one is not a field line). */
@@ -53,9 +53,11 @@ USERTP_HIDDEN int usertp__format_field_parse(const char *line, size_t len,
  * before libtraceevent parses it (it is not hardened against hostile formats: a field line it
  * half-reads can make it fault when it prints).  Every line holding "field:" must be a whole
  * field line, every field end within USERTP__FORMAT_MAX_FIELD_END bytes, a dynamic field 4
- * bytes, an array's length a number, and there must be a "print fmt:" line whose every
- * REC->NAME names a field (libtraceevent's parser faults on one that does not), without
- * __get_rel_dynamic_array_len() (every record of such an event makes libtraceevent 1.7 fault).  Return: true, or false with why in @why.
+ * bytes, an array's length a number, and there must be a "print fmt:" (to the end of the
+ * text) whose REC->NAME and dynamic helpers name fields of their kind, whose divisions are by
+ * numbers other than 0 and whose array printers print fields, without
+ * __get_rel_dynamic_array_len() (libtraceevent 1.7 faults on each: the comments of
+ * format-field.c say how).  Return: true, or false with why in @why.
  */
 #define USERTP__FORMAT_MAX_FIELD_END (1U << 20)
 USERTP_HIDDEN bool usertp__format_check(const char *format, size_t len, char *why, size_t why_size);

@@ -231,12 +231,17 @@ void usertp__writer_free(struct usertp_session *s)
  * A trace.dat is written with seeks (its CPU table and counts go in place at the end), next
  * to a spool directory: a regular file, or none yet, in a directory we can write.
  */
-static int output_check(struct usertp_session *s, const char *path, bool nofollow)
+static int output_flags(const struct usertp_session *s)
+{
+	return O_CREAT | O_CLOEXEC | (s->output_nofollow ? O_NOFOLLOW : 0);
+}
+
+static int output_check(struct usertp_session *s, const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0644), ret;
+	int fd = open(path, O_WRONLY | output_flags(s), 0644), ret;
 
-	if (fd < 0 && errno == ELOOP && nofollow)
+	if (fd < 0 && errno == ELOOP && s->output_nofollow)
 		return usertp__session_fail(s, -ELOOP, "%s: a symbolic link, not followed", path);
 	if (fd < 0)
 		return usertp__session_fail(s, -errno, "cannot write %s: %s", path, strerror(errno));
@@ -278,7 +283,7 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		return usertp__session_fail(s, -EBUSY, "the file is chosen before the first program");
 	if (!path || strlen(path) + 32 >= sizeof(w->dir))
 		return usertp__session_fail(s, -ENAMETOOLONG, "the output's name is too long");
-	ret = output_check(s, path, false);
+	ret = output_check(s, path);
 	if (ret)
 		return ret;
 	w = calloc(1, sizeof(*w));
@@ -291,8 +296,8 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		char dir[sizeof(w->dir)];
 		const char *slash = strrchr(path, '/');
 
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-			 slash ? path : ".");
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
 		ret = usertp__session_fail(s, -errno, "%s: cannot make files in %s (%s), where the "
 					   "recording keeps its pages until the file is written",
 					   path, dir, strerror(errno));
@@ -434,7 +439,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	 * and rewritten (auto_da_alloc), a tenth of the merge's time for nothing (the file made
 	 * empty by usertp_session_write_dat() is not truncated again).
 	 */
-	fd = open(output, O_RDWR | O_CREAT | O_CLOEXEC | (s->output_nofollow ? O_NOFOLLOW : 0), 0644);
+	fd = open(output, O_RDWR | output_flags(s), 0644);
 	if (fd >= 0 && ((lseek(fd, 0, SEEK_END) > 0 && ftruncate(fd, 0)) || lseek(fd, 0, SEEK_SET))) {
 		close(fd);
 		fd = -1;
@@ -545,8 +550,10 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 	 * or within the spool.
 	 */
 	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "not a spool directory%s", !lstat(dir, &st) && S_ISLNK(st.st_mode)
-				      ? " (a symbolic link: not followed)" : "");
+		bool link = !lstat(dir, &st) && S_ISLNK(st.st_mode);
+
+		snprintf(err, errlen, "not a spool directory%s",
+			 link ? " (a symbolic link: not followed)" : "");
 		return -ENOTDIR;
 	}
 	foreign = st.st_uid != geteuid();
@@ -571,7 +578,7 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 	s->output_nofollow = true;
 	if (!output)
 		output = meta.output;
-	ret = output_check(s, output, true);
+	ret = output_check(s, output);
 	for (unsigned int i = 0; i < meta.nr_sources && !ret; i++) {
 		struct usertp__spool_source *ms = &meta.sources[i];
 		struct usertp__source *src = calloc(1, sizeof(*src));

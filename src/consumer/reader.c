@@ -299,9 +299,9 @@ static bool stream_fill(struct usertp_session *s, struct usertp__source *src, un
 		}
 		if (ret < 0) {
 			if (!st->bad_said)
-				usertp__session_log(s, "%s: a page of CPU %u does not parse; the rest "
-						       "of it is left out, counted as lost", src->name,
-						    cpu);
+				usertp__session_log(s, "%s: a page of CPU %u does not parse; the "
+						    "rest of it is left out, counted as lost",
+						    src->name, cpu);
 			st->bad_said = true;
 			if (st->cur_peeked) {
 				st->bad_any = true;

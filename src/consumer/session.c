@@ -1325,8 +1325,8 @@ int usertp_session_set_filter(struct usertp_session *s, const char *events, cons
 					    USERTP__FILTER_MAX);
 	/* As usertp_session_enable(): a spec that selects no event of the programs is refused. */
 	if (strcmp(text, "0") && !s->specs_unchecked && !spec_possible(s, events))
-		return usertp__session_fail(s, -ENOENT, "no event %s in the programs of the session",
-					    events);
+		return usertp__session_fail(s, -ENOENT,
+					    "no event %s in the programs of the session", events);
 	old = filter_of(s, events);
 	for (unsigned int i = 0; i < s->nr_sources && !ret; i++) {
 		struct usertp__source *src = s->sources[i];

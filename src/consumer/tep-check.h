@@ -15,8 +15,9 @@
 
 /*
  * Do @ev's dynamic fields all lie within the record @data of @size bytes (and every fixed
- * field too)?  (A string libtraceevent prints to its NUL: the buffers records are printed from
- * end in zeroes, so that it stops there: dat-read.c's page_room, reader.c's queued_page.)  False: the name of the first that does not in *bad (when @bad is not NULL).
+ * field too)?  False: the name of the first that does not in *bad (when @bad is not NULL).
+ * (A string libtraceevent prints to its NUL: the buffers records are printed from end in
+ * zeroes, so that it stops there: dat-read.c's page_room, reader.c's queued_page.)
  */
 bool usertp__tep_record_ok(const struct tep_event *ev, const void *data, int size,
 			   const char **bad);

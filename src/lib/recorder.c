@@ -128,9 +128,10 @@ static int write_dat(int fd, const struct usertp__rb_snapshot *snap)
 			/* Never silently: their records print as [UNKNOWN EVENT]. */
 			static const char say[] = "usertp: some events have no format text (out of "
 						  "memory) in ";
+			static const char end[] = ": their records cannot be printed\n";
 			struct iovec iov[3] = { { (void *)say, sizeof(say) - 1 },
 						{ rec.output, strlen(rec.output) },
-						{ (void *)": their records cannot be printed\n", 34 } };
+						{ (void *)end, sizeof(end) - 1 } };
 
 			(void)!writev(STDERR_FILENO, iov, 3);
 		}

@@ -78,7 +78,9 @@ static void fork_prepare(void)
 	 * A thread that forks before its first event is followed first, as at that event, so
 	 * that its child is followed from it (before the lock: the first event takes it).
 	 */
-	forking_tid = __atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED) ? usertp__gettid() : 0;
+	forking_tid = 0;
+	if (__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED))
+		forking_tid = usertp__gettid();
 	pthread_mutex_lock(&usertp__lock);
 	urcu_bp_before_fork();
 }

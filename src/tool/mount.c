@@ -157,7 +157,8 @@ static bool already_mounted(const char *dir)
 		/* the mount point, unescaped: "\ooo" is one byte */
 		for (; *p && *p != ' ' && out < point + sizeof(point) - 1; p++)
 			if (p[0] == '\\' && p[1] && p[2] && p[3]) {
-				*out++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+				*out++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 +
+						(p[3] - '0'));
 				p += 3;
 			} else {
 				*out++ = *p;

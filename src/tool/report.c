@@ -45,7 +45,7 @@ struct input {
 	int nr_keep, nr_drop;
 	/* --stat */
 	unsigned long *cpu_events;
-	unsigned long long *cpu_lost; /* (ULLONG_MAX: at least that many: a file's count may be anything) */
+	unsigned long long *cpu_lost; /* ULLONG_MAX: that many or more (a file says anything) */
 	bool *cpu_lost_unknown;
 	struct event_count *counts;
 	int nr_counts;
@@ -193,7 +193,8 @@ static void count_lost(struct input *in, int cpu, struct tep_record *rec)
 	if (!in->cpu_lost)
 		return;
 	if (rec->missed_events > 0)
-		in->cpu_lost[cpu] = lost_sum(in->cpu_lost[cpu], (unsigned long long)rec->missed_events);
+		in->cpu_lost[cpu] = lost_sum(in->cpu_lost[cpu],
+					     (unsigned long long)rec->missed_events);
 	else if (rec->missed_events < 0)
 		in->cpu_lost_unknown[cpu] = true;
 }

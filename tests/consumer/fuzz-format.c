@@ -22,17 +22,7 @@
 
 #include "format-field.h"
 #include "tep-check.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	tep_set_loglevel(TEP_LOG_NONE);
-	return 0;
-}
+#include "../fuzz-tep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -190,32 +190,23 @@ static void check_field_types(void)
 	unsigned int fields_checked = 0, events_checked = 0;
 
 	for (size_t i = 0; i < sizeof(systems) / sizeof(systems[0]); i++) {
-		char path[512], *list, *line, *save = NULL;
+		char pattern[256];
+		glob_t g;
 
-		snprintf(path, sizeof(path), "ls %s/events/%s 2>/dev/null", TRACEFS, systems[i]);
-		FILE *ls = popen(path, "r");
-		size_t len = 0;
-		char name[256];
-
-		if (!ls)
+		snprintf(pattern, sizeof(pattern), TRACEFS "/events/%s/*/format", systems[i]);
+		if (glob(pattern, 0, NULL, &g))
 			continue;
-		list = malloc(1 << 16);
-		while (list && len < (1 << 16) - 256 && fgets(name, sizeof(name), ls))
-			len += (size_t)snprintf(list + len, (1 << 16) - len, "%s", name);
-		pclose(ls);
-		if (!list)
-			continue;
-		list[len] = 0;
-		for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (size_t e = 0; e < g.gl_pathc; e++) {
 			struct usertp__filter_field *fields;
-			char event[300], *names, *format;
+			char event[300], *names, *format = read_file(g.gl_pathv[e]);
 			int n;
 
-			snprintf(event, sizeof(event), "%s/%s", systems[i], line);
-			snprintf(path, sizeof(path), TRACEFS "/events/%s/format", event);
-			format = read_file(path);
 			if (!format)
 				continue;
+			/* SYSTEM/NAME: the path between events/ and /format */
+			snprintf(event, sizeof(event), "%.*s",
+				 (int)(strlen(g.gl_pathv[e]) - strlen(TRACEFS "/events/") - 7),
+				 g.gl_pathv[e] + strlen(TRACEFS "/events/"));
 			n = usertp__filter_fields_of_format(format, &fields, &names);
 			events_checked++;
 			for (int k = 0; k < n; k++) {
@@ -244,7 +235,7 @@ static void check_field_types(void)
 			free(names);
 			free(format);
 		}
-		free(list);
+		globfree(&g);
 	}
 	printf("ok: %u fields of %u kernel events typed as the kernel types them\n", fields_checked,
 	       events_checked);

@@ -12,6 +12,7 @@
 
 #include "dat-read.h"
 #include "tool.h"
+#include "../fuzz-tep.h"
 
 /* The command's error printer: a fuzzing run shows no messages. */
 void usertp_tool_error(const char *cmd, const char *fmt, ...)
@@ -25,17 +26,6 @@ void usertp_tool_bad_option(const char *cmd, const char *optstring, char **argv)
 	(void)cmd;
 	(void)optstring;
 	(void)argv;
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	tep_set_loglevel(TEP_LOG_NONE);
-	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
