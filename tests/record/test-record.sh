@@ -58,7 +58,9 @@ killed_recorder() {
 	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 100000 4 >"$dir/out" 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
+	wait_dump='ls -la "$dir" "$dir"/a.dat.spool-*; cat "$dir/err" "$dir/out"; ps -ef | grep -v grep | grep -F "$producer"'
 	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
+	wait_dump=
 	kill -KILL "$rec"
 	wait "$rec" || true
 	spool=$(ls -d "$dir"/a.dat.spool-*)
