@@ -265,7 +265,8 @@ int usertp__rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, siz
 	return -ENOMEM;
 }
 
-int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite)
+static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite,
+		     bool populate_now)
 {
 	size_t header, area, size;
 	unsigned int nr_pages, i;
@@ -292,9 +293,10 @@ int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long
 	/*
 	 * Populated now: no page fault on the writers' path later.  Up to USERTP_RB_POPULATE_MAX
 	 * per CPU: populating takes about 3 s per GiB here, which a program would wait for at
-	 * start; beyond that, pages are faulted in as the writers first reach them.
+	 * start; beyond that, pages are faulted in as the writers first reach them.  A sparse
+	 * region's data pages wait for usertp__rb_populate().
 	 */
-	populate = area <= USERTP_RB_POPULATE_MAX ? MAP_POPULATE : 0;
+	populate = populate_now && area <= USERTP_RB_POPULATE_MAX ? MAP_POPULATE : 0;
 	/*
 	 * Sealed at its size: a consumer that maps it (root's, for every user) must never see it
 	 * shrink under it (SIGBUS), so it maps only regions sealed so (session.c).
@@ -317,7 +319,9 @@ int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long
 	}
 #ifdef MADV_POPULATE_WRITE
 	for (i = 0; !populate && i < nr_cpus; i++)
-		(void)!madvise(base + header + i * area, USERTP_RB_POPULATE_MAX, MADV_POPULATE_WRITE);
+		(void)!madvise(base + header + i * area,
+			       populate_now ? USERTP_RB_POPULATE_MAX : cpu_area_header(nr_pages),
+			       MADV_POPULATE_WRITE);
 	if (!populate)
 		(void)!madvise(base, header, MADV_POPULATE_WRITE);
 #endif
@@ -365,8 +369,36 @@ int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long
 		}
 	}
 	rb->region->version = USERTP_RB_VERSION;
+	rb->populated = populate_now;
 	__atomic_store_n(&rb->region->magic, USERTP_RB_MAGIC, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite)
+{
+	return rb_create(rb, nr_cpus, kb, overwrite, true);
+}
+
+int usertp__rb_create_sparse(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb,
+			     bool overwrite)
+{
+	return rb_create(rb, nr_cpus, kb, overwrite, false);
+}
+
+void usertp__rb_populate(struct usertp__rb *rb)
+{
+	if (!rb->region || rb->populated)
+		return;
+	rb->populated = true;
+#ifdef MADV_POPULATE_WRITE
+	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
+		size_t pages = (size_t)rb->nr_pages * USERTP_RB_PAGE;
+
+		(void)!madvise(rb->pages[i], pages < USERTP_RB_POPULATE_MAX ? pages
+									: USERTP_RB_POPULATE_MAX,
+			       MADV_POPULATE_WRITE);
+	}
+#endif
 }
 
 void usertp__rb_destroy(struct usertp__rb *rb)

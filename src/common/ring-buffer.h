@@ -139,6 +139,7 @@ struct usertp__rb {
 	 */
 	int wake_fd;
 	uint64_t wake_ino; /* its inode, checked before each write: the program may have closed it */
+	bool populated; /* its pages faulted in (usertp__rb_populate()) */
 };
 
 
@@ -160,6 +161,20 @@ const char *usertp__rb_clock_name(enum usertp__rb_clock clock);
  * Return: 0 or a negative errno.
  */
 int usertp__rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite);
+/*
+ * usertp__rb_create_sparse() - the same, but only the headers' pages are in memory: the data
+ * pages take no memory until usertp__rb_populate() (or the writers' first touch).  For a
+ * session that may never record (a mount's instance with nothing enabled: every program that
+ * starts joins it), which must cost a starting program next to nothing.
+ */
+int usertp__rb_create_sparse(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb,
+			     bool overwrite);
+/*
+ * usertp__rb_populate() - fault in the data pages (up to USERTP_RB_POPULATE_MAX per CPU),
+ * without changing what they hold, so that the writers meet no page fault: before the first
+ * event is enabled.  Once; later calls return at once.
+ */
+void usertp__rb_populate(struct usertp__rb *rb);
 void usertp__rb_destroy(struct usertp__rb *rb);
 
 extern enum usertp__rb_clock usertp__rb_clock_id;

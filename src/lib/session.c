@@ -31,6 +31,17 @@ unsigned int usertp__rb_sinks;
 static int session_filters_start(struct usertp__session *s, const char *body, const char *events,
 				 const char **why);
 
+/*
+ * The buffers are made sparse: a session that enables nothing (a mount's instance, which
+ * every program that starts joins) costs no memory and no time to fault pages in.  Their
+ * pages come in once the session has an event spec, before any event it selects records.
+ */
+static void session_populate_for(struct usertp__session *s, const char *specs)
+{
+	if (specs && specs[strspn(specs, ", \t\n")])
+		usertp__rb_populate(&s->sink.rb);
+}
+
 int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 			  struct usertp__session **out, const char **why)
 {
@@ -67,11 +78,12 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 		return -ENOMEM;
 	if (usertp__ctl_has(request, USERTP_CTL_KEY_RECORDER))
 		snprintf(s->recorder, sizeof(s->recorder), "%s", request->text[USERTP_CTL_KEY_RECORDER]);
-	ret = usertp__rb_create(&s->sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
+	ret = usertp__rb_create_sparse(&s->sink.rb, (unsigned int)get_nprocs_conf(), kb, overwrite);
 	if (ret) {
 		free(s);
 		return ret;
 	}
+	session_populate_for(s, events);
 	/* (Written only when it changes, which it may only with no buffer: writers read it.) */
 	if (clock != usertp__rb_clock_id)
 		__atomic_store_n(&usertp__rb_clock_id, clock, __ATOMIC_RELAXED);
@@ -229,6 +241,7 @@ int usertp__session_set(struct usertp__session *s, const struct usertp__ctl_msg 
 
 	*why = NULL;
 	if (usertp__ctl_has(request, USERTP_CTL_KEY_EVENTS)) {
+		session_populate_for(s, request->text[USERTP_CTL_KEY_EVENTS]);
 		ret = usertp__listener_set_specs(s->sink.listener, request->text[USERTP_CTL_KEY_EVENTS],
 						 USERTP__SPEC_GLOB);
 		if (ret) {
@@ -447,12 +460,15 @@ int usertp__session_fork_child(struct usertp__session *s)
 	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
 	if (!s->recorder[0])
 		return -ENOENT;
-	ret = usertp__rb_create(&s->sink.rb, old.nr_cpus,
-			       (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024, old.overwrite);
+	ret = usertp__rb_create_sparse(&s->sink.rb, old.nr_cpus,
+				      (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
+				      old.overwrite);
 	if (ret) {
 		s->sink.rb = old;
 		return ret;
 	}
+	if (old.populated)
+		usertp__rb_populate(&s->sink.rb);
 	/* The recorder's eventfd (inherited) wakes it for the child's buffers too. */
 	s->sink.rb.wake_fd = old.wake_fd;
 	s->sink.rb.wake_ino = old.wake_ino;

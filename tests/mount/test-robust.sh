@@ -25,6 +25,10 @@
 #   deputy         another user's runtime directory holds, for a process of that user, a link
 #                  named as its endpoint to a root-only socket: root's mount and usertp list
 #                  never connect to it (issue 21, item 15: the mount sent it a hello)
+#   idle-cost      a program that starts while the mount runs, nothing enabled, holds no buffer
+#                  pages (issue 21, item 7: before, every program that started faulted in its
+#                  full per-CPU buffers, 2.9 MB on 2 CPUs); once an event is enabled they are in,
+#                  and every event fired is in the trace
 #   tiny-buffer    buffer_size_kb of 4 and 8, a small and a 4054-byte trace_marker write (one
 #                  evicts the other: the tail the insertion kept was freed, issue 21 item 13),
 #                  over and over: the records held and the stats agree, and clear to 0
@@ -65,6 +69,26 @@ deputy)
 	sleep 0.5
 	[ ! -s "$dir/daemon.log" ] || { bad "root connected to the root-only socket through the link:"; head -3 "$dir/daemon.log"; }
 	kill -0 $m || bad "the mount died"
+	;;
+idle-cost)
+	start_mount
+	start_cons
+	wait_until "cons-prog's events" grep -q '^cons:cons_a$' "$mnt/available_events"
+	# The session's region: its bytes in memory, against the buffers' size.
+	held() {
+		for f in /proc/$p/fd/*; do
+			case $(readlink "$f") in "/memfd:usertp-buffers"*) stat -L -c '%b %B %s' "$f" ;; esac
+		done | awk '{ held += $1 * $2; size += $3 } END { print held + 0, size + 0 }'
+	}
+	set -- $(held)
+	[ "$2" -gt 1000000 ] || bad "no session's buffers of the mount in the program: $2 bytes"
+	[ "$1" -le 65536 ] || bad "nothing enabled, yet $1 of the buffers' $2 bytes in memory"
+	echo 1 >"$mnt/events/cons/enable"
+	set -- $(held)
+	[ "$1" -ge $(($2 * 9 / 10)) ] || bad "events enabled, yet only $1 of the buffers' $2 bytes in memory"
+	fire 1000
+	lines=$(grep -c ': cons_[ab]: ' "$mnt/trace" || true)
+	[ "$lines" -eq 2000 ] || bad "$lines events in the trace, not 2000"
 	;;
 tiny-buffer)
 	start_mount
