@@ -36,6 +36,8 @@
  */
 #define RESERVE_BYTES (512u * 1024)
 
+static void spool_kernel_texts_release(const char *dir);
+
 /* One spool file: the pages of one program on one CPU. */
 struct usertp__spool {
 	unsigned int cpu;
@@ -375,12 +377,13 @@ static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n,
 
 /*
  * Merge the spools of @sources into @output.  @fired (NULL: not known, a recovery) and
- * @overrun per CPU.
+ * @overrun per CPU.  The room the spool @spool_dir kept (its reserve, the kernel's texts,
+ * which the caller has in memory) is given back first: the header goes there.
  */
 static int write_output(struct usertp_session *s, struct usertp__source *const *sources,
 			unsigned int n, unsigned int nr_cpus, const char *output,
 			const uint64_t *fired, const uint64_t *overrun, int reserve_fd,
-			struct usertp_dat_summary *sum)
+			const char *spool_dir, struct usertp_dat_summary *sum)
 {
 	struct usertp__merge_source *ms = calloc(n + 2, sizeof(*ms));
 	struct usertp__merge_stats *stats = calloc(1, sizeof(*stats));
@@ -430,6 +433,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	if (reserve_fd >= 0 && ftruncate(reserve_fd, 0)) {
 		/* nothing to do: the space comes back when the spool directory goes */
 	}
+	spool_kernel_texts_release(spool_dir);
 	cmdlines = all_cmdlines(sources, n, s->extra.cmdlines, &in.cmdlines_len);
 	in.cmdlines = cmdlines ? cmdlines : "";
 	if (!cmdlines)
@@ -521,7 +525,7 @@ int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *s
 		}
 	}
 	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, w->output, fired, overrun,
-			   w->reserve_fd, sum);
+			   w->reserve_fd, w->dir, sum);
 	free(fired);
 	free(overrun);
 	return ret;
@@ -532,10 +536,141 @@ void usertp__session_extra(struct usertp_session *s, const struct usertp__sessio
 	s->extra = *x;
 }
 
+const char *usertp__session_spool_dir(const struct usertp_session *s)
+{
+	return s->dat ? s->dat->dir : NULL;
+}
+
+static const char *const kernel_texts[] = { USERTP_SPOOL_KERNEL_KALLSYMS,
+					    USERTP_SPOOL_KERNEL_PRINTK,
+					    USERTP_SPOOL_KERNEL_CMDLINES };
+
+/* Give back the room of the kernel's texts in spool @dir (NULL: none). */
+static void spool_kernel_texts_release(const char *dir)
+{
+	char path[PATH_MAX + 64];
+
+	for (unsigned int i = 0; dir && i < sizeof(kernel_texts) / sizeof(*kernel_texts); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, kernel_texts[i]);
+		unlink(path);
+	}
+}
+
+int usertp__session_spool_kernel(struct usertp_session *s, unsigned int nr_cpus,
+				 const struct usertp__merge_event *events, unsigned int nr_events,
+				 const struct usertp__session_extra *x)
+{
+	struct usertp__writer *w = s->dat;
+	const char *text[] = { x->kallsyms, x->printk_formats, x->cmdlines };
+	size_t len[] = { x->kallsyms_len, x->printk_formats_len, x->cmdlines ? strlen(x->cmdlines) : 0 };
+	int ret;
+
+	if (!w)
+		return usertp__session_fail(s, -EINVAL, "no file: usertp_session_write_dat() first");
+	ret = usertp__spool_meta_kernel(w->meta_fd, nr_cpus);
+	for (unsigned int i = 0; !ret && i < nr_events; i++)
+		ret = usertp__spool_meta_kernel_event(w->meta_fd, events[i].id, events[i].system,
+						      events[i].format);
+	for (unsigned int i = 0; !ret && i < sizeof(kernel_texts) / sizeof(*kernel_texts); i++) {
+		char path[PATH_MAX + 64];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", w->dir, kernel_texts[i]);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			ret = -errno;
+			break;
+		}
+		for (size_t done = 0; !ret && done < len[i];) {
+			ssize_t n = write(fd, text[i] + done, len[i] - done);
+
+			if (n > 0)
+				done += (size_t)n;
+			else if (n < 0 && errno != EINTR)
+				ret = -errno;
+			else if (!n)
+				ret = -ENOSPC;
+		}
+		close(fd);
+	}
+	return ret ? usertp__session_fail(s, ret, "cannot write the kernel's part of the spool in "
+					  "%s: %s", w->dir, strerror(-ret))
+		   : 0;
+}
+
+/* The kernel's part of a spool being recovered. */
+struct recovered_kernel {
+	struct usertp__merge_source src;
+	int *fds;
+	char *texts[3]; /* kernel_texts[] */
+	size_t lens[3];
+};
+
+/* A text file of spool @dir, whole (a link is not followed; at most 256 MiB).  NULL: none. */
+static char *spool_text(const char *dir, const char *name, size_t *len)
+{
+	char path[PATH_MAX + 64], *text = NULL;
+	struct stat st;
+	int fd;
+
+	*len = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size < (256 << 20) &&
+	    (text = malloc((size_t)st.st_size + 1))) {
+		ssize_t n = read(fd, text, (size_t)st.st_size);
+
+		*len = n > 0 ? (size_t)n : 0;
+		text[*len] = 0;
+	}
+	close(fd);
+	return text;
+}
+
+/* The kernel's pages, formats and texts in spool @dir, as the session's extra source. */
+static int recover_kernel(struct usertp_session *s, const char *dir,
+			  const struct usertp__spool_meta *meta, struct recovered_kernel *k)
+{
+	k->fds = calloc(meta->kernel_cpus, sizeof(*k->fds));
+	if (!k->fds)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < meta->kernel_cpus; cpu++) {
+		char path[PATH_MAX + 64];
+
+		usertp__spool_kernel_path(path, sizeof(path), dir, cpu);
+		k->fds[cpu] = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* -1: none */
+	}
+	for (unsigned int i = 0; i < sizeof(kernel_texts) / sizeof(*kernel_texts); i++)
+		k->texts[i] = spool_text(dir, kernel_texts[i], &k->lens[i]);
+	k->src = (struct usertp__merge_source){ .name = "the kernel", .events = meta->kernel_events,
+						.nr_events = meta->nr_kernel_events,
+						.nr_cpus = meta->kernel_cpus, .cpu_fd = k->fds };
+	s->extra = (struct usertp__session_extra){ .src = &k->src,
+						   .kallsyms = k->texts[0],
+						   .kallsyms_len = k->lens[0],
+						   .printk_formats = k->texts[1],
+						   .printk_formats_len = k->lens[1],
+						   .cmdlines = k->texts[2] };
+	return 0;
+}
+
+static void recovered_kernel_free(struct recovered_kernel *k, unsigned int nr_cpus)
+{
+	for (unsigned int cpu = 0; k->fds && cpu < nr_cpus; cpu++)
+		if (k->fds[cpu] >= 0)
+			close(k->fds[cpu]);
+	free(k->fds);
+	for (unsigned int i = 0; i < 3; i++)
+		free(k->texts[i]);
+}
+
 int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_summary *sum,
 		       char *err, size_t errlen)
 {
 	struct usertp__spool_meta meta;
+	struct recovered_kernel kernel = { .fds = NULL };
 	struct usertp_session *s = NULL;
 	struct usertp__source **sources = NULL;
 	unsigned int n = 0;
@@ -613,8 +748,11 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 			src->spools[cpu].fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		}
 	}
+	if (!ret && meta.kernel_cpus)
+		ret = recover_kernel(s, dir, &meta, &kernel);
+	/* (The spool is left whole until the file is written: no room given back.) */
 	if (!ret)
-		ret = write_output(s, sources, n, meta.nr_cpus, output, NULL, NULL, -1, sum);
+		ret = write_output(s, sources, n, meta.nr_cpus, output, NULL, NULL, -1, NULL, sum);
 	if (ret && s->error[0])
 		snprintf(err, errlen, "%s", s->error);
 	else if (ret)
@@ -634,6 +772,7 @@ out:
 	}
 	free(sources);
 	free(s);
+	recovered_kernel_free(&kernel, meta.kernel_cpus);
 	usertp__spool_meta_free(&meta);
 	return ret;
 }

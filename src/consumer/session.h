@@ -155,6 +155,22 @@ USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
 USERTP__HIDDEN void usertp__session_extra(struct usertp_session *s,
 					  const struct usertp__session_extra *x);
 
+/*
+ * The spool directory of the session's file (spool.h), after usertp_session_write_dat():
+ * where usertp record's kernel pages are spooled (kernel.cpuC), so that --recover finds them.
+ * NULL: no file.
+ */
+USERTP__HIDDEN const char *usertp__session_spool_dir(const struct usertp_session *s);
+/*
+ * What the spool needs besides the kernel's pages to make them a file again: its CPUs, the
+ * formats of its events, and the texts of @x (kallsyms, printk formats, "pid comm" lines),
+ * written now.  Return: 0 or a negative errno (said in the session's error).
+ */
+USERTP__HIDDEN int usertp__session_spool_kernel(struct usertp_session *s, unsigned int nr_cpus,
+						const struct usertp__merge_event *events,
+						unsigned int nr_events,
+						const struct usertp__session_extra *x);
+
 /* session.c */
 /*
  * Add to @trace and @notrace the threads that the programs' pid filters list now (with

@@ -28,6 +28,13 @@ int usertp__spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsig
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+int usertp__spool_kernel_path(char *buf, size_t size, const char *dir, unsigned int cpu)
+{
+	int n = snprintf(buf, size, "%s/kernel.cpu%u", dir, cpu);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 /* One record: the line, then @len bytes of @data; in one write(2). */
 static int put_record(int fd, const char *data, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -99,6 +106,18 @@ int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms)
 	return put_record(fd, comms, strlen(comms), "comms %u len=%zu\n", idx, strlen(comms));
 }
 
+int usertp__spool_meta_kernel(int fd, unsigned int nr_cpus)
+{
+	return put_record(fd, NULL, 0, "kernel cpus=%u\n", nr_cpus);
+}
+
+int usertp__spool_meta_kernel_event(int fd, unsigned int id, const char *system,
+				   const char *format)
+{
+	return put_record(fd, format, strlen(format), "kernel-event id=%u system=%s len=%zu\n", id,
+			  system, strlen(format));
+}
+
 /* --- reading ------------------------------------------------------------------------------ */
 
 struct cursor {
@@ -137,6 +156,46 @@ static bool field_u64(const char *line, const char *key, uint64_t max, uint64_t 
 	char text[32];
 
 	return field(line, key, false, text, sizeof(text)) && !usertp__parse_u64(text, 0, max, out);
+}
+
+/*
+ * The L bytes after a record's line (its len=L), into *@text (a string).  Return: 0, 1 if the
+ * file ends before them (cut short: the recorder died writing it), or a negative errno.
+ */
+static int read_text(struct cursor *c, const char *line, char **text, char *err, size_t errlen)
+{
+	uint64_t len;
+
+	*text = NULL;
+	if (!field_u64(line, "len", MAX_TEXT, &len))
+		return bad(err, errlen, c, "a record without len=");
+	if ((uint64_t)(c->end - c->p) < len)
+		return 1;
+	*text = strndup(c->p, (size_t)len);
+	c->p += len;
+	return *text ? 0 : -ENOMEM;
+}
+
+/* An event's record (its line, then its format) added to *@events.  Return: as read_text(). */
+static int read_event(struct cursor *c, const char *line, struct usertp__merge_event **events,
+		      unsigned int *nr, char *err, size_t errlen)
+{
+	char system[256], *text;
+	struct usertp__merge_event *ev;
+	uint64_t id;
+	int ret = read_text(c, line, &text, err, errlen);
+
+	if (ret)
+		return ret;
+	if (!field_u64(line, "id", 65535, &id) || !id ||
+	    !field(line, "system", false, system, sizeof(system)) ||
+	    !(ev = realloc(*events, (*nr + 1) * sizeof(*ev)))) {
+		free(text);
+		return bad(err, errlen, c, "a malformed event");
+	}
+	*events = ev;
+	ev[(*nr)++] = (struct usertp__merge_event){ (unsigned int)id, strdup(system), text };
+	return 0;
 }
 
 int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, char *err,
@@ -182,7 +241,7 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 	while (c.p < c.end && !ret) {
 		const char *nl = memchr(c.p, '\n', (size_t)(c.end - c.p));
 		size_t len;
-		uint64_t idx, v, tlen;
+		uint64_t idx, v;
 
 		c.line++;
 		if (!nl)
@@ -221,6 +280,23 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 			}
 			continue;
 		}
+		if (!strncmp(line, "kernel ", 7)) {
+			if (!field_u64(line, "cpus", USERTP_MERGE_MAX_CPUS, &v) || !v) {
+				ret = bad(err, errlen, &c, "a malformed kernel line");
+				break;
+			}
+			meta->kernel_cpus = (unsigned int)v;
+			continue;
+		}
+		if (!strncmp(line, "kernel-event ", 13)) {
+			ret = read_event(&c, line, &meta->kernel_events, &meta->nr_kernel_events, err,
+					 errlen);
+			if (ret > 0) {
+				ret = 0;
+				break; /* cut short */
+			}
+			continue;
+		}
 		if (sscanf(line, "%*s %lu", (unsigned long *)&idx) != 1 || idx >= MAX_SOURCES) {
 			ret = bad(err, errlen, &c, "no source number");
 			break;
@@ -248,41 +324,29 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 			field(line, "comm", true, s->comm, sizeof(s->comm));
 			continue;
 		}
-		if (idx >= meta->nr_sources || !field_u64(line, "len", MAX_TEXT, &tlen)) {
+		if (idx >= meta->nr_sources || !strstr(line, " len=")) {
 			ret = bad(err, errlen, &c, "a record of no source, or without len=");
 			break;
 		}
-		if ((uint64_t)(c.end - c.p) < tlen)
-			break; /* cut short */
 		{
 			struct usertp__spool_source *s = &meta->sources[idx];
-			char *text = strndup(c.p, (size_t)tlen);
 
-			c.p += tlen;
-			if (!text) {
-				ret = -ENOMEM;
-				break;
-			}
-			if (!strncmp(line, "comms ", 6)) {
-				free(s->comms);
-				s->comms = text;
-			} else if (!strncmp(line, "event ", 6)) {
-				char system[256];
-				struct usertp__merge_event *ev;
+			if (!strncmp(line, "event ", 6)) {
+				ret = read_event(&c, line, &s->events, &s->nr_events, err, errlen);
+			} else if (!strncmp(line, "comms ", 6)) {
+				char *text = NULL;
 
-				if (!field_u64(line, "id", 65535, &v) || !v ||
-				    !field(line, "system", false, system, sizeof(system)) ||
-				    !(ev = realloc(s->events, (s->nr_events + 1) * sizeof(*ev)))) {
-					free(text);
-					ret = bad(err, errlen, &c, "a malformed event");
-					break;
+				ret = read_text(&c, line, &text, err, errlen);
+				if (text) {
+					free(s->comms);
+					s->comms = text;
 				}
-				s->events = ev;
-				ev[s->nr_events++] = (struct usertp__merge_event){ (unsigned int)v,
-										  strdup(system), text };
 			} else {
-				free(text);
 				ret = bad(err, errlen, &c, "an unknown record");
+			}
+			if (ret > 0) {
+				ret = 0;
+				break; /* cut short */
 			}
 		}
 	}
@@ -309,5 +373,10 @@ void usertp__spool_meta_free(struct usertp__spool_meta *meta)
 		free(s->comms);
 	}
 	free(meta->sources);
+	for (unsigned int e = 0; e < meta->nr_kernel_events; e++) {
+		free((char *)meta->kernel_events[e].system);
+		free((char *)meta->kernel_events[e].format);
+	}
+	free(meta->kernel_events);
 	memset(meta, 0, sizeof(*meta));
 }

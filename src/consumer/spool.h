@@ -17,6 +17,18 @@
  *	source N pid=PID comm=COMM\n		(forked=M: a child of source M, whose events it has)
  *	event N id=ID system=SYS len=L\n	then the L bytes of the format text
  *	comms N len=L\n				then L bytes of "tid comm" lines (the latest count)
+ *	kernel cpus=C\n				the kernel's events are recorded too (-e of
+ *						a kernel system), on C CPUs
+ *	kernel-event id=ID system=SYS len=L\n	then the L bytes of a kernel event's format
+ *
+ * and, with the kernel's events (written when the recording starts, so that --recover of a
+ * recorder killed finds them, and so that their room on the disk is taken before the pages'
+ * is: at the end they are given back just before the file's header, which holds them, is
+ * written):
+ *
+ *	kernel.cpuC	the kernel's pages on CPU C, as trace_pipe_raw gave them
+ *	kernel.kallsyms, kernel.printk_formats, kernel.cmdlines
+ *			/proc/kallsyms, printk_formats and saved_cmdlines at the start
  *
  * Reading trusts nothing: a record cut short (the recorder died while writing it) ends the
  * file there; anything malformed is an error naming the line.
@@ -43,6 +55,15 @@ int usertp__spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *c
 int usertp__spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
 			    const char *format);
 int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms);
+int usertp__spool_meta_kernel(int fd, unsigned int nr_cpus);
+int usertp__spool_meta_kernel_event(int fd, unsigned int id, const char *system,
+				   const char *format);
+
+/* The kernel's files in the spool @dir: its pages on @cpu, and its texts. */
+int usertp__spool_kernel_path(char *buf, size_t size, const char *dir, unsigned int cpu);
+#define USERTP_SPOOL_KERNEL_KALLSYMS "kernel.kallsyms"
+#define USERTP_SPOOL_KERNEL_PRINTK "kernel.printk_formats"
+#define USERTP_SPOOL_KERNEL_CMDLINES "kernel.cmdlines"
 
 /* Reading. */
 struct usertp__spool_source {
@@ -62,6 +83,9 @@ struct usertp__spool_meta {
 	char output[4096];
 	struct usertp__spool_source *sources;
 	unsigned int nr_sources;
+	unsigned int kernel_cpus; /* 0: no kernel events */
+	struct usertp__merge_event *kernel_events;
+	unsigned int nr_kernel_events;
 };
 
 /* Return: 0, or a negative errno with the reason in @err. */

@@ -23,6 +23,7 @@
 #include "ring-buffer.h"
 #include "trace-dat.h"
 #include "spec.h"
+#include "spool.h"
 
 struct usertp__kernel_rec {
 	struct tracefs_instance *inst;
@@ -324,19 +325,18 @@ static int known_events(const char *const *specs, unsigned int nr_specs, char *e
 	return used ? -1 : 0;
 }
 
-/* A spool file in @dir, gone when closed (O_TMPFILE; else made and unlinked). */
-static int spool_open(const char *dir)
+static int take_formats(struct usertp__kernel_rec *k, char *err, size_t errlen);
+
+/* The spool file of @cpu in the recording's spool directory @dir (made, never a link). */
+static int spool_open(const char *dir, unsigned int cpu)
 {
 	char path[PATH_MAX];
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-		return fd;
-	snprintf(path, sizeof(path), "%s/.usertp-kernel-XXXXXX", dir);
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(path);
-	return fd;
+	if (usertp__spool_kernel_path(path, sizeof(path), dir, cpu)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
 /* One write of the pids of @list to @file (with O_TRUNC: the list is theirs alone). */
@@ -414,7 +414,7 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++)
 		k->spool[cpu] = k->raw[cpu] = k->pipes[cpu][0] = k->pipes[cpu][1] = -1;
 	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
-		k->spool[cpu] = spool_open(spool_dir);
+		k->spool[cpu] = spool_open(spool_dir, cpu);
 		if (k->spool[cpu] < 0) {
 			snprintf(err, errlen, "a spool file in %s: %s", spool_dir, strerror(errno));
 			goto fail;
@@ -432,7 +432,8 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 			goto fail;
 		}
 	}
-	if (write_file(k, "tracing_on", "1", false, err, errlen))
+	/* The formats now: the spool has them from the start (usertp__kernel_formats()). */
+	if (take_formats(k, err, errlen) || write_file(k, "tracing_on", "1", false, err, errlen))
 		goto fail;
 	*out = k;
 	return 0;
@@ -552,9 +553,8 @@ static int take_formats(struct usertp__kernel_rec *k, char *err, size_t errlen)
 	return 0;
 }
 
-int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_source *src,
-			uint64_t *fired, uint64_t *overrun, unsigned int nr_cpus, char *err,
-			size_t errlen)
+void usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_source *src,
+			 uint64_t *fired, uint64_t *overrun, unsigned int nr_cpus)
 {
 	tracefs_instance_file_write(k->inst, "tracing_on", "0");
 	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
@@ -577,12 +577,18 @@ int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_sourc
 		}
 		free(stats);
 	}
-	if (take_formats(k, err, errlen))
-		return -1;
 	*src = (struct usertp__merge_source){ .name = "the kernel", .events = k->events,
 					      .nr_events = k->nr_events, .nr_cpus = k->nr_cpus,
 					      .cpu_fd = k->spool };
-	return 0;
+}
+
+void usertp__kernel_formats(const struct usertp__kernel_rec *k,
+			    const struct usertp__merge_event **events, unsigned int *nr_events,
+			    unsigned int *nr_cpus)
+{
+	*events = k->events;
+	*nr_events = k->nr_events;
+	*nr_cpus = k->nr_cpus;
 }
 
 void usertp__kernel_texts(struct usertp__kernel_rec *k, struct usertp__kernel_texts *t)

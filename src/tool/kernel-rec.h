@@ -7,9 +7,10 @@
  * The instance is "usertp-record-PID", made at the start with the recording's trace clock
  * (mono, or x86-tsc: the clock of the programs' records) and buffer size, its events enabled
  * through its set_event (any of the kernel's forms) and its filters written by event (the
- * kernel applies them).  While it runs, each CPU's full pages are spliced from trace_pipe_raw
- * into a spool file; at the end the last pages are flushed, the formats of the events it
- * recorded and its counts taken, and the instance removed.  The spools are then one more
+ * kernel applies them), the formats of its events taken.  While it runs, each CPU's full pages
+ * are spliced from trace_pipe_raw into a spool file of the recording's spool directory (so
+ * that --recover of a recorder killed has them); at the end the last pages are flushed, its
+ * counts taken, and the instance removed.  The spools are then one more
  * source of the merge (dat-merge.h): the kernel's records, ids and formats as they are.
  */
 #ifndef USERTP_KERNEL_REC_H
@@ -55,8 +56,8 @@ struct usertp__kernel_pids {
 
 /*
  * Start recording @specs (with @filters, NULL entries for none) in a new instance: @kb KiB per
- * CPU, @clock "mono" or "x86-tsc", the threads @pids says, spool files in directory
- * @spool_dir.  Return: 0 with *@out, or -1 with a message in @err.
+ * CPU, @clock "mono" or "x86-tsc", the threads @pids says, spool files kernel.cpuC in the
+ * recording's spool directory @spool_dir (spool.h).  Return: 0 with *@out, or -1 with a message in @err.
  */
 int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *specs,
 			 const char *const *filters, unsigned int nr_specs, unsigned long kb,
@@ -73,13 +74,17 @@ int usertp__kernel_only(struct usertp__kernel_rec *k, pid_t pid, bool event_fork
 int usertp__kernel_drain(struct usertp__kernel_rec *k);
 
 /*
- * Stop: the last pages, the formats and counts; the instance removed.  *@src describes the
- * spools for the merge (valid until usertp__kernel_free()); @fired and @overrun (per CPU, up
- * to @nr_cpus) get the kernel's counts added.  Return: 0, or -1 with a message in @err.
+ * Stop: the last pages and the counts.  *@src describes the spools and formats for the
+ * merge (valid until usertp__kernel_free()); @fired and @overrun (per CPU, up to @nr_cpus) get
+ * the kernel's counts added.
  */
-int usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_source *src,
-			uint64_t *fired, uint64_t *overrun, unsigned int nr_cpus, char *err,
-			size_t errlen);
+void usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_source *src,
+			 uint64_t *fired, uint64_t *overrun, unsigned int nr_cpus);
+
+/* The formats of the events recorded (taken at the start) and the CPUs: kept in @k. */
+void usertp__kernel_formats(const struct usertp__kernel_rec *k,
+			    const struct usertp__merge_event **events, unsigned int *nr_events,
+			    unsigned int *nr_cpus);
 
 /*
  * What a trace.dat file with kernel events holds besides them, as trace-cmd's: the "pid

@@ -367,17 +367,31 @@ static bool split_kernel_specs(void)
 	return true;
 }
 
-/* The directory of the output (where the kernel's spools go), into @buf. */
-static void output_dir(char *buf, size_t size)
-{
-	const char *slash = strrchr(rec.output, '/');
 
-	if (!slash)
-		snprintf(buf, size, ".");
-	else if (slash == rec.output)
-		snprintf(buf, size, "/");
-	else
-		snprintf(buf, size, "%.*s", (int)(slash - rec.output), rec.output);
+/*
+ * What the spool needs to make the kernel's pages a file without us (--recover), from the
+ * start: their formats, and the texts the file's header holds (whose room on the disk is then
+ * taken before the pages', and given back for the header at the end).
+ */
+static bool kernel_spool(void)
+{
+	const struct usertp__merge_event *events;
+	unsigned int nr_events, nr_cpus;
+	struct usertp__kernel_texts texts;
+
+	usertp__kernel_formats(rec.kernel, &events, &nr_events, &nr_cpus);
+	usertp__kernel_texts(rec.kernel, &texts);
+	if (usertp__session_spool_kernel(rec.session, nr_cpus, events, nr_events,
+					 &(struct usertp__session_extra){
+						 .cmdlines = texts.cmdlines,
+						 .kallsyms = texts.kallsyms,
+						 .kallsyms_len = texts.kallsyms_len,
+						 .printk_formats = texts.printk_formats,
+						 .printk_formats_len = texts.printk_formats_len })) {
+		fail("%s", usertp_session_error(rec.session));
+		return false;
+	}
+	return true;
 }
 
 /* The kernel's instance, recording from now.  Return: false on failure (said). */
@@ -485,7 +499,7 @@ static bool kernel_start(void)
 {
 	struct usertp__pid_list threads = { NULL, 0 };
 	struct usertp__kernel_pids scope;
-	char dir[4096], err[8192];
+	char err[8192];
 	int ret;
 
 	if (!rec.nr_kernel_specs)
@@ -496,14 +510,13 @@ static bool kernel_start(void)
 		fail("%s", strerror(ENOMEM));
 		return false;
 	}
-	output_dir(dir, sizeof(dir));
 	if (!kernel_scope(&scope, &threads)) {
 		usertp__pid_list_free(&threads);
 		return false;
 	}
 	ret = usertp__kernel_start(&rec.kernel, rec.kernel_specs, rec.kernel_filters,
 				   rec.nr_kernel_specs, rec.kb, usertp__rb_clock_name(rec.clock),
-				   &scope, dir, err, sizeof(err));
+				   &scope, usertp__session_spool_dir(rec.session), err, sizeof(err));
 	usertp__pid_list_free(&threads);
 	if (ret) {
 		/* Unknown events: a line each, as the programs' ("no event X...; close matches"). */
@@ -514,22 +527,18 @@ static bool kernel_start(void)
 			fail("%s", line);
 		return false;
 	}
-	return true;
+	return kernel_spool();
 }
 
 /* The kernel's part of the file: its last pages, formats and counts, given to the session. */
 static void kernel_stop(void)
 {
 	struct usertp__kernel_texts texts;
-	char err[512];
 
 	if (!rec.kernel)
 		return;
-	if (usertp__kernel_stop(rec.kernel, &rec.kernel_src, rec.kernel_fired, rec.kernel_overrun,
-				USERTP_MERGE_MAX_CPUS, err, sizeof(err))) {
-		fail("the kernel's events: %s", err);
-		return;
-	}
+	usertp__kernel_stop(rec.kernel, &rec.kernel_src, rec.kernel_fired, rec.kernel_overrun,
+			    USERTP_MERGE_MAX_CPUS);
 	usertp__kernel_texts(rec.kernel, &texts);
 	usertp__session_extra(rec.session, &(struct usertp__session_extra){
 						   .src = &rec.kernel_src,

@@ -1005,6 +1005,56 @@ kernel-endings)
 	tfs_state >"$dir/state.after"
 	diff "$dir/state.before" "$dir/state.after" || { echo "the global tracefs settings changed"; fail=1; }
 	;;
+kernel-killed)
+	kernel_setup
+	# A recorder of kernel and user events SIGKILLed: --recover gives both, the kernel's
+	# named (kallsyms) as when it ends well (issue 21, item 17: before, the kernel's pages
+	# were in a file that died with the recorder, and --recover gave 0 of them).
+	"$usertp" record -q -e sched:sched_switch -e 'usertp_bench:*' -o "$dir/a.dat" -- \
+		"$producer" -t 2 100000 30 >"$dir/out" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_dump='ls -la "$dir" "$dir"/a.dat.spool-*; cat "$dir/err"'
+	wait_until "spools of both with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/kernel.cpu* | wc -c) -ge 16384 ] &&
+		[ \$(cat '$dir'/a.dat.spool-*/[0-9]*.cpu* | wc -c) -ge 16384 ]"
+	wait_dump=
+	kill -KILL "$rec"
+	wait "$rec" 2>/dev/null || true
+	pkill -f "$producer -t 2 100000 30" || true
+	spool=$(ls -d "$dir"/a.dat.spool-*)
+	"$usertp" record --recover "$spool" -o "$dir/r.dat" 2>"$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	report "$dir/r.dat"
+	k=$(count "$dir/report.txt" " sched_switch: ") u=$(count "$dir/report.txt" " bench_event: ")
+	[ "$k" -gt 0 ] || { echo "no sched_switch recovered"; fail=1; }
+	[ "$u" -gt 0 ] || { echo "no bench_event recovered"; fail=1; }
+	check_count "kallsyms lines in the recovered file" \
+		"$(trace-cmd dump --kallsyms "$dir/r.dat" 2>/dev/null | grep -c ' [tTdDbBrRwWaA] ')" "$(grep -c . /proc/kallsyms)"
+	grep -q "^usertp record: 1 program, $((k + u)) events" "$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	# The next recording removes the instance the killed one left.
+	"$usertp" record -q -e sched:sched_switch -o "$dir/n.dat" -- "$recprog" seq 1 >/dev/null 2>&1 || true
+	;;
+kernel-disk-full)
+	kernel_setup
+	# The disk fills with kernel and user events (a 12 MB tmpfs: kallsyms alone is 5 MB): a
+	# clear error and a valid file of what fitted, the kernel's header included (issue 21,
+	# item 18: before, "no trace written" and an empty file).
+	mkdir "$dir/small"
+	mount -t tmpfs -o size=12m none "$dir/small" || { echo "SKIP: cannot mount tmpfs"; exit 77; }
+	trap 'umount "$dir/small" 2>/dev/null; for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+	set +e
+	timeout 60 "$usertp" record -q -e sched:sched_switch -e 'usertp_bench:*' -o "$dir/small/a.dat" -- \
+		"$producer" -t 2 400000 3 >"$dir/out" 2>"$dir/err"
+	status=$?
+	set -e
+	check_count "status on a full disk" "$status" 1
+	grep -q "No space left on device" "$dir/err" || { echo "no clear error:"; cat "$dir/err"; fail=1; }
+	report "$dir/small/a.dat"
+	[ "$(count "$dir/report.txt" " bench_event: ")" -gt 1000 ] || { echo "too few bench_event kept"; fail=1; }
+	[ "$(count "$dir/report.txt" " sched_switch: ")" -gt 0 ] || { echo "no sched_switch kept"; fail=1; }
+	check_count "kallsyms lines in the file" \
+		"$(trace-cmd dump --kallsyms "$dir/small/a.dat" 2>/dev/null | grep -c ' [tTdDbBrRwWaA] ')" "$(grep -c . /proc/kallsyms)"
+	[ "$(ls "$dir/small" | grep -c spool)" -eq 0 ] || { echo "spool left behind"; fail=1; }
+	;;
 kernel-errors)
 	kernel_setup
 	# A bad kernel spec or filter: one clear error, nothing started, no instance left.
