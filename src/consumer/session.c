@@ -402,10 +402,24 @@ static void source_ask_comms(struct usertp__source *src)
 	}
 }
 
+/*
+ * The session's buffer for one message of a program (USERTP_CTL_MAX_MSG), made when first
+ * needed: in the heap, not in each thread's static TLS, where it would cost every thread of
+ * the process (each of the mount's FUSE workers) a megabyte it touches.  NULL: no memory.
+ */
+static char *message_buffer(struct usertp_session *s)
+{
+	if (!s->message)
+		s->message = malloc(USERTP_CTL_MAX_MSG + 1);
+	return s->message;
+}
+
 static void source_comms_reply(struct usertp_session *s, struct usertp__source *src)
 {
-	static __thread char reply[USERTP_CTL_MAX_MSG + 1];
-	long n = usertp__ctl_recv(src->query, reply, sizeof(reply), NULL, USERTP__CALL_TIMEOUT_MS);
+	char *reply = message_buffer(s);
+	long n = reply ? usertp__ctl_recv(src->query, reply, USERTP_CTL_MAX_MSG + 1, NULL,
+					  USERTP__CALL_TIMEOUT_MS)
+		       : -ENOMEM;
 
 	src->comms_asked = false;
 	if (n <= 0) {
@@ -900,7 +914,8 @@ static void foreign_ban(struct usertp_session *s, uid_t uid, long long now)
  */
 static void accept_one(struct usertp_session *s, int listen_fd)
 {
-	static __thread char msg[65536];
+	enum { MSG_MAX = 65536 }; /* a join or a fork is small */
+	char *msg;
 	int sock = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), fd = -1;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -921,7 +936,8 @@ static void accept_one(struct usertp_session *s, int listen_fd)
 		return;
 	}
 	timeout_ms = ours ? USERTP__CALL_TIMEOUT_MS : USERTP__FOREIGN_JOIN_MS;
-	n = usertp__ctl_recv(sock, msg, sizeof(msg), &fd, timeout_ms);
+	msg = malloc(MSG_MAX);
+	n = msg ? usertp__ctl_recv(sock, msg, MSG_MAX, &fd, timeout_ms) : -ENOMEM;
 	if (n > 0 && !usertp__ctl_decode(msg, &m, &why) && !ours &&
 	    (m.num[USERTP_CTL_KEY_PID] != (uint64_t)cred.pid ||
 	     (m.type == USERTP_CTL_MSG_FORK &&
@@ -933,6 +949,7 @@ static void accept_one(struct usertp_session *s, int listen_fd)
 		taken = on_fork(s, sock, &m, fd);
 	else
 		close(sock); /* nonsense: it runs untraced */
+	free(msg);
 	if (fd >= 0)
 		close(fd);
 	if (!ours && (!taken || usertp__mono_ms() - start >= USERTP__FOREIGN_JOIN_MS))
@@ -988,13 +1005,13 @@ static void session_news(struct usertp_session *s, struct usertp__source *src,
 	}
 }
 
-static __thread char message[USERTP_CTL_MAX_MSG + 1];
-
 /* Read one message of @src's session connection.  False: the session is over. */
 static bool session_message(struct usertp_session *s, struct usertp__source *src)
 {
-	long n = usertp__ctl_recv(src->session, message, sizeof(message), NULL,
-				 USERTP__CALL_TIMEOUT_MS);
+	char *message = message_buffer(s);
+	long n = message ? usertp__ctl_recv(src->session, message, USERTP_CTL_MAX_MSG + 1, NULL,
+					    USERTP__CALL_TIMEOUT_MS)
+			 : -ENOMEM;
 	struct usertp__ctl_msg m;
 	const char *why;
 
@@ -1037,10 +1054,11 @@ bool usertp__session_await_format(struct usertp_session *s, struct usertp__sourc
 static int source_call_reply(struct usertp_session *s, struct usertp__source *src,
 			     const struct usertp__ctl_msg *req, char **body)
 {
-	int ret = usertp__ctl_send_msg(src->session, req, -1);
+	char *message = message_buffer(s);
+	int ret = message ? usertp__ctl_send_msg(src->session, req, -1) : -ENOMEM;
 
 	while (!ret) {
-		long n = usertp__ctl_recv(src->session, message, sizeof(message), NULL,
+		long n = usertp__ctl_recv(src->session, message, USERTP_CTL_MAX_MSG + 1, NULL,
 					 USERTP__CALL_TIMEOUT_MS);
 		struct usertp__ctl_msg m;
 		const char *why;
@@ -1724,6 +1742,7 @@ void usertp_session_free(struct usertp_session *s)
 		free(src);
 	}
 	free(s->sources);
+	free(s->message);
 	usertp__reader_free(s);
 	usertp__writer_free(s);
 	for (unsigned int i = 0; i < s->nr_specs; i++)

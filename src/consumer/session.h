@@ -93,6 +93,7 @@ struct usertp_session {
 	struct usertp__pid_list trace_pids, notrace_pids; /* set_event_pid, ..._notrace_pid */
 	bool event_fork;
 	int remote_err;		/* the errno of the last error reply of a program */
+	char *message;		/* message_buffer(): one message of a program */
 
 	/* targets */
 	bool all, ran;	      /* attached to all; a command was run */

@@ -9,13 +9,14 @@
  * set_event, tracing_on, trace and trace_pipe (instance.c).
  */
 #define _GNU_SOURCE
-#define FUSE_USE_VERSION 35
+#define FUSE_USE_VERSION 312 /* 3.12: fuse_loop_mt() takes fuse_loop_cfg_*()'s settings */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -689,17 +690,43 @@ static bool request_interrupted(void)
 	return fuse_interrupted();
 }
 
+/* Reads of the pipes that may wait now (USERTP__MOUNT_MAX_PIPE_WAITERS at most). */
+static atomic_int pipe_waiters;
+
+/*
+ * A read of trace_pipe or trace_pipe_raw.  One that may wait holds a thread of the mount
+ * until records come: past USERTP__MOUNT_MAX_PIPE_WAITERS of them, a read takes what there
+ * is and, if nothing, fails with EBUSY rather than leave no thread to the other files.
+ */
+static ssize_t pipe_read(struct open_file *f, char *buf, size_t size)
+{
+	bool waits = !f->nonblock;
+	ssize_t n;
+
+	if (waits && atomic_fetch_add(&pipe_waiters, 1) >= USERTP__MOUNT_MAX_PIPE_WAITERS) {
+		atomic_fetch_sub(&pipe_waiters, 1);
+		waits = false;
+	}
+	if (f->kind == NODE_TRACE_PIPE)
+		n = usertp__instance_pipe_read(f->ti->inst, &f->pipe, buf, size, !waits,
+					       request_interrupted);
+	else
+		n = usertp__instance_raw_read(f->ti->inst, &f->pipe, buf, size, !waits,
+					      request_interrupted);
+	if (waits)
+		atomic_fetch_sub(&pipe_waiters, 1);
+	else if (!f->nonblock && n == -EAGAIN)
+		n = -EBUSY; /* (a reader that would wait, past the share) */
+	return n;
+}
+
 static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
 
 	(void)path;
-	if (f->kind == NODE_TRACE_PIPE)
-		return (int)usertp__instance_pipe_read(f->ti->inst, &f->pipe, buf, size, f->nonblock,
-						       request_interrupted);
-	if (f->kind == NODE_TRACE_PIPE_RAW)
-		return (int)usertp__instance_raw_read(f->ti->inst, &f->pipe, buf, size, f->nonblock,
-						      request_interrupted);
+	if (f->kind == NODE_TRACE_PIPE || f->kind == NODE_TRACE_PIPE_RAW)
+		return (int)pipe_read(f, buf, size);
 	if (off < 0 || (size_t)off >= f->len)
 		return 0;
 	if (size > f->len - (size_t)off)

@@ -5,8 +5,14 @@
 
 #include <stdbool.h>
 
-/* Threads serving requests at most. */
-#define USERTP__MOUNT_MAX_THREADS 64
+/*
+ * Threads serving requests at most, and how many of them may wait in reads of trace_pipe
+ * and trace_pipe_raw that have nothing to give (each holds its thread until it has): the
+ * rest serve every other file, however many readers wait.  A thread costs the mount about
+ * 24 KB.
+ */
+#define USERTP__MOUNT_MAX_THREADS 1024
+#define USERTP__MOUNT_MAX_PIPE_WAITERS (USERTP__MOUNT_MAX_THREADS - 64)
 
 #include <sys/types.h>
 

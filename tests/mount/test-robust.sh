@@ -20,6 +20,10 @@
 #                  start later (from their first event); that user's lies (another's pid, a
 #                  parent not its own) and garbage change nothing; root's `usertp record -a`
 #                  records them too; nothing is left in the system directory
+#   pipe-readers   200 readers wait in trace_pipe (and trace_pipe_raw): every other file is
+#                  served meanwhile, the fired records reach the readers, and each reader ends
+#                  when killed (issue 21, item 14: the mount served 10 requests at once, not
+#                  its 64, and 200 readers held them all: every other file hung)
 #   stalled-reader a `cat trace_pipe` stopped (SIGSTOP) while 200000 records are fired: the
 #                  program never waits, and per CPU held + overwritten + dropped = fired
 #   deputy         another user's runtime directory holds, for a process of that user, a link
@@ -373,6 +377,37 @@ every-user)
 	m=
 	[ -z "$(ls -A "$USERTP_SYSTEM_DIR")" ] || { bad "left in the system directory:"; ls -la "$USERTP_SYSTEM_DIR"; }
 	[ ! -s "$dir/mount.err" ] || { bad "the mount said:"; cat "$dir/mount.err"; }
+	;;
+pipe-readers)
+	start
+	echo cons:cons_a >"$mnt/set_event"
+	readers=
+	for i in $(seq 100); do
+		cat "$mnt/trace_pipe" >"$dir/pipe.$i" &
+		readers="$readers $!"
+		cat "$mnt/per_cpu/cpu0/trace_pipe_raw" >/dev/null &
+		readers="$readers $!"
+	done
+	pids=$readers
+	# Each waits (in the mount, for a thread of its own) once it holds its file open.
+	wait_until "200 readers waiting" sh -c "[ \$(ls -l /proc/*/fd/ 2>/dev/null | grep -c ' -> $mnt/.*trace_pipe') -ge 200 ]"
+	sleep 0.5
+	# The other files (a read, a write, a directory) are served meanwhile, at once: a
+	# 20 s timeout only keeps the test from hanging when they are not.
+	timeout 20 cat "$mnt/available_events" >"$dir/avail" || bad "available_events not served"
+	grep -q '^cons:cons_a$' "$dir/avail" || bad "available_events without cons:cons_a"
+	timeout 20 sh -c "echo cons:cons_b >>'$mnt/set_event'" || bad "set_event not written"
+	timeout 20 cat "$mnt/set_event" >"$dir/set_event" || bad "set_event not read"
+	[ "$(sort "$dir/set_event" | tr "\n" " ")" = "cons:cons_a cons:cons_b " ] || { bad "set_event read back:"; cat "$dir/set_event"; }
+	timeout 20 ls "$mnt/events/cons" >/dev/null || bad "events/cons not listed"
+	fire 50
+	wait_until "100 records in the readers" sh -c "[ \$(cat '$dir'/pipe.* | grep -c 'cons_[ab]: seq=') -eq 100 ]"
+	kill $readers
+	for r in $readers; do wait $r 2>/dev/null || true; done
+	pids=
+	timeout 20 cat "$mnt/trace_pipe" </dev/null >/dev/null &
+	sleep 0.2
+	kill $! && wait $! 2>/dev/null || true
 	;;
 stalled-reader)
 	start
