@@ -234,7 +234,7 @@ void usertp__ctl_sendf_nowait(int sock, const char *fmt, ...)
 	(void)!send(sock, buf, sizeof(len) + len, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-static long long now_ms(void)
+long long usertp__mono_ms(void)
 {
 	struct timespec ts;
 
@@ -249,7 +249,7 @@ static int wait_readable(int sock, long long deadline)
 	int n;
 
 	do {
-		long long left = deadline < 0 ? -1 : deadline - now_ms();
+		long long left = deadline < 0 ? -1 : deadline - usertp__mono_ms();
 
 		n = poll(&p, 1, left < 0 && deadline >= 0 ? 0 : (int)left);
 	} while (n < 0 && errno == EINTR);
@@ -308,7 +308,7 @@ static long read_full(int sock, void *buf, size_t len, int *fd, long long deadli
 
 long usertp__ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
 {
-	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	long long deadline = timeout_ms < 0 ? -1 : usertp__mono_ms() + timeout_ms;
 	uint32_t len;
 	long n;
 

@@ -83,6 +83,9 @@ union usertp__ctl_fd_control {
 /* Make @mh pass descriptor @fd (SCM_RIGHTS), in @control. */
 void usertp__ctl_attach_fd(struct msghdr *mh, union usertp__ctl_fd_control *control, int fd);
 
+/* CLOCK_MONOTONIC in milliseconds: the deadlines of every exchange with a peer. */
+long long usertp__mono_ms(void);
+
 /* Send one message, with @pass_fd when it is >= 0.  Return: 0 or a negative errno. */
 int usertp__ctl_send(int sock, const void *msg, size_t len, int pass_fd);
 /* printf-style send. */

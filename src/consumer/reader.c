@@ -26,6 +26,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "ctl-proto.h"
 #include "event-ids.h"
 #include "session.h"
 #include "tep-check.h"
@@ -367,14 +368,6 @@ static bool more_can_come(const struct usertp_session *s)
 		if (!s->sources[i]->ended)
 			return true;
 	return false;
-}
-
-long long usertp__mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
 }
 
 /*

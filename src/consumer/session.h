@@ -179,8 +179,6 @@ USERTP__HIDDEN int usertp__session_spool_kernel(struct usertp_session *s, unsign
  */
 USERTP__HIDDEN int usertp__session_listed(struct usertp_session *s, struct usertp__pid_list *trace,
 					  struct usertp__pid_list *notrace);
-/* CLOCK_MONOTONIC in milliseconds (deadlines). */
-USERTP__HIDDEN long long usertp__mono_ms(void);
 USERTP__HIDDEN int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 USERTP__HIDDEN void usertp__session_log(struct usertp_session *s, const char *fmt, ...)

@@ -121,14 +121,6 @@ static struct {
 	struct conn conns[MAX_CONNS];
 } ctl = { .listen_fd = -1, .wake = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* --- replies ------------------------------------------------------------------------------ */
 
 struct reply {
@@ -543,7 +535,7 @@ static void wake_thread(void)
 static int conn_send_locked(struct conn *c, const char *text, size_t len, int pass_fd,
 			    int wait_ms)
 {
-	long long until = now_ms() + wait_ms;
+	long long until = usertp__mono_ms() + wait_ms;
 	int ret = conn_queue_locked(c, text, len, pass_fd);
 
 	if (ret)
@@ -559,7 +551,7 @@ static int conn_send_locked(struct conn *c, const char *text, size_t len, int pa
 			wake_thread(); /* it polls for POLLOUT now */
 			return 0;
 		}
-		left = until - now_ms();
+		left = until - usertp__mono_ms();
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
 			return -ETIMEDOUT;
 	}
@@ -651,7 +643,7 @@ static bool conn_read(struct conn *c)
 			}
 		}
 		if (!c->in_len)
-			c->deadline = now_ms() + REQUEST_DEADLINE_MS;
+			c->deadline = usertp__mono_ms() + REQUEST_DEADLINE_MS;
 		c->in_len += (size_t)n;
 		while (c->in_len >= sizeof(len)) {
 			memcpy(&len, c->in, sizeof(len));
@@ -672,7 +664,7 @@ static bool conn_read(struct conn *c)
 			}
 			c->in_len -= sizeof(len) + len;
 			memmove(c->in, c->in + sizeof(len) + len, c->in_len);
-			c->deadline = c->in_len ? now_ms() + REQUEST_DEADLINE_MS : 0;
+			c->deadline = c->in_len ? usertp__mono_ms() + REQUEST_DEADLINE_MS : 0;
 		}
 	}
 }
@@ -762,7 +754,7 @@ static void *control_thread(void *open_endpoint)
 		}
 		pthread_mutex_unlock(&ctl.lock);
 		if (next) {
-			now = now_ms();
+			now = usertp__mono_ms();
 			timeout = next > now ? (int)(next - now) : 0;
 		}
 		if (poll(pfd, n, timeout) < 0)
@@ -774,7 +766,7 @@ static void *control_thread(void *open_endpoint)
 		}
 		if (pfd[0].revents)
 			accept_one();
-		now = now_ms();
+		now = usertp__mono_ms();
 		for (i = 2; i < n; i++) {
 			/* Only this thread closes connections: c stays valid. */
 			struct conn *c = &ctl.conns[idx[i]];
@@ -907,7 +899,7 @@ static void at_exit(void)
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
-	deadline = now_ms() + EXIT_FLUSH_MS;
+	deadline = usertp__mono_ms() + EXIT_FLUSH_MS;
 	if (pthread_mutex_timedlock(&ctl.lock, &until)) {
 		if (ctl.path[0])
 			unlink(ctl.path);
@@ -931,7 +923,7 @@ static void at_exit(void)
 		/* Sent here, not by the thread: the process is about to go. */
 		while (!conn_flush_locked(c) && c->out) {
 			struct pollfd p = { c->fd, POLLOUT, 0 };
-			long long left = deadline - now_ms();
+			long long left = deadline - usertp__mono_ms();
 
 			if (left <= 0 || poll(&p, 1, (int)left) <= 0)
 				break;
@@ -952,7 +944,7 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 {
 	static char req[MAX_REQUEST];
 	struct conn c = { .fd = -1, .in_fd = -1 };
-	long long deadline = now_ms() + deadline_ms;
+	long long deadline = usertp__mono_ms() + deadline_ms;
 	uid_t uid;
 	char comm[17];
 	bool ran = false;
@@ -979,7 +971,7 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 	}
 	while (!ran) {
 		struct reply r = { NULL, 0, 0 };
-		long long left = deadline - now_ms();
+		long long left = deadline - usertp__mono_ms();
 		long n = left > 0 ? usertp__ctl_recv(c.fd, req, sizeof(req), &c.in_fd, (int)left)
 				  : -ETIMEDOUT;
 		int fd;

@@ -14,14 +14,6 @@
 
 #define CALL_TIMEOUT_MS 2000
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static struct usertp__catalog_event *find(const struct usertp__catalog *c, const char *system,
 					  size_t system_len, const char *name)
 {
@@ -89,7 +81,7 @@ static int note(struct usertp__catalog *c, const char *line, pid_t pid)
 
 bool usertp__catalog_due(const struct usertp__catalog *c, int max_age_ms)
 {
-	return !c->refreshed_ms || now_ms() - c->refreshed_ms >= max_age_ms;
+	return !c->refreshed_ms || usertp__mono_ms() - c->refreshed_ms >= max_age_ms;
 }
 
 int usertp__catalog_ask(struct usertp__catalog_answers *a)
@@ -149,7 +141,7 @@ int usertp__catalog_take(struct usertp__catalog *c, const struct usertp__catalog
 	if (!print)
 		return -ENOMEM;
 	print->defined = print->builtin = true;
-	c->refreshed_ms = now_ms();
+	c->refreshed_ms = usertp__mono_ms();
 	for (size_t i = 0; i < c->nr; i++) {
 		struct usertp__catalog_event *ev = &c->events[i];
 		bool answered = false;
