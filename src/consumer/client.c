@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,18 +61,13 @@ static int cmp_pid(const void *a, const void *b)
 }
 
 /*
- * Ask @prog who it is.  Return: 0; -EBUSY when it serves as many connections as it can;
- * -EACCES when it refuses us; -ENOENT when nobody answers (a stale endpoint).
+ * What @prog's answer to "hello" says (@ret and @reply as usertp__client_call()'s): its comm
+ * into @prog.  Return: 0; -EBUSY when it serves as many connections as it can; -EACCES when
+ * it refuses us; -ETIMEDOUT when it did not answer; -EPROTO when it answered nonsense;
+ * -ENOENT when nobody answers (a stale endpoint).
  */
-static int hello(struct usertp__program *prog)
+static int hello_result(struct usertp__program *prog, int ret, char *reply)
 {
-	char *reply = NULL;
-	int sock = usertp__client_connect(prog), ret;
-
-	if (sock < 0)
-		return sock == -EAGAIN ? -EBUSY : -ENOENT; /* EAGAIN: its backlog is full */
-	ret = usertp__client_call(sock, "hello", &reply, NULL, CALL_TIMEOUT_MS);
-	close(sock);
 	if (!ret) {
 		struct usertp__ctl_msg m;
 		const char *why;
@@ -87,8 +83,19 @@ static int hello(struct usertp__program *prog)
 		ret = -ETIMEDOUT; /* a stalled program, or a peer that is not one */
 	else if (ret == -EREMOTEIO || ret == -EMSGSIZE || ret == -EBADMSG || ret == -EPROTO)
 		ret = -EPROTO; /* it answered, nonsense */
-	else
+	else if (ret != -EBUSY)
 		ret = -ENOENT;
+	return ret;
+}
+
+/* Ask @prog who it is (hello_result()). */
+static int hello(struct usertp__program *prog)
+{
+	char *reply = NULL;
+	int ret;
+
+	usertp__client_ask_all(prog, 1, "hello", CALL_TIMEOUT_MS, &reply, &ret);
+	ret = hello_result(prog, ret, reply);
 	free(reply);
 	return ret;
 }
@@ -187,6 +194,7 @@ static int programs_add(struct usertp__program **list, size_t *n, size_t *cap,
 }
 
 static bool environ_value(pid_t pid, const char *name, char *buf, size_t size);
+static int endpoint_of_others(pid_t pid, uid_t uid, struct usertp__program *prog);
 
 /*
  * Does process @pid look for root's sessions in the system directory @ours (its
@@ -228,11 +236,43 @@ static int programs_of_others(struct usertp__program **list, size_t *n, size_t *
 		    (size_t)snprintf(proc, sizeof(proc), "/proc/%s", de->d_name) >= sizeof(proc) ||
 		    stat(proc, &st) || st.st_uid == geteuid())
 			continue;
-		if (same_system_dir((pid_t)pid, system_dir) && !usertp__client_find((pid_t)pid, &prog))
+		if (same_system_dir((pid_t)pid, system_dir) &&
+		    !endpoint_of_others((pid_t)pid, st.st_uid, &prog))
 			ret = programs_add(list, n, cap, &prog);
 	}
 	closedir(d);
 	return ret;
+}
+
+/*
+ * Keep of @list (*@n programs) those that answer "hello", asked all at once; an endpoint of
+ * ours that nobody answers on, left by a process that died, is removed.  Return: 0 or -ENOMEM.
+ */
+static int programs_keep_answering(struct usertp__program *list, size_t *n)
+{
+	char **replies = calloc(*n, sizeof(*replies));
+	int *results = calloc(*n, sizeof(*results));
+	size_t kept = 0;
+
+	if (!replies || !results || usertp__client_ask_all(list, *n, "hello", CALL_TIMEOUT_MS,
+							   replies, results)) {
+		free(replies);
+		free(results);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		int ret = hello_result(&list[i], results[i], replies[i]);
+
+		free(replies[i]);
+		if (!ret)
+			list[kept++] = list[i];
+		else if (!list[i].foreign && !process_exists(list[i].pid))
+			unlink(list[i].path); /* left by a process that died */
+	}
+	*n = kept;
+	free(replies);
+	free(results);
+	return 0;
 }
 
 int usertp__client_programs(struct usertp__program **out, bool every_user)
@@ -251,24 +291,22 @@ int usertp__client_programs(struct usertp__program **out, bool every_user)
 	if (!d && !ret && errno != ENOENT)
 		return -errno;
 	ret = 0;
+	/* The endpoints first, then who they are: asked all at once (usertp__client_ask_all()). */
 	while (d && !ret && (de = readdir(d))) {
-		struct usertp__program prog = { endpoint_pid(de->d_name), "", "" };
+		struct usertp__program prog = { endpoint_pid(de->d_name), "", "", false };
 
 		remove_if_stale(dir, de->d_name);
 		if (!prog.pid || (size_t)snprintf(prog.path, sizeof(prog.path), "%s/%s", dir,
 						  de->d_name) >= sizeof(prog.path))
 			continue;
-		if (hello(&prog)) {
-			if (!process_exists(prog.pid))
-				unlink(prog.path); /* left by a process that died */
-			continue;
-		}
 		ret = programs_add(&list, &n, &cap, &prog);
 	}
 	if (d)
 		closedir(d);
 	if (!ret && every_user && geteuid() == 0)
 		ret = programs_of_others(&list, &n, &cap);
+	if (!ret && n)
+		ret = programs_keep_answering(list, &n);
 	if (ret) {
 		free(list);
 		return ret;
@@ -337,24 +375,38 @@ static long long process_age_ms(pid_t pid)
 	       (long long)(start * 1000 / (unsigned long long)hz);
 }
 
-static int find_once(pid_t pid, const struct stat *st, struct usertp__program *prog)
+/*
+ * The endpoint of process @pid of user @uid, not ours (only root may, and it is found in
+ * that user's directory), into @prog: 0, or -ENOENT.  Not asked yet.
+ */
+static int endpoint_of_others(pid_t pid, uid_t uid, struct usertp__program *prog)
 {
 	char dir[PATH_MAX], xdg[PATH_MAX] = "";
+
+	memset(prog, 0, sizeof(*prog));
+	prog->pid = pid;
+	prog->foreign = true;
+	if (geteuid() != 0 || uid == 0)
+		return -ENOENT;
+	environ_value(pid, "XDG_RUNTIME_DIR", xdg, sizeof(xdg));
+	if (usertp__ctl_dir_of(dir, sizeof(dir), uid, xdg[0] ? xdg : NULL) ||
+	    (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) >=
+		    sizeof(prog->path))
+		return -ENOENT;
+	return 0;
+}
+
+static int find_once(pid_t pid, const struct stat *st, struct usertp__program *prog)
+{
+	char dir[PATH_MAX];
 	int ret = usertp__client_dir(dir, sizeof(dir), false);
 
 	if (!ret && (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) <
 			    sizeof(prog->path) &&
 	    !access(prog->path, F_OK))
 		return hello(prog);
-	/* Another user's program: only root may, and it is found in that user's directory. */
-	if (geteuid() != 0 || st->st_uid == 0)
-		return -ENOENT;
-	environ_value(pid, "XDG_RUNTIME_DIR", xdg, sizeof(xdg));
-	if (usertp__ctl_dir_of(dir, sizeof(dir), st->st_uid, xdg[0] ? xdg : NULL) ||
-	    (size_t)snprintf(prog->path, sizeof(prog->path), "%s/%d.sock", dir, (int)pid) >=
-		    sizeof(prog->path))
-		return -ENOENT;
-	return hello(prog);
+	ret = endpoint_of_others(pid, st->st_uid, prog);
+	return ret ? ret : hello(prog);
 }
 
 /*
@@ -420,6 +472,96 @@ int usertp__client_connect(const struct usertp__program *prog)
 	return sock;
 }
 
+/* A reply's verdict: 0 for "ok...", -EREMOTEIO for anything else ("error ..."). */
+static int reply_result(const char *reply)
+{
+	return !strncmp(reply, "ok", 2) && (reply[2] == 0 || reply[2] == ' ' || reply[2] == '\n')
+		       ? 0
+		       : -EREMOTEIO;
+}
+
+/* Take @sock's reply into *@reply, waiting until @deadline at most (as usertp__client_call()). */
+static int take_reply(int sock, char **reply, long long deadline)
+{
+	long long left = deadline - usertp__mono_ms();
+	char *buf = malloc(USERTP_CTL_MAX_MSG + 1), *fit;
+	long n = buf ? usertp__ctl_recv(sock, buf, USERTP_CTL_MAX_MSG + 1, NULL,
+					left > 0 ? (int)left : 0)
+		     : -ENOMEM;
+
+	if (n <= 0) {
+		free(buf);
+		return n ? (int)n : -EPIPE;
+	}
+	fit = realloc(buf, (size_t)n + 1);
+	*reply = fit ? fit : buf;
+	return reply_result(*reply);
+}
+
+int usertp__client_ask_all(const struct usertp__program *progs, size_t n, const char *req,
+			   int timeout_ms, char **replies, int *results)
+{
+	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
+	long long start = usertp__mono_ms(), *deadline = calloc(n ? n : 1, sizeof(*deadline));
+	size_t waiting = 0;
+
+	if (!pfd || !deadline) {
+		free(pfd);
+		free(deadline);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int sock = usertp__client_connect(&progs[i]), ret;
+
+		replies[i] = NULL;
+		pfd[i] = (struct pollfd){ .fd = -1, .events = POLLIN };
+		deadline[i] = start + (progs[i].foreign ? USERTP__FOREIGN_ANSWER_MS : timeout_ms);
+		if (sock < 0) {
+			results[i] = sock == -EAGAIN ? -EBUSY : -ENOENT; /* EAGAIN: backlog full */
+			continue;
+		}
+		/* A refusal (EBUSY, EACCES) may come, and the peer close, before the request is sent. */
+		ret = usertp__ctl_send(sock, req, strlen(req), -1);
+		if (ret && ret != -EPIPE && ret != -ECONNRESET) {
+			close(sock);
+			results[i] = ret;
+			continue;
+		}
+		pfd[i].fd = sock;
+		results[i] = -ETIMEDOUT;
+		waiting++;
+	}
+	while (waiting) {
+		long long now = usertp__mono_ms(), next = -1;
+
+		for (size_t i = 0; i < n; i++) {
+			if (pfd[i].fd < 0)
+				continue;
+			if (deadline[i] <= now) {
+				close(pfd[i].fd); /* results[i]: -ETIMEDOUT */
+				pfd[i].fd = -1;
+				waiting--;
+			} else if (next < 0 || deadline[i] < next) {
+				next = deadline[i];
+			}
+		}
+		if (!waiting || poll(pfd, n, (int)(next - now)) <= 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			/* (One that sends part of its reply holds us until its own deadline.) */
+			results[i] = take_reply(pfd[i].fd, &replies[i], deadline[i]);
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+			waiting--;
+		}
+	}
+	free(pfd);
+	free(deadline);
+	return 0;
+}
+
 int usertp__client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms)
 {
 	return usertp__client_call_fd(sock, req, -1, reply, fd, timeout_ms);
@@ -449,9 +591,7 @@ int usertp__client_call_fd(int sock, const char *req, int pass_fd, char **reply,
 		return ret ? ret : n ? (int)n : -EPIPE;
 	}
 	*reply = buf;
-	if (!strncmp(buf, "ok", 2) && (buf[2] == 0 || buf[2] == ' ' || buf[2] == '\n'))
-		return 0;
-	return -EREMOTEIO;
+	return reply_result(buf);
 }
 
 int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pass_fd, char **reply,

@@ -16,7 +16,15 @@ struct usertp__program {
 	pid_t pid;
 	char comm[17];
 	char path[108]; /* its endpoint */
+	bool foreign;	/* another user's (only root lists them) */
 };
+
+/*
+ * How long root waits for an answer of another user's program, which it does not trust
+ * to answer at all: as long as such a program waits for root's sessions when it joins
+ * (JOIN_ALL_MS in src/lib/control.c).
+ */
+#define USERTP__FOREIGN_ANSWER_MS 250
 
 /*
  * The programs with an endpoint in our runtime directory, by pid (endpoints left by dead
@@ -49,6 +57,16 @@ int usertp__client_find(pid_t pid, struct usertp__program *prog);
 int usertp__client_find_now(pid_t pid, struct usertp__program *prog);
 /* What an error of usertp__client_find() means, for a message. */
 const char *usertp__client_find_error(int err);
+
+/*
+ * Ask each of @progs (@n of them) @req at once, each on a connection of its own, and take
+ * the replies as they come: a program of ours is waited for @timeout_ms from the start, another
+ * user's USERTP__FOREIGN_ANSWER_MS, so that programs that do not answer cost that once, not
+ * once each.  replies[i]: its reply (to free()) or NULL; results[i]: as usertp__client_call()'s
+ * (-ENOENT: it could not be reached, -EBUSY: its backlog is full).  Return: 0 or -ENOMEM.
+ */
+int usertp__client_ask_all(const struct usertp__program *progs, size_t n, const char *req,
+			   int timeout_ms, char **replies, int *results);
 
 /* Connect to @prog's endpoint.  Return: the socket or a negative errno. */
 int usertp__client_connect(const struct usertp__program *prog);

@@ -229,6 +229,16 @@ static int source_map(struct usertp_session *s, struct usertp__source *src, int 
 	return s->dat ? usertp__writer_source(s, src) : usertp__reader_source(s, src);
 }
 
+/* Is @pid another user's process, and we root (who records it)? */
+static bool another_users_as_root(pid_t pid)
+{
+	char proc[64];
+	struct stat st;
+
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	return geteuid() == 0 && !stat(proc, &st) && st.st_uid != 0;
+}
+
 static struct usertp__source *source_new(struct usertp_session *s, pid_t pid, const char *comm)
 {
 	struct usertp__source *src = calloc(1, sizeof(*src)), **list;
@@ -244,6 +254,7 @@ static struct usertp__source *source_new(struct usertp_session *s, pid_t pid, co
 	src->index = s->nr_sources;
 	src->pid = pid;
 	src->session = src->query = -1;
+	src->foreign = another_users_as_root(pid);
 	snprintf(src->comm, sizeof(src->comm), "%s", comm ? comm : "");
 	snprintf(src->name, sizeof(src->name), "%s[%d]", src->comm[0] ? src->comm : "?", (int)pid);
 	s->sources[s->nr_sources++] = src;
@@ -523,6 +534,11 @@ static int source_start(struct usertp_session *s, struct usertp__source *src, in
 	if (!ret)
 		ret = source_map(s, src, fd, ok.num[USERTP_CTL_KEY_SIZE]);
 	if (!ret) {
+		/* A program that does not read what we send is dropped, never waited for. */
+		int send_ms = src->foreign ? USERTP__FOREIGN_ANSWER_MS : USERTP__CALL_TIMEOUT_MS;
+		struct timeval tv = { send_ms / 1000, send_ms % 1000 * 1000 };
+
+		setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		src->session = sock;
 		source_add_formats(s, src, sock, ok.body);
 	} else if (ret != -EREMOTEIO) {
@@ -549,12 +565,13 @@ static bool another_users(pid_t pid)
 	return geteuid() != 0 && !stat(proc, &st) && st.st_uid != geteuid();
 }
 
+static int attach_found(struct usertp_session *s, const struct usertp__program *prog,
+			int timeout_ms);
+
 static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 {
 	struct usertp__program prog;
-	struct usertp__source *src;
-	char *reply = NULL;
-	int sock, ret;
+	int ret;
 
 	ret = usertp__client_find(pid, &prog);
 	if (ret == -ENOENT && another_users(pid))
@@ -567,11 +584,23 @@ static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 		return quiet_if_gone ? ret
 				     : usertp__session_fail(s, ret, "process %d: %s", (int)pid,
 							    usertp__client_find_error(ret));
-	sock = usertp__client_connect(&prog);
+	return attach_found(s, &prog, USERTP__CALL_TIMEOUT_MS);
+}
+
+/* Attach @prog, found and answering, waiting @timeout_ms at most for each of its answers. */
+static int attach_found(struct usertp_session *s, const struct usertp__program *prog,
+			int timeout_ms)
+{
+	pid_t pid = prog->pid;
+	struct usertp__source *src;
+	char *reply = NULL;
+	int sock, ret;
+
+	sock = usertp__client_connect(prog);
 	if (sock < 0)
 		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));
 	/* Another user's program refuses us on its first answer. */
-	ret = usertp__client_call(sock, "hello", &reply, NULL, USERTP__CALL_TIMEOUT_MS);
+	ret = usertp__client_call(sock, "hello", &reply, NULL, timeout_ms);
 	if (ret) {
 		char err[256];
 
@@ -586,12 +615,12 @@ static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 		return ret;
 	}
 	free(reply);
-	src = source_new(s, pid, prog.comm);
+	src = source_new(s, pid, prog->comm);
 	if (!src) {
 		close(sock);
 		return -ENOMEM;
 	}
-	ret = source_start(s, src, sock, USERTP__CALL_TIMEOUT_MS);
+	ret = source_start(s, src, sock, timeout_ms);
 	if (ret) {
 		close(sock);
 		src->ended = true;
@@ -599,7 +628,7 @@ static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 	}
 	/* The names of all its events (for the checks of specs). */
 	if (source_query(src))
-		source_learn(s, src, src->query, "ids", USERTP__CALL_TIMEOUT_MS);
+		source_learn(s, src, src->query, "ids", timeout_ms);
 	return 0;
 }
 
@@ -714,6 +743,26 @@ static int listen_every_user(struct usertp_session *s)
 	return 0;
 }
 
+/* Is @uid kept out for now (a peer of it that stalled or lied lately)? */
+static bool foreign_banned(struct usertp_session *s, uid_t uid, long long now)
+{
+	for (unsigned int i = 0; i < USERTP__FOREIGN_BANS; i++)
+		if (s->bans[i].until_ms > now && s->bans[i].uid == uid)
+			return true;
+	return false;
+}
+
+static void foreign_ban(struct usertp_session *s, uid_t uid, long long now)
+{
+	unsigned int oldest = 0;
+
+	for (unsigned int i = 1; i < USERTP__FOREIGN_BANS; i++)
+		if (s->bans[i].until_ms < s->bans[oldest].until_ms)
+			oldest = i;
+	s->bans[oldest].uid = uid;
+	s->bans[oldest].until_ms = now + USERTP__FOREIGN_BAN_MS;
+}
+
 int usertp_session_attach_all(struct usertp_session *s)
 {
 	struct usertp__program *progs;
@@ -751,10 +800,30 @@ int usertp_session_attach_all(struct usertp_session *s)
 		return ret;
 	}
 	s->all = true;
+	/*
+	 * Those running, found answering (all asked at once): ours attached as usual; another
+	 * user's each answer waited for USERTP__FOREIGN_ANSWER_MS, and a user one of whose
+	 * programs does not answer so is kept out (its other programs too), as when they join.
+	 */
 	n = usertp__client_programs(&progs, geteuid() == 0);
-	for (int i = 0; i < n; i++)
-		if (progs[i].pid != getpid() && !source_of_pid(s, progs[i].pid))
-			attach(s, progs[i].pid, true);
+	for (int i = 0; i < n; i++) {
+		long long start = usertp__mono_ms();
+		struct stat st;
+		char proc[64];
+
+		if (progs[i].pid == getpid() || source_of_pid(s, progs[i].pid))
+			continue;
+		if (!progs[i].foreign) {
+			attach_found(s, &progs[i], USERTP__CALL_TIMEOUT_MS);
+			continue;
+		}
+		snprintf(proc, sizeof(proc), "/proc/%d", (int)progs[i].pid);
+		if (stat(proc, &st) || foreign_banned(s, st.st_uid, start))
+			continue;
+		if (attach_found(s, &progs[i], USERTP__FOREIGN_ANSWER_MS) == -ETIMEDOUT ||
+		    usertp__mono_ms() - start >= 3 * USERTP__FOREIGN_ANSWER_MS)
+			foreign_ban(s, st.st_uid, usertp__mono_ms());
+	}
 	if (n > 0)
 		free(progs);
 	return 0;
@@ -885,30 +954,10 @@ static pid_t real_ppid(pid_t pid)
 	return (pid_t)ppid;
 }
 
-/* Is @uid kept out for now (a peer of it that stalled or lied lately)? */
-static bool foreign_banned(struct usertp_session *s, uid_t uid, long long now)
-{
-	for (unsigned int i = 0; i < USERTP__FOREIGN_BANS; i++)
-		if (s->bans[i].until_ms > now && s->bans[i].uid == uid)
-			return true;
-	return false;
-}
-
-static void foreign_ban(struct usertp_session *s, uid_t uid, long long now)
-{
-	unsigned int oldest = 0;
-
-	for (unsigned int i = 1; i < USERTP__FOREIGN_BANS; i++)
-		if (s->bans[i].until_ms < s->bans[oldest].until_ms)
-			oldest = i;
-	s->bans[oldest].uid = uid;
-	s->bans[oldest].until_ms = now + USERTP__FOREIGN_BAN_MS;
-}
-
 /*
  * A program joins (or a traced program's child says it was born).  Another user's (only
  * root's session of every user hears them) is taken at its word only about itself (the pid
- * it gives must be its own, its parent its real one) and is given USERTP__FOREIGN_JOIN_MS for each
+ * it gives must be its own, its parent its real one) and is given USERTP__FOREIGN_ANSWER_MS for each
  * answer, as long as such a program waits for us anyway; a user whose peer failed so is kept
  * out for USERTP__FOREIGN_BAN_MS, so that a hostile user holds the session up for 2.5 % at worst.
  */
@@ -935,7 +984,7 @@ static void accept_one(struct usertp_session *s, int listen_fd)
 		close(sock);
 		return;
 	}
-	timeout_ms = ours ? USERTP__CALL_TIMEOUT_MS : USERTP__FOREIGN_JOIN_MS;
+	timeout_ms = ours ? USERTP__CALL_TIMEOUT_MS : USERTP__FOREIGN_ANSWER_MS;
 	msg = malloc(MSG_MAX);
 	n = msg ? usertp__ctl_recv(sock, msg, MSG_MAX, &fd, timeout_ms) : -ENOMEM;
 	if (n > 0 && !usertp__ctl_decode(msg, &m, &why) && !ours &&
@@ -952,7 +1001,7 @@ static void accept_one(struct usertp_session *s, int listen_fd)
 	free(msg);
 	if (fd >= 0)
 		close(fd);
-	if (!ours && (!taken || usertp__mono_ms() - start >= USERTP__FOREIGN_JOIN_MS))
+	if (!ours && (!taken || usertp__mono_ms() - start >= USERTP__FOREIGN_ANSWER_MS))
 		foreign_ban(s, uid, usertp__mono_ms());
 }
 
@@ -1018,7 +1067,11 @@ static bool session_message(struct usertp_session *s, struct usertp__source *src
 	if (n <= 0)
 		return false;
 	/* (A message that does not decode is a program's bug or malice: left out.) */
-	if (!usertp__ctl_decode(message, &m, &why))
+	if (usertp__ctl_decode(message, &m, &why))
+		return true;
+	if ((m.type == USERTP_CTL_MSG_OK || m.type == USERTP_CTL_MSG_ERROR) && src->unanswered)
+		src->unanswered--; /* a reply that came late */
+	else
 		session_news(s, src, &m);
 	return true;
 }
@@ -1047,42 +1100,139 @@ bool usertp__session_await_format(struct usertp_session *s, struct usertp__sourc
 /* --- settings ----------------------------------------------------------------------------- */
 
 /*
- * Send @req on @src's session connection and take its messages until the reply, which must
- * come within USERTP__CALL_TIMEOUT_MS.  Return: 0, -EREMOTEIO (an error reply, in
- * s->error), -ETIMEDOUT, or another negative errno (the connection is over).
+ * Send @req on the session connections of @srcs (@n of them) at once, and take their messages
+ * until each has replied: a program of ours is waited for USERTP__CALL_TIMEOUT_MS from the
+ * start, another user's USERTP__FOREIGN_ANSWER_MS, and one whose earlier reply is still out
+ * (it did not answer in time) not at all, so that programs that do not answer cost that once
+ * per operation, however many, and then nothing until they answer again (their late replies
+ * are taken as they come).  results[i]: 0, -EREMOTEIO (an error reply; the first is in
+ * s->error), -ETIMEDOUT, or another negative errno (the connection is over: the caller ends
+ * it); bodies[i] (@bodies may be NULL): an "ok" reply's body, to free().  Return: 0 or -ENOMEM.
  */
+static int sources_call(struct usertp_session *s, struct usertp__source **srcs, unsigned int n,
+			const struct usertp__ctl_msg *req, int *results, char **bodies)
+{
+	char *message = message_buffer(s), *text = NULL;
+	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
+	long long start = usertp__mono_ms();
+	long len = usertp__ctl_encode(req, &text);
+	unsigned int waiting = 0;
+	bool refused = false;
+
+	if (!message || !pfd || len < 0) {
+		free(pfd);
+		free(text);
+		return len < 0 ? (int)len : -ENOMEM;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct usertp__source *src = srcs[i];
+
+		pfd[i] = (struct pollfd){ .fd = -1, .events = POLLIN };
+		if (bodies)
+			bodies[i] = NULL;
+		results[i] = usertp__ctl_send(src->session, text, (size_t)len, -1);
+		if (results[i])
+			continue;
+		if (src->unanswered) {
+			src->unanswered++;
+			results[i] = -ETIMEDOUT;
+			continue;
+		}
+		results[i] = -ETIMEDOUT;
+		pfd[i].fd = src->session;
+		waiting++;
+	}
+	free(text);
+	while (waiting) {
+		long long now = usertp__mono_ms(), next = -1;
+
+		for (unsigned int i = 0; i < n; i++) {
+			long long deadline = start + (srcs[i]->foreign ? USERTP__FOREIGN_ANSWER_MS
+								       : USERTP__CALL_TIMEOUT_MS);
+
+			if (pfd[i].fd < 0)
+				continue;
+			if (deadline <= now) {
+				srcs[i]->unanswered++; /* its reply, when it comes, is left out */
+				pfd[i].fd = -1;
+				waiting--;
+			} else if (next < 0 || deadline < next) {
+				next = deadline;
+			}
+		}
+		if (!waiting || poll(pfd, n, (int)(next - now)) <= 0)
+			continue;
+		for (unsigned int i = 0; i < n; i++) {
+			struct usertp__source *src = srcs[i];
+			struct usertp__ctl_msg m;
+			const char *why;
+			long got;
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			/* (One that sends part of a message holds us until the deadline, no longer.) */
+			got = usertp__ctl_recv(src->session, message, USERTP_CTL_MAX_MSG + 1, NULL,
+					       (int)(next - usertp__mono_ms() > 0 ? next - usertp__mono_ms()
+										: 0));
+			if (got <= 0) {
+				results[i] = got ? (int)got : -ECONNRESET;
+				pfd[i].fd = -1;
+				waiting--;
+				continue;
+			}
+			if (usertp__ctl_decode(message, &m, &why))
+				continue; /* nonsense: left out */
+			if (m.type != USERTP_CTL_MSG_OK && m.type != USERTP_CTL_MSG_ERROR) {
+				session_news(s, src, &m);
+				continue;
+			}
+			if (src->unanswered) {
+				src->unanswered--; /* the reply to an earlier request */
+				continue;
+			}
+			pfd[i].fd = -1;
+			waiting--;
+			if (m.type == USERTP_CTL_MSG_OK) {
+				results[i] = bodies && !(bodies[i] = strdup(m.body)) ? -ENOMEM : 0;
+				continue;
+			}
+			results[i] = -EREMOTEIO;
+			if (!refused) {
+				size_t word = strcspn(m.arg, " ");
+
+				refused = true;
+				s->remote_err = usertp__ctl_errno_of(m.arg, word);
+				usertp__session_fail(s, -EREMOTEIO, "%s: %s%s%s", src->name,
+						     m.arg[word] ? m.arg + word + 1 : m.arg,
+						     *m.body ? "\n" : "", m.body);
+			}
+		}
+	}
+	free(pfd);
+	return 0;
+}
+
+/* sources_call() of one.  Return: its result. */
 static int source_call_reply(struct usertp_session *s, struct usertp__source *src,
 			     const struct usertp__ctl_msg *req, char **body)
 {
-	char *message = message_buffer(s);
-	int ret = message ? usertp__ctl_send_msg(src->session, req, -1) : -ENOMEM;
+	int result, ret = sources_call(s, &src, 1, req, &result, body);
 
-	while (!ret) {
-		long n = usertp__ctl_recv(src->session, message, USERTP_CTL_MAX_MSG + 1, NULL,
-					 USERTP__CALL_TIMEOUT_MS);
-		struct usertp__ctl_msg m;
-		const char *why;
+	return ret ? ret : result;
+}
 
-		if (n <= 0)
-			return n ? (int)n : -ECONNRESET;
-		if (usertp__ctl_decode(message, &m, &why))
-			continue; /* nonsense: left out */
-		if (m.type == USERTP_CTL_MSG_OK && body)
-			return (*body = strdup(m.body)) ? 0 : -ENOMEM;
-		if (m.type == USERTP_CTL_MSG_OK)
-			return 0;
-		if (m.type == USERTP_CTL_MSG_ERROR) {
-			size_t word = strcspn(m.arg, " ");
+/* The sources of @s still in touch, into *@out (to free()).  Return: how many, or -ENOMEM. */
+static int live_sources(const struct usertp_session *s, struct usertp__source ***out)
+{
+	unsigned int n = 0;
 
-			s->remote_err = usertp__ctl_errno_of(m.arg, word);
-			usertp__session_fail(s, -EREMOTEIO, "%s: %s%s%s", src->name,
-					     m.arg[word] ? m.arg + word + 1 : m.arg, *m.body ? "\n" : "",
-					     m.body);
-			return -EREMOTEIO;
-		}
-		session_news(s, src, &m);
-	}
-	return ret;
+	*out = calloc(s->nr_sources + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < s->nr_sources; i++)
+		if (!s->sources[i]->ended && s->sources[i]->session >= 0)
+			(*out)[n++] = s->sources[i];
+	return (int)n;
 }
 
 static int source_call(struct usertp_session *s, struct usertp__source *src,
@@ -1110,57 +1260,89 @@ static int listed_add(struct usertp__pid_list *list, const char *text, const cha
 	return 0;
 }
 
+/*
+ * Call every source still in touch with @req at once (sources_call()): the live ones into
+ * *@srcs (to free(), as *@results and *@bodies, which may be NULL).  One that is gone is
+ * ended here.  Return: how many, or -ENOMEM.
+ */
+static int call_live(struct usertp_session *s, const struct usertp__ctl_msg *req,
+		     struct usertp__source ***srcs, int **results, char ***bodies)
+{
+	int n = live_sources(s, srcs);
+
+	*results = n >= 0 ? calloc((size_t)n + 1, sizeof(**results)) : NULL;
+	if (bodies)
+		*bodies = n >= 0 ? calloc((size_t)n + 1, sizeof(**bodies)) : NULL;
+	if (n < 0 || !*results || (bodies && !*bodies) ||
+	    sources_call(s, *srcs, (unsigned int)n, req, *results, bodies ? *bodies : NULL)) {
+		free(*srcs);
+		free(*results);
+		if (bodies)
+			free(*bodies);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		int r = (*results)[i];
+
+		if (r && r != -EREMOTEIO && r != -ETIMEDOUT && r != -ENOMEM) {
+			/* Gone: what it committed is still in our mapping. */
+			close((*srcs)[i]->session);
+			(*srcs)[i]->session = -1;
+			source_finish(s, (*srcs)[i]);
+		}
+	}
+	return n;
+}
+
 int usertp__session_listed(struct usertp_session *s, struct usertp__pid_list *trace,
 			   struct usertp__pid_list *notrace)
 {
-	int ret = 0;
+	struct usertp__source **srcs;
+	int *results, ret = 0, n;
+	char **bodies;
 
-	for (unsigned int i = 0; i < s->nr_sources && !ret; i++) {
-		struct usertp__source *src = s->sources[i];
-		char *body = NULL;
-
-		if (src->ended || src->session < 0 ||
-		    source_call_reply(s, src, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_LISTED },
-				      &body))
-			continue; /* (one that does not say: as if it had added none) */
-		ret = listed_add(trace, body, "pids");
-		if (!ret)
-			ret = listed_add(notrace, body, "notrace_pids");
-		free(body);
+	n = call_live(s, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_LISTED }, &srcs,
+		      &results, &bodies);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		/* (One that does not say: as if it had added none.) */
+		if (!ret && !results[i])
+			ret = listed_add(trace, bodies[i], "pids");
+		if (!ret && !results[i])
+			ret = listed_add(notrace, bodies[i], "notrace_pids");
+		free(bodies[i]);
 	}
+	free(srcs);
+	free(results);
+	free(bodies);
 	return ret;
 }
 
 /* Give every running program the settings; false if one refused them (s->error says). */
 static int settings_apply(struct usertp_session *s)
 {
+	struct usertp__source **srcs;
 	struct usertp__ctl_msg req;
+	int refused = 0, *results, n;
 	char *events;
-	int refused = 0;
 
 	if (settings_msg(s, USERTP_CTL_MSG_SET, &req, &events, NULL))
 		return -ENOMEM;
-	for (unsigned int i = 0; i < s->nr_sources; i++) {
-		struct usertp__source *src = s->sources[i];
-		int ret;
-
-		if (src->ended || src->session < 0)
-			continue;
-		ret = source_call(s, src, &req);
-		if (ret == -EREMOTEIO) {
-			refused = refused ? refused : ret;
-		} else if (ret == -ETIMEDOUT) {
-			/* It records on as before; its reply, if it comes, is taken as news. */
-			usertp__session_log(s, "%s: did not take the new settings in %d ms",
-					    src->name, USERTP__CALL_TIMEOUT_MS);
-		} else if (ret) {
-			/* Gone: what it committed is still in our mapping. */
-			close(src->session);
-			src->session = -1;
-			source_finish(s, src);
-		}
-	}
+	n = call_live(s, &req, &srcs, &results, NULL);
 	free(events);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		if (results[i] == -EREMOTEIO)
+			refused = -EREMOTEIO;
+		else if (results[i] == -ETIMEDOUT)
+			/* It records on as before (its reply, if it comes, is left out). */
+			usertp__session_log(s, "%s: did not take the new settings in time",
+					    srcs[i]->name);
+	}
+	free(srcs);
+	free(results);
 	return refused;
 }
 
@@ -1307,16 +1489,6 @@ int usertp_session_set_tracing(struct usertp_session *s, bool on)
 	return ret;
 }
 
-/* Send the filter @text of @events to @src.  Return: as source_call(). */
-static int source_filter(struct usertp_session *s, struct usertp__source *src, const char *events,
-			 const char *text)
-{
-	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_FILTER, .body = text };
-
-	usertp__ctl_set_text(&m, USERTP_CTL_KEY_EVENTS, events);
-	return source_call(s, src, &m);
-}
-
 /* The filter the session has for exactly @events, or NULL. */
 static struct usertp__session_filter *filter_of(struct usertp_session *s, const char *events)
 {
@@ -1331,8 +1503,10 @@ int usertp_session_set_filter(struct usertp_session *s, const char *events, cons
 {
 	struct usertp__session_filter *old;
 	const char *text = filter ? filter : "0";
+	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_FILTER, .body = text };
+	struct usertp__source **srcs;
 	unsigned int took = 0;
-	int ret = 0;
+	int ret = 0, *results, n;
 
 	if (err && errlen)
 		err[0] = 0;
@@ -1346,38 +1520,33 @@ int usertp_session_set_filter(struct usertp_session *s, const char *events, cons
 		return usertp__session_fail(s, -ENOENT,
 					    "no event %s in the programs of the session", events);
 	old = filter_of(s, events);
-	for (unsigned int i = 0; i < s->nr_sources && !ret; i++) {
-		struct usertp__source *src = s->sources[i];
-
-		if (src->ended || src->session < 0)
-			continue;
-		ret = source_filter(s, src, events, text);
-		if (ret == -EREMOTEIO) {
+	usertp__ctl_set_text(&m, USERTP_CTL_KEY_EVENTS, events);
+	n = call_live(s, &m, &srcs, &results, NULL);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		if (results[i] == -EREMOTEIO && !ret)
 			ret = s->remote_err ? s->remote_err : -EINVAL;
-			/* Refused: the programs that took it get the one before back. */
-			if (err && errlen) {
-				const char *nl = strchr(s->error, '\n');
-
-				snprintf(err, errlen, "%s", nl ? nl + 1 : s->error);
-			}
-			for (unsigned int k = 0; k < i && took; k++)
-				if (!s->sources[k]->ended && s->sources[k]->session >= 0)
-					source_filter(s, s->sources[k], events, old ? old->text : "0");
-			return ret;
-		}
-		if (ret == -ETIMEDOUT) {
-			usertp__session_log(s, "%s: did not take the filter in %d ms", src->name,
-					    USERTP__CALL_TIMEOUT_MS);
-			ret = 0;
-		} else if (ret) {
-			close(src->session);
-			src->session = -1;
-			source_finish(s, src);
-			ret = 0;
-		} else {
-			took++;
-		}
+		else if (results[i] == -ETIMEDOUT)
+			usertp__session_log(s, "%s: did not take the filter in time", srcs[i]->name);
+		else if (!results[i])
+			srcs[took++] = srcs[i];
 	}
+	if (ret) {
+		/* Refused: the programs that took it get the one before back. */
+		if (err && errlen) {
+			const char *nl = strchr(s->error, '\n');
+
+			snprintf(err, errlen, "%s", nl ? nl + 1 : s->error);
+		}
+		m.body = old ? old->text : "0";
+		if (took)
+			sources_call(s, srcs, took, &m, results, NULL);
+	}
+	free(srcs);
+	free(results);
+	if (ret)
+		return ret;
 	/* Kept for the programs that come later (their start carries it). */
 	if (!old) {
 		struct usertp__session_filter *more =
@@ -1420,22 +1589,22 @@ int usertp_session_set_pid_filter(struct usertp_session *s, const pid_t *pids, s
 	/* Live: to every program now (the programs that come later have it in their start). */
 	if (pid_filter_msg(s, &m, texts))
 		ret = -ENOMEM;
-	for (unsigned int i = 0; i < s->nr_sources && !ret; i++) {
-		struct usertp__source *src = s->sources[i];
-		int err;
+	if (!ret) {
+		struct usertp__source **srcs;
+		int *results, n = call_live(s, &m, &srcs, &results, NULL);
 
-		if (src->ended || src->session < 0)
-			continue;
-		err = source_call(s, src, &m);
-		if (err == -ETIMEDOUT) {
-			usertp__session_log(s, "%s: did not take the pid filter in %d ms", src->name,
-					    USERTP__CALL_TIMEOUT_MS);
-		} else if (err == -EREMOTEIO) {
-			usertp__session_log(s, "%s: did not take the pid filter: %s", src->name, s->error);
-		} else if (err) {
-			close(src->session);
-			src->session = -1;
-			source_finish(s, src);
+		for (int i = 0; i < n; i++) {
+			if (results[i] == -ETIMEDOUT)
+				usertp__session_log(s, "%s: did not take the pid filter in time",
+						    srcs[i]->name);
+			else if (results[i] == -EREMOTEIO)
+				usertp__session_log(s, "%s: did not take the pid filter: %s",
+						    srcs[i]->name, s->error);
+		}
+		ret = n < 0 ? n : 0;
+		if (n >= 0) {
+			free(srcs);
+			free(results);
 		}
 	}
 	free(texts[0]);

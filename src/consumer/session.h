@@ -28,11 +28,10 @@
 #define USERTP__HIDDEN __attribute__((visibility("hidden")))
 #define USERTP__CALL_TIMEOUT_MS 5000
 /*
- * Another user's program joining root's session of every user: how long each of its answers
- * is waited for (it waits no longer for us: JOIN_ALL_MS in src/lib/control.c), and how long
- * a user whose program failed to join so, or lied, is kept out.  At most USERTP__FOREIGN_BANS users.
+ * Another user's program in root's session of every user: each of its answers is waited for
+ * USERTP__FOREIGN_ANSWER_MS (client.h); a user whose program failed to join or be attached
+ * so, or lied, is kept out for USERTP__FOREIGN_BAN_MS.  At most USERTP__FOREIGN_BANS users.
  */
-#define USERTP__FOREIGN_JOIN_MS 250
 #define USERTP__FOREIGN_BAN_MS 10000
 #define USERTP__FOREIGN_BANS 16
 #define USERTP__MAX_REGION (1ull << 44) /* a program's buffers: 4096 CPUs x 4 GiB */
@@ -49,6 +48,8 @@ struct usertp__source {
 	int query;	     /* a connection to its endpoint, for ids, formats, thread names */
 	bool comms_asked;    /* a "comms" request is out on query: the reply is read later */
 	bool ended;	     /* read to the end */
+	bool foreign;	     /* another user's program (in root's session of every user) */
+	unsigned int unanswered; /* requests whose replies did not come in time: not waited for */
 	unsigned int index;  /* in the session's list (and the spool's names) */
 	void *map;
 	size_t size;

@@ -87,29 +87,35 @@ bool usertp__catalog_due(const struct usertp__catalog *c, int max_age_ms)
 int usertp__catalog_ask(struct usertp__catalog_answers *a)
 {
 	struct usertp__program *progs;
-	int n = usertp__client_programs(&progs, true), ret = 0;
+	int n = usertp__client_programs(&progs, true), ret = 0, *results = NULL;
+	char **replies = NULL;
 
 	*a = (struct usertp__catalog_answers){ NULL, 0 };
 	if (n <= 0)
 		return 0;
-	a->progs = calloc((size_t)n, sizeof(*a->progs));
-	if (!a->progs)
+	/* (Not ourselves: the mount's own thread would have to answer the mount.) */
+	for (int i = 0; i < n; i++)
+		if (progs[i].pid == getpid())
+			progs[i--] = progs[--n];
+	a->progs = calloc((size_t)n + 1, sizeof(*a->progs));
+	replies = calloc((size_t)n + 1, sizeof(*replies));
+	results = calloc((size_t)n + 1, sizeof(*results));
+	if (!a->progs || !replies || !results ||
+	    usertp__client_ask_all(progs, (size_t)n, "events", CALL_TIMEOUT_MS, replies, results))
 		ret = -ENOMEM;
 	for (int i = 0; i < n && !ret; i++) {
-		char *reply = NULL;
-		int sock = progs[i].pid == getpid() ? -1 : usertp__client_connect(&progs[i]);
-
-		if (sock < 0)
-			continue;
+		if (results[i] == -ENOENT)
+			continue; /* gone */
 		/* A program that does not answer (stopped?) keeps what it had: reply NULL. */
-		if (usertp__client_call(sock, "events", &reply, NULL, CALL_TIMEOUT_MS)) {
-			free(reply);
-			reply = NULL;
+		if (results[i]) {
+			free(replies[i]);
+			replies[i] = NULL;
 		}
 		a->progs[a->nr].pid = progs[i].pid;
-		a->progs[a->nr++].reply = reply;
-		close(sock);
+		a->progs[a->nr++].reply = replies[i];
 	}
+	free(replies);
+	free(results);
 	free(progs);
 	return ret;
 }

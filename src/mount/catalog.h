@@ -40,7 +40,8 @@ struct usertp__catalog_answers {
 /* Is @c older than @max_age_ms? */
 bool usertp__catalog_due(const struct usertp__catalog *c, int max_age_ms);
 /*
- * Ask every program of the user (as root: of every user) for its events, 2 s at most each.
+ * Ask every program of the user (as root: of every user) for its events, all at once: 2 s
+ * at most for all (another user's, USERTP__FOREIGN_ANSWER_MS).
  * Return: 0 or -ENOMEM.
  */
 int usertp__catalog_ask(struct usertp__catalog_answers *a);

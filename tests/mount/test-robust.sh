@@ -24,6 +24,12 @@
 #                  served meanwhile, the fired records reach the readers, and each reader ends
 #                  when killed (issue 21, item 14: the mount served 10 requests at once, not
 #                  its 64, and 200 readers held them all: every other file hung)
+#   stalls         another user's fake endpoints (listening, never answering) and stopped
+#                  programs, and its connections that send part of a message to the socket of
+#                  every user: root's mount starts, makes an instance and takes set_event
+#                  writes within 5 s each (issue 21, item 14: 10 s per fake endpoint, one after
+#                  the other, and 5 s per stopped program), and a root program's events are all
+#                  recorded meanwhile.  (The only test that times: 5 s, for what took 60.)
 #   stalled-reader a `cat trace_pipe` stopped (SIGSTOP) while 200000 records are fired: the
 #                  program never waits, and per CPU held + overwritten + dropped = fired
 #   deputy         another user's runtime directory holds, for a process of that user, a link
@@ -381,11 +387,13 @@ every-user)
 pipe-readers)
 	start
 	echo cons:cons_a >"$mnt/set_event"
+	# (The raw readers in an instance of their own: they would take the top level's records.)
+	mkdir "$mnt/instances/raw"
 	readers=
 	for i in $(seq 100); do
 		cat "$mnt/trace_pipe" >"$dir/pipe.$i" &
 		readers="$readers $!"
-		cat "$mnt/per_cpu/cpu0/trace_pipe_raw" >/dev/null &
+		cat "$mnt/instances/raw/per_cpu/cpu0/trace_pipe_raw" >/dev/null &
 		readers="$readers $!"
 	done
 	pids=$readers
@@ -408,6 +416,67 @@ pipe-readers)
 	timeout 20 cat "$mnt/trace_pipe" </dev/null >/dev/null &
 	sleep 0.2
 	kill $! && wait $! 2>/dev/null || true
+	rmdir "$mnt/instances/raw" || bad "instances/raw not removed"
+	;;
+stalls)
+	need_second_user
+	chmod 755 "$dir"
+	export USERTP_SYSTEM_DIR="$dir/system"
+	mkdir -m 700 "$dir/other" "$dir/other/xdg"
+	cp "$cons" "$ctlconnect" "$sock_listen" "$dir/other/"
+	chown -R usertp-test2 "$dir/other"
+	# (Run with &: exec, so that $! is the program's pid, which the cleanup kills.)
+	as_other() {
+		exec setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
+			env XDG_RUNTIME_DIR="$dir/other/xdg" USERTP_SYSTEM_DIR="$USERTP_SYSTEM_DIR" "$@"
+	}
+	ms() { echo $(($(date +%s%N) / 1000000)); }
+	within_5s() { # WHAT START
+		[ $(($(ms) - $2)) -lt 5000 ] || bad "$1 took $(($(ms) - $2)) ms"
+	}
+	start_cons
+	# Three programs of the other user (they make its runtime directory), stopped later.
+	stopped=
+	for i in 1 2 3; do
+		mkfifo -m 666 "$dir/in.$i"
+		as_other "$dir/other/cons-prog" <"$dir/in.$i" >"$dir/other.$i.out" &
+		stopped="$stopped $!"
+		eval "exec $((3 + i))>\"\$dir/in.\$i\""
+		wait_until "the other user's program $i" grep -q ready "$dir/other.$i.out"
+	done
+	pids="$stopped"
+	rundir=$(dirname "$(ls "$dir"/other/xdg/*/*.sock | head -1)")
+	# Six fake endpoints of that user, in its runtime directory, named as their pids.
+	for i in 1 2 3 4 5 6; do
+		as_other sh -c 'exec "$0" "$1/$$.sock" /dev/null hold' "$dir/other/sock-listen" "$rundir" >/dev/null &
+		pids="$pids $!"
+	done
+	wait_until "six fake endpoints" sh -c "[ \$(ls '$rundir' | wc -l) -ge 9 ]"
+	t=$(ms)
+	start_mount
+	wait_until "the events listed" grep -q '^cons:cons_a$' "$mnt/available_events"
+	within_5s "the mount's start" $t
+	t=$(ms)
+	mkdir "$mnt/instances/x" || bad "mkdir instances/x failed"
+	within_5s "mkdir instances/x" $t
+	kill -STOP $stopped
+	for i in 1 2 3; do
+		t=$(ms)
+		echo cons:cons_a >"$mnt/set_event" || bad "set_event write $i failed"
+		within_5s "set_event write $i with three programs stopped" $t
+	done
+	# Ten connections that each send part of a message on the socket of every user.
+	sock=$(ls "$USERTP_SYSTEM_DIR"/all.*)
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		as_other "$dir/other/ctl-connect" "$sock" --raw ff00000061 4 >/dev/null 2>&1 &
+		pids="$pids $!"
+	done
+	t=$(ms)
+	echo cons:cons_b >>"$mnt/set_event" || bad "set_event write failed"
+	within_5s "set_event write with partial messages" $t
+	fire 1000
+	wait_until "root's program's 2000 events" sh -c "[ \$(grep -c 'cons-prog-$p .* cons_[ab]: seq=' \"$mnt/trace\") -eq 2000 ]"
+	kill -CONT $stopped
 	;;
 stalled-reader)
 	start
