@@ -30,6 +30,11 @@
 #                  writes within 5 s each (issue 21, item 14: 10 s per fake endpoint, one after
 #                  the other, and 5 s per stopped program), and a root program's events are all
 #                  recorded meanwhile.  (The only test that times: 5 s, for what took 60.)
+#   flood          a second user floods the socket of every user (20 loops of connections
+#                  that send part of a message) while 20 programs of a third user start: each
+#                  of those is recorded from its first event (issue 21, item 14: 13 of 20 were
+#                  not, before a user whose peer stalls was kept out; with 30 programs over 13 s,
+#                  past the 10 s that lasts, all 30 were recorded too)
 #   stalled-reader a `cat trace_pipe` stopped (SIGSTOP) while 200000 records are fired: the
 #                  program never waits, and per CPU held + overwritten + dropped = fired
 #   deputy         another user's runtime directory holds, for a process of that user, a link
@@ -477,6 +482,42 @@ stalls)
 	fire 1000
 	wait_until "root's program's 2000 events" sh -c "[ \$(grep -c 'cons-prog-$p .* cons_[ab]: seq=' \"$mnt/trace\") -eq 2000 ]"
 	kill -CONT $stopped
+	;;
+flood)
+	need_second_user
+	id usertp-test3 >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin usertp-test3 ||
+		{ echo "SKIP: cannot add a third user"; exit 77; }
+	chmod 755 "$dir"
+	export USERTP_SYSTEM_DIR="$dir/system"
+	for u in 2 3; do
+		mkdir -m 700 "$dir/u$u" "$dir/u$u/xdg"
+		cp "$cons" "$ctlconnect" "$dir/u$u/"
+		chown -R usertp-test$u "$dir/u$u"
+	done
+	as_user() { # N CMD...: as usertp-testN
+		u=$1
+		shift
+		setpriv --reuid=usertp-test$u --regid=usertp-test$u --clear-groups \
+			env XDG_RUNTIME_DIR="$dir/u$u/xdg" USERTP_SYSTEM_DIR="$USERTP_SYSTEM_DIR" "$@"
+	}
+	start_cons
+	start_mount
+	wait_until "cons-prog's events" grep -q '^cons:cons_a$' "$mnt/available_events"
+	echo 'cons:*' >"$mnt/set_event"
+	sock=$(ls "$USERTP_SYSTEM_DIR"/all.*)
+	touch "$dir/flooding"
+	for i in $(seq 20); do
+		as_user 2 sh -c 'while [ -e "$0" ]; do "$1" "$2" --raw ff00000061 1 >/dev/null 2>&1; done' \
+			"$dir/flooding" "$dir/u2/ctl-connect" "$sock" &
+		pids="$pids $!"
+	done
+	sleep 0.5
+	for i in $(seq 20); do
+		as_user 3 "$dir/u3/cons-prog" auto 1 >>"$dir/u3.out" 2>&1 || bad "a program of the third user failed"
+	done
+	rm "$dir/flooding"
+	n=$(grep 'cons_a: seq=0' "$mnt/trace" | grep -v "cons-prog-$p " | sed 's/^ *cons-prog-\([0-9]*\) .*/\1/' | sort -u | wc -l)
+	[ "$n" -eq 20 ] || bad "$n of the third user's 20 programs recorded"
 	;;
 stalled-reader)
 	start
