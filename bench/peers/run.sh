@@ -86,10 +86,11 @@ uprobe=
 . "$here/lttng.sh"
 # The uprobe's group is not the programs' system (usertp_bench): usertp record would take a
 # spec of a system the kernel has for the kernel's.
+# (The instance first: a uprobe still enabled there cannot be removed.)
 remove_kernel_setup() {
+	[ ! -d "$instance" ] || rmdir "$instance" 2>/dev/null || true
 	[ -z "$uprobe" ] || echo "-:usertp_peers_usdt/bench_event" >>"$tfs/uprobe_events" 2>/dev/null || true
 	uprobe=
-	[ ! -d "$instance" ] || rmdir "$instance" 2>/dev/null || true
 }
 cleanup() {
 	remove_kernel_setup
