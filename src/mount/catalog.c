@@ -120,33 +120,51 @@ int usertp__catalog_ask(struct usertp__catalog_answers *a)
 	return ret;
 }
 
+/* The kernel's common fields, as every format has them. */
+#define COMMON_FIELDS                                                                       \
+	"format:\n"                                                                          \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                  \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                  \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"          \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                             \
+	"\n"
+
 /*
  * ftrace:print, the record a trace_marker write makes, as the kernel's format has it but for
  * the print fmt: the kernel's "%ps: %s" prints the address of its tracing_mark_write()
  * (found in kallsyms); the mount has none to give (ip is 0), so it says the name itself.
  */
 static const char print_format[] =
-	"name: print\n"
-	"ID: %u\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	COMMON_FIELDS
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n"
 	"\n"
-	"print fmt: \"tracing_mark_write: %%s\", REC->buf\n";
+	"print fmt: \"tracing_mark_write: %s\", REC->buf\n";
+
+/* ftrace:raw_data, the record a trace_marker_raw write makes: the kernel's format. */
+static const char raw_data_format[] =
+	COMMON_FIELDS
+	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
+
+/* The mount's own events (ftrace:*): their format texts after the name and ID lines. */
+static const struct {
+	const char *name, *format;
+} builtins[] = { { "print", print_format }, { "raw_data", raw_data_format } };
 
 int usertp__catalog_take(struct usertp__catalog *c, const struct usertp__catalog_answers *a)
 {
-	struct usertp__catalog_event *print = find_or_add(c, "ftrace", 6, "print");
 	int ret = 0;
 
-	if (!print)
-		return -ENOMEM;
-	print->defined = print->builtin = true;
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+		struct usertp__catalog_event *ev = find_or_add(c, "ftrace", 6, builtins[i].name);
+
+		if (!ev)
+			return -ENOMEM;
+		ev->defined = ev->builtin = true;
+	}
 	c->refreshed_ms = usertp__mono_ms();
 	for (size_t i = 0; i < c->nr; i++) {
 		struct usertp__catalog_event *ev = &c->events[i];
@@ -203,10 +221,13 @@ struct usertp__catalog_event *usertp__catalog_find(struct usertp__catalog *c, co
 
 char *usertp__catalog_format(const char *system, const char *name, unsigned int id, pid_t pid)
 {
-	if (!strcmp(system, "ftrace") && !strcmp(name, "print")) {
+	for (size_t i = 0; !strcmp(system, "ftrace") && i < sizeof(builtins) / sizeof(builtins[0]); i++) {
 		char *text;
 
-		return asprintf(&text, print_format, id) < 0 ? NULL : text;
+		if (!strcmp(name, builtins[i].name))
+			return asprintf(&text, "name: %s\nID: %u\n%s", name, id, builtins[i].format) < 0
+				       ? NULL
+				       : text;
 	}
 	struct usertp__program prog;
 	char req[600], *reply = NULL, *text = NULL;

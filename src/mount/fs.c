@@ -91,6 +91,7 @@ enum node_kind {
 	NODE_BUFFER_SIZE_KB,
 	NODE_BUFFER_TOTAL_SIZE_KB,
 	NODE_TRACE_MARKER,
+	NODE_TRACE_MARKER_RAW,
 	NODE_TRACE_CLOCK,
 	NODE_SAVED_CMDLINES,
 	NODE_SAVED_TGIDS,
@@ -136,6 +137,7 @@ static const struct {
 	{ NODE_INSTANCE, "buffer_size_kb", NODE_BUFFER_SIZE_KB },
 	{ NODE_INSTANCE, "buffer_total_size_kb", NODE_BUFFER_TOTAL_SIZE_KB },
 	{ NODE_INSTANCE, "trace_marker", NODE_TRACE_MARKER },
+	{ NODE_INSTANCE, "trace_marker_raw", NODE_TRACE_MARKER_RAW },
 	{ NODE_INSTANCE, "trace_clock", NODE_TRACE_CLOCK },
 	{ NODE_INSTANCE, "per_cpu", NODE_PER_CPU },
 	{ NODE_ROOT, "saved_cmdlines", NODE_SAVED_CMDLINES },
@@ -323,6 +325,7 @@ static mode_t node_mode(enum node_kind k)
 	case NODE_CPU:
 		return S_IFDIR | 0750;
 	case NODE_TRACE_MARKER:
+	case NODE_TRACE_MARKER_RAW:
 		return S_IFREG | 0220;
 	case NODE_EVENTS:
 	case NODE_SYSTEM:
@@ -492,7 +495,7 @@ static int file_text(const struct node *n, struct open_file *f)
 
 	if (n->kind == NODE_TRACE)
 		return usertp__instance_trace_text(top, n->cpu, &f->text, &f->len);
-	if (n->kind == NODE_TRACE_MARKER)
+	if (n->kind == NODE_TRACE_MARKER || n->kind == NODE_TRACE_MARKER_RAW)
 		return -EINVAL; /* (write-only, as tracefs's: a read open fails) */
 	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG || n->kind == NODE_TRIGGER ||
 	    n->kind == NODE_BUFFER_SIZE_KB || n->kind == NODE_BUFFER_TOTAL_SIZE_KB ||
@@ -987,6 +990,8 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		break;
 	case NODE_TRACE_MARKER:
 		return (int)usertp__instance_mark(top, fuse_get_context()->pid, buf, size);
+	case NODE_TRACE_MARKER_RAW:
+		return (int)usertp__instance_mark_raw(top, fuse_get_context()->pid, buf, size);
 	case NODE_TRACE_CLOCK:
 		ret = usertp__tfs_clock(buf, size);
 		if (!ret)

@@ -1790,43 +1790,38 @@ char *usertp__instance_stats_text(struct usertp__instance *in, unsigned int cpu)
 	return n < 0 ? NULL : text;
 }
 
-ssize_t usertp__instance_mark(struct usertp__instance *in, pid_t tid, const char *buf, size_t len)
+/* A marker record of thread @tid, now, with @text and @raw_size bytes of raw (to fill). */
+static struct held *marker_new(struct usertp__instance *in, pid_t tid, unsigned int raw_size)
 {
-	struct held *h;
+	struct held *h = calloc(1, sizeof(*h));
 	struct timespec now;
 	int cpu = sched_getcpu();
 
-	if (len > USERTP__INSTANCE_MARKER_MAX)
-		len = USERTP__INSTANCE_MARKER_MAX;
-	h = calloc(1, sizeof(*h));
 	if (!h)
-		return -ENOMEM;
+		return NULL;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	h->ts = (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;
 	h->tid = tid;
 	h->pid = tid;
 	h->cpu = cpu >= 0 && (unsigned int)cpu < in->nr_cpus ? (unsigned int)cpu : 0;
 	h->flags = "...1."; /* (the kernel writes it with preemption off) */
-	/* The text, with the newline the kernel adds when there is none. */
-	if (asprintf(&h->text, "tracing_mark_write: %.*s%s", (int)len, buf,
-		     len && buf[len - 1] == '\n' ? "" : "\n") < 0) {
-		free(h);
-		return -ENOMEM;
-	}
-	/* Raw, as the kernel's ftrace:print: the common fields, ip (0 here), buf and its NUL. */
-	h->raw_size = 16 + (unsigned int)len + 2;
-	h->raw = calloc(1, h->raw_size);
+	h->raw_size = raw_size;
+	h->raw = calloc(1, raw_size);
+	h->bytes = record_bytes(raw_size);
+	return h;
+}
+
+/* Hold marker @h (and its raw's common fields, event @name of ftrace).  Return: as _mark(). */
+static ssize_t marker_hold(struct usertp__instance *in, struct held *h, const char *name,
+			   size_t len)
+{
 	if (h->raw) {
-		uint16_t id = (uint16_t)in->event_id("ftrace", "print");
-		int32_t pid = tid;
+		uint16_t id = (uint16_t)in->event_id("ftrace", name);
+		int32_t pid = h->tid;
 
 		memcpy(h->raw, &id, 2);
 		memcpy((char *)h->raw + 4, &pid, 4);
-		memcpy((char *)h->raw + 16, buf, len);
-		if (!len || buf[len - 1] != '\n')
-			((char *)h->raw)[16 + len] = '\n';
 	}
-	h->bytes = record_bytes(h->raw_size);
 	pthread_mutex_lock(&in->lock);
 	if (!in->option[OPT_MARKERS] || !in->tracing || in->paused) {
 		bool markers = in->option[OPT_MARKERS];
@@ -1839,6 +1834,59 @@ ssize_t usertp__instance_mark(struct usertp__instance *in, pid_t tid, const char
 	wake(in);
 	pthread_mutex_unlock(&in->lock);
 	return (ssize_t)len;
+}
+
+ssize_t usertp__instance_mark(struct usertp__instance *in, pid_t tid, const char *buf, size_t len)
+{
+	struct held *h;
+
+	if (len > USERTP__INSTANCE_MARKER_MAX)
+		len = USERTP__INSTANCE_MARKER_MAX;
+	/* Raw, as the kernel's ftrace:print: the common fields, ip (0 here), buf and its NUL. */
+	h = marker_new(in, tid, 16 + (unsigned int)len + 2);
+	/* The text, with the newline the kernel adds when there is none. */
+	if (!h || asprintf(&h->text, "tracing_mark_write: %.*s%s", (int)len, buf,
+			   len && buf[len - 1] == '\n' ? "" : "\n") < 0) {
+		if (h)
+			held_free(h);
+		return -ENOMEM;
+	}
+	if (h->raw) {
+		memcpy((char *)h->raw + 16, buf, len);
+		if (!len || buf[len - 1] != '\n')
+			((char *)h->raw)[16 + len] = '\n';
+	}
+	return marker_hold(in, h, "print", len);
+}
+
+ssize_t usertp__instance_mark_raw(struct usertp__instance *in, pid_t tid, const char *buf,
+				  size_t len)
+{
+	/* As the kernel's: the common fields, id, the data, padded to 4 bytes (all printed). */
+	size_t data = (len + 3) / 4 * 4 - 4;
+	struct held *h;
+	uint32_t id;
+	char *text;
+	size_t at;
+
+	if (len < 4 || len > USERTP__INSTANCE_RAW_MARKER_MAX)
+		return -EINVAL;
+	memcpy(&id, buf, 4);
+	h = marker_new(in, tid, 12 + (unsigned int)data);
+	text = h ? malloc(32 + 3 * data) : NULL;
+	if (!text) {
+		if (h)
+			held_free(h);
+		return -ENOMEM;
+	}
+	at = (size_t)sprintf(text, "# %x buf:", id);
+	for (size_t i = 0; i < data; i++)
+		at += (size_t)sprintf(text + at, " %02x", i < len - 4 ? (unsigned char)buf[4 + i] : 0);
+	strcpy(text + at, "\n");
+	h->text = text;
+	if (h->raw)
+		memcpy((char *)h->raw + 8, buf, len);
+	return marker_hold(in, h, "raw_data", len);
 }
 
 /* --- saved_cmdlines, saved_tgids (§14) ---------------------------------------------------- */

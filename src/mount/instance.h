@@ -187,6 +187,7 @@ bool usertp__instance_poll(struct usertp__instance *in, const struct usertp__pip
 
 #define USERTP__INSTANCE_MAX_KB (1ull << 24) /* 16 GiB a CPU: more is refused (EINVAL) */
 #define USERTP__INSTANCE_MARKER_MAX 4054     /* a trace_marker write takes this much at most */
+#define USERTP__INSTANCE_RAW_MARKER_MAX 4064 /* a trace_marker_raw write: more is refused */
 
 unsigned int usertp__instance_nr_cpus(const struct usertp__instance *in);
 /*
@@ -208,6 +209,13 @@ char *usertp__instance_stats_text(struct usertp__instance *in, unsigned int cpu)
  * -EINVAL (options/markers off).
  */
 ssize_t usertp__instance_mark(struct usertp__instance *in, pid_t tid, const char *buf, size_t len);
+/*
+ * A write to trace_marker_raw by thread @tid: an id (4 bytes, the host's order) and data, an
+ * ftrace:raw_data record held now.  Return: @len, -EBADF (tracing off), -EINVAL (fewer than
+ * 4 bytes, more than USERTP__INSTANCE_RAW_MARKER_MAX, or options/markers off).
+ */
+ssize_t usertp__instance_mark_raw(struct usertp__instance *in, pid_t tid, const char *buf,
+				  size_t len);
 
 /* saved_cmdlines ("TID COMM" lines), or with @tgids saved_tgids ("TID TGID"); to free(). */
 char *usertp__instance_saved(struct usertp__instance *in, bool tgids);

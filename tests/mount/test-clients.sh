@@ -4,7 +4,9 @@
 # usertp mount with a running program:
 #   - libtracefs (tracefs-client): the systems and events it lists are the mount's, and the
 #     records it reads from per_cpu/cpuN/trace_pipe_raw (pages in the kernel's format) are
-#     those `trace` shows, a trace_marker write included;
+#     those `trace` shows, a trace_marker write included; a tracefs_binary_write() to
+#     trace_marker_raw is a raw_data record printed as the kernel prints it (issue 21, item
+#     10: the mount had no trace_marker_raw);
 #   - trace-cmd record and report, on the mount bind-mounted over /sys/kernel/tracing in a
 #     private mount namespace (unshare -m; root only): every event fired is in the file.
 # Exit 77 where FUSE cannot be used.
@@ -38,6 +40,13 @@ cmp -s "$dir/trace.sorted" "$dir/raw.sorted" ||
 	{ bad "libtracefs read other records than trace shows"; diff "$dir/trace.sorted" "$dir/raw.sorted" | head; }
 [ "$(wc -l <"$dir/raw")" -eq 101 ] || bad "libtracefs read $(wc -l <"$dir/raw") records, not 101"
 [ "$(grep -vc '^#' "$mnt/trace")" -eq 0 ] || bad "trace_pipe_raw did not consume what it gave"
+# trace_marker_raw: the kernel's "# ID buf:" and the data padded to 4 bytes, in trace; its
+# print fmt (id:%04x, the first byte) through libtracefs; fewer than 4 bytes refused.
+"$client" "$mnt" binary 0x1f hello || bad "tracefs_binary_write() failed"
+grep -q ': # 1f buf: 68 65 6c 6c 6f 00 00 00$' "$mnt/trace" || { bad "no raw_data record in trace:"; cat "$mnt/trace"; }
+"$client" "$mnt" raw >"$dir/raw" || bad "libtracefs could not read trace_pipe_raw"
+grep -q ' raw_data: id:001f 00000068$' "$dir/raw" || { bad "libtracefs's raw_data:"; cat "$dir/raw"; }
+! printf 'ab' >"$mnt/trace_marker_raw" 2>/dev/null || bad "a 2-byte trace_marker_raw write was taken"
 : >"$mnt/set_event"
 
 # --- trace-cmd, on the mount where it looks for tracefs -------------------------------------

@@ -8,6 +8,8 @@
  *	tracefs-client DIR raw		every record, consumed from per_cpu/cpuN/trace_pipe_raw
  *					(tracefs_iterate_raw_events()), as "TID NAME: TEXT" lines
  *					with libtraceevent's text of the record
+ *	tracefs-client DIR binary ID TEXT	ID (4 bytes) and TEXT written to trace_marker_raw
+ *					(tracefs_binary_init(), tracefs_binary_write())
  *
  * Exits 1 when libtracefs fails (it says why on stderr).
  */
@@ -70,6 +72,25 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		tep_free(tep);
+		return 0;
+	}
+	if (!strcmp(argv[2], "binary") && argc == 5) {
+		unsigned int id = (unsigned int)strtoul(argv[3], NULL, 0);
+		size_t len = strlen(argv[4]);
+		char *data = malloc(4 + len);
+
+		if (!data || tracefs_binary_init(NULL)) {
+			fprintf(stderr, "tracefs-client: tracefs_binary_init() failed\n");
+			return 1;
+		}
+		memcpy(data, &id, 4);
+		memcpy(data + 4, argv[4], len);
+		if (tracefs_binary_write(NULL, data, (int)(4 + len)) < 0) {
+			fprintf(stderr, "tracefs-client: tracefs_binary_write() failed\n");
+			return 1;
+		}
+		tracefs_binary_close(NULL);
+		free(data);
 		return 0;
 	}
 	fprintf(stderr, "tracefs-client: %s: unknown\n", argv[2]);
