@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * filter.c - event filters in the kernel's grammar (filter.h; tracefs.md section 4).
+ * filter.c - event filters in the kernel's grammar (filter.h; docs/tracefs.md section 4).
  *
  * Compiling goes as the kernel's parser does, so that the same text fails the same way:
  *   1. a first pass over the text checks its quotes and parentheses (the kernel's ENOENT,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * filter.h - event filters in the kernel's grammar (tracefs.md section 4): the one home of the
+ * filter.h - event filters in the kernel's grammar (docs/tracefs.md section 4): the one home of the
  * grammar, its errors and its semantics, for libusertp (filters run in the traced program)
  * and libusertp-consumer.
  *

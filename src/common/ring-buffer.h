@@ -75,7 +75,10 @@
 #define USERTP_RB_OVERWRITE 0x1u
 #define USERTP_RB_RSEQ 0x2u /* written in rseq mode: completeness by walking pages */
 
-/* Kernel entry types (trace-dat.md 1.2). */
+/*
+ * The kernel's ring-buffer entry types (the 5-bit type_len of each entry's header): 1 to 28 a
+ * record of that many 4-byte words, 0 a record whose length follows, and these three.
+ */
 #define USERTP_RB_TYPE_PADDING 29
 #define USERTP_RB_TYPE_TIME_EXTEND 30
 #define USERTP_RB_TYPE_TIME_STAMP 31

@@ -312,7 +312,7 @@ static int resolve_target(const char *path, struct target *t)
 	return ret;
 }
 
-/* tracefs's modes (tracefs.md §0): files 0440 or 0640, directories 0750 (0755 under events/). */
+/* tracefs's modes (docs/tracefs.md §0): files 0440 or 0640, directories 0750 (0755 under events/). */
 static mode_t node_mode(enum node_kind k)
 {
 	switch (k) {
@@ -463,7 +463,7 @@ static const char readme_text[] =
 	"See usertp-mount(1), and the kernel's Documentation/trace/ftrace.rst and events.rst,\n"
 	"for what each file does.\n";
 
-/* What events/SYS/filter reads, whatever was written (tracefs.md §4.6). */
+/* What events/SYS/filter reads, whatever was written (docs/tracefs.md §4.6). */
 static const char system_filter_banner[] =
 	"### global filter ###\n"
 	"# Use this to set filters for multiple events.\n"
@@ -577,7 +577,7 @@ static int file_text(const struct node *n, struct open_file *f)
 	return fclose(out) ? -ENOMEM : 0;
 }
 
-/* Opening with O_TRUNC: set_event disables every event, trace is cleared (tracefs.md §2, §6). */
+/* Opening with O_TRUNC: set_event disables every event, trace is cleared (docs/tracefs.md §2, §6). */
 static int truncate_node(const struct node *n)
 {
 	struct usertp__instance *top = n->ti->inst;
@@ -738,7 +738,7 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 	return (int)size;
 }
 
-/* A 0 or 1 written to an enable file (tracefs.md §3.1): 0, 1, -EINVAL or -ERANGE. */
+/* A 0 or 1 written to an enable file (docs/tracefs.md §3.1): 0, 1, -EINVAL or -ERANGE. */
 static int enable_value(const char *buf, size_t size)
 {
 	uint64_t v;
@@ -749,7 +749,7 @@ static int enable_value(const char *buf, size_t size)
 	return v > 1 ? -EINVAL : (int)v;
 }
 
-/* A write to set_event: one token (tracefs.md §2).  Return: the bytes taken, or an errno. */
+/* A write to set_event: one token (docs/tracefs.md §2).  Return: the bytes taken, or an errno. */
 static ssize_t set_event_write(struct usertp__instance *top, const char *buf, size_t size)
 {
 	struct usertp__tfs_event_spec spec;
@@ -834,7 +834,7 @@ static char *format_of(const char *system, const char *name)
 	return text;
 }
 
-/* A write to events/SYS/EV/filter or events/SYS/filter (tracefs.md §4.2, §4.6). */
+/* A write to events/SYS/EV/filter or events/SYS/filter (docs/tracefs.md §4.2, §4.6). */
 static int filter_write(struct usertp__instance *top, const struct target *t, const char *buf,
 			size_t size)
 {
@@ -897,7 +897,7 @@ static int trace_options_write(struct usertp__instance *top, const char *buf, si
 	return usertp__instance_set_option(top, name, on);
 }
 
-/* A write to events/SYS/EV/trigger (tracefs.md §5). */
+/* A write to events/SYS/EV/trigger (docs/tracefs.md §5). */
 static int trigger_write(struct usertp__instance *top, const struct target *t, const char *buf,
 			 size_t size)
 {

@@ -100,7 +100,7 @@ struct filter_file {
 	char *text; /* the filter and "\n", or the refused text, its caret and the message */
 };
 
-/* One trigger of an event (tracefs.md §5). */
+/* One trigger of an event (docs/tracefs.md §5). */
 struct trigger {
 	struct usertp__tfs_trigger t; /* (t.filter unused: filter_text) */
 	char *filter_text;
@@ -825,7 +825,7 @@ static void filter_file_set(struct usertp__instance *in, const char *system, con
 	pthread_mutex_unlock(&in->lock);
 }
 
-/* One error_log entry (tracefs.md §13): the oldest goes past ERROR_LOG_MAX. */
+/* One error_log entry (docs/tracefs.md §13): the oldest goes past ERROR_LOG_MAX. */
 static void error_log_add(struct usertp__instance *in, const char *text,
 			  const struct usertp__filter_error *err)
 {
@@ -1143,7 +1143,7 @@ int usertp__instance_set_option(struct usertp__instance *in, const char *name, b
 	return ret;
 }
 
-/* --- triggers (tracefs.md §5) --------------------------------------------------------------- */
+/* --- triggers (docs/tracefs.md §5) --------------------------------------------------------------- */
 
 /* The soft-mode entry of @system:@name, made if need be (under lock), or NULL. */
 static struct soft_event *soft_entry(struct usertp__instance *in, const char *system,
@@ -1387,7 +1387,7 @@ void usertp__instance_resume(struct usertp__instance *in)
 /* --- trace and trace_pipe ----------------------------------------------------------------- */
 
 /*
- * One line of `trace` and `trace_pipe` (tracefs.md §6), with record-tgid and irq-info as
+ * One line of `trace` and `trace_pipe` (docs/tracefs.md §6), with record-tgid and irq-info as
  * set (the flags of a user-space record: none).
  */
 static void print_line(FILE *out, const struct usertp__instance *in, const struct held *h)
@@ -1650,7 +1650,7 @@ ssize_t usertp__instance_pipe_read(struct usertp__instance *in, struct usertp__p
 		struct timespec until;
 
 		if (r->gave && !in->tracing)
-			goto out; /* end of file (tracefs.md §7) */
+			goto out; /* end of file (docs/tracefs.md §7) */
 		if (nonblock) {
 			ret = -EAGAIN;
 			goto out;

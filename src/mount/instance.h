@@ -61,7 +61,7 @@ const char *usertp__instance_enable_text(struct usertp__instance *in, const char
 int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__tfs_event_spec *spec,
 				bool reset);
 
-/* --- filters (tracefs.md §4) and error_log (§13) ----------------------------------------- */
+/* --- filters (docs/tracefs.md §4) and error_log (§13) ----------------------------------------- */
 
 /* The text of events/@system/@name/filter: "none", the filter, or what refused it (to free()). */
 char *usertp__instance_filter_file(struct usertp__instance *in, const char *system, const char *name);

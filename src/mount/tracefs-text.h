@@ -2,7 +2,7 @@
 /*
  * tracefs-text.h - what the kernel's tracefs files take and give as text, as rules free of
  * any file system (tracefs-text.c): the one home of each, for `usertp mount` to serve and for
- * the tests to compare with the kernel's own files (tracefs.md, the section in each comment).
+ * the tests to compare with the kernel's own files (docs/tracefs.md, the section in each comment).
  */
 #ifndef USERTP_TRACEFS_TEXT_H
 #define USERTP_TRACEFS_TEXT_H

@@ -24,7 +24,7 @@
 #include "dat-merge.h"
 
 #define USERTP__KERNEL_INSTANCE_PREFIX "usertp-record-"
-/* A pid no task has, that set_event_pid takes (tracefs.md: up to 2^30 - 1). */
+/* A pid no task has, that set_event_pid takes (docs/tracefs.md: up to 2^30 - 1). */
 #define USERTP__KERNEL_NO_TASK 1073741823
 
 struct usertp__kernel_rec;

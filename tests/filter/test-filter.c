@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-filter - the filter compiler and evaluator (src/common/filter.c) against the tables of
- * tracefs.md section 4: every error with its errno, message and caret (in the filter-file and
+ * docs/tracefs.md section 4: every error with its errno, message and caret (in the filter-file and
  * error_log forms), and accepted expressions with records that match and records that do not.
  *
  * The fields are sched_switch's (the event the reference observed the kernel with), plus an
@@ -21,7 +21,7 @@
 
 #include "../check.h"
 
-/* --- errors (tracefs.md 4.5) ------------------------------------------------------------- */
+/* --- errors (docs/tracefs.md 4.5) ------------------------------------------------------------- */
 
 static const struct {
 	const char *text;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-pid-list - the pid lists of set_event_pid (src/common/pid-list.c): a table of writes
- * (tracefs.md section 12 and what this machine's kernel does), each appended to a list
+ * (docs/tracefs.md section 12 and what this machine's kernel does), each appended to a list
  * holding "7", with the list or the errno it must give; then, where tracefs can be written
  * (root), the same writes to set_event_pid of a private instance, which must give the same
  * (but for the kernel's bug noted in the table).  Exit 0, or 1 with what differed.

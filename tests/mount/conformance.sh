@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# conformance.sh TFS TFS-WRITE S1 E1 E2 S2 E3 F1 FIRE...: tracefs's scenarios (tracefs.md
+# conformance.sh TFS TFS-WRITE S1 E1 E2 S2 E3 F1 FIRE...: tracefs's scenarios (docs/tracefs.md
 # §2, §3.1, §3.2, §4, §6, §7, §8, §13) replayed on the instance directory TFS, printing one
 # line per outcome, with the events' names put back as S1, E1, E2, S2, E3, F1: the kernel's
 # tracefs (an instance, kernel events) and usertp mount (user events) must print the same
@@ -63,7 +63,7 @@ header() {
 	grep '^#' "$t/trace" | sed 's/entries-written: [1-9][0-9]*\/[1-9][0-9]*   #P:[0-9]*/entries-written: A\/B   #P:N/; s/   #P:[0-9][0-9]*/   #P:N/' |
 		tr '\n' '|'
 }
-# Lines of trace or trace_pipe that are not as tracefs.md §6 lays them out (with TGID:
+# Lines of trace or trace_pipe that are not as docs/tracefs.md §6 lays them out (with TGID:
 # record-tgid on; NOIRQ: irq-info off).
 bad_lines() {
 	tgid= flags='[.dDbNnpBLlZzHhs0-9]{5}'

@@ -52,7 +52,7 @@ if ! diff -u "$dir/want.txt" "$dir/usertp-inst.txt"; then
 	fail=1
 fi
 
-# trace_pipe live, in another process, while this one enables and disables (tracefs.md §7):
+# trace_pipe live, in another process, while this one enables and disables (docs/tracefs.md §7):
 # it shows what is recorded as it comes, nothing while the event is off, and a reader
 # killed while it waits leaves the mount serving.
 cat "$mnt/trace_pipe" >"$dir/pipe" &
@@ -99,7 +99,7 @@ rmdir "$mnt/instances/later"
 echo 0 >"$mnt/events/cons/cons_a/filter"
 : >"$mnt/set_event"
 
-# Exact counts (tracefs.md §9, §11): 3000 records into 11 KiB per CPU; per CPU, held plus
+# Exact counts (docs/tracefs.md §9, §11): 3000 records into 11 KiB per CPU; per CPU, held plus
 # overwritten (overwrite on) or held plus dropped (off) is what came, summed: 3000.
 echo 8 >"$mnt/buffer_size_kb"
 echo cons:cons_a >"$mnt/set_event"

@@ -12,7 +12,7 @@
  *   3. current_tracer (§15): each write taken or refused alike;
  *   4. buffer_size_kb (§9): the size read back after each write.
  *
- * Without tracefs the rules are still checked against the values tracefs.md gives.
+ * Without tracefs the rules are still checked against the values docs/tracefs.md gives.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -293,7 +293,7 @@ int main(void)
 {
 	struct stat st;
 
-	/* The rules alone, with tracefs.md's values. */
+	/* The rules alone, with docs/tracefs.md's values. */
 	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
 		uint64_t v = 12345;
 		int ret = usertp__tfs_number(numbers[i].write, strlen(numbers[i].write), &v);

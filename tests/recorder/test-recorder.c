@@ -2,7 +2,7 @@
 /*
  * test-recorder.c - the embedded recorder end to end: real processes traced through
  * USERTP_EVENTS, and the files they leave checked against the kernel's trace format
- * (tracefs.md section 6) and against what the programs did.
+ * (docs/tracefs.md section 6) and against what the programs did.
  *
  *	test-recorder WORKER-POOL REC-PROG REC-PROG-STATIC REC-MOD TEST
  *
