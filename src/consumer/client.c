@@ -311,8 +311,12 @@ int usertp__client_programs(struct usertp__program **out, bool every_user)
 		free(list);
 		return ret;
 	}
-	if (n) /* (qsort() takes no NULL, even for nothing) */
+	if (!n) {
+		free(list); /* (candidates, none of them answering) */
+		list = NULL;
+	} else {
 		qsort(list, n, sizeof(*list), cmp_pid);
+	}
 	*out = list;
 	return (int)n;
 }

@@ -20,8 +20,8 @@ f=$!
 until grep -q following "$dir/err" 2>/dev/null; do sleep 0.05; done
 "$pool" 10 >/dev/null
 "$pool" -w 2 10 >/dev/null
-wait "$f"
 fail=0
+wait "$f" || { echo "follow failed:"; cat "$dir/err"; fail=1; }
 n=$(grep -c '^\[[0-9]*\] job [0-9]* done by thread [0-9]* in [0-9]* us$' "$dir/out" || true)
 [ "$n" -eq 20 ] || { echo "follow: $n lines of 20"; cat "$dir/out" "$dir/err"; fail=1; }
 # Each program's jobs 0..9, once each.
