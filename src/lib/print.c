@@ -5,7 +5,11 @@
  * helpers that TP_fast_assign uses, and usertp_event_print().
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +26,9 @@ void usertp__seq_init(struct usertp_seq *s, char *buf, unsigned int size)
 		buf[0] = '\0';
 }
 
-static void seq_vprintf(struct usertp_seq *s, const char *fmt, va_list ap)
+/* Append @n bytes vsnprintf() said it wrote (or would have) at the end of @s. */
+static void seq_took(struct usertp_seq *s, int n, unsigned int room)
 {
-	unsigned int room = s->size > s->len ? s->size - s->len : 0;
-	int n;
-
-	if (s->full || !room)
-		return;
-	n = vsnprintf(s->buffer + s->len, room, fmt, ap);
 	if (n < 0)
 		return;
 	if ((unsigned int)n >= room) {
@@ -38,6 +37,156 @@ static void seq_vprintf(struct usertp_seq *s, const char *fmt, va_list ap)
 	} else {
 		s->len += (unsigned int)n;
 	}
+}
+
+static void seq_vprintf_plain(struct usertp_seq *s, const char *fmt, va_list ap)
+{
+	unsigned int room = s->size > s->len ? s->size - s->len : 0;
+
+	if (s->full || !room)
+		return;
+	seq_took(s, vsnprintf(s->buffer + s->len, room, fmt, ap), room);
+}
+
+static void seq_format1(struct usertp_seq *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	seq_vprintf_plain(s, fmt, ap);
+	va_end(ap);
+}
+
+/* Is @c one of the kernel's %p extensions that print a symbol (%pS %ps %pF %pf %pB)? */
+static bool symbol_ext(char c)
+{
+	return c == 'S' || c == 's' || c == 'F' || c == 'f' || c == 'B';
+}
+
+/*
+ * The kernel's %pS (name+0xoff/0xsize) and %ps (name) of @addr, from the program's own
+ * symbols (dladdr()), as the kernel's from kallsyms; without one, what the kernel prints
+ * then, the address in hex.
+ */
+static void seq_symbol(struct usertp_seq *s, const void *addr, bool offset)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	if (!addr || !dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_sname ||
+	    !info.dli_saddr) {
+		seq_format1(s, "0x%lx", (unsigned long)(uintptr_t)addr);
+		return;
+	}
+	if (!offset) {
+		seq_format1(s, "%s", info.dli_sname);
+		return;
+	}
+	seq_format1(s, "%s+0x%lx/0x%lx", info.dli_sname,
+		    (unsigned long)((uintptr_t)addr - (uintptr_t)info.dli_saddr),
+		    (unsigned long)(sym ? sym->st_size : 0));
+}
+
+/*
+ * A format with the kernel's symbol extensions (%pS and friends), which printf() prints as
+ * %p and a letter: each conversion printed on its own, its argument taken by its type.
+ */
+static void seq_vprintf_ext(struct usertp_seq *s, const char *fmt, va_list ap)
+{
+	while (*fmt && !s->full) {
+		const char *pct = strchr(fmt, '%');
+		char spec[64];
+		size_t len;
+		int longs = 0;
+		bool size_t_arg = false, long_double = false;
+
+		if (!pct) {
+			seq_format1(s, "%s", fmt);
+			return;
+		}
+		if (pct > fmt)
+			seq_format1(s, "%.*s", (int)(pct - fmt), fmt);
+		/* flags, width, precision, length, then the conversion */
+		len = 1 + strspn(pct + 1, "-+ #0'123456789.*");
+		for (;; len++) {
+			char c = pct[len];
+
+			if (c == 'l')
+				longs++;
+			else if (c == 'z' || c == 'j' || c == 't')
+				size_t_arg = true;
+			else if (c == 'L')
+				long_double = true;
+			else if (c != 'h')
+				break;
+		}
+		if (!pct[len] || len + 2 > sizeof(spec)) {
+			seq_format1(s, "%s", pct);
+			return;
+		}
+		memcpy(spec, pct, len + 1);
+		spec[len + 1] = 0;
+		fmt = pct + len + 1;
+		if (spec[len] == '%') {
+			seq_format1(s, "%%");
+			continue;
+		}
+		if (spec[len] == 'p' && symbol_ext(*fmt)) {
+			seq_symbol(s, va_arg(ap, void *), *fmt != 's' && *fmt != 'f');
+			fmt++;
+			continue;
+		}
+		/* (a '*' width or precision takes an int first) */
+		for (const char *star = strchr(spec, '*'); star; star = strchr(star + 1, '*')) {
+			int v = va_arg(ap, int);
+			char digits[16];
+			size_t dlen = (size_t)snprintf(digits, sizeof(digits), "%d", v);
+
+			if (strlen(spec) + dlen >= sizeof(spec))
+				return;
+			memmove((char *)star + dlen, star + 1, strlen(star + 1) + 1);
+			memcpy((char *)star, digits, dlen);
+			len += dlen - 1;
+		}
+		switch (spec[len]) {
+		case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c':
+			if (size_t_arg)
+				seq_format1(s, spec, va_arg(ap, size_t));
+			else if (longs >= 2)
+				seq_format1(s, spec, va_arg(ap, long long));
+			else if (longs)
+				seq_format1(s, spec, va_arg(ap, long));
+			else
+				seq_format1(s, spec, va_arg(ap, int));
+			break;
+		case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+			if (long_double)
+				seq_format1(s, spec, va_arg(ap, long double));
+			else
+				seq_format1(s, spec, va_arg(ap, double));
+			break;
+		case 's':
+			seq_format1(s, spec, va_arg(ap, const char *));
+			break;
+		case 'p':
+			seq_format1(s, spec, va_arg(ap, void *));
+			break;
+		default:
+			seq_format1(s, "%s", spec); /* (not a conversion printf knows: as written) */
+			break;
+		}
+	}
+}
+
+static void seq_vprintf(struct usertp_seq *s, const char *fmt, va_list ap)
+{
+	for (const char *p = strstr(fmt, "%p"); p; p = strstr(p + 2, "%p")) {
+		if (symbol_ext(p[2]) && (p == fmt || p[-1] != '%')) {
+			seq_vprintf_ext(s, fmt, ap);
+			return;
+		}
+	}
+	seq_vprintf_plain(s, fmt, ap);
 }
 
 void usertp_seq_printf(struct usertp_seq *s, const char *fmt, ...)
