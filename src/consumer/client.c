@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "ctl-proto.h"
 #include "client.h"
 
@@ -354,26 +355,12 @@ static bool environ_value(pid_t pid, const char *name, char *buf, size_t size)
  */
 static long long process_age_ms(pid_t pid)
 {
-	char path[64], buf[1024], *p;
 	unsigned long long start;
 	struct timespec now;
 	long hz = sysconf(_SC_CLK_TCK);
-	ssize_t n;
-	int fd, field;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now))
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')'); /* after the comm, which may hold anything */
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &start) != 1)
+	if (usertp__proc_stat_field(pid, 22, &start) || hz <= 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now))
 		return -1;
 	return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 -
 	       (long long)(start * 1000 / (unsigned long long)hz);

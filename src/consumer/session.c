@@ -40,6 +40,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "client.h"
 #include "ctl-proto.h"
 #include "number.h"
@@ -935,24 +936,6 @@ static bool on_fork(struct usertp_session *s, int sock, const struct usertp__ctl
 	return true;
 }
 
-/* The parent of process @pid, as /proc says (0 if it cannot be read). */
-static pid_t real_ppid(pid_t pid)
-{
-	char path[64], buf[512], *paren;
-	int ppid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	/* "pid (comm) state ppid ...": comm may hold anything, the last ')' ends it. */
-	if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')) &&
-	    sscanf(paren + 1, " %*c %d", &ppid) != 1)
-		ppid = 0;
-	fclose(f);
-	return (pid_t)ppid;
-}
 
 /*
  * A program joins (or a traced program's child says it was born).  Another user's (only
@@ -990,7 +973,7 @@ static void accept_one(struct usertp_session *s, int listen_fd)
 	if (n > 0 && !usertp__ctl_decode(msg, &m, &why) && !ours &&
 	    (m.num[USERTP_CTL_KEY_PID] != (uint64_t)cred.pid ||
 	     (m.type == USERTP_CTL_MSG_FORK &&
-	      m.num[USERTP_CTL_KEY_PPID] != (uint64_t)real_ppid(cred.pid))))
+	      m.num[USERTP_CTL_KEY_PPID] != (uint64_t)usertp__proc_parent(cred.pid))))
 		close(sock); /* another's word about a process not its own */
 	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_JOIN)
 		taken = on_join(s, sock, &m, timeout_ms);

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "internal.h"
 
 __thread struct usertp__pid_verdicts usertp__pid_verdicts __attribute__((tls_model("initial-exec")));
@@ -109,27 +110,6 @@ void usertp__pid_verdicts_reset(void)
 	memset(&usertp__pid_verdicts, 0, sizeof(usertp__pid_verdicts));
 }
 
-/* The parent of process @pid, from /proc (0 if unknown). */
-static int parent_of(int pid)
-{
-	char path[64], buf[512], *close_paren;
-	FILE *f;
-	int ppid = 0;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "pid (comm) state ppid ...": the comm may hold anything, up to the last ')'. */
-	close_paren = strrchr(buf, ')');
-	if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return ppid;
-}
 
 int usertp__pid_lists_inherit(struct usertp__pid_list *trace, struct usertp__pid_list *notrace)
 {
@@ -138,7 +118,7 @@ int usertp__pid_lists_inherit(struct usertp__pid_list *trace, struct usertp__pid
 	if (usertp__pid_list_has(trace, self) || usertp__pid_list_has(notrace, self))
 		return 0;
 	/* The nearest listed ancestor decides, as if each fork on the way had been followed. */
-	for (int depth = 0; pid > 1 && depth < 64; pid = parent_of(pid), depth++) {
+	for (int depth = 0; pid > 1 && depth < 64; pid = usertp__proc_parent(pid), depth++) {
 		bool traced = usertp__pid_list_has(trace, pid), excluded = usertp__pid_list_has(notrace, pid);
 		int ret = 0;
 

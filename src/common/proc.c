@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc.c - what /proc says about a process: the one reader of /proc/PID/stat (proc.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value)
+{
+	char path[64], buf[1024], *at, *end;
+	ssize_t n;
+	int fd;
+
+	if (field < 3)
+		return -EINVAL; /* (the pid is known, the comm is not a number) */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n ? -errno : -EINVAL;
+	buf[n] = 0;
+	/* "pid (comm) state ppid ...": the comm may hold anything, up to the last ')'. */
+	at = strrchr(buf, ')');
+	/* Field 3 (the state) is the word after it; each further field one word on. */
+	for (int f = 3; at && f <= field; f++)
+		at = strchr(at + 1, ' ');
+	if (!at)
+		return -EINVAL;
+	errno = 0;
+	*value = strtoull(at + 1, &end, 10);
+	return errno || end == at + 1 ? -EINVAL : 0;
+}
+
+pid_t usertp__proc_parent(pid_t pid)
+{
+	unsigned long long ppid;
+
+	return usertp__proc_stat_field(pid, 4, &ppid) || ppid > (unsigned long long)INT32_MAX
+		       ? 0
+		       : (pid_t)ppid;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* proc.h - what /proc says about a process (proc.c): the one reader of /proc/PID/stat. */
+#ifndef USERTP_PROC_H
+#define USERTP_PROC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Field @field (numbered as in proc(5): 4 the parent, 22 the start time in clock ticks since
+ * boot; 3 and on, the numbers after the comm) of /proc/@pid/stat.  Return: 0, -EINVAL (not
+ * a number there), or the errno of reading it (-ENOENT: no such process).
+ */
+int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value);
+/* The parent of @pid, or 0 if it cannot be read. */
+pid_t usertp__proc_parent(pid_t pid);
+
+#endif
