@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -352,4 +353,37 @@ const char *usertp__format_next_field_line(const char *format, size_t *pos, size
 		line += n + (nl != NULL);
 	}
 	return NULL;
+}
+
+bool usertp__format_split_id(const char *format, const char **head_end, unsigned int *id,
+			     const char **body)
+{
+	const char *nl, *p;
+	unsigned long v = 0;
+
+	if (strncmp(format, "name: ", 6) || !(nl = strchr(format, '\n')) || strncmp(nl + 1, "ID: ", 4))
+		return false;
+	p = nl + 5;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9' && v <= UINT_MAX / 10)
+		v = v * 10 + (unsigned long)(*p++ - '0');
+	if (*p != '\n' || v > UINT_MAX)
+		return false;
+	*head_end = nl + 1;
+	*id = (unsigned int)v;
+	*body = p + 1;
+	return true;
+}
+
+char *usertp__format_with_id(const char *format, unsigned int id)
+{
+	const char *head_end, *body;
+	unsigned int old;
+	char *text;
+
+	if (!usertp__format_split_id(format, &head_end, &old, &body) ||
+	    asprintf(&text, "%.*sID: %u\n%s", (int)(head_end - format), format, id, body) < 0)
+		return NULL;
+	return text;
 }

@@ -69,4 +69,13 @@ USERTP_HIDDEN bool usertp__format_check(const char *format, size_t len, char *wh
 USERTP_HIDDEN const char *usertp__format_next_field_line(const char *format, size_t *pos,
 							 size_t *len);
 
+/*
+ * The head of a format file, "name: NAME\nID: N\nREST": *@head_end after the name line, *@id,
+ * *@body after the ID line.  Return: false if @format does not begin so.
+ */
+USERTP_HIDDEN bool usertp__format_split_id(const char *format, const char **head_end,
+					   unsigned int *id, const char **body);
+/* @format with its ID line saying @id (to free()), or NULL: not a format, or no memory. */
+USERTP_HIDDEN char *usertp__format_with_id(const char *format, unsigned int id);
+
 #endif

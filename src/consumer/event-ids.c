@@ -7,31 +7,13 @@
 #include <string.h>
 
 #include "event-ids.h"
+#include "format-field.h"
 
 static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
 {
 	while (len--)
 		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull; /* FNV-1a */
 	return h;
-}
-
-/* Split "name: NAME\nID: N\nREST" around its ID line; false if it does not look like that. */
-static bool split_format(const char *format, const char **head_end, const char **body)
-{
-	const char *nl, *p;
-
-	if (strncmp(format, "name: ", 6) || !(nl = strchr(format, '\n')) || strncmp(nl + 1, "ID: ", 4))
-		return false;
-	p = nl + 5;
-	if (*p < '0' || *p > '9')
-		return false;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (*p != '\n')
-		return false;
-	*head_end = nl + 1;
-	*body = p + 1;
-	return true;
 }
 
 static bool is_used(const struct usertp__ids *ids, unsigned int id)
@@ -50,10 +32,11 @@ int usertp__ids_add(struct usertp__ids *ids, const char *system, const char *for
 	const char *head_end, *body;
 	size_t head_len;
 	uint64_t hash;
-	unsigned int i;
+	unsigned int i, old_id;
 
 	*added = false;
-	if (!system || !format || want > USERTP__IDS_MAX || !split_format(format, &head_end, &body))
+	if (!system || !format || want > USERTP__IDS_MAX ||
+	    !usertp__format_split_id(format, &head_end, &old_id, &body))
 		return -EINVAL;
 	head_len = (size_t)(head_end - format);
 	hash = hash_bytes(0xcbf29ce484222325ull, system, strlen(system) + 1);

@@ -11,6 +11,7 @@
 
 #include "catalog.h"
 #include "client.h"
+#include "format-field.h"
 
 #define CALL_TIMEOUT_MS 2000
 
@@ -231,7 +232,7 @@ char *usertp__catalog_format(const char *system, const char *name, unsigned int 
 	}
 	struct usertp__program prog;
 	char req[600], *reply = NULL, *text = NULL;
-	const char *body, *id_line, *id_end;
+	const char *body;
 	int sock, ret;
 
 	ret = usertp__client_find(pid, &prog);
@@ -244,17 +245,10 @@ char *usertp__catalog_format(const char *system, const char *name, unsigned int 
 	ret = usertp__client_call(sock, req, &reply, NULL, CALL_TIMEOUT_MS);
 	close(sock);
 	body = ret ? NULL : usertp__client_body(reply);
-	/* The program's id becomes the mount's: "ID: N" is the third line. */
-	id_line = body ? strstr(body, "\nID: ") : NULL;
-	if (!id_line) {
-		free(reply);
+	/* The program's id becomes the mount's. */
+	text = body ? usertp__format_with_id(body, id) : NULL;
+	if (!text)
 		errno = ret == -ETIMEDOUT ? ETIMEDOUT : EIO;
-		return NULL;
-	}
-	id_end = strchr(id_line + 1, '\n');
-	if (asprintf(&text, "%.*s\nID: %u%s", (int)(id_line - body), body, id,
-		     id_end ? id_end : "\n") < 0)
-		text = NULL;
 	free(reply);
 	return text;
 }

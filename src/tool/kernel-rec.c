@@ -19,6 +19,7 @@
 
 #include <tracefs.h>
 
+#include "format-field.h"
 #include "kernel-rec.h"
 #include "ring-buffer.h"
 #include "trace-dat.h"
@@ -519,15 +520,16 @@ static int take_formats(struct usertp__kernel_rec *k, char *err, size_t errlen)
 
 	for (char *save = NULL, *line = strtok_r(enabled, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':'), *format, *id;
+		char *colon = strchr(line, ':'), *format;
+		const char *head_end, *body;
 		struct usertp__merge_event *ev;
+		unsigned int id;
 
 		if (!colon)
 			continue;
 		*colon = 0;
 		format = tracefs_event_file_read(k->inst, line, colon + 1, "format", NULL);
-		id = format ? strstr(format, "\nID: ") : NULL;
-		if (!id) {
+		if (!format || !usertp__format_split_id(format, &head_end, &id, &body)) {
 			free(format);
 			continue;
 		}
@@ -545,7 +547,7 @@ static int take_formats(struct usertp__kernel_rec *k, char *err, size_t errlen)
 			cap = more;
 		}
 		ev = &k->events[k->nr_events++];
-		ev->id = (unsigned int)strtoul(id + 5, NULL, 10);
+		ev->id = id;
 		ev->system = strdup(line);
 		ev->format = format;
 	}
