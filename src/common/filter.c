@@ -23,6 +23,7 @@
 #include <sys/sysinfo.h>
 
 #include "filter.h"
+#include "number.h"
 #include "format-field.h"
 
 #define MAX_STRING 255	/* a quoted string's longest (256+: "Operand too long") */
@@ -301,38 +302,10 @@ static long add_string(struct build *b, const char *s, size_t len)
 
 /* --- values ------------------------------------------------------------------------------ */
 
-/* The kernel's kstrtoull(s, 0): 0x hex, leading 0 octal, else decimal; all of it, no overflow. */
+/* The kernel's kstrtoull(s, 0) (number.c), of a value token (no '+' or newline reaches it). */
 static bool parse_unsigned(const char *s, uint64_t *out)
 {
-	unsigned int base = 10;
-	uint64_t v = 0;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	} else if (s[0] == '0' && s[1]) {
-		base = 8;
-		s++;
-	}
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		unsigned int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned int)(*s - '0');
-		else if (*s >= 'a' && *s <= 'f')
-			d = (unsigned int)(*s - 'a' + 10);
-		else if (*s >= 'A' && *s <= 'F')
-			d = (unsigned int)(*s - 'A' + 10);
-		else
-			return false;
-		if (d >= base || v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
+	return !usertp__kstrtoull(s, strlen(s), 0, out);
 }
 
 /* kstrtoll(s, 0): a leading '-', then as above, within the range of a signed 64-bit. */

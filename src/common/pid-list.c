@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
 #include "pid-list.h"
 
 /* Where @pid is in @list, or would go. */
@@ -79,19 +80,10 @@ void usertp__pid_list_free(struct usertp__pid_list *list)
 /* One token of @len characters, as kstrtoul(s, 0) reads it.  Return: 0, -EINVAL or -EPERM. */
 static int pid_parse(const char *tok, size_t len, int *pid)
 {
-	char buf[32], *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, tok, len);
-	buf[len] = 0;
-	/* strtoull() also takes white space and a '-': the kernel does not. */
-	if (!(buf[0] >= '0' && buf[0] <= '9') && !(buf[0] == '+' && buf[1] >= '0' && buf[1] <= '9'))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(buf, &end, 0);
-	if (errno || *end)
+	/* (A token ends at white space: the newline kstrtoull() would take is not in it.) */
+	if (!len || tok[len - 1] == '\n' || usertp__kstrtoull(tok, len, 0, &v))
 		return -EINVAL;
 	/* (The kernel keeps only 32 bits of a bigger one: 4294967296 becomes pid 0.) */
 	if (v > USERTP__PID_LIST_MAX_PID)

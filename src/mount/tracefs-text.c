@@ -6,32 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
 #include "tracefs-text.h"
 
 int usertp__tfs_number(const char *buf, size_t len, uint64_t *out)
 {
-	size_t i = 0, end = len;
-	uint64_t v = 0;
-
-	/* As the kernel's kstrtoull(): one '\n' may follow, a '+' may lead. */
-	if (end && buf[end - 1] == '\n')
-		end--;
-	if (i < end && buf[i] == '+')
-		i++;
-	if (i == end)
-		return -EINVAL;
-	for (; i < end; i++) {
-		unsigned int d;
-
-		if (buf[i] < '0' || buf[i] > '9')
-			return -EINVAL;
-		d = (unsigned int)(buf[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
+	return usertp__kstrtoull(buf, len, 10, out);
 }
 
 ssize_t usertp__tfs_set_event_token(const char *buf, size_t len, const char **tok, size_t *tok_len)
