@@ -16,7 +16,6 @@
 #include <fuse.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -693,23 +692,72 @@ static bool request_interrupted(void)
 	return fuse_interrupted();
 }
 
-/* Reads of the pipes that may wait now (USERTP__MOUNT_MAX_PIPE_WAITERS at most). */
-static atomic_int pipe_waiters;
+/*
+ * Reads of the pipes that may wait now: USERTP__MOUNT_MAX_PIPE_WAITERS at most, and of a user
+ * other than root USERTP__MOUNT_MAX_PIPE_WAITERS_PER_USER (counted by user, a slot each).
+ */
+static struct {
+	pthread_mutex_t lock;
+	unsigned int all;
+	struct {
+		uid_t uid;
+		unsigned int n;
+	} users[64];
+} pipe_waiters = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* May a read of @uid wait?  If so it is counted (pipe_wait_end() when done). */
+static bool pipe_wait_begin(uid_t uid)
+{
+	unsigned int free_slot = 64, slot = 64;
+	bool ok;
+
+	pthread_mutex_lock(&pipe_waiters.lock);
+	for (unsigned int i = 0; i < 64 && uid; i++) {
+		if (pipe_waiters.users[i].n && pipe_waiters.users[i].uid == uid)
+			slot = i;
+		else if (!pipe_waiters.users[i].n && free_slot == 64)
+			free_slot = i;
+	}
+	if (uid && slot == 64)
+		slot = free_slot;
+	ok = pipe_waiters.all < USERTP__MOUNT_MAX_PIPE_WAITERS &&
+	     (!uid || (slot < 64 &&
+		       pipe_waiters.users[slot].n < USERTP__MOUNT_MAX_PIPE_WAITERS_PER_USER));
+	if (ok) {
+		pipe_waiters.all++;
+		if (uid) {
+			pipe_waiters.users[slot].uid = uid;
+			pipe_waiters.users[slot].n++;
+		}
+	}
+	pthread_mutex_unlock(&pipe_waiters.lock);
+	return ok;
+}
+
+static void pipe_wait_end(uid_t uid)
+{
+	pthread_mutex_lock(&pipe_waiters.lock);
+	pipe_waiters.all--;
+	for (unsigned int i = 0; i < 64 && uid; i++) {
+		if (pipe_waiters.users[i].n && pipe_waiters.users[i].uid == uid) {
+			pipe_waiters.users[i].n--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pipe_waiters.lock);
+}
 
 /*
  * A read of trace_pipe or trace_pipe_raw.  One that may wait holds a thread of the mount
- * until records come: past USERTP__MOUNT_MAX_PIPE_WAITERS of them, a read takes what there
- * is and, if nothing, fails with EBUSY rather than leave no thread to the other files.
+ * until records come: past its share (pipe_wait_begin()), a read takes what there is and,
+ * if nothing, fails with EBUSY rather than leave no thread to the other files or users.
  */
 static ssize_t pipe_read(struct open_file *f, char *buf, size_t size)
 {
-	bool waits = !f->nonblock;
+	uid_t uid = fuse_get_context()->uid;
+	bool waits = !f->nonblock && pipe_wait_begin(uid);
 	ssize_t n;
 
-	if (waits && atomic_fetch_add(&pipe_waiters, 1) >= USERTP__MOUNT_MAX_PIPE_WAITERS) {
-		atomic_fetch_sub(&pipe_waiters, 1);
-		waits = false;
-	}
 	if (f->kind == NODE_TRACE_PIPE)
 		n = usertp__instance_pipe_read(f->ti->inst, &f->pipe, buf, size, !waits,
 					       request_interrupted);
@@ -717,7 +765,7 @@ static ssize_t pipe_read(struct open_file *f, char *buf, size_t size)
 		n = usertp__instance_raw_read(f->ti->inst, &f->pipe, buf, size, !waits,
 					      request_interrupted);
 	if (waits)
-		atomic_fetch_sub(&pipe_waiters, 1);
+		pipe_wait_end(uid);
 	else if (!f->nonblock && n == -EAGAIN)
 		n = -EBUSY; /* (a reader that would wait, past the share) */
 	return n;

@@ -13,6 +13,8 @@
  */
 #define USERTP__MOUNT_MAX_THREADS 1024
 #define USERTP__MOUNT_MAX_PIPE_WAITERS (USERTP__MOUNT_MAX_THREADS - 64)
+/* Of those, one user's at most (root's: all), so that one user's readers leave others room. */
+#define USERTP__MOUNT_MAX_PIPE_WAITERS_PER_USER (USERTP__MOUNT_MAX_PIPE_WAITERS / 4)
 
 #include <sys/types.h>
 

@@ -29,6 +29,9 @@
 #                  served meanwhile, the fired records reach the readers, and each reader ends
 #                  when killed (issue 21, item 14: the mount served 10 requests at once, not
 #                  its 64, and 200 readers held them all: every other file hung)
+#   pipe-share     with --allow-other, a second user's readers of trace_pipe may wait 240 at
+#                  once: its 241st read fails with EBUSY, while root's readers still wait and
+#                  every other file is served
 #   stalls         another user's fake endpoints (listening, never answering) and stopped
 #                  programs, and its connections that send part of a message to the socket of
 #                  every user: root's mount starts, makes an instance and takes set_event
@@ -446,6 +449,33 @@ pipe-readers)
 	sleep 0.2
 	kill $! && wait $! 2>/dev/null || true
 	rmdir "$mnt/instances/raw" || bad "instances/raw not removed"
+	;;
+pipe-share)
+	need_second_user
+	chmod 755 "$dir"
+	start_cons
+	group=$(id -g usertp-test2)
+	"$usertp" mount -f --allow-other -o gid=$group,mode=0750 "$mnt" 2>>"$dir/mount.err" &
+	m=$!
+	wait_until "the mount" mountpoint -q "$mnt"
+	echo cons:cons_a >"$mnt/set_event"
+	: >"$dir/other.err"
+	chmod 666 "$dir/other.err"
+	setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups sh -c \
+		'for i in $(seq 241); do cat "$1/trace_pipe" >/dev/null 2>>"$2" & done; wait' sh "$mnt" "$dir/other.err" &
+	readers=$!
+	pids="$pids $readers"
+	wait_until "the second user's 241st reader refused" grep -q 'busy' "$dir/other.err"
+	sleep 0.5
+	[ "$(grep -c . "$dir/other.err")" -eq 1 ] || { bad "not one reader refused:"; cat "$dir/other.err"; }
+	timeout 20 cat "$mnt/available_events" >/dev/null || bad "available_events not served"
+	set +e
+	timeout 1 cat "$mnt/trace_pipe" >/dev/null 2>"$dir/root.err"
+	st=$?
+	set -e
+	[ $st -eq 124 ] || { bad "root's reader did not wait (exit $st):"; cat "$dir/root.err"; }
+	pkill -u usertp-test2 -x cat || true
+	wait $readers || true
 	;;
 stalls)
 	need_second_user
