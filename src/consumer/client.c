@@ -196,6 +196,7 @@ static int programs_add(struct usertp__program **list, size_t *n, size_t *cap,
 
 static bool environ_value(pid_t pid, const char *name, char *buf, size_t size);
 static int endpoint_of_others(pid_t pid, uid_t uid, struct usertp__program *prog);
+static long long process_age_ms(pid_t pid);
 
 /*
  * Does process @pid look for root's sessions in the system directory @ours (its
@@ -253,7 +254,8 @@ static int programs_keep_answering(struct usertp__program *list, size_t *n)
 {
 	char **replies = calloc(*n, sizeof(*replies));
 	int *results = calloc(*n, sizeof(*results));
-	size_t kept = 0;
+	size_t kept = 0, young = 0;
+	long long youngest = USERTP_CTL_STARTING_MS;
 
 	if (!replies || !results || usertp__client_ask_all(list, *n, "hello", CALL_TIMEOUT_MS,
 							   replies, results)) {
@@ -263,12 +265,39 @@ static int programs_keep_answering(struct usertp__program *list, size_t *n)
 	}
 	for (size_t i = 0; i < *n; i++) {
 		int ret = hello_result(&list[i], results[i], replies[i]);
+		long long age;
 
 		free(replies[i]);
-		if (!ret)
+		replies[i] = NULL;
+		if (!ret) {
 			list[kept++] = list[i];
-		else if (!list[i].foreign && !process_exists(list[i].pid))
+		} else if (ret == -ENOENT && list[i].foreign && (age = process_age_ms(list[i].pid)) >= 0 &&
+			   age < USERTP_CTL_STARTING_MS) {
+			/* Another user's that starts may not listen yet: asked again below. */
+			results[young++] = (int)i;
+			youngest = age < youngest ? age : youngest;
+		} else if (!list[i].foreign && !process_exists(list[i].pid)) {
 			unlink(list[i].path); /* left by a process that died */
+		}
+	}
+	if (young) {
+		struct usertp__program *again = malloc(young * sizeof(*again));
+		int *again_results = calloc(young, sizeof(*again_results));
+
+		for (size_t k = 0; again && k < young; k++)
+			again[k] = list[results[k]];
+		usleep((useconds_t)(USERTP_CTL_STARTING_MS - youngest) * 1000);
+		if (again && again_results &&
+		    !usertp__client_ask_all(again, young, "hello", CALL_TIMEOUT_MS, replies,
+					    again_results)) {
+			for (size_t k = 0; k < young; k++) {
+				if (!hello_result(&again[k], again_results[k], replies[k]))
+					list[kept++] = again[k];
+				free(replies[k]);
+			}
+		}
+		free(again);
+		free(again_results);
 	}
 	*n = kept;
 	free(replies);
