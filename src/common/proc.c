@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -39,6 +40,18 @@ int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value)
 	errno = 0;
 	*value = strtoull(at + 1, &end, 10);
 	return errno || end == at + 1 ? -EINVAL : 0;
+}
+
+int usertp__proc_owner(pid_t pid, uid_t *uid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	*uid = st.st_uid;
+	return 0;
 }
 
 pid_t usertp__proc_parent(pid_t pid)

@@ -14,5 +14,7 @@
 int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value);
 /* The parent of @pid, or 0 if it cannot be read. */
 pid_t usertp__proc_parent(pid_t pid);
+/* The user of process @pid (the owner of /proc/PID) into *@uid.  Return: 0 or -errno. */
+int usertp__proc_owner(pid_t pid, uid_t *uid);
 
 #endif

@@ -254,13 +254,15 @@ static int programs_keep_answering(struct usertp__program *list, size_t *n)
 {
 	char **replies = calloc(*n, sizeof(*replies));
 	int *results = calloc(*n, sizeof(*results));
+	struct usertp__program *again = calloc(*n, sizeof(*again));
 	size_t kept = 0, young = 0;
 	long long youngest = USERTP_CTL_STARTING_MS;
 
-	if (!replies || !results || usertp__client_ask_all(list, *n, "hello", CALL_TIMEOUT_MS,
-							   replies, results)) {
+	if (!replies || !results || !again ||
+	    usertp__client_ask_all(list, *n, "hello", CALL_TIMEOUT_MS, replies, results)) {
 		free(replies);
 		free(results);
+		free(again);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < *n; i++) {
@@ -274,34 +276,26 @@ static int programs_keep_answering(struct usertp__program *list, size_t *n)
 		} else if (ret == -ENOENT && list[i].foreign && (age = process_age_ms(list[i].pid)) >= 0 &&
 			   age < USERTP_CTL_STARTING_MS) {
 			/* Another user's that starts may not listen yet: asked again below. */
-			results[young++] = (int)i;
+			again[young++] = list[i];
 			youngest = age < youngest ? age : youngest;
 		} else if (!list[i].foreign && !process_exists(list[i].pid)) {
 			unlink(list[i].path); /* left by a process that died */
 		}
 	}
 	if (young) {
-		struct usertp__program *again = malloc(young * sizeof(*again));
-		int *again_results = calloc(young, sizeof(*again_results));
-
-		for (size_t k = 0; again && k < young; k++)
-			again[k] = list[results[k]];
 		usleep((useconds_t)(USERTP_CTL_STARTING_MS - youngest) * 1000);
-		if (again && again_results &&
-		    !usertp__client_ask_all(again, young, "hello", CALL_TIMEOUT_MS, replies,
-					    again_results)) {
+		if (!usertp__client_ask_all(again, young, "hello", CALL_TIMEOUT_MS, replies, results)) {
 			for (size_t k = 0; k < young; k++) {
-				if (!hello_result(&again[k], again_results[k], replies[k]))
+				if (!hello_result(&again[k], results[k], replies[k]))
 					list[kept++] = again[k];
 				free(replies[k]);
 			}
 		}
-		free(again);
-		free(again_results);
 	}
 	*n = kept;
 	free(replies);
 	free(results);
+	free(again);
 	return 0;
 }
 

@@ -233,11 +233,9 @@ static int source_map(struct usertp_session *s, struct usertp__source *src, int 
 /* Is @pid another user's process, and we root (who records it)? */
 static bool another_users_as_root(pid_t pid)
 {
-	char proc[64];
-	struct stat st;
+	uid_t uid;
 
-	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
-	return geteuid() == 0 && !stat(proc, &st) && st.st_uid != 0;
+	return geteuid() == 0 && !usertp__proc_owner(pid, &uid) && uid != 0;
 }
 
 static struct usertp__source *source_new(struct usertp_session *s, pid_t pid, const char *comm)
@@ -559,11 +557,9 @@ static int source_start(struct usertp_session *s, struct usertp__source *src, in
 /* Is @pid another user's process, and we not root? */
 static bool another_users(pid_t pid)
 {
-	char proc[64];
-	struct stat st;
+	uid_t uid;
 
-	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
-	return geteuid() != 0 && !stat(proc, &st) && st.st_uid != geteuid();
+	return geteuid() != 0 && !usertp__proc_owner(pid, &uid) && uid != geteuid();
 }
 
 static int attach_found(struct usertp_session *s, const struct usertp__program *prog,
@@ -809,8 +805,7 @@ int usertp_session_attach_all(struct usertp_session *s)
 	n = usertp__client_programs(&progs, geteuid() == 0);
 	for (int i = 0; i < n; i++) {
 		long long start = usertp__mono_ms();
-		struct stat st;
-		char proc[64];
+		uid_t uid;
 
 		if (progs[i].pid == getpid() || source_of_pid(s, progs[i].pid))
 			continue;
@@ -818,12 +813,11 @@ int usertp_session_attach_all(struct usertp_session *s)
 			attach_found(s, &progs[i], USERTP__CALL_TIMEOUT_MS);
 			continue;
 		}
-		snprintf(proc, sizeof(proc), "/proc/%d", (int)progs[i].pid);
-		if (stat(proc, &st) || foreign_banned(s, st.st_uid, start))
+		if (usertp__proc_owner(progs[i].pid, &uid) || foreign_banned(s, uid, start))
 			continue;
 		if (attach_found(s, &progs[i], USERTP__FOREIGN_ANSWER_MS) == -ETIMEDOUT ||
 		    usertp__mono_ms() - start >= 3 * USERTP__FOREIGN_ANSWER_MS)
-			foreign_ban(s, st.st_uid, usertp__mono_ms());
+			foreign_ban(s, uid, usertp__mono_ms());
 	}
 	if (n > 0)
 		free(progs);
