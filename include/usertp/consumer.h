@@ -91,6 +91,11 @@ USERTP_CONSUMER_EXPORT int usertp_session_attach_all(struct usertp_session *s);
 /**
  * usertp_session_run() - start @argv (a command searched in PATH) as a program of the
  * session: it joins before its main(), as do the programs it execs and the children it forks.
+ * When an event that the command's executable or a library it links defines does not take
+ * the session's filter, the command is stopped (SIGKILL) before its main() runs, as trace-cmd
+ * refuses such a filter before anything runs: usertp_session_process() then returns
+ * -ECANCELED.  (Events of libraries loaded later with dlopen(), and of the other programs it
+ * runs, are left out instead, each said in the log.)
  * The caller waits for it (waitpid).  Return: its pid, or a negative errno.
  */
 USERTP_CONSUMER_EXPORT pid_t usertp_session_run(struct usertp_session *s, char *const argv[]);
@@ -169,7 +174,9 @@ USERTP_CONSUMER_EXPORT int usertp_session_fd(const struct usertp_session *s);
  * usertp_session_process() - wait up to @timeout_ms (0: not at all, -1: no limit) for
  * something to do, and do it: take programs that joined or forked, what they told, and the
  * pages their buffers filled (read ahead of usertp_session_next(), or written to the file).
- * Return: 0 or a negative errno.
+ * Return: 0, -ECANCELED (once) when the command usertp_session_run() started was
+ * stopped before its main() because one of its events does not take its filter (the log
+ * says which, with the filter's error), or another negative errno.
  */
 USERTP_CONSUMER_EXPORT int usertp_session_process(struct usertp_session *s, int timeout_ms);
 

@@ -126,6 +126,7 @@ enum usertp__ctl_key {
 	USERTP_CTL_KEY_PIDS,	  /* set_event_pid: thread ids, comma-separated (pid-list.h) */
 	USERTP_CTL_KEY_NOTRACE_PIDS, /* set_event_notrace_pid: the same */
 	USERTP_CTL_KEY_EVENT_FORK, /* 0 or 1: tracefs's event-fork option */
+	USERTP_CTL_KEY_AT_START,  /* 0 or 1: refusals before main() stop the start (at_start) */
 	USERTP_CTL_NR_KEYS
 };
 #define USERTP_CTL_K(key) (1u << USERTP_CTL_KEY_##key)
@@ -146,6 +147,10 @@ enum usertp__ctl_key {
  *	news of a program		events format exit refused (on its session connection,
  *					unasked; refused: events that do not take their filter, not
  *					recorded, each a line then the filter file's text)
+ *	at_start=1			on a start: the program is the consumer's command, whose
+ *					start a filter that does not fit stops; on refused news:
+ *					events of its executable or the libraries it links refused,
+ *					before main(): it waits for "run" (go on) or its end
  *	replies				ok error
  */
 #define USERTP_CTL_MESSAGES(M)                                                                     \
@@ -157,7 +162,8 @@ enum usertp__ctl_key {
 	M(START, "start",                                                                          \
 	  USERTP_CTL_K(KB) | USERTP_CTL_K(OVERWRITE) | USERTP_CTL_K(CLOCK) |                       \
 		  USERTP_CTL_K(TRACING) | USERTP_CTL_K(RECORDER) | USERTP_CTL_K(EVENTS) |          \
-		  USERTP_CTL_K(PIDS) | USERTP_CTL_K(NOTRACE_PIDS) | USERTP_CTL_K(EVENT_FORK),      \
+		  USERTP_CTL_K(PIDS) | USERTP_CTL_K(NOTRACE_PIDS) | USERTP_CTL_K(EVENT_FORK) |     \
+		  USERTP_CTL_K(AT_START),                                                          \
 	  USERTP_CTL_K(EVENTS))                                                                    \
 	M(SET, "set", USERTP_CTL_K(TRACING) | USERTP_CTL_K(EVENTS), 0)                             \
 	M(FILTER, "filter", USERTP_CTL_K(EVENTS), USERTP_CTL_K(EVENTS))                            \
@@ -173,7 +179,7 @@ enum usertp__ctl_key {
 	M(FORK, "fork", USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(SIZE),               \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(SIZE))                                                  \
 	M(EXIT, "exit", 0, 0)                                                                      \
-	M(REFUSED, "refused", 0, 0)                                                                \
+	M(REFUSED, "refused", USERTP_CTL_K(AT_START), 0)                                           \
 	M(OK, "ok",                                                                                \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(UID) | USERTP_CTL_K(CPUS) |         \
 		  USERTP_CTL_K(VERSION) | USERTP_CTL_K(COMM) | USERTP_CTL_K(SIZE),                 \

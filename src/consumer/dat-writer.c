@@ -241,7 +241,11 @@ static int output_flags(const struct usertp_session *s)
 static int output_check(struct usertp_session *s, const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_WRONLY | output_flags(s), 0644), ret;
+	int fd = open(path, O_WRONLY | O_EXCL | output_flags(s), 0644), ret;
+	bool made = fd >= 0;
+
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | output_flags(s), 0644);
 
 	if (fd < 0 && errno == ELOOP && s->output_nofollow)
 		return usertp__session_fail(s, -ELOOP, "%s: a symbolic link, not followed", path);
@@ -249,6 +253,9 @@ static int output_check(struct usertp_session *s, const char *path)
 		return usertp__session_fail(s, -errno, "cannot write %s: %s", path, strerror(errno));
 	ret = fstat(fd, &st) || !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_SET) < 0;
 	close(fd);
+	/* Made only to know it can be: a recording that never ends leaves no empty file. */
+	if (made)
+		unlink(path);
 	if (ret)
 		return usertp__session_fail(s, -EINVAL, "%s: not a regular file; a trace.dat is "
 							"written with seeks (write a file, then copy it "

@@ -521,13 +521,19 @@ static int source_start(struct usertp_session *s, struct usertp__source *src, in
 
 	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
 	ret = settings_msg(s, USERTP_CTL_MSG_START, &req, &events, pids);
+	if (s->run_pid && src->pid == s->run_pid && !src->forked_from)
+		usertp__ctl_set_num(&req, USERTP_CTL_KEY_AT_START, 1); /* command_stop() */
 	if (!ret)
 		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
 					     &fd, timeout_ms);
-	if (ret == -EREMOTEIO)
+	if (ret == -EREMOTEIO) {
+		s->remote_err = !strncmp(reply, "error ", 6)
+					? usertp__ctl_errno_of(reply + 6, strcspn(reply + 6, " \n"))
+					: 0;
 		usertp__session_fail(s, ret, "%s: %s%s", src->name,
 				     usertp__client_error_text(reply, err, sizeof(err)),
 				     strchr(reply, '\n') && strchr(reply, '\n')[1] ? strchr(reply, '\n') : "");
+	}
 	if (!ret && (fd < 0 || !usertp__ctl_has(&ok, USERTP_CTL_KEY_SIZE)))
 		ret = -EPROTO;
 	if (!ret)
@@ -843,6 +849,7 @@ pid_t usertp_session_run(struct usertp_session *s, char *const argv[])
 		fprintf(stderr, "usertp: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	s->run_pid = pid;
 	return pid;
 }
 
@@ -857,6 +864,21 @@ static void source_send_settings(struct usertp_session *s, struct usertp__source
 	if (!settings_msg(s, USERTP_CTL_MSG_SET, &m, &events, NULL))
 		usertp__ctl_send_msg(src->session, &m, -1);
 	free(events);
+}
+
+/*
+ * The command usertp_session_run() started refused a filter at its start (an event its
+ * executable or a library it links defines does not take it): like trace-cmd, which refuses
+ * such a filter before anything runs, it is stopped before its main() (its parent reaps it).
+ * Return: whether @src is that command.
+ */
+static bool command_stop(struct usertp_session *s, const struct usertp__source *src)
+{
+	if (!s->run_pid || src->pid != s->run_pid || src->forked_from)
+		return false;
+	kill(src->pid, SIGKILL);
+	s->run_stopped = true;
+	return true;
 }
 
 /*
@@ -887,6 +909,9 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 	}
 	if (source_start(s, src, sock, timeout_ms)) {
 		usertp__session_log(s, "%s", s->error);
+		/* (A static program registers its events before it joins: refused at the start.) */
+		if (s->remote_err == -EINVAL && s->nr_filters)
+			command_stop(s, src);
 		close(sock);
 		src->ended = true;
 		s->untraced++;
@@ -1006,6 +1031,10 @@ static void session_news(struct usertp_session *s, struct usertp__source *src,
 			len--;
 		usertp__session_log(s, "%s: %.*s", src->name, (int)len, msg->body);
 		s->refused++;
+		/* Before main(): our command stops there; another program waits for a word. */
+		if (msg->num[USERTP_CTL_KEY_AT_START] && !command_stop(s, src))
+			usertp__ctl_send_msg(src->session,
+					     &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1);
 		break;
 	}
 	case USERTP_CTL_MSG_EVENTS:
@@ -1802,6 +1831,11 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 			source_ask_comms(s->sources[i]);
 	}
 	watch_all(s);
+	if (s->run_stopped) {
+		s->run_stopped = false; /* (said once) */
+		return usertp__session_fail(s, -ECANCELED, "the command was stopped before its main(): "
+					    "an event it defines does not take its filter");
+	}
 	return 0;
 }
 

@@ -98,6 +98,8 @@ struct usertp_session {
 
 	/* targets */
 	bool all, ran;	      /* attached to all; a command was run */
+	pid_t run_pid;	      /* the command usertp_session_run() started */
+	bool run_stopped;     /* it was stopped before its main(): a filter did not fit */
 	char sock_path[108];  /* our socket */
 	char all_path[4096];  /* while attached to all: the all.* link to it (ctl-proto.h) */
 	char every_path[108]; /* root's, attached to all: its all.* socket for every user's */

@@ -19,7 +19,7 @@
  *	format SYS:EVENT	ok, then the event's format text
  *	comms			ok, then "tid comm" lines of the threads that recorded
  *	start events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc tracing=0|1 recorder=PATH
- *	      [pids=P,P.. notrace_pids=P,P.. event_fork=0|1]
+ *	      [pids=P,P.. notrace_pids=P,P.. event_fork=0|1 at_start=0|1]
  *				ok size=BYTES, then "id sys:event" lines, with the region's memfd
  *	set [events=SPECS] [tracing=0|1]
  *				the session's settings, changed at once while the program runs;
@@ -45,6 +45,9 @@
  *				was loaded), sent before any of them can fire
  *	format id=N name=SYS:EVENT  then the format text of a new event the session records
  *	exit			then "tid comm" lines: the program is exiting
+ *	refused [at_start=1]	then what refused its filter (not recorded); at_start=1 (a
+ *				session started so, before main()): the program waits for "run"
+ *				or its end (verdicts_wait())
  *
  * Every connection's peer must be this user or root; others get one error line and are
  * closed.  Each connection is served on its own, without blocking: a request must arrive
@@ -432,7 +435,13 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		reply_add(r, "ok\n");
 		break;
 	case USERTP_CTL_MSG_RUN:
-		return -2; /* the end of a join (join_recorder()): no reply */
+		/* The end of a join (join_recorder()), or go on after a refusal: no reply. */
+		if (c->session) {
+			pthread_mutex_lock(&usertp__lock);
+			usertp__session_verdict_locked(c->session, true);
+			pthread_mutex_unlock(&usertp__lock);
+		}
+		return -2;
 	default:
 		reply_add(r, "error EINVAL not a request: '%s'\n", usertp__ctl_word(m.type));
 		break;
@@ -799,6 +808,32 @@ static void news_send(const char *msg, size_t len, void *arg)
 	conn_send_locked(c, msg, len, -1, 1000);
 }
 
+/*
+ * Events of the recorder's command that refused their filter before main() (at_start=1): the
+ * recorder judges.  It ends the program (usertp record -- CMD refuses the run), or says "run"
+ * (go on without those events).  A recorder that does neither holds us JOIN_SESSION_MS.
+ */
+static void verdicts_wait(void)
+{
+	long long deadline = usertp__mono_ms() + JOIN_SESSION_MS;
+	bool waiting = true;
+
+	while (waiting) {
+		bool late = usertp__mono_ms() >= deadline;
+
+		waiting = false;
+		pthread_mutex_lock(&ctl.lock);
+		pthread_mutex_lock(&usertp__lock);
+		for (unsigned int i = 0; i < MAX_CONNS; i++)
+			if (ctl.conns[i].fd >= 0 && ctl.conns[i].session)
+				waiting |= usertp__session_verdict_locked(ctl.conns[i].session, late);
+		pthread_mutex_unlock(&usertp__lock);
+		pthread_mutex_unlock(&ctl.lock);
+		if (waiting)
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+}
+
 void usertp__control_events_changed(void)
 {
 	unsigned int i;
@@ -814,6 +849,7 @@ void usertp__control_events_changed(void)
 		if (ctl.conns[i].fd >= 0 && ctl.conns[i].session)
 			usertp__session_news(ctl.conns[i].session, news_send, &ctl.conns[i]);
 	pthread_mutex_unlock(&ctl.lock);
+	verdicts_wait();
 }
 
 /* --- start-up, fork, exit ----------------------------------------------------------------- */

@@ -39,6 +39,14 @@ extern bool usertp__exiting USERTP_HIDDEN;
 USERTP_HIDDEN void usertp__recorder_init(void);
 /* control.c: events came (an object registered): recorders hear of them before they fire. */
 USERTP_HIDDEN void usertp__control_events_changed(void);
+/*
+ * Sessions started with at_start=1 (usertp record -- CMD: the command itself): while there is
+ * one, each object that registers is asked whether it was loaded with the program, and
+ * usertp__registering_at_start says so to whatever its registration calls (a filter that
+ * does not fit one of its events then stops the program's start: session.c).
+ */
+extern unsigned int usertp__at_start_sessions USERTP_HIDDEN;
+extern __thread bool usertp__registering_at_start USERTP_HIDDEN;
 
 /*
  * Set by the recorder: objects registered afterwards are never unloaded, and their events keep

@@ -16,6 +16,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,8 @@
 #include "internal.h"
 
 bool usertp__keep_objects;
+unsigned int usertp__at_start_sessions;
+__thread bool usertp__registering_at_start;
 
 /*
  * Every program that uses tracepoints links this file; this reference makes a static link
@@ -434,6 +438,99 @@ static bool object_is_main(const struct usertp__object *obj)
 	       main_program.dli_fbase == self.dli_fbase;
 }
 
+/* --- objects loaded with the program ---------------------------------------------------- */
+
+/* One loaded object's names and dynamic section, as dl_iterate_phdr() shows it. */
+struct loaded {
+	uintptr_t base;
+	const char *path, *soname, *strtab;
+	const ElfW(Dyn) *dyn;
+	bool linked;
+};
+
+struct loaded_list {
+	struct loaded list[512];
+	unsigned int n;
+};
+
+static uintptr_t dyn_ptr(const struct dl_phdr_info *info, uintptr_t p)
+{
+	/* The loader relocates these in place, but for a read-only dynamic section (vDSO). */
+	return p < info->dlpi_addr ? p + info->dlpi_addr : p;
+}
+
+static int loaded_add(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct loaded_list *l = arg;
+	struct loaded *o;
+
+	(void)size;
+	if (l->n == sizeof(l->list) / sizeof(l->list[0]))
+		return 1;
+	o = &l->list[l->n++];
+	*o = (struct loaded){ .base = info->dlpi_addr, .path = info->dlpi_name };
+	for (unsigned int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			o->dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	for (const ElfW(Dyn) *d = o->dyn; d && d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_STRTAB)
+			o->strtab = (const char *)dyn_ptr(info, d->d_un.d_ptr);
+	for (const ElfW(Dyn) *d = o->dyn; o->strtab && d && d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_SONAME)
+			o->soname = o->strtab + d->d_un.d_val;
+	return 0;
+}
+
+/* Is @name (a DT_NEEDED entry) object @o? */
+static bool loaded_is(const struct loaded *o, const char *name)
+{
+	const char *base = o->path ? strrchr(o->path, '/') : NULL;
+
+	return (o->soname && !strcmp(o->soname, name)) ||
+	       (o->path && !strcmp(base ? base + 1 : o->path, name));
+}
+
+/*
+ * Was @obj loaded with the program: is it the executable, or a library the executable
+ * links (directly or through other libraries), rather than one loaded later by dlopen()?
+ * Its constructors then run before main().  Takes the loader's lock: never under ours.
+ */
+static bool object_at_start(const struct usertp__object *obj, bool is_main)
+{
+	static struct loaded_list l; /* (big: not on a constructor's stack) */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	Dl_info self;
+	bool changed = true, at_start = false;
+
+	if (is_main || !dladdr(obj, &self) || !self.dli_fname)
+		return true; /* (or a static program) */
+	pthread_mutex_lock(&lock);
+	l.n = 0;
+	dl_iterate_phdr(loaded_add, &l);
+	if (l.n)
+		l.list[0].linked = true; /* the executable comes first */
+	while (changed) {
+		changed = false;
+		for (unsigned int i = 0; i < l.n; i++) {
+			const struct loaded *o = &l.list[i];
+
+			for (const ElfW(Dyn) *d = o->dyn; o->linked && o->strtab && d && d->d_tag != DT_NULL;
+			     d++) {
+				if (d->d_tag != DT_NEEDED)
+					continue;
+				for (unsigned int j = 0; j < l.n; j++)
+					if (!l.list[j].linked && loaded_is(&l.list[j], o->strtab + d->d_un.d_val))
+						changed = l.list[j].linked = true;
+			}
+		}
+	}
+	for (unsigned int i = 0; i < l.n; i++)
+		if (i && l.list[i].base == (uintptr_t)self.dli_fbase) /* (a library's vaddrs start at 0) */
+			at_start = l.list[i].linked;
+	pthread_mutex_unlock(&lock);
+	return at_start;
+}
+
 static bool object_permanent(const struct usertp__object *obj, bool is_main)
 {
 	Dl_info self;
@@ -466,6 +563,8 @@ void usertp__object_register(struct usertp__object *obj)
 	/* Outside our lock: it may take the loader's lock. */
 	is_main = object_is_main(obj);
 	state = object_permanent(obj, is_main) ? OBJ_PERMANENT : OBJ_REGISTERED;
+	usertp__registering_at_start = __atomic_load_n(&usertp__at_start_sessions, __ATOMIC_RELAXED) &&
+				       object_at_start(obj, is_main);
 	pthread_mutex_lock(&usertp__lock);
 	if (obj->registered ||
 	    !grow((void **)&objects, &objects_cap, nr_objects + 1, sizeof(*objects)))
@@ -485,6 +584,7 @@ out:
 	pthread_mutex_unlock(&usertp__lock);
 	if (obj->events && obj->events != obj->events_end)
 		usertp__control_events_changed();
+	usertp__registering_at_start = false;
 }
 
 void usertp__object_unregister(struct usertp__object *obj)

@@ -87,6 +87,9 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 	/* (Written only when it changes, which it may only with no buffer: writers read it.) */
 	if (clock != usertp__rb_clock_id)
 		__atomic_store_n(&usertp__rb_clock_id, clock, __ATOMIC_RELAXED);
+	s->at_start = request->num[USERTP_CTL_KEY_AT_START];
+	if (s->at_start)
+		__atomic_fetch_add(&usertp__at_start_sessions, 1, __ATOMIC_RELAXED);
 	s->tracing = !usertp__ctl_has(request, USERTP_CTL_KEY_TRACING) ||
 		     request->num[USERTP_CTL_KEY_TRACING];
 	/* Before the listener: writers read it from their first event on. */
@@ -107,6 +110,8 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 		ret = session_filters_start(s, request->body, events, why);
 	if (ret) {
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
+		if (s->at_start)
+			__atomic_fetch_sub(&usertp__at_start_sessions, 1, __ATOMIC_RELAXED);
 		s->sink.rb.wake_fd = -1; /* the caller's still */
 		usertp__rb_destroy(&s->sink.rb);
 		free(s->refused);
@@ -128,7 +133,9 @@ static char filter_why[8192];
 
 /*
  * An event that refuses its filter is not recorded (it would record unfiltered); the
- * recorder is told (at the start, the start fails; later, as news).  Under usertp__lock.
+ * recorder is told (at the start, the start fails; later, as news; before main(), in the
+ * recorder's own command, the news stops the program: usertp__registering_at_start).
+ * Under usertp__lock.
  */
 static void session_filter_refused(void *arg, const char *events, const struct usertp_event *ev,
 				   const char *text, const struct usertp__filter_error *e)
@@ -138,14 +145,25 @@ static void session_filter_refused(void *arg, const char *events, const struct u
 	char head[600], err[8192], *more;
 	size_t old = s->refused ? strlen(s->refused) : 0;
 
-	snprintf(head, sizeof(head), "the filter of %s does not fit %s:%s, which is not recorded: %s\n",
-		 events, ev->event_class->system, ev->name, strerror(-e->err));
+	bool stops = s->at_start && usertp__registering_at_start;
+
+	snprintf(head, sizeof(head), "the filter of %s does not fit %s:%s%s: %s\n", events,
+		 ev->event_class->system, ev->name, stops ? "" : ", which is not recorded",
+		 strerror(-e->err));
 	usertp__filter_error_file(text, e, err, sizeof(err));
 	more = realloc(s->refused, old + strlen(head) + strlen(err) + 1);
 	if (!more)
 		return; /* (not recorded all the same) */
 	sprintf(more + old, "%s%s", head, err);
 	s->refused = more;
+	s->refused_at_start |= stops;
+}
+
+bool usertp__session_verdict_locked(struct usertp__session *s, bool go)
+{
+	if (go)
+		s->awaiting_verdict = false;
+	return s->awaiting_verdict;
 }
 
 /* The start's filters ("SPEC FILTER" lines of @body), then @events. */
@@ -264,6 +282,8 @@ void usertp__session_end(struct usertp__session *s)
 	/* After this no writer is inside the buffers: they can go (the recorder keeps its map). */
 	usertp_listener_destroy(s->sink.listener);
 	__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
+	if (s->at_start)
+		__atomic_fetch_sub(&usertp__at_start_sessions, 1, __ATOMIC_RELAXED);
 	usertp__rb_destroy(&s->sink.rb);
 	free(s->named);
 	free(s->described);
@@ -365,16 +385,20 @@ int usertp__session_news(struct usertp__session *s,
 
 	pthread_mutex_lock(&usertp__lock);
 	if (s->refused) {
-		size_t rlen = strlen(s->refused);
-		char *msg = malloc(rlen + 10);
+		struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_REFUSED, .body = s->refused };
+		char *msg;
+		long mlen;
 
-		if (msg) {
-			memcpy(msg, "refused\n", 8);
-			memcpy(msg + 8, s->refused, rlen + 1);
-			emit(msg, rlen + 8, arg);
+		if (s->refused_at_start)
+			usertp__ctl_set_num(&m, USERTP_CTL_KEY_AT_START, 1);
+		mlen = usertp__ctl_encode(&m, &msg);
+		if (mlen > 0) {
+			emit(msg, (size_t)mlen, arg);
 			free(msg);
 			free(s->refused);
 			s->refused = NULL;
+			s->awaiting_verdict |= s->refused_at_start;
+			s->refused_at_start = false;
 		}
 	}
 	usertp__listener_files(s->sink.listener, recorded_add, &rec);

@@ -24,6 +24,13 @@ struct usertp__session {
 	 * "refused" news (usertp__session_news()), a line then the filter file's text each.
 	 */
 	char *refused;
+	/*
+	 * at_start=1 (the recorder's own command): an event of the executable or of a library it
+	 * links that refuses its filter stops the start; the refusal is told with at_start=1
+	 * (refused_at_start), and the registering thread waits for the recorder's verdict: "run",
+	 * or the end of the program (awaiting_verdict, under usertp__lock).
+	 */
+	bool at_start, refused_at_start, awaiting_verdict;
 };
 
 /*
@@ -70,6 +77,11 @@ USERTP_HIDDEN size_t usertp__session_enabled(const struct usertp__session *s, ch
 USERTP_HIDDEN int usertp__session_news(struct usertp__session *s,
 				       void (*emit)(const char *msg, size_t len, void *arg),
 				       void *arg);
+/*
+ * Is a thread waiting for @s's recorder to judge a refusal at the program's start (true), and
+ * with @go, let it go on.  Under usertp__lock.
+ */
+USERTP_HIDDEN bool usertp__session_verdict_locked(struct usertp__session *s, bool go);
 /* Take everything there is now as told (the start reply tells it). */
 USERTP_HIDDEN void usertp__session_news_skip(struct usertp__session *s);
 

@@ -92,6 +92,7 @@ static struct {
 	struct usertp__pid_list trace_pids, notrace_pids; /* --pid, --notrace-pid */
 	bool filter_cmd, event_fork;			  /* -F, -c */
 	bool allow_missing;				  /* --allow-missing */
+	bool stopped_at_start; /* the command refused a filter before its main() */
 	char **cmd;
 	const char *recover; /* --recover DIR */
 	bool output_given;
@@ -290,7 +291,10 @@ static void loop(void)
 		poll(pfd, 2, (int)(rec.interval_us / 1000) ? (int)(rec.interval_us / 1000) : 1);
 		if (pfd[1].revents)
 			on_signals();
-		usertp_session_process(rec.session, 0);
+		if (usertp_session_process(rec.session, 0) == -ECANCELED) {
+			rec.stopped_at_start = true; /* (the command is stopped: said at the end) */
+			break;
+		}
 		if (rec.kernel)
 			usertp__kernel_drain(rec.kernel);
 		usertp_session_status(rec.session, &st);
@@ -1022,6 +1026,16 @@ int usertp_cmd_record(int argc, char **argv)
 		return 1;
 	}
 	loop();
+	if (rec.stopped_at_start) {
+		/* As trace-cmd refuses a filter before anything runs: no file, status 2. */
+		fail("%s: %s", rec.cmd[0], usertp_session_error(rec.session));
+		kernel_stop();
+		kernel_free();
+		usertp_session_free(rec.session);
+		if (!rec.child_done)
+			waitpid(rec.child, NULL, 0);
+		return 2;
+	}
 	kernel_stop();
 	/* Programs still running stop recording when the session ends; read what is left. */
 	ret = usertp_session_finish(rec.session, &sum);

@@ -381,6 +381,31 @@ static void case_later(void)
 		expect(s, "a command the session runs", 25, 25);
 	}
 	usertp_session_free(s);
+
+	/*
+	 * A command one of whose events does not take the session's filter: stopped before its
+	 * main() (nothing fired), and usertp_session_process() says so.
+	 */
+	s = session();
+	OK(usertp_session_enable(s, "cons:*"));
+	OK(usertp_session_set_filter(s, "cons:cons_a", "nosuch == 1", NULL, 0));
+	{
+		char *argv[] = { (char *)cons_prog, (char *)"auto", (char *)"25", NULL };
+		int ret = 0;
+
+		pid = usertp_session_run(s, argv);
+		CHECK(pid > 0, "run: %d", (int)pid);
+		while (waitpid(pid, &status, WNOHANG) != pid)
+			ret = usertp_session_process(s, 10) ? : ret;
+		ret = usertp_session_process(s, 0) ? : ret;
+		CHECK(ret == -ECANCELED && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+		      strstr(usertp_session_error(s), "stopped before its main()"),
+		      "a command refused at its start: %d, status %#x, %s", ret, status,
+		      usertp_session_error(s));
+		drain(s, &c, 100);
+		CHECK(c.a == 0 && c.b == 0, "a command refused at its start fired: %ld %ld", c.a, c.b);
+	}
+	usertp_session_free(s);
 }
 
 static void case_fork(void)

@@ -8,6 +8,8 @@
 #   mount	usertp mount, set_event jobs:* (exit 77 without FUSE)
 # Each run must make its threads, and the file (or the mount's trace) must hold exactly the
 # events it fired, printable: trace-cmd report and usertp report agree, no UNKNOWN EVENT.
+# In record mode, a filter an event does not take stops the command before its main() when
+# the event is its executable's or a linked library's (refuse()).
 set -eu
 mode=$1 usertp=$2 exe=$3 static=$4 hostlib=$5 hostplugin=$6 hostdl=$7 plugin=$8
 threads=4 n=50
@@ -106,6 +108,43 @@ run() {
 	[ "$got" = "$fired" ] || bad "$name: $got events recorded of $fired fired"
 	echo "$name: $got of $fired"
 }
+
+# refuse NAME WHEN CMD...: under record --, a filter that an event does not take.  WHEN
+# start: the event is the executable's or a linked library's: the command is stopped before
+# its main() (it prints nothing), status 2, no file.  later: a dlopen()ed plugin's: the
+# command runs, that event is left out (the others recorded), status 1.
+refuse() {
+	name=$1 when=$2
+	shift 2
+	rm -rf "$dir"/x.dat* "$dir/out"
+	set +e
+	"$usertp" record -q -e jobs:job_done -f 'nosuch == 1' -e jobs:job_queued -o "$dir/x.dat" \
+		-- "$@" $threads $n >"$dir/out" 2>"$dir/err"
+	status=$?
+	set -e
+	grep -q "the filter of jobs:job_done does not fit jobs:job_done" "$dir/err" &&
+		grep -q '^       \^$' "$dir/err" && grep -q '^parse_error: Field not found$' "$dir/err" ||
+		bad "$name refused: $(cat "$dir/err")"
+	if [ $when = start ]; then
+		[ $status -eq 2 ] && [ ! -s "$dir/out" ] && [ ! -e "$dir/x.dat" ] &&
+			grep -q "stopped before its main()" "$dir/err" ||
+			bad "$name refused at its start: status $status, out '$(cat "$dir/out")', $(ls "$dir")"
+	else
+		fired=$(sed -n 's/^fired //p' "$dir/out")
+		[ $status -eq 1 ] && [ "$fired" = $((2 * threads * n)) ] &&
+			[ "$(events "$dir/x.dat")" = $((threads * n)) ] ||
+			bad "$name refused later: status $status, fired '$fired'"
+	fi
+	echo "$name: refused ($when)"
+}
+
+if [ "$mode" = record ]; then
+	refuse exe start "$exe"
+	refuse static start "$static"
+	refuse lib start "$hostlib"
+	refuse plugin start "$hostplugin"
+	refuse dlopen-local later "$hostdl" -d "$plugin"
+fi
 
 for x in "" -x; do
 	run "exe$x" "$exe" $x
