@@ -114,7 +114,7 @@ static int list_kernel(bool formats, bool verbose, char **specs, int nr_specs, s
 	char why[512], *lines = usertp__kernel_events(why, sizeof(why));
 
 	if (!lines) {
-		usertp_tool_error("list", "-k: %s", why);
+		usertp__tool_error("list", "-k: %s", why);
 		return 1;
 	}
 	if (!formats) {
@@ -149,7 +149,7 @@ static int list_program(const struct usertp__program *prog, bool formats, bool v
 	ret = usertp__client_call(sock, "events", &reply, NULL, CALL_TIMEOUT_MS);
 	if (ret) {
 		if (ret == -EREMOTEIO)
-			usertp_tool_error("list", "process %d: %s", (int)prog->pid,
+			usertp__tool_error("list", "process %d: %s", (int)prog->pid,
 					  usertp__client_error_text(reply, err, sizeof(err)));
 		free(reply);
 		close(sock);
@@ -193,7 +193,7 @@ static int list_program(const struct usertp__program *prog, bool formats, bool v
 	return 0;
 }
 
-int usertp_cmd_list(int argc, char **argv)
+int usertp__cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
 	static const char optstring[] = "+P:f:kvFh";
@@ -210,7 +210,7 @@ int usertp_cmd_list(int argc, char **argv)
 			uint64_t pid;
 
 			if (usertp__parse_u64(optarg, 1, INT32_MAX, &pid)) {
-				usertp_tool_error("list", "-P %s: not a process id", optarg);
+				usertp__tool_error("list", "-P %s: not a process id", optarg);
 				return 2;
 			}
 			pids = realloc(pids, (size_t)(nr_pids + 1) * sizeof(*pids));
@@ -238,14 +238,14 @@ int usertp_cmd_list(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			usertp_tool_bad_option("list", optstring, argv);
+			usertp__tool_bad_option("list", optstring, argv);
 			return 2;
 		}
 	}
 	for (int i = optind; i < argc; i++) {
 		if (strcmp(argv[i], "all") &&
 		    usertp__spec_check(argv[i] + (argv[i][0] == '!'), USERTP__SPEC_GLOB)) {
-			usertp_tool_error("list", "%s: not an event spec (sys:event, sys:*, *:event, "
+			usertp__tool_error("list", "%s: not an event spec (sys:event, sys:*, *:event, "
 					  "event, globs such as sys:io_*, all)", argv[i]);
 			return 2;
 		}
@@ -253,7 +253,7 @@ int usertp_cmd_list(int argc, char **argv)
 	if (kernel)
 		status |= list_kernel(formats, verbose, argv + optind, argc - optind, &seen);
 	if (nr_files && formats) {
-		usertp_tool_error("list", "-F needs running programs (formats are made at run time)");
+		usertp__tool_error("list", "-F needs running programs (formats are made at run time)");
 		return 2;
 	}
 	/* Files: what they define, read from them. */
@@ -261,7 +261,7 @@ int usertp_cmd_list(int argc, char **argv)
 		char err[600], *lines;
 
 		if (usertp_elf_events(files[i], &lines, err, sizeof(err))) {
-			usertp_tool_error("list", "%s", err);
+			usertp__tool_error("list", "%s", err);
 			status = 1;
 			continue;
 		}
@@ -274,7 +274,7 @@ int usertp_cmd_list(int argc, char **argv)
 			int ret = usertp__client_find(pids[i], &progs[nr]);
 
 			if (ret) {
-				usertp_tool_error("list", "process %d: %s", (int)pids[i],
+				usertp__tool_error("list", "process %d: %s", (int)pids[i],
 						  usertp__client_find_error(ret));
 				status = 1;
 				continue;
@@ -286,7 +286,7 @@ int usertp_cmd_list(int argc, char **argv)
 
 		nr = usertp__client_programs(&progs, false);
 		if (nr < 0) {
-			usertp_tool_error("list", "cannot read the runtime directory: %s",
+			usertp__tool_error("list", "cannot read the runtime directory: %s",
 					  strerror(-nr));
 			return 1;
 		}
@@ -294,11 +294,11 @@ int usertp_cmd_list(int argc, char **argv)
 		if (!nr && kernel)
 			; /* (the kernel's are listed) */
 		else if (!nr && !usertp__client_dir(dir, sizeof(dir), false))
-			usertp_tool_error("list", "no program of yours that uses libusertp is running "
+			usertp__tool_error("list", "no program of yours that uses libusertp is running "
 					  "(none has an endpoint in %s); -f FILE lists the events of a "
 					  "program that is not running", dir);
 		else if (!nr)
-			usertp_tool_error("list", "no program of yours that uses libusertp is running; "
+			usertp__tool_error("list", "no program of yours that uses libusertp is running; "
 					  "-f FILE lists the events of a program that is not running");
 	}
 	for (int i = 0; i < nr; i++)
@@ -306,7 +306,7 @@ int usertp_cmd_list(int argc, char **argv)
 		    nr_pids)
 			status = 1;
 	if (argc > optind && !seen.n && (nr || nr_files || kernel)) {
-		usertp_tool_error("list", "no %s has events matching %s%s",
+		usertp__tool_error("list", "no %s has events matching %s%s",
 				  kernel ? "program, file or kernel system"
 				  : nr_files ? "program or file" : "running program", argv[optind],
 				  argc - optind > 1 ? " ..." : "");

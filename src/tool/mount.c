@@ -76,7 +76,7 @@ static int owner_id(const char *key, const char *value, bool group, uint64_t *id
 	if (!ret)
 		return 0;
 	if (ret == -ERANGE) {
-		usertp_tool_error("mount", "-o %s=%s: out of range (at most %u)", key, value,
+		usertp__tool_error("mount", "-o %s=%s: out of range (at most %u)", key, value,
 				  (unsigned int)(uid_t)-2);
 		return -1;
 	}
@@ -88,7 +88,7 @@ static int owner_id(const char *key, const char *value, bool group, uint64_t *id
 		*id = pw->pw_uid;
 		return 0;
 	}
-	usertp_tool_error("mount", "-o %s=%s: no such %s", key, value, group ? "group" : "user");
+	usertp__tool_error("mount", "-o %s=%s: no such %s", key, value, group ? "group" : "user");
 	return -1;
 }
 
@@ -119,13 +119,13 @@ static int parse_owner(char *text, struct usertp__mount_owner *owner)
 			mode = strtoul(value, &end, 8);
 			if (!*value || *end || errno || mode > 07777 || value[0] == '-' ||
 			    value[0] == '+' || value[0] == ' ') {
-				usertp_tool_error("mount", "-o mode=%s: not an octal mode of at most 7777",
+				usertp__tool_error("mount", "-o mode=%s: not an octal mode of at most 7777",
 						  value);
 				return -1;
 			}
 			owner->root_mode = (mode_t)mode;
 		} else {
-			usertp_tool_error("mount", "-o %s: unknown option (tracefs's are uid=, gid= "
+			usertp__tool_error("mount", "-o %s: unknown option (tracefs's are uid=, gid= "
 					  "and mode=)", opt);
 			return -1;
 		}
@@ -170,7 +170,7 @@ static bool already_mounted(const char *dir)
 	return found;
 }
 
-int usertp_cmd_mount(int argc, char **argv)
+int usertp__cmd_mount(int argc, char **argv)
 {
 	enum { OPT_ALLOW_OTHER = 256 };
 	static const struct option longopts[] = {
@@ -200,20 +200,20 @@ int usertp_cmd_mount(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			usertp_tool_bad_option("mount", "+fho:", argv);
+			usertp__tool_bad_option("mount", "+fho:", argv);
 			return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		usertp_tool_error("mount", "give one directory to mount on");
+		usertp__tool_error("mount", "give one directory to mount on");
 		return 2;
 	}
 	if (stat(argv[optind], &st) || !S_ISDIR(st.st_mode)) {
-		usertp_tool_error("mount", "%s: not a directory", argv[optind]);
+		usertp__tool_error("mount", "%s: not a directory", argv[optind]);
 		return 2;
 	}
 	if (already_mounted(argv[optind])) {
-		usertp_tool_error("mount", "%s: %s: a usertp mount is there already",
+		usertp__tool_error("mount", "%s: %s: a usertp mount is there already",
 				  argv[optind], strerror(EBUSY));
 		return 1;
 	}

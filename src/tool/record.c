@@ -841,7 +841,7 @@ static bool parse_options(int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			usertp_tool_bad_option("record", "+e:f:o:b:P:aqC:s:hFc", argv);
+			usertp__tool_bad_option("record", "+e:f:o:b:P:aqC:s:hFc", argv);
 			return false;
 		}
 	}
@@ -1009,7 +1009,7 @@ static bool start(void)
 	return true;
 }
 
-int usertp_cmd_record(int argc, char **argv)
+int usertp__cmd_record(int argc, char **argv)
 {
 	static struct usertp_dat_summary sum;
 	struct usertp_session_status st;

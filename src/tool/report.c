@@ -146,11 +146,11 @@ static bool setup_filters(struct input *inputs, int nr_inputs, const struct opti
 
 			/* trace-cmd's -e form: say how filters name events. */
 			if (sys && text[sys] == ':' && !strpbrk(text + sys + 1, " =<>!~&|()"))
-				usertp_tool_error("report", "filter \"%s\": filters name an event "
+				usertp__tool_error("report", "filter \"%s\": filters name an event "
 						  "\"%.*s/%s\" (or \"%s\"), not \"sys:event\"", text,
 						  (int)sys, text, text + sys + 1, text + sys + 1);
 			else
-				usertp_tool_error("report", "filter \"%s\": %s", text,
+				usertp__tool_error("report", "filter \"%s\": %s", text,
 						  msg[0] ? msg : "it names no event of the files");
 			return false;
 		}
@@ -470,7 +470,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		fprintf(out, "cpus=%d\n", usertp__dat_read_cpus_shown(inputs[i].dat));
 		if (text) {
 			if (nr_inputs > 1) {
-				usertp_tool_error("report", "%s: latency traces cannot be merged with "
+				usertp__tool_error("report", "%s: latency traces cannot be merged with "
 						  "other files", usertp__dat_read_name(inputs[i].dat));
 				return 1;
 			}
@@ -520,7 +520,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 			if (!damage)
 				continue;
 			if (!quiet)
-				usertp_tool_error("report", "%s", damage);
+				usertp__tool_error("report", "%s", damage);
 			status = 1;
 		}
 	}
@@ -554,7 +554,7 @@ static void close_inputs(struct input *inputs, int nr_inputs)
 
 enum { OPT_CPU = 256, OPT_STAT };
 
-int usertp_cmd_report(int argc, char **argv)
+int usertp__cmd_report(int argc, char **argv)
 {
 	static const struct option long_options[] = {
 		{ "cpu", required_argument, NULL, OPT_CPU },
@@ -606,7 +606,7 @@ int usertp_cmd_report(int argc, char **argv)
 			break;
 		case OPT_CPU:
 			if (!parse_cpu_list(optarg, &opt)) {
-				usertp_tool_error("report", "--cpu %s: not a list of CPU numbers from 0 "
+				usertp__tool_error("report", "--cpu %s: not a list of CPU numbers from 0 "
 						  "to %d (\"0,2-3\")", optarg, MAX_CPU);
 				goto out;
 			}
@@ -615,7 +615,7 @@ int usertp_cmd_report(int argc, char **argv)
 			opt.stat = true;
 			break;
 		default:
-			usertp_tool_bad_option("report", "+hi:F:vltR", argv);
+			usertp__tool_bad_option("report", "+hi:F:vltR", argv);
 			goto out;
 		}
 	}
@@ -641,7 +641,7 @@ int usertp_cmd_report(int argc, char **argv)
 		inputs[i].label = slash ? slash + 1 : files[i];
 		inputs[i].dat = usertp__dat_read_open(files[i], err, sizeof(err));
 		if (!inputs[i].dat) {
-			usertp_tool_error("report", "%s", err);
+			usertp__tool_error("report", "%s", err);
 			close_inputs(inputs, i);
 			inputs = NULL;
 			goto out;
@@ -652,7 +652,7 @@ int usertp_cmd_report(int argc, char **argv)
 	}
 	status = report(inputs, nr_files, &opt, stdout, false);
 	if (fflush(stdout) || ferror(stdout)) {
-		usertp_tool_error("report", "writing the output failed");
+		usertp__tool_error("report", "writing the output failed");
 		status = 1;
 	}
 	close_inputs(inputs, nr_files);

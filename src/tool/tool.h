@@ -6,10 +6,10 @@
 #define USERTP_TOOL_H
 
 /* Each subcommand gets argv from its own name on; returns the process exit status. */
-int usertp_cmd_list(int argc, char **argv);
-int usertp_cmd_record(int argc, char **argv);
-int usertp_cmd_report(int argc, char **argv);
-int usertp_cmd_mount(int argc, char **argv);
+int usertp__cmd_list(int argc, char **argv);
+int usertp__cmd_record(int argc, char **argv);
+int usertp__cmd_report(int argc, char **argv);
+int usertp__cmd_mount(int argc, char **argv);
 
 /*
  * `usertp __record-exec FD CMD ARGS...`: wait for a byte (or the end) on FD, then exec CMD.
@@ -20,9 +20,9 @@ int usertp_cmd_mount(int argc, char **argv);
 int usertp__record_exec(int argc, char **argv);
 
 /* "usertp <cmd>: <message>" on stderr (printf-style). */
-void usertp_tool_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void usertp__tool_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* What getopt found wrong ('?'), as "usertp <cmd>: invalid option -x" and the like. */
-void usertp_tool_bad_option(const char *cmd, const char *optstring, char **argv);
+void usertp__tool_bad_option(const char *cmd, const char *optstring, char **argv);
 
 #endif /* USERTP_TOOL_H */

@@ -3,7 +3,6 @@
  * usertp.c - the usertp command: "usertp SUBCOMMAND [OPTIONS]", as trace-cmd is used.
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,32 +13,11 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } subcommands[] = {
-	{ "list", usertp_cmd_list, "list the events of running programs that use libusertp" },
-	{ "record", usertp_cmd_record, "record events of programs into a trace.dat file" },
-	{ "report", usertp_cmd_report, "print the events of trace.dat files" },
-	{ "mount", usertp_cmd_mount, "serve tracefs's files for the events of running programs" },
+	{ "list", usertp__cmd_list, "list the events of running programs that use libusertp" },
+	{ "record", usertp__cmd_record, "record events of programs into a trace.dat file" },
+	{ "report", usertp__cmd_report, "print the events of trace.dat files" },
+	{ "mount", usertp__cmd_mount, "serve tracefs's files for the events of running programs" },
 };
-
-void usertp_tool_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "usertp %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void usertp_tool_bad_option(const char *cmd, const char *optstring, char **argv)
-{
-	if (optopt > 0 && optopt < 128 && optopt != ':' && strchr(optstring, optopt))
-		usertp_tool_error(cmd, "option -%c needs a value", optopt);
-	else if (optopt > 0 && optopt < 128)
-		usertp_tool_error(cmd, "invalid option -%c", optopt);
-	else
-		usertp_tool_error(cmd, "%s: unknown option, or its value is missing", argv[optind - 1]);
-}
 
 static void usage(FILE *out)
 {

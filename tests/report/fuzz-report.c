@@ -15,13 +15,13 @@
 #include "../fuzz-tep.h"
 
 /* The command's error printer: a fuzzing run shows no messages. */
-void usertp_tool_error(const char *cmd, const char *fmt, ...)
+void usertp__tool_error(const char *cmd, const char *fmt, ...)
 {
 	(void)cmd;
 	(void)fmt;
 }
 
-void usertp_tool_bad_option(const char *cmd, const char *optstring, char **argv)
+void usertp__tool_bad_option(const char *cmd, const char *optstring, char **argv)
 {
 	(void)cmd;
 	(void)optstring;
