@@ -118,15 +118,15 @@ static size_t round_up(size_t n, size_t to)
 static size_t cpu_area_header(unsigned int nr_pages)
 {
 	return round_up(sizeof(struct usertp__rb_cpu) + 2 * (size_t)nr_pages * sizeof(uint64_t),
-			USERTP_RB_PAGE);
+			USERTP__KPAGE_SIZE);
 }
 
 /* Bytes of memory the buffers of @nr_cpus CPUs of @kb KiB each take. */
 static uint64_t buffers_bytes(unsigned int nr_cpus, unsigned long kb)
 {
-	uint64_t pages = ((uint64_t)kb * 1024 + USERTP_RB_PAGE_DATA - 1) / USERTP_RB_PAGE_DATA;
+	uint64_t pages = ((uint64_t)kb * 1024 + USERTP__KPAGE_DATA - 1) / USERTP__KPAGE_DATA;
 
-	return (uint64_t)nr_cpus * (pages < 2 ? 2 : pages) * USERTP_RB_PAGE;
+	return (uint64_t)nr_cpus * (pages < 2 ? 2 : pages) * USERTP__KPAGE_SIZE;
 }
 
 /* The start of the small file @path, NUL-terminated, in @buf.  Return: false if none. */
@@ -280,14 +280,14 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 	if (!nr_cpus || nr_cpus > 4096 || !kb || kb > (1ul << 30))
 		return -EINVAL;
 	/* Whole pages of 4080 data bytes, as the kernel rounds buffer_size_kb. */
-	nr_pages = (unsigned int)((kb * 1024 + USERTP_RB_PAGE_DATA - 1) / USERTP_RB_PAGE_DATA);
+	nr_pages = (unsigned int)((kb * 1024 + USERTP__KPAGE_DATA - 1) / USERTP__KPAGE_DATA);
 	if (nr_pages < 2)
 		nr_pages = 2;
 	if (nr_pages > (1u << 24))
 		return -EINVAL;
 	header = round_up(sizeof(struct usertp__rb_region) + nr_cpus * sizeof(uint64_t),
-			  USERTP_RB_PAGE);
-	area = cpu_area_header(nr_pages) + (size_t)nr_pages * USERTP_RB_PAGE;
+			  USERTP__KPAGE_SIZE);
+	area = cpu_area_header(nr_pages) + (size_t)nr_pages * USERTP__KPAGE_SIZE;
 	size = header + (size_t)nr_cpus * area;
 
 	/*
@@ -330,7 +330,7 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 	rb->pages = calloc(nr_cpus, sizeof(*rb->pages));
 	rb->w = aligned_alloc(64, round_up(nr_cpus * sizeof(*rb->w), 64));
 	if (!rb->rseq)
-		rb->slot_commit = calloc(size / USERTP_RB_PAGE, sizeof(*rb->slot_commit));
+		rb->slot_commit = calloc(size / USERTP__KPAGE_SIZE, sizeof(*rb->slot_commit));
 	if (!rb->cpus || !rb->pages || !rb->w || (!rb->rseq && !rb->slot_commit)) {
 		free(rb->cpus);
 		free(rb->pages);
@@ -347,7 +347,7 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 	rb->nr_cpus = nr_cpus;
 	rb->nr_pages = nr_pages;
 	rb->overwrite = overwrite;
-	rb->region->page_size = USERTP_RB_PAGE;
+	rb->region->page_size = USERTP__KPAGE_SIZE;
 	rb->region->nr_cpus = nr_cpus;
 	rb->region->nr_pages = nr_pages;
 	rb->region->flags = (overwrite ? USERTP_RB_OVERWRITE : 0) | (rb->rseq ? USERTP_RB_RSEQ : 0);
@@ -361,7 +361,7 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 		rb->pages[i] = base + rb->cpus[i]->pages_offset;
 		rb->w[i] = (struct usertp__rb_wcpu){ rb->cpus[i], rb->pages[i], { 0, 0 } };
 		if (rb->slot_commit) {
-			size_t first = rb->cpus[i]->pages_offset / USERTP_RB_PAGE;
+			size_t first = rb->cpus[i]->pages_offset / USERTP__KPAGE_SIZE;
 			unsigned int k;
 
 			for (k = 0; k < nr_pages; k++)
@@ -392,7 +392,7 @@ void usertp__rb_populate(struct usertp__rb *rb)
 	rb->populated = true;
 #ifdef MADV_POPULATE_WRITE
 	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
-		size_t pages = (size_t)rb->nr_pages * USERTP_RB_PAGE;
+		size_t pages = (size_t)rb->nr_pages * USERTP__KPAGE_SIZE;
 
 		(void)!madvise(rb->pages[i], pages < USERTP_RB_POPULATE_MAX ? pages
 									: USERTP_RB_POPULATE_MAX,
@@ -463,7 +463,7 @@ bool usertp__rb_wait_opened(struct usertp__rb_cpu *c, uint64_t pos)
 static bool slot_complete(const struct usertp__rb_cpu *c, unsigned int nr, uint64_t p)
 {
 	return (uint32_t)__atomic_load_n(&c->commit[p % nr], __ATOMIC_ACQUIRE) ==
-	       (uint32_t)((p / nr + 1) * USERTP_RB_PAGE_DATA);
+	       (uint32_t)((p / nr + 1) * USERTP__KPAGE_DATA);
 }
 
 /*
@@ -480,8 +480,8 @@ static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *event
 	uint64_t n = 0;
 	bool complete = true;
 
-	if (bound > USERTP_RB_PAGE_DATA)
-		bound = USERTP_RB_PAGE_DATA;
+	if (bound > USERTP__KPAGE_DATA)
+		bound = USERTP__KPAGE_DATA;
 	while (off + 8 <= bound) {
 		/* Headers are written 8 bytes at once: the word and array[0] agree. */
 		uint64_t h = __atomic_load_n((const uint64_t *)(data + off), __ATOMIC_ACQUIRE);
@@ -493,11 +493,11 @@ static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *event
 			off += (len + 11) & ~7u; /* 8 + (len - 4) rounded up to 8 */
 			continue;
 		}
-		if ((word & 31) == USERTP_RB_TYPE_TIME_EXTEND) {
+		if ((word & 31) == USERTP__KPAGE_TYPE_TIME_EXTEND) {
 			off += 8;
 			continue;
 		}
-		if ((word & 31 && (word & 31) != USERTP_RB_TYPE_PADDING) || len < 4 ||
+		if ((word & 31 && (word & 31) != USERTP__KPAGE_TYPE_PADDING) || len < 4 ||
 		    len > bound - off - 4)
 			break; /* the end (zeros), or not something we write */
 		if (word & 31) {
@@ -527,8 +527,8 @@ static bool page_complete(const struct usertp__rb_cpu *c, const unsigned char *p
 		*end = 0;
 	if (!rseq)
 		return slot_complete(c, nr, p);
-	return page_walk(pages + (size_t)(p % nr) * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER,
-			 USERTP_RB_PAGE_DATA, events, end);
+	return page_walk(pages + (size_t)(p % nr) * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER,
+			 USERTP__KPAGE_DATA, events, end);
 }
 
 /*
@@ -693,23 +693,23 @@ static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, ui
 {
 	struct usertp__rb_cpu *c = rb->cpus[cpu];
 	unsigned int nr = rb->nr_pages;
-	uint64_t page = pos / USERTP_RB_PAGE, new_page, *lost_before = c->commit + nr, retired = 0;
-	uint32_t off = (uint32_t)(pos % USERTP_RB_PAGE);
-	unsigned char *start, *old = rb->pages[cpu] + (page % nr) * USERTP_RB_PAGE;
+	uint64_t page = pos / USERTP__KPAGE_SIZE, new_page, *lost_before = c->commit + nr, retired = 0;
+	uint32_t off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
+	unsigned char *start, *old = rb->pages[cpu] + (page % nr) * USERTP__KPAGE_SIZE;
 	uint64_t hdr = usertp__rb_pending_header(total, 1), page_ts = ts - 1;
 	struct rseq_op op = { pos, last, 0, 0, scratch, 0, scratch, 0 };
 	int ret;
 
 	/* rseq mode: the word after the last entry, cleared when the page is left (at FULL too:
 	 * an entry may end there, and after a page closed early those bytes are past its end). */
-	if (off >= USERTP_RB_PAGE_HEADER && off <= USERTP_RB_OFF_FULL)
+	if (off >= USERTP__KPAGE_HEADER && off <= USERTP_RB_OFF_FULL)
 		op.dst1 = op.dst2 = (uint64_t *)(old + off);
 	new_page = off == 0 ? page : page + 1;
 	if (new_page >= nr &&
 	    (!page_complete(c, rb->pages[cpu], nr, rb->rseq, new_page - nr, &retired, NULL) ||
 	     (!rb->overwrite && __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= new_page - nr))) {
-		if (off >= USERTP_RB_PAGE_HEADER && off < USERTP_RB_OFF_FULL) {
-			op.pos1 = page * USERTP_RB_PAGE + USERTP_RB_OFF_FULL;
+		if (off >= USERTP__KPAGE_HEADER && off < USERTP_RB_OFF_FULL) {
+			op.pos1 = page * USERTP__KPAGE_SIZE + USERTP_RB_OFF_FULL;
 			op.ts1 = last;
 			if (move_pos(rb, cpu, &op))
 				return USERTP_RB_RETRY; /* someone moved on (or we did): look again */
@@ -725,31 +725,31 @@ static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, ui
 			wake_consumer(rb, c);
 		return NULL;
 	}
-	op.pos1 = new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING;
+	op.pos1 = new_page * USERTP__KPAGE_SIZE + USERTP_RB_OFF_OPENING;
 	op.ts1 = ts;
 	ret = move_pos(rb, cpu, &op);
 	if (ret)
 		return USERTP_RB_RETRY;
 
-	start = rb->pages[cpu] + (new_page % nr) * USERTP_RB_PAGE;
+	start = rb->pages[cpu] + (new_page % nr) * USERTP__KPAGE_SIZE;
 	/*
 	 * CAS mode: zeros read as the end of a page's entries.  rseq mode needs none: an entry
 	 * has its header before the position covers it, and the word after a page's last entry
 	 * is cleared when the page is left (step 1), so no reader goes past it into stale bytes.
 	 */
 	if (!rb->rseq)
-		memset(start + USERTP_RB_PAGE_HEADER, 0, USERTP_RB_PAGE_DATA);
+		memset(start + USERTP__KPAGE_HEADER, 0, USERTP__KPAGE_DATA);
 	memcpy(start, &page_ts, 8); /* the event is one tick after it: see the top of ring-buffer.h */
 	memset(start + 8, 0, 8);
 	__atomic_store_n(&lost_before[new_page % nr],
 			 __atomic_exchange_n(&c->lost_pending, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-	if (off >= USERTP_RB_PAGE_HEADER) {
+	if (off >= USERTP__KPAGE_HEADER) {
 		uint64_t used = usertp__rb_used(off);
 
 		memcpy(old + 8, &used, 8);
 		if (!rb->rseq)
 			__atomic_fetch_add(&c->commit[page % nr],
-					   (uint64_t)(USERTP_RB_PAGE_DATA - used), __ATOMIC_RELEASE);
+					   (uint64_t)(USERTP__KPAGE_DATA - used), __ATOMIC_RELEASE);
 	}
 	if (retired)
 		__atomic_fetch_add(&c->retired, retired, __ATOMIC_RELAXED);
@@ -757,26 +757,26 @@ static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, ui
 	if (__atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED) >= 0 &&
 	    new_page + 1 - __atomic_load_n(&c->read_page, __ATOMIC_RELAXED) >= nr / 2)
 		wake_consumer(rb, c);
-	memcpy(start + USERTP_RB_PAGE_HEADER, &hdr, 8);
+	memcpy(start + USERTP__KPAGE_HEADER, &hdr, 8);
 	__atomic_store_n(&rb->w[cpu].page, start, __ATOMIC_RELAXED);
 	usertp__rb_cpu_stale();
 	if (rb->rseq) {
 		__atomic_store_n(&c->last_ts, ts, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->pos, usertp__rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total),
+		__atomic_store_n(&c->pos, usertp__rb_pos_after(new_page, USERTP__KPAGE_HEADER + total),
 				 __ATOMIC_RELEASE);
 	} else {
-		usertp__rb_cas_pos(c, new_page * USERTP_RB_PAGE + USERTP_RB_OFF_OPENING, ts,
-				  usertp__rb_pos_after(new_page, USERTP_RB_PAGE_HEADER + total), ts);
+		usertp__rb_cas_pos(c, new_page * USERTP__KPAGE_SIZE + USERTP_RB_OFF_OPENING, ts,
+				  usertp__rb_pos_after(new_page, USERTP__KPAGE_HEADER + total), ts);
 	}
-	return start + USERTP_RB_PAGE_HEADER;
+	return start + USERTP__KPAGE_HEADER;
 }
 
 /* A time extend entry of @delta. */
 static uint64_t time_extend(uint64_t delta)
 {
-	return (uint64_t)usertp__rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
-					      delta & ((1u << USERTP_RB_DELTA_BITS) - 1)) |
-	       (delta >> USERTP_RB_DELTA_BITS) << 32;
+	return (uint64_t)usertp__kpage_entry_word(USERTP__KPAGE_TYPE_TIME_EXTEND,
+					      delta & ((1u << USERTP__KPAGE_DELTA_BITS) - 1)) |
+	       (delta >> USERTP__KPAGE_DELTA_BITS) << 32;
 }
 
 /*
@@ -814,10 +814,10 @@ void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t si
 		ts = usertp__rb_clock();
 		if (ts <= last)
 			ts = last + 1; /* strictly after the last one: see the top of ring-buffer.h */
-		off = (uint32_t)(pos % USERTP_RB_PAGE);
+		off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
 		delta = ts - last;
-		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
-		if (off < USERTP_RB_PAGE_HEADER || off + ext + total > USERTP_RB_PAGE) {
+		ext = delta >> USERTP__KPAGE_DELTA_BITS ? 8 : 0;
+		if (off < USERTP__KPAGE_HEADER || off + ext + total > USERTP__KPAGE_SIZE) {
 			if (off == USERTP_RB_OFF_OPENING) {
 				if (usertp__rb_wait_opened(c, pos))
 					continue;
@@ -831,7 +831,7 @@ void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t si
 		}
 		entry += off;
 		/* After a time extend of delta - 1, the event is one tick later. */
-		op = (struct rseq_op){ pos, last, usertp__rb_pos_after(pos / USERTP_RB_PAGE, off + ext + total),
+		op = (struct rseq_op){ pos, last, usertp__rb_pos_after(pos / USERTP__KPAGE_SIZE, off + ext + total),
 				       ts, (uint64_t *)entry, 0, (uint64_t *)(entry + ext),
 				       usertp__rb_pending_header(total, ext ? 1 : delta) };
 		/* rseq mode: the headers in place before the position covers them. */
@@ -874,21 +874,21 @@ void usertp__rb_quiesce(const struct usertp__rb *rb, unsigned int ms)
 
 		while (waited < ms * 10) {
 			uint64_t pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE), page, n;
-			uint32_t off = (uint32_t)(pos % USERTP_RB_PAGE);
+			uint32_t off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
 
-			page = pos / USERTP_RB_PAGE;
+			page = pos / USERTP__KPAGE_SIZE;
 			if (!pos)
 				break;
 			/* Everything reserved on the newest page is committed. */
-			if (rb->rseq && off >= USERTP_RB_PAGE_HEADER &&
-			    page_walk(rb->pages[cpu] + (page % rb->nr_pages) * USERTP_RB_PAGE +
-					      USERTP_RB_PAGE_HEADER,
+			if (rb->rseq && off >= USERTP__KPAGE_HEADER &&
+			    page_walk(rb->pages[cpu] + (page % rb->nr_pages) * USERTP__KPAGE_SIZE +
+					      USERTP__KPAGE_HEADER,
 				      usertp__rb_used(off), &n, NULL))
 				break;
-			if (!rb->rseq && off >= USERTP_RB_PAGE_HEADER &&
+			if (!rb->rseq && off >= USERTP__KPAGE_HEADER &&
 			    (uint32_t)__atomic_load_n(&c->commit[page % rb->nr_pages],
 						      __ATOMIC_ACQUIRE) ==
-				    (uint32_t)(page / rb->nr_pages * USERTP_RB_PAGE_DATA +
+				    (uint32_t)(page / rb->nr_pages * USERTP__KPAGE_DATA +
 					       usertp__rb_used(off)))
 				break;
 			nanosleep(&tick, NULL);
@@ -928,86 +928,6 @@ static uint32_t get32(const unsigned char *p)
 	return v;
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-void usertp__rb_iter_init(struct usertp__rb_iter *it, const struct usertp__rb_page_copy *page)
-{
-	it->page = page;
-	it->off = 0;
-	it->ts = get64(page->data);
-	it->started = true;
-}
-
-int usertp__rb_iter_next(struct usertp__rb_iter *it, struct usertp__rb_entry *entry)
-{
-	const unsigned char *data = it->page->data + USERTP_RB_PAGE_HEADER;
-	uint32_t used = it->page->used;
-
-	while (it->off + 4 <= used) {
-		const unsigned char *p = data + it->off;
-		uint32_t word = get32(p), type = word & 31, delta = word >> 5, arg, len;
-
-		switch (type) {
-		case USERTP_RB_TYPE_PADDING:
-			if (!delta)
-				return 0; /* the kernel's null entry: nothing more on the page */
-			if (it->off + 8 > used)
-				return -EINVAL;
-			arg = get32(p + 4);
-			if (arg < 4 || arg > used - it->off - 4)
-				return -EINVAL;
-			it->ts += delta;
-			it->off += 4 + arg;
-			continue;
-		case USERTP_RB_TYPE_TIME_EXTEND:
-			if (it->off + 8 > used)
-				return -EINVAL;
-			it->ts += ((uint64_t)get32(p + 4) << USERTP_RB_DELTA_BITS) + delta;
-			it->off += 8;
-			continue;
-		case USERTP_RB_TYPE_TIME_STAMP:
-			if (it->off + 8 > used)
-				return -EINVAL;
-			it->ts = (((uint64_t)get32(p + 4) << USERTP_RB_DELTA_BITS) | delta) +
-				 (get64(it->page->data) & (~0ull << 59));
-			it->off += 8;
-			continue;
-		case 0:
-			if (it->off + 8 > used)
-				return -EINVAL;
-			arg = get32(p + 4);
-			if (arg < 4)
-				return -EINVAL;
-			len = arg - 4;
-			if (((uint64_t)len + 3) / 4 * 4 > (uint64_t)used - it->off - 8)
-				return -EINVAL;
-			it->ts += delta;
-			entry->ts = it->ts;
-			entry->data = p + 8;
-			entry->size = len;
-			it->off += 8 + ((len + 3) & ~3u);
-			return 1;
-		default:
-			len = type * 4;
-			if (len > used - it->off - 4)
-				return -EINVAL;
-			it->ts += delta;
-			entry->ts = it->ts;
-			entry->data = p + 4;
-			entry->size = len;
-			it->off += 4 + len;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 void usertp__rb_snapshot_free(struct usertp__rb_snapshot *snap)
 {
 	unsigned int i;
@@ -1026,14 +946,14 @@ void usertp__rb_snapshot_free(struct usertp__rb_snapshot *snap)
  */
 static uint64_t page_settle(struct usertp__rb_page_copy *page)
 {
-	struct usertp__rb_iter it;
-	struct usertp__rb_entry e;
+	struct usertp__kpage_iter it;
+	struct usertp__kpage_entry e;
 	uint64_t n = 0;
 	uint32_t end = 0;
 	int ret;
 
-	usertp__rb_iter_init(&it, page);
-	while ((ret = usertp__rb_iter_next(&it, &e)) == 1) {
+	usertp__kpage_iter_init(&it, page->data, page->used);
+	while ((ret = usertp__kpage_iter_next(&it, &e)) == 1) {
 		n++;
 		end = it.off;
 	}
@@ -1050,7 +970,7 @@ static uint64_t page_settle(struct usertp__rb_page_copy *page)
  */
 static uint64_t slot_events(uint64_t word, uint64_t latest_page, unsigned int nr)
 {
-	uint64_t base = latest_page / nr * USERTP_RB_PAGE_DATA;
+	uint64_t base = latest_page / nr * USERTP__KPAGE_DATA;
 	uint64_t bytes = base + (uint32_t)((uint32_t)word - (uint32_t)base);
 
 	return (word - bytes) >> 32;
@@ -1066,8 +986,8 @@ static const struct usertp__rb_cpu *cpu_area(const unsigned char *base, size_t s
 		return NULL;
 	c = (const struct usertp__rb_cpu *)(base + off);
 	*pages_offset = __atomic_load_n(&c->pages_offset, __ATOMIC_RELAXED);
-	if (*pages_offset % USERTP_RB_PAGE || *pages_offset > size ||
-	    (size - *pages_offset) / USERTP_RB_PAGE < nr)
+	if (*pages_offset % USERTP__KPAGE_SIZE || *pages_offset > size ||
+	    (size - *pages_offset) / USERTP__KPAGE_SIZE < nr)
 		return NULL;
 	return c;
 }
@@ -1094,15 +1014,15 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 	if (!pos)
 		return 0;
-	head = pos / USERTP_RB_PAGE;
-	head_off = (uint32_t)(pos % USERTP_RB_PAGE);
+	head = pos / USERTP__KPAGE_SIZE;
+	head_off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
 	for (s = 0; s < nr && s <= head; s++) {
 		/* rseq mode: the pages the slots hold, the older ones being retired. */
 		if (rseq) {
 			uint64_t n;
 
-			page_walk(pages + ((head - s) % nr) * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER,
-				  s ? USERTP_RB_PAGE_DATA : usertp__rb_used(head_off), &n, NULL);
+			page_walk(pages + ((head - s) % nr) * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER,
+				  s ? USERTP__KPAGE_DATA : usertp__rb_used(head_off), &n, NULL);
 			out->written += n;
 			continue;
 		}
@@ -1121,14 +1041,14 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 		unsigned int slot = (unsigned int)(p % nr);
 		uint64_t now;
 
-		memcpy(copy->data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
+		memcpy(copy->data, pages + (size_t)slot * USERTP__KPAGE_SIZE, USERTP__KPAGE_SIZE);
 		/* The copy before the checks below (a seqlock read). */
 #if defined(__SANITIZE_THREAD__)
 		__atomic_load_n(&c->pos, __ATOMIC_SEQ_CST);
 #else
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 #endif
-		now = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) / USERTP_RB_PAGE;
+		now = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) / USERTP__KPAGE_SIZE;
 		if (now >= p + nr)
 			continue; /* reused while we copied: it counts as overwritten */
 		/*
@@ -1137,7 +1057,7 @@ static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, un
 		 * page): its sealed size is not needed (and a page filled exactly is complete
 		 * before anyone seals it).
 		 */
-		copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp__rb_used(head_off);
+		copy->used = p < head ? USERTP__KPAGE_DATA : usertp__rb_used(head_off);
 		copy->page_no = p;
 		copy->lost_before = __atomic_load_n(&lost_before[slot], __ATOMIC_RELAXED);
 		out->entries += page_settle(copy);
@@ -1158,7 +1078,7 @@ static bool region_check(const struct usertp__rb_region *region, size_t size, un
 	*overwrite = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_OVERWRITE;
 	*rseq = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_RSEQ;
 	return region->magic == USERTP_RB_MAGIC && region->version == USERTP_RB_VERSION &&
-	       region->page_size == USERTP_RB_PAGE && *nr_cpus && *nr_cpus <= 4096 &&
+	       region->page_size == USERTP__KPAGE_SIZE && *nr_cpus && *nr_cpus <= 4096 &&
 	       *nr_pages >= 2 && *nr_pages <= (1u << 24) &&
 	       (size - sizeof(*region)) / sizeof(uint64_t) >= *nr_cpus;
 }
@@ -1229,8 +1149,8 @@ static int unconsumed(const struct usertp__rb_view *view, unsigned int cpu, uint
 	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 	if (!pos)
 		return 0;
-	*head = pos / USERTP_RB_PAGE;
-	*head_off = (uint32_t)(pos % USERTP_RB_PAGE);
+	*head = pos / USERTP__KPAGE_SIZE;
+	*head_off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
 	*first = __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
 	if (*first > *head || *head - *first >= view->nr_pages)
 		return -EINVAL; /* the writer could not have got there: not a buffer we made */
@@ -1258,8 +1178,8 @@ int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
 	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &n, NULL); p++) {
 		unsigned int slot = (unsigned int)(p % nr);
 
-		memcpy(copy.data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
-		copy.used = USERTP_RB_PAGE_DATA;
+		memcpy(copy.data, pages + (size_t)slot * USERTP__KPAGE_SIZE, USERTP__KPAGE_SIZE);
+		copy.used = USERTP__KPAGE_DATA;
 		copy.page_no = p;
 		copy.lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
 		ret = fn(&copy, page_settle(&copy), arg);
@@ -1292,10 +1212,10 @@ int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cp
 	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &ref.events, &ref.used); p++) {
 		unsigned int slot = (unsigned int)(p % nr);
 
-		ref.page = pages + (size_t)slot * USERTP_RB_PAGE;
+		ref.page = pages + (size_t)slot * USERTP__KPAGE_SIZE;
 		/* CAS mode: the completeness came from the slot's counter; the entries' end is walked. */
 		if (!view->rseq)
-			page_walk(ref.page + USERTP_RB_PAGE_HEADER, USERTP_RB_PAGE_DATA, &ref.events,
+			page_walk(ref.page + USERTP__KPAGE_HEADER, USERTP__KPAGE_DATA, &ref.events,
 				  &ref.used);
 		ref.page_no = p;
 		ref.lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
@@ -1312,15 +1232,15 @@ int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cp
 /* The bytes of @page's entries before the first one still being written (padding with a delta). */
 static uint32_t committed_prefix(const struct usertp__rb_page_copy *page)
 {
-	const unsigned char *data = page->data + USERTP_RB_PAGE_HEADER;
+	const unsigned char *data = page->data + USERTP__KPAGE_HEADER;
 	uint32_t off = 0;
 
 	while (off + 8 <= page->used) {
 		uint32_t word = get32(data + off), type = word & 31;
 
-		if (type == USERTP_RB_TYPE_PADDING)
+		if (type == USERTP__KPAGE_TYPE_PADDING)
 			return word >> 5 ? off : page->used; /* pending; or the end of the page */
-		if (type == USERTP_RB_TYPE_TIME_EXTEND || type == USERTP_RB_TYPE_TIME_STAMP) {
+		if (type == USERTP__KPAGE_TYPE_TIME_EXTEND || type == USERTP__KPAGE_TYPE_TIME_STAMP) {
 			off += 8;
 		} else if (type == 0) {
 			uint32_t len = get32(data + off + 4);
@@ -1350,9 +1270,9 @@ int usertp__rb_peek(const struct usertp__rb_view *view, unsigned int cpu,
 		return ret;
 	slot = (unsigned int)(p % nr);
 	/* Page p stays in its slot: only the consumer (we) can give the slot back. */
-	memcpy(copy->data, pages + (size_t)slot * USERTP_RB_PAGE, USERTP_RB_PAGE);
+	memcpy(copy->data, pages + (size_t)slot * USERTP__KPAGE_SIZE, USERTP__KPAGE_SIZE);
 	copy->page_no = p;
-	copy->used = p < head ? USERTP_RB_PAGE_DATA : usertp__rb_used(head_off);
+	copy->used = p < head ? USERTP__KPAGE_DATA : usertp__rb_used(head_off);
 	copy->lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
 	copy->used = committed_prefix(copy);
 	return 1;

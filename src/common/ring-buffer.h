@@ -63,26 +63,16 @@
 
 #include <usertp/compiler.h>
 
+#include "kernel-page.h" /* each CPU's buffer is a ring of the kernel's pages */
+
 #define USERTP_RB_MAGIC 0x42525455u /* "UTRB" */
 #define USERTP_RB_VERSION 2
-#define USERTP_RB_PAGE 4096u
-#define USERTP_RB_PAGE_HEADER 16u
-#define USERTP_RB_PAGE_DATA (USERTP_RB_PAGE - USERTP_RB_PAGE_HEADER)
 /* Buffer sizes per CPU, in KiB, as users give them (rounded up to whole pages of data). */
 #define USERTP_RB_DEFAULT_KB 1408u /* the kernel's buffer_size_kb */
 #define USERTP_RB_MAX_KB 4194304u  /* 4 GiB */
 #define USERTP_RB_POPULATE_MAX (64ul << 20) /* per CPU: faulted in at creation */
 #define USERTP_RB_OVERWRITE 0x1u
 #define USERTP_RB_RSEQ 0x2u /* written in rseq mode: completeness by walking pages */
-
-/*
- * The kernel's ring-buffer entry types (the 5-bit type_len of each entry's header): 1 to 28 a
- * record of that many 4-byte words, 0 a record whose length follows, and these three.
- */
-#define USERTP_RB_TYPE_PADDING 29
-#define USERTP_RB_TYPE_TIME_EXTEND 30
-#define USERTP_RB_TYPE_TIME_STAMP 31
-#define USERTP_RB_DELTA_BITS 27
 
 struct usertp__rb_region {
 	uint32_t magic;
@@ -183,7 +173,7 @@ void usertp__rb_destroy(struct usertp__rb *rb);
 extern enum usertp__rb_clock usertp__rb_clock_id;
 
 /* Largest payload one event can have. */
-#define USERTP_RB_MAX_PAYLOAD (USERTP_RB_PAGE_DATA - 8u)
+#define USERTP_RB_MAX_PAYLOAD (USERTP__KPAGE_DATA - 8u)
 
 /*
  * The writer's fast paths.  usertp__rb_this_cpu(): the CPU the calling thread runs on (may be
@@ -225,21 +215,21 @@ bool usertp__rb_wait_opened(struct usertp__rb_cpu *c, uint64_t pos);
  *	4096", which would be the next page's start).
  */
 #define USERTP_RB_OFF_OPENING 1u
-#define USERTP_RB_OFF_FULL (USERTP_RB_PAGE - 8u)
-#define USERTP_RB_OFF_EXACT (USERTP_RB_PAGE - 1u)
+#define USERTP_RB_OFF_FULL (USERTP__KPAGE_SIZE - 8u)
+#define USERTP_RB_OFF_EXACT (USERTP__KPAGE_SIZE - 1u)
 
 /* The position after an event that ends at @end bytes into page @page. */
 static inline uint64_t usertp__rb_pos_after(uint64_t page, uint32_t end)
 {
-	return page * USERTP_RB_PAGE + (end == USERTP_RB_PAGE ? USERTP_RB_OFF_EXACT : end);
+	return page * USERTP__KPAGE_SIZE + (end == USERTP__KPAGE_SIZE ? USERTP_RB_OFF_EXACT : end);
 }
 
 /* Bytes of entries on a page whose position offset is @off (a page being written). */
 static inline uint32_t usertp__rb_used(uint32_t off)
 {
 	if (off == USERTP_RB_OFF_EXACT)
-		return USERTP_RB_PAGE_DATA;
-	return off >= USERTP_RB_PAGE_HEADER && off <= USERTP_RB_PAGE ? off - USERTP_RB_PAGE_HEADER
+		return USERTP__KPAGE_DATA;
+	return off >= USERTP__KPAGE_HEADER && off <= USERTP__KPAGE_SIZE ? off - USERTP__KPAGE_HEADER
 								    : 0;
 }
 
@@ -308,11 +298,6 @@ static inline bool usertp__rb_cas_pos(struct usertp__rb_cpu *c, uint64_t pos0, u
 #endif
 }
 
-static inline uint32_t usertp__rb_entry_word(uint32_t type_len, uint64_t delta)
-{
-	return type_len | (uint32_t)(delta << 5);
-}
-
 static inline void usertp__rb_drop(struct usertp__rb_cpu *c)
 {
 	__atomic_fetch_add(&c->dropped, 1, __ATOMIC_RELAXED);
@@ -326,7 +311,7 @@ static inline void usertp__rb_drop(struct usertp__rb_cpu *c)
  */
 static inline uint64_t usertp__rb_pending_header(uint32_t total, uint64_t delta)
 {
-	return (uint64_t)(total - 4) << 32 | usertp__rb_entry_word(USERTP_RB_TYPE_PADDING, delta);
+	return (uint64_t)(total - 4) << 32 | usertp__kpage_entry_word(USERTP__KPAGE_TYPE_PADDING, delta);
 }
 
 /* The general writer, out of line. */
@@ -357,15 +342,15 @@ static inline void *usertp__rb_try_reserve(struct usertp__rb *rb, unsigned int c
 	page = __atomic_load_n(&w->page, __ATOMIC_RELAXED);
 	/* 1 <= delta < 1 << 27; a clock equal to last gives 0, one behind it a huge delta. */
 	delta = ts - last;
-	if (usertp_unlikely(delta - 1 >= (1u << USERTP_RB_DELTA_BITS) - 1))
+	if (usertp_unlikely(delta - 1 >= (1u << USERTP__KPAGE_DELTA_BITS) - 1))
 		return NULL;
 	/* The header <= off and off + total <= the page's end, in one unsigned comparison. */
-	off = (uint32_t)(pos % USERTP_RB_PAGE);
-	if (usertp_unlikely(off - USERTP_RB_PAGE_HEADER > USERTP_RB_PAGE_DATA - total))
+	off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
+	if (usertp_unlikely(off - USERTP__KPAGE_HEADER > USERTP__KPAGE_DATA - total))
 		return NULL;
 	/* usertp__rb_pos_after(): an exact fit ends at OFF_EXACT, one byte short of the page. */
 	if (usertp_unlikely(!usertp__rb_cas_pos(c, pos, last,
-					       pos + total - (off + total == USERTP_RB_PAGE), ts))) {
+					       pos + total - (off + total == USERTP__KPAGE_SIZE), ts))) {
 		usertp__rb_cpu_stale(); /* another writer on this buffer: maybe ours is stale */
 		return NULL;
 	}
@@ -427,7 +412,7 @@ static inline uint64_t *usertp__rb_slot_commit(const struct usertp__rb *rb, cons
 {
 	return rb->slot_commit[(size_t)((const unsigned char *)p -
 					(const unsigned char *)rb->region) /
-			       USERTP_RB_PAGE];
+			       USERTP__KPAGE_SIZE];
 }
 
 /* The commit proper: clear the type of the event whose payload is at @payload (padding ->
@@ -462,7 +447,7 @@ struct usertp__rb_page_copy {
 	uint64_t page_no;
 	uint32_t used;	       /* data bytes to parse */
 	uint64_t lost_before;  /* events lost just before this page */
-	unsigned char data[USERTP_RB_PAGE];
+	unsigned char data[USERTP__KPAGE_SIZE];
 };
 
 struct usertp__rb_cpu_snapshot {
@@ -523,7 +508,7 @@ int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
  * read.
  */
 struct usertp__rb_page_ref {
-	const unsigned char *page; /* its USERTP_RB_PAGE bytes, in the region */
+	const unsigned char *page; /* its USERTP__KPAGE_SIZE bytes, in the region */
 	uint64_t page_no;
 	uint32_t used;		   /* data bytes of its entries */
 	uint64_t lost_before;	   /* events lost just before it */
@@ -560,22 +545,6 @@ void usertp__rb_quiesce(const struct usertp__rb *rb, unsigned int ms);
 void *usertp__rb_alloc(size_t size);
 void usertp__rb_free(void *ptr);
 
-/* One event of a page; ts is absolute. */
-struct usertp__rb_entry {
-	uint64_t ts;
-	const unsigned char *data;
-	uint32_t size;
-};
 
-/* Walk the entries of one copied page: call with *off = 0 and *ts = 0 to start. */
-struct usertp__rb_iter {
-	const struct usertp__rb_page_copy *page;
-	uint32_t off;
-	uint64_t ts;
-	bool started;
-};
-void usertp__rb_iter_init(struct usertp__rb_iter *it, const struct usertp__rb_page_copy *page);
-/* Return: 1 with *entry filled, 0 at the end of the page, -EINVAL at a malformed entry. */
-int usertp__rb_iter_next(struct usertp__rb_iter *it, struct usertp__rb_entry *entry);
 
 #endif /* USERTP_RING_BUFFER_H */

@@ -292,7 +292,7 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 	size_t clock_len = usertp__dat_trace_clock(clock, sizeof(clock), src->raw_clock);
 
 	put(o, magic, sizeof(magic));
-	put_u32(o, USERTP_RB_PAGE);
+	put_u32(o, USERTP__KPAGE_SIZE);
 	usertp__dat_put_header_info(o, src);
 	usertp__dat_put_ftrace_formats(o, src);
 	usertp__dat_put_event_formats(o, src);
@@ -331,25 +331,7 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 
 void usertp__dat_put_page_padding(struct usertp__dat_out *o)
 {
-	put_zeros(o, (USERTP_RB_PAGE - o->pos % USERTP_RB_PAGE) % USERTP_RB_PAGE);
-}
-
-void usertp__dat_page_seal(unsigned char *data, uint32_t used, uint64_t lost)
-{
-	uint64_t commit;
-
-	if (used > USERTP_RB_PAGE_DATA)
-		used = USERTP_RB_PAGE_DATA;
-	commit = used;
-	memset(data + USERTP_RB_PAGE_HEADER + used, 0, USERTP_RB_PAGE_DATA - used);
-	if (lost) {
-		commit |= USERTP__DAT_LOST_EVENTS;
-		if (lost != USERTP__DAT_LOST_UNKNOWN && used + 8 <= USERTP_RB_PAGE_DATA) {
-			commit |= USERTP__DAT_LOST_COUNT;
-			memcpy(data + USERTP_RB_PAGE_HEADER + used, &lost, 8);
-		}
-	}
-	memcpy(data + 8, &commit, 8);
+	put_zeros(o, (USERTP__KPAGE_SIZE - o->pos % USERTP__KPAGE_SIZE) % USERTP__KPAGE_SIZE);
 }
 
 void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, uint32_t used,
@@ -358,15 +340,15 @@ void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, 
 	unsigned char *data;
 
 	/* Built in place in the output buffer: the page is copied once (a recorder's hot path). */
-	if (sizeof(o->buf) - o->len < USERTP_RB_PAGE)
+	if (sizeof(o->buf) - o->len < USERTP__KPAGE_SIZE)
 		usertp__dat_flush(o);
 	data = o->buf + o->len;
-	if (used > USERTP_RB_PAGE_DATA)
-		used = USERTP_RB_PAGE_DATA;
-	memcpy(data, page, USERTP_RB_PAGE_HEADER + used);
-	usertp__dat_page_seal(data, used, lost);
-	o->len += USERTP_RB_PAGE;
-	o->pos += USERTP_RB_PAGE;
+	if (used > USERTP__KPAGE_DATA)
+		used = USERTP__KPAGE_DATA;
+	memcpy(data, page, USERTP__KPAGE_HEADER + used);
+	usertp__kpage_seal(data, used, lost);
+	o->len += USERTP__KPAGE_SIZE;
+	o->pos += USERTP__KPAGE_SIZE;
 	if (o->len == sizeof(o->buf))
 		usertp__dat_flush(o);
 }
@@ -392,12 +374,12 @@ int usertp__trace_dat_write(int fd, const struct usertp__rb_snapshot *snap,
 	/* Pass 1: how long the metadata is, hence where the pages go. */
 	usertp__dat_out_init(&o, -1);
 	usertp__dat_put_header(&o, src, nr, cpu_offset, cpu_size);
-	start = (o.pos + USERTP_RB_PAGE - 1) / USERTP_RB_PAGE * USERTP_RB_PAGE;
+	start = (o.pos + USERTP__KPAGE_SIZE - 1) / USERTP__KPAGE_SIZE * USERTP__KPAGE_SIZE;
 	for (i = 0; i < nr; i++) {
 		if (!snap->cpus[i].nr_pages)
 			continue;
 		cpu_offset[i] = start;
-		cpu_size[i] = (uint64_t)snap->cpus[i].nr_pages * USERTP_RB_PAGE;
+		cpu_size[i] = (uint64_t)snap->cpus[i].nr_pages * USERTP__KPAGE_SIZE;
 		start += cpu_size[i];
 	}
 	/* Pass 2: write. */

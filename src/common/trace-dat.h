@@ -162,26 +162,7 @@ size_t usertp__dat_trace_clock(char *buf, size_t size, bool raw_clock);
 /* Zeros up to the next page boundary: where the CPU data starts. */
 void usertp__dat_put_page_padding(struct usertp__dat_out *o);
 
-/*
- * The commit word of a page: bits 31 and 30 (the kernel's), the bytes of entries in the bits
- * below 27.  The kernel sets bit 31 on a long, so the bits above it come sign-extended (all
- * ones) in its pages: what is not flags or size is ignored, as libtraceevent does.
- */
-#define USERTP__DAT_LOST_EVENTS (1ull << 31) /* events were lost before this page */
-#define USERTP__DAT_LOST_COUNT (1ull << 30)  /* their count follows the entries (a u64) */
-#define USERTP__DAT_COMMIT_MASK ((1ull << 27) - 1)
-
-/* Lost events whose number is not known: the page is flagged without a count. */
-#define USERTP__DAT_LOST_UNKNOWN UINT64_MAX
-
-/*
- * Make the ring-buffer page @data (USERTP_RB_PAGE bytes, @used of entries) a page as readers
- * expect it, in place: the size and the loss flags in its commit word, a known count of
- * @lost events after the entries where it fits (USERTP__DAT_LOST_UNKNOWN: the flag alone),
- * zeros after.
- */
-void usertp__dat_page_seal(unsigned char *data, uint32_t used, uint64_t lost);
-/* The same page put into @o, from the USERTP_RB_PAGE bytes at @page (left as they are). */
+/* The same page put into @o, from the USERTP__KPAGE_SIZE bytes at @page (left as they are). */
 void usertp__dat_put_page(struct usertp__dat_out *o, const unsigned char *page, uint32_t used,
 			  uint64_t lost);
 

@@ -27,13 +27,12 @@
 #include "zstd.h"
 #include "event-ids.h"
 
-#define MAX_SMALL_PAYLOAD 112u	/* type_len 1..28 */
 /*
  * Pages that may still sit in the output buffer, not yet written: the buffer holds whole pages
  * (CPU data starts on an empty one) and is written out when full; one more page may be closed
  * after a failed write.
  */
-#define PENDING_PAGES (sizeof(((struct usertp__dat_out *)0)->buf) / USERTP_RB_PAGE)
+#define PENDING_PAGES (sizeof(((struct usertp__dat_out *)0)->buf) / USERTP__KPAGE_SIZE)
 
 struct id_map {
 	uint16_t from, to;
@@ -41,7 +40,7 @@ struct id_map {
 
 /* One source's spool of one CPU, read a page at a time. */
 /* A spool is read this much at a time (whole pages). */
-#define READ_AHEAD (64u * USERTP_RB_PAGE)
+#define READ_AHEAD (64u * USERTP__KPAGE_SIZE)
 /* Spool bytes read before they are given back (release_spools). */
 #define SPOOL_RELEASE_STEP (256u * 1024)
 
@@ -56,11 +55,11 @@ struct reader {
 	size_t ahead_len, ahead_pos; /* bytes read ahead, and taken */
 	struct usertp__rb_page_copy page;
 	unsigned char *ahead;	      /* READ_AHEAD bytes (kept across CPUs) */
-	struct usertp__rb_iter it;
+	struct usertp__kpage_iter it;
 	uint64_t lost;	   /* events lost before the next record, by the counts given */
 	bool lost_unknown; /* ...and some whose number is not known */
 	bool has_head;	   /* the next record, the merge's key */
-	struct usertp__rb_entry head;
+	struct usertp__kpage_entry head;
 	uint16_t head_id;  /* its id in the file */
 	uint64_t head_lost;
 	bool head_lost_unknown;
@@ -68,10 +67,9 @@ struct reader {
 
 /* The page being filled for one CPU of the file. */
 struct out_page {
-	unsigned char data[USERTP_RB_PAGE];
+	unsigned char data[USERTP__KPAGE_SIZE];
 	bool open;
-	uint32_t used;
-	uint64_t ts;	  /* of the last entry */
+	struct usertp__kpage k; /* its entries (on data) */
 	uint64_t events;
 	uint64_t lost;	  /* marked on this page */
 	bool lost_unknown;
@@ -233,7 +231,7 @@ static int read_page(struct reader *r, const char *name)
 {
 	ssize_t n = 0;
 
-	if (r->ahead_len - r->ahead_pos < USERTP_RB_PAGE) {
+	if (r->ahead_len - r->ahead_pos < USERTP__KPAGE_SIZE) {
 		size_t got = r->ahead_len - r->ahead_pos;
 
 		/* A partial page left: moved to the front, the rest read after it. */
@@ -259,10 +257,10 @@ static int read_page(struct reader *r, const char *name)
 		r->ahead_len = got;
 		/* (r->off stays the spool offset of ahead[0] until pages are taken.) */
 	}
-	if (r->ahead_len - r->ahead_pos >= USERTP_RB_PAGE) {
-		memcpy(r->page.data, r->ahead + r->ahead_pos, USERTP_RB_PAGE);
-		r->ahead_pos += USERTP_RB_PAGE;
-		r->off += USERTP_RB_PAGE;
+	if (r->ahead_len - r->ahead_pos >= USERTP__KPAGE_SIZE) {
+		memcpy(r->page.data, r->ahead + r->ahead_pos, USERTP__KPAGE_SIZE);
+		r->ahead_pos += USERTP__KPAGE_SIZE;
+		r->off += USERTP__KPAGE_SIZE;
 		if (r->ahead_pos == r->ahead_len) {
 			r->ahead_pos = r->ahead_len = 0;
 		} else {
@@ -297,35 +295,35 @@ static void bad_page(struct merge *m, struct reader *r)
 static bool load_page(struct merge *m, struct reader *r, const char *name)
 {
 	uint64_t commit = get64(r->page.data + 8);
-	uint64_t flags = commit & (USERTP__DAT_LOST_EVENTS | USERTP__DAT_LOST_COUNT);
-	uint64_t used = commit & USERTP__DAT_COMMIT_MASK;
-	struct usertp__rb_entry e;
+	uint64_t flags = commit & (USERTP__KPAGE_LOST_EVENTS | USERTP__KPAGE_LOST_COUNT);
+	uint64_t used = commit & USERTP__KPAGE_COMMIT_MASK;
+	struct usertp__kpage_entry e;
 	int ret;
 
-	if (used > USERTP_RB_PAGE_DATA || flags == USERTP__DAT_LOST_COUNT ||
-	    (flags & USERTP__DAT_LOST_COUNT && used + 8 > USERTP_RB_PAGE_DATA))
+	if (used > USERTP__KPAGE_DATA || flags == USERTP__KPAGE_LOST_COUNT ||
+	    (flags & USERTP__KPAGE_LOST_COUNT && used + 8 > USERTP__KPAGE_DATA))
 		goto bad;
 	r->page.used = (uint32_t)used;
-	usertp__rb_iter_init(&r->it, &r->page);
-	while ((ret = usertp__rb_iter_next(&r->it, &e)) == 1)
+	usertp__kpage_iter_init(&r->it, r->page.data, r->page.used);
+	while ((ret = usertp__kpage_iter_next(&r->it, &e)) == 1)
 		;
 	if (ret)
 		goto bad;
 	if (flags) {
 		uint64_t lost = 0;
 
-		if (flags & USERTP__DAT_LOST_COUNT)
-			lost = get64(r->page.data + USERTP_RB_PAGE_HEADER + used);
+		if (flags & USERTP__KPAGE_LOST_COUNT)
+			lost = get64(r->page.data + USERTP__KPAGE_HEADER + used);
 		r->lost += lost;
 		r->lost_unknown |= !lost;
 	}
-	usertp__rb_iter_init(&r->it, &r->page);
+	usertp__kpage_iter_init(&r->it, r->page.data, r->page.used);
 	return true;
 bad:
 	if (!r->warned_page)
 		warn("%s, CPU %u: malformed page at spool offset %" PRIu64
 		     " skipped, marked as lost events (later ones are not reported)",
-		     name, r->cpu, r->off - USERTP_RB_PAGE);
+		     name, r->cpu, r->off - USERTP__KPAGE_SIZE);
 	r->warned_page = true;
 	bad_page(m, r);
 	return false;
@@ -336,7 +334,7 @@ static void reader_advance(struct merge *m, struct reader *r)
 {
 	char buf[64];
 	const char *name = source_name(m, r->index, buf, sizeof(buf));
-	struct usertp__rb_entry e;
+	struct usertp__kpage_entry e;
 	uint16_t id = 0, to;
 
 	r->has_head = false;
@@ -353,7 +351,7 @@ static void reader_advance(struct merge *m, struct reader *r)
 			r->in_page = load_page(m, r, name);
 			continue;
 		}
-		if (usertp__rb_iter_next(&r->it, &e) != 1) {
+		if (usertp__kpage_iter_next(&r->it, &e) != 1) {
 			r->in_page = false;
 			continue;
 		}
@@ -396,9 +394,7 @@ static void pending_commit(struct merge *m, unsigned int n)
 static void page_open(struct out_page *p, uint64_t ts)
 {
 	p->open = true;
-	p->used = 0;
-	p->ts = ts;
-	memcpy(p->data, &ts, 8);
+	usertp__kpage_open(&p->k, p->data, ts);
 }
 
 static void page_close(struct merge *m)
@@ -407,8 +403,8 @@ static void page_close(struct merge *m)
 
 	if (!p->open)
 		return;
-	usertp__dat_put_page(m->o, p->data, p->used,
-			     p->lost_unknown ? USERTP__DAT_LOST_UNKNOWN : p->lost);
+	usertp__dat_put_page(m->o, p->data, p->k.used,
+			     p->lost_unknown ? USERTP__KPAGE_LOST_UNKNOWN : p->lost);
 	if (m->nr_pending <= PENDING_PAGES) {
 		m->pending_events[m->nr_pending] = p->events;
 		m->pending_lost[m->nr_pending] = p->lost_unknown ? 0 : p->lost; /* as marked */
@@ -426,22 +422,14 @@ static void page_close(struct merge *m)
 /* Room for entries: a known lost count is stored after them. */
 static uint32_t page_room(const struct out_page *p)
 {
-	return USERTP_RB_PAGE_DATA - (p->lost && !p->lost_unknown ? 8u : 0u);
-}
-
-static void put32(unsigned char *at, uint32_t v)
-{
-	memcpy(at, &v, 4);
+	return USERTP__KPAGE_DATA - (p->lost && !p->lost_unknown ? 8u : 0u);
 }
 
 /* Append the reader's head record to the CPU's page, with its losses marked before it. */
 static void emit(struct merge *m, const struct reader *r)
 {
 	struct out_page *p = &m->page;
-	uint32_t size = r->head.size, len = (size + 3) & ~3u, ext = 0;
-	/* The kernel's short form when the length fits type_len, else type_len 0 + a length. */
-	uint32_t hdr = size <= MAX_SMALL_PAYLOAD && size % 4 == 0 ? 4 : 8;
-	uint64_t ts = r->head.ts > m->last_ts ? r->head.ts : m->last_ts, delta = 0;
+	uint64_t ts = r->head.ts > m->last_ts ? r->head.ts : m->last_ts;
 	unsigned char *at;
 
 	if (r->head_lost || r->head_lost_unknown) {
@@ -450,36 +438,21 @@ static void emit(struct merge *m, const struct reader *r)
 		p->lost += r->head_lost;
 		p->lost_unknown |= r->head_lost_unknown;
 	}
-	if (p->open) {
-		delta = ts - p->ts;
-		ext = delta >> USERTP_RB_DELTA_BITS ? 8 : 0;
-		/* A time extend holds 27 + 32 bits; a longer gap starts a page (absolute time). */
-		if (delta >> (USERTP_RB_DELTA_BITS + 32) || p->used + ext + hdr + len > page_room(p))
-			page_close(m);
-	}
-	if (!p->open) {
+	at = p->open ? usertp__kpage_add(&p->k, ts, r->head.size, page_room(p)) : NULL;
+	if (!at) {
+		page_close(m);
 		page_open(p, ts);
-		delta = 0;
-		ext = 0;
+		at = usertp__kpage_add(&p->k, ts, r->head.size, page_room(p));
 	}
-	if (p->used + hdr + len > page_room(p))
-		p->lost_unknown = true; /* the count does not fit beside this record */
-	at = p->data + USERTP_RB_PAGE_HEADER + p->used;
-	if (ext) {
-		put32(at, usertp__rb_entry_word(USERTP_RB_TYPE_TIME_EXTEND,
-					       delta & ((1u << USERTP_RB_DELTA_BITS) - 1)));
-		put32(at + 4, (uint32_t)(delta >> USERTP_RB_DELTA_BITS));
-		at += 8;
-		delta = 0;
+	if (!at) {
+		/* The count does not fit beside this record: the flag alone. */
+		p->lost_unknown = true;
+		at = usertp__kpage_add(&p->k, ts, r->head.size, page_room(p));
 	}
-	put32(at, usertp__rb_entry_word(hdr == 4 ? len / 4 : 0, delta));
-	if (hdr == 8)
-		put32(at + 4, size + 4);
-	memcpy(at + hdr, r->head.data, size);
-	memcpy(at + hdr, &r->head_id, 2); /* common_type */
-	memset(at + hdr + size, 0, len - size);
-	p->used += ext + hdr + len;
-	p->ts = ts;
+	if (!at)
+		return; /* (no record is longer than a page holds: the reader checked) */
+	memcpy(at, r->head.data, r->head.size);
+	memcpy(at, &r->head_id, 2); /* common_type */
 	p->events++;
 	m->last_ts = ts;
 }
@@ -556,8 +529,8 @@ static uint64_t keep_whole_pages(struct merge *m, int fd, uint64_t table, uint64
 		/* In the header: whole, it is a file without data; otherwise nothing is kept. */
 		keep = written >= meta_end ? meta_end : 0;
 	} else {
-		whole = m->o->chunker ? 0 : (written - m->pending_start) / USERTP_RB_PAGE;
-		keep = m->pending_start + whole * USERTP_RB_PAGE;
+		whole = m->o->chunker ? 0 : (written - m->pending_start) / USERTP__KPAGE_SIZE;
+		keep = m->pending_start + whole * USERTP__KPAGE_SIZE;
 		pending_commit(m, (unsigned int)(whole < m->nr_pending ? whole : m->nr_pending));
 		if (table && keep > cpu_start && set_table(fd, table, cpu, cpu_start, keep - cpu_start))
 			keep = cpu_start; /* the table cannot say so: this CPU's pages go */

@@ -4,7 +4,7 @@
  * recordings of several processes.
  *
  * `usertp record` drains each traced process's per-CPU ring buffers into spool files: per
- * process (a source) and per CPU, whole pages of USERTP_RB_PAGE bytes in the kernel's
+ * process (a source) and per CPU, whole pages of USERTP__KPAGE_SIZE bytes in the kernel's
  * sub-buffer format (u64 timestamp, u64 commit, entries).  usertp__merge_write() turns them into
  * one file:
  *

@@ -953,10 +953,10 @@ static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_
 		s->stop = true;		/* the file ends in this page */
 
 	flags = get_num(in, s->page + 8, in->long_size);
-	commit = flags & USERTP__DAT_COMMIT_MASK;
-	if ((flags & USERTP__DAT_LOST_COUNT) && commit + in->long_size <= room)
+	commit = flags & USERTP__KPAGE_COMMIT_MASK;
+	if ((flags & USERTP__KPAGE_LOST_COUNT) && commit + in->long_size <= room)
 		lost = get_num(in, data + commit, in->long_size);
-	if (commit > room || ((flags & USERTP__DAT_LOST_COUNT) && commit + in->long_size > room)) {
+	if (commit > room || ((flags & USERTP__KPAGE_LOST_COUNT) && commit + in->long_size > room)) {
 		damage(in, s, "CPU %d: page at %s: commit %llu does not fit in a %u-byte page",
 		       s->id, where, (unsigned long long)commit, in->page_size);
 		s->stop = true;
@@ -967,7 +967,7 @@ static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_
 		       (unsigned long long)(hdr + commit));
 		commit = avail - hdr;
 	}
-	put_num(in, s->page + 8, in->long_size, (flags & ~USERTP__DAT_COMMIT_MASK) | commit);
+	put_num(in, s->page + 8, in->long_size, (flags & ~USERTP__KPAGE_COMMIT_MASK) | commit);
 
 	info.next = data;
 	while ((uint8_t *)info.next < data + commit) {
@@ -982,10 +982,10 @@ static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_
 		       s->id, where, entry - s->page);
 		s->stop = true;
 		commit = entry - data;
-		put_num(in, s->page + 8, in->long_size, (flags & ~USERTP__DAT_COMMIT_MASK) | commit);
+		put_num(in, s->page + 8, in->long_size, (flags & ~USERTP__KPAGE_COMMIT_MASK) | commit);
 		break;
 	}
-	if (flags & USERTP__DAT_LOST_COUNT)
+	if (flags & USERTP__KPAGE_LOST_COUNT)
 		put_num(in, data + commit, in->long_size, lost);
 }
 

@@ -129,7 +129,7 @@ static void render_options(struct usertp__dat7 *w, struct usertp__dat_out *o)
 	put_u64(o, w->flyrecord);
 	usertp__dat_put(o, "", 1); /* the top instance */
 	usertp__dat_put(o, clock_name, strlen(clock_name) + 1);
-	put_u32(o, USERTP_RB_PAGE);
+	put_u32(o, USERTP__KPAGE_SIZE);
 	put_u32(o, w->nr_cpus);
 	for (unsigned int cpu = 0; cpu < w->nr_cpus; cpu++) {
 		put_u32(o, cpu);
@@ -239,7 +239,7 @@ struct usertp__dat7 *usertp__dat7_begin(struct usertp__dat_out *o,
 	*err = NULL;
 	w->stats = src->cpu_stats; /* (zeros: the final counts go in at the end) */
 	usertp__dat_put(o, magic, sizeof(magic));
-	put_u32(o, USERTP_RB_PAGE);
+	put_u32(o, USERTP__KPAGE_SIZE);
 	usertp__dat_put(o, name, strlen(name) + 1);
 	usertp__dat_put(o, version, strlen(version) + 1);
 	w->options_field = o->pos;

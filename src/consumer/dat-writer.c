@@ -156,13 +156,13 @@ int usertp__writer_page(struct usertp_session *s, struct usertp__source *src, un
 	struct usertp__spool *sp = &src->spools[cpu];
 	uint64_t before = sp->out->pos;
 
-	allocate_ahead(sp->fd, before + 2 * USERTP_RB_PAGE, &sp->allocated);
+	allocate_ahead(sp->fd, before + 2 * USERTP__KPAGE_SIZE, &sp->allocated);
 	/*
 	 * A full page has no room after its entries for the count of the events lost before it:
 	 * the count then goes on an empty page of its own just before it, which the merge marks
 	 * before the next event, so that the file says how many were lost there.
 	 */
-	if (lost_before && used + 8 > USERTP_RB_PAGE_DATA) {
+	if (lost_before && used + 8 > USERTP__KPAGE_DATA) {
 		usertp__dat_put_page(sp->out, data, 0, lost_before);
 		usertp__dat_put_page(sp->out, data, used, 0);
 	} else {

@@ -51,8 +51,8 @@ struct usertp__stream {
 	unsigned int nr_queued;
 	struct queued_page *cur;   /* the page being read: from the queue, or a peeked copy */
 	bool cur_peeked;
-	struct usertp__rb_iter it;
-	struct usertp__rb_entry entry; /* the next record, when has_entry */
+	struct usertp__kpage_iter it;
+	struct usertp__kpage_entry entry; /* the next record, when has_entry */
 	bool has_entry, first_of_page;
 	uint32_t entry_end;
 	uint64_t seen_page, seen_end; /* the last record given: page, and its end on the page */
@@ -87,7 +87,7 @@ int usertp__reader_new(struct usertp_session *s)
 		return -ENOMEM;
 	}
 	tep_set_long_size(r->tep, sizeof(long));
-	tep_set_page_size(r->tep, USERTP_RB_PAGE);
+	tep_set_page_size(r->tep, USERTP__KPAGE_SIZE);
 	tep_set_file_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									      : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
@@ -285,10 +285,10 @@ static bool stream_fill(struct usertp_session *s, struct usertp__source *src, un
 			} else {
 				return false;
 			}
-			usertp__rb_iter_init(&st->it, &st->cur->page);
+			usertp__kpage_iter_init(&st->it, st->cur->page.data, st->cur->page.used);
 			st->first_of_page = true;
 		}
-		ret = usertp__rb_iter_next(&st->it, &st->entry);
+		ret = usertp__kpage_iter_next(&st->it, &st->entry);
 		if (ret == 1) {
 			if (seen(st, st->cur->page.page_no, st->it.off)) {
 				st->first_of_page = false;
@@ -461,12 +461,12 @@ static __thread struct queued_page *page_given;
 static uint64_t page_to_session_ids(struct usertp_session *s, struct usertp__source *src,
 				    struct queued_page *q)
 {
-	struct usertp__rb_iter it;
-	struct usertp__rb_entry e;
+	struct usertp__kpage_iter it;
+	struct usertp__kpage_entry e;
 	uint64_t n = 0;
 
-	usertp__rb_iter_init(&it, &q->page);
-	while (usertp__rb_iter_next(&it, &e) == 1) {
+	usertp__kpage_iter_init(&it, q->page.data, q->page.used);
+	while (usertp__kpage_iter_next(&it, &e) == 1) {
 		uint16_t type;
 
 		n++;
@@ -516,9 +516,9 @@ static bool give_page(struct usertp_session *s, void *out)
 		st->tail = &st->head;
 	st->nr_queued--;
 	page_given = q;
-	*page = (struct usertp_page){ best->pid, best_cpu, q->page.data, USERTP_RB_PAGE,
+	*page = (struct usertp_page){ best->pid, best_cpu, q->page.data, USERTP__KPAGE_SIZE,
 				      page_to_session_ids(s, best, q) };
-	usertp__dat_page_seal(q->page.data, q->page.used, q->page.lost_before);
+	usertp__kpage_seal(q->page.data, q->page.used, q->page.lost_before);
 	best->stats[best_cpu].read += page->events;
 	s->read[best_cpu] += page->events;
 	s->events += page->events;

@@ -221,7 +221,7 @@ USERTP__HIDDEN bool usertp__reader_room(const struct usertp__source *src, unsign
 /* dat-writer.c: file mode */
 USERTP__HIDDEN int usertp__writer_source(struct usertp_session *s, struct usertp__source *src);
 USERTP__HIDDEN void usertp__writer_source_free(struct usertp__source *src);
-/* A page of @src on @cpu (@data: its USERTP_RB_PAGE bytes), to the spool as it is. */
+/* A page of @src on @cpu (@data: its USERTP__KPAGE_SIZE bytes), to the spool as it is. */
 USERTP__HIDDEN int usertp__writer_page(struct usertp_session *s, struct usertp__source *src,
 				       unsigned int cpu, const unsigned char *data, uint32_t used,
 				       uint64_t lost_before, uint64_t events);

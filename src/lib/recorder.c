@@ -363,7 +363,7 @@ static void after_fork_child(void)
 	struct usertp__rb old = rec.sink.rb;
 
 	__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
-	if (usertp__rb_create(&rec.sink.rb, old.nr_cpus, (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
+	if (usertp__rb_create(&rec.sink.rb, old.nr_cpus, (unsigned long)old.nr_pages * USERTP__KPAGE_DATA / 1024,
 			     old.overwrite)) {
 		rec.sink.rb = old; /* keep the parent's mapping out of reach: stay off */
 		return;

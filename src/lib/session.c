@@ -485,7 +485,7 @@ int usertp__session_fork_child(struct usertp__session *s)
 	if (!s->recorder[0])
 		return -ENOENT;
 	ret = usertp__rb_create_sparse(&s->sink.rb, old.nr_cpus,
-				      (unsigned long)old.nr_pages * USERTP_RB_PAGE_DATA / 1024,
+				      (unsigned long)old.nr_pages * USERTP__KPAGE_DATA / 1024,
 				      old.overwrite);
 	if (ret) {
 		s->sink.rb = old;

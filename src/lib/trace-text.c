@@ -94,8 +94,8 @@ static void write_header(struct out *o, const struct usertp__rb_snapshot *snap, 
 struct cursor {
 	const struct usertp__rb_cpu_snapshot *cpu;
 	unsigned int page;
-	struct usertp__rb_iter it;
-	struct usertp__rb_entry entry;
+	struct usertp__kpage_iter it;
+	struct usertp__kpage_entry entry;
 	bool have;	  /* entry is the CPU's next event */
 	bool page_start;  /* entry is the first of its page */
 	uint64_t lost_shown;
@@ -107,10 +107,10 @@ static void cursor_advance(struct cursor *c)
 	c->page_start = false;
 	while (c->page < c->cpu->nr_pages) {
 		if (!c->it.page) {
-			usertp__rb_iter_init(&c->it, &c->cpu->pages[c->page]);
+			usertp__kpage_iter_init(&c->it, c->cpu->pages[c->page].data, c->cpu->pages[c->page].used);
 			c->page_start = true;
 		}
-		if (usertp__rb_iter_next(&c->it, &c->entry) == 1) {
+		if (usertp__kpage_iter_next(&c->it, &c->entry) == 1) {
 			c->have = true;
 			return;
 		}
@@ -137,7 +137,7 @@ static const char *comm_lookup(struct comm_cache *cache, int tid)
 	return cache->comm[i];
 }
 
-static void write_event(struct out *o, const struct usertp__rb_entry *e, unsigned int cpu,
+static void write_event(struct out *o, const struct usertp__kpage_entry *e, unsigned int cpu,
 			const struct usertp__text_source *src, struct comm_cache *cache)
 {
 	const struct usertp_trace_entry *ent = (const void *)e->data;

@@ -25,6 +25,7 @@
 #include <usertp/consumer.h>
 
 #include "filter.h"
+#include "kernel-page.h"
 #include "tep-check.h"
 #include "instance.h"
 #include "pid-list.h"
@@ -1511,19 +1512,6 @@ static int pipe_take(struct usertp__instance *in, struct usertp__pipe_reader *r)
 	return 1;
 }
 
-/* The kernel's page of a ring buffer (rb-layout: a timestamp, a commit word, 4080 bytes). */
-#define RAW_PAGE 4096u
-#define RAW_HEADER 16u
-#define RAW_MISSED_EVENTS (1ull << 31) /* events were lost before the page */
-#define RAW_MISSED_STORED (1ull << 30) /* and their count follows the entries */
-#define RAW_TYPE_TIME_EXTEND 30u
-#define RAW_MAX_DELTA ((1ull << 27) - 1)
-
-static void put32(unsigned char *at, uint32_t v)
-{
-	memcpy(at, &v, 4);
-}
-
 /*
  * The oldest records of CPU @cpu as one page of the kernel's format, into @r's pending bytes,
  * consuming them (under lock).  Records with no raw form are taken and left out.
@@ -1532,8 +1520,8 @@ static void put32(unsigned char *at, uint32_t v)
 static int raw_take(struct usertp__instance *in, struct usertp__pipe_reader *r, unsigned int cpu)
 {
 	struct cpu_records *c = &in->cpus[cpu];
-	unsigned char *page;
-	uint64_t commit = 0, prev = 0, lost = c->lost_pending;
+	struct usertp__kpage page = { NULL, 0, 0 };
+	uint64_t lost = c->lost_pending;
 	bool any = false;
 
 	while (c->head && !c->head->raw) {
@@ -1542,61 +1530,35 @@ static int raw_take(struct usertp__instance *in, struct usertp__pipe_reader *r, 
 	}
 	if (!c->head)
 		return 0;
-	page = calloc(1, RAW_PAGE);
-	if (!page)
+	page.data = calloc(1, USERTP__KPAGE_SIZE);
+	if (!page.data)
 		return -ENOMEM;
 	while (c->head) {
 		struct held *h = c->head;
-		uint32_t total = 8 + ((h->raw_size + 7) & ~7u);
-		uint64_t delta;
+		unsigned char *at;
 
 		if (!h->raw) {
 			c->read++;
 			held_unlink(c, h);
 			continue;
 		}
-		if (!any) {
-			memcpy(page, &h->ts, 8);
-			prev = h->ts;
-		}
-		delta = h->ts >= prev ? h->ts - prev : 0;
-		if (RAW_HEADER + commit + (delta > RAW_MAX_DELTA ? 8 : 0) + total > RAW_PAGE) {
-			if (!any) { /* (too big for any page: left out, as the kernel cannot hold it) */
-				c->read++;
-				held_unlink(c, h);
-				continue;
-			}
+		if (!any)
+			usertp__kpage_open(&page, page.data, h->ts);
+		/* A known lost count goes after the entries, where it fits. */
+		at = usertp__kpage_add(&page, h->ts, h->raw_size, USERTP__KPAGE_DATA);
+		if (!at && any)
 			break;
-		}
-		if (delta > RAW_MAX_DELTA) {
-			put32(page + RAW_HEADER + commit,
-			      RAW_TYPE_TIME_EXTEND | (uint32_t)((delta & RAW_MAX_DELTA) << 5));
-			put32(page + RAW_HEADER + commit + 4, (uint32_t)(delta >> 27));
-			commit += 8;
-			delta = 0;
-		}
-		/* type_len 0: the length word counts itself and the payload (8-byte aligned). */
-		put32(page + RAW_HEADER + commit, (uint32_t)(delta << 5));
-		put32(page + RAW_HEADER + commit + 4, total - 4);
-		memcpy(page + RAW_HEADER + commit + 8, h->raw, h->raw_size);
-		commit += total;
-		prev = h->ts;
-		any = true;
+		if (at) /* (else too big for any page: left out, as the kernel cannot hold it) */
+			memcpy(at, h->raw, h->raw_size);
+		any |= at != NULL;
 		c->read++;
 		held_unlink(c, h);
 	}
-	if (lost) {
-		commit |= RAW_MISSED_EVENTS;
-		if (RAW_HEADER + (commit & 0xfffff) + 8 <= RAW_PAGE) {
-			memcpy(page + RAW_HEADER + (commit & 0xfffff), &lost, 8);
-			commit |= RAW_MISSED_STORED;
-		}
-		c->lost_pending = 0;
-	}
-	memcpy(page + 8, &commit, 8);
+	usertp__kpage_seal(page.data, page.used, lost);
+	c->lost_pending = 0;
 	free(r->pending);
-	r->pending = (char *)page;
-	r->len = RAW_PAGE;
+	r->pending = (char *)page.data;
+	r->len = USERTP__KPAGE_SIZE;
 	r->off = 0;
 	return 1;
 }

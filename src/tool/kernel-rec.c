@@ -496,7 +496,7 @@ int usertp__kernel_drain(struct usertp__kernel_rec *k)
 /* The pages that are not full, once the kernel writes no more: read() gives each. */
 static void flush_cpu(struct usertp__kernel_rec *k, unsigned int cpu)
 {
-	static char page[USERTP_RB_PAGE];
+	static char page[USERTP__KPAGE_SIZE];
 	ssize_t n;
 
 	while ((n = read(k->raw[cpu], page, sizeof(page))) > 0 || (n < 0 && errno == EINTR))

@@ -151,18 +151,18 @@ static int garble(int n)
 			uint64_t pos = c->pos, from = before[i][cpu];
 			unsigned char *page;
 
-			if (pos <= from || pos / USERTP_RB_PAGE != from / USERTP_RB_PAGE ||
-			    from % USERTP_RB_PAGE < USERTP_RB_PAGE_HEADER)
+			if (pos <= from || pos / USERTP__KPAGE_SIZE != from / USERTP__KPAGE_SIZE ||
+			    from % USERTP__KPAGE_SIZE < USERTP__KPAGE_HEADER)
 				continue;
 			page = (unsigned char *)r[i] + c->pages_offset +
-			       (pos / USERTP_RB_PAGE % r[i]->nr_pages) * USERTP_RB_PAGE;
-			for (uint64_t b = from % USERTP_RB_PAGE; b < pos % USERTP_RB_PAGE; b++)
+			       (pos / USERTP__KPAGE_SIZE % r[i]->nr_pages) * USERTP__KPAGE_SIZE;
+			for (uint64_t b = from % USERTP__KPAGE_SIZE; b < pos % USERTP__KPAGE_SIZE; b++)
 				page[b] = (unsigned char)rand();
 			/*
 			 * First a data entry of 112 bytes (type_len 28) where fewer are left: a
 			 * random word is most often such a length.
 			 */
-			memcpy(page + from % USERTP_RB_PAGE, &(uint32_t){ 1u << 5 | 28 }, 4);
+			memcpy(page + from % USERTP__KPAGE_SIZE, &(uint32_t){ 1u << 5 | 28 }, 4);
 			pages++;
 		}
 	return pages;

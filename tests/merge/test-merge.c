@@ -149,7 +149,7 @@ static void dat_load(struct dat *d, const char *path)
 	d->buf = read_file(path, &d->size);
 	c = (struct cursor){ d->buf, d->buf + d->size };
 	if (memcmp(take(&c, 12), "\x17\x08\x44tracing6", 12) || take_u(&c, 1) || take_u(&c, 1) != 8 ||
-	    take_u(&c, 4) != USERTP_RB_PAGE) {
+	    take_u(&c, 4) != USERTP__KPAGE_SIZE) {
 		fprintf(stderr, "test-merge: %s: not a little-endian v6 file of 4 KiB pages\n", path);
 		exit(1);
 	}
@@ -305,24 +305,24 @@ static uint64_t check_pages(const char *path)
 	for (cpu = 0; cpu < d.nr_cpus; cpu++) {
 		uint64_t last = 0;
 
-		if (d.cpu_size[cpu] % USERTP_RB_PAGE)
+		if (d.cpu_size[cpu] % USERTP__KPAGE_SIZE)
 			fail("%s: CPU %u has %" PRIu64 " bytes, not whole pages", path, cpu, d.cpu_size[cpu]);
-		for (p = 0; p < d.cpu_size[cpu] / USERTP_RB_PAGE; p++) {
-			struct usertp__rb_iter it;
-			struct usertp__rb_entry e;
+		for (p = 0; p < d.cpu_size[cpu] / USERTP__KPAGE_SIZE; p++) {
+			struct usertp__kpage_iter it;
+			struct usertp__kpage_entry e;
 			uint64_t commit;
 			int ret;
 
-			memcpy(page.data, d.buf + d.cpu_offset[cpu] + (size_t)p * USERTP_RB_PAGE,
-			       USERTP_RB_PAGE);
+			memcpy(page.data, d.buf + d.cpu_offset[cpu] + (size_t)p * USERTP__KPAGE_SIZE,
+			       USERTP__KPAGE_SIZE);
 			memcpy(&commit, page.data + 8, 8);
 			page.used = (uint32_t)(commit & ~(3ull << 30));
-			if (page.used > USERTP_RB_PAGE_DATA) {
+			if (page.used > USERTP__KPAGE_DATA) {
 				fail("%s: CPU %u page %u: commit %#" PRIx64, path, cpu, p, commit);
 				continue;
 			}
-			usertp__rb_iter_init(&it, &page);
-			while ((ret = usertp__rb_iter_next(&it, &e)) == 1) {
+			usertp__kpage_iter_init(&it, page.data, page.used);
+			while ((ret = usertp__kpage_iter_next(&it, &e)) == 1) {
 				uint16_t id;
 				unsigned int i;
 
@@ -697,22 +697,22 @@ static void test_corrupt(void)
 	 */
 	cpu = s[0].dat.cpu_size[1] > s[0].dat.cpu_size[0];
 	size = s[0].dat.cpu_size[cpu];
-	if (size < 7 * USERTP_RB_PAGE)
+	if (size < 7 * USERTP__KPAGE_SIZE)
 		fail("corrupt: worker-pool recorded fewer than 7 pages on CPU %u", cpu);
 	fd = s[0].fd[cpu] = spool_copy(s[0].fd[cpu]);
 	commit = 5000;
-	write_at(fd, &commit, 8, 1 * USERTP_RB_PAGE + 8);
+	write_at(fd, &commit, 8, 1 * USERTP__KPAGE_SIZE + 8);
 	word[0] = 0; /* type_len 0, delta 0 */
 	word[1] = 8000;
-	write_at(fd, word, 8, 2 * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER);
-	commit = USERTP_RB_PAGE_DATA | 3ull << 30;
-	write_at(fd, &commit, 8, 3 * USERTP_RB_PAGE + 8);
+	write_at(fd, word, 8, 2 * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER);
+	commit = USERTP__KPAGE_DATA | 3ull << 30;
+	write_at(fd, &commit, 8, 3 * USERTP__KPAGE_SIZE + 8);
 	word[0] = 999; /* the first record's common_type (after its 8-byte entry header) */
-	write_at(fd, word, 2, 4 * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER + 8);
-	if (pread(fd, &commit, 8, 5 * USERTP_RB_PAGE + 8) != 8)
+	write_at(fd, word, 2, 4 * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER + 8);
+	if (pread(fd, &commit, 8, 5 * USERTP__KPAGE_SIZE + 8) != 8)
 		die("pread");
 	commit |= 0xffffffff80000000ull;
-	write_at(fd, &commit, 8, 5 * USERTP_RB_PAGE + 8);
+	write_at(fd, &commit, 8, 5 * USERTP__KPAGE_SIZE + 8);
 	if (ftruncate(fd, (off_t)size - 100))
 		die("ftruncate");
 	/* CPU 0 of c comes through a pipe (read, not pread). */
@@ -801,7 +801,7 @@ static const struct usertp__dat_event hand_events[] = {
 static void entry(struct usertp__rb_page_copy *pg, uint32_t type, uint32_t delta, int64_t array0,
 		  const void *payload, uint32_t len)
 {
-	unsigned char *at = pg->data + USERTP_RB_PAGE_HEADER + pg->used;
+	unsigned char *at = pg->data + USERTP__KPAGE_HEADER + pg->used;
 	uint32_t word = type | delta << 5, a = (uint32_t)array0;
 
 	memcpy(at, &word, 4);
@@ -810,7 +810,7 @@ static void entry(struct usertp__rb_page_copy *pg, uint32_t type, uint32_t delta
 		memcpy(at + 4, &a, 4);
 		pg->used += 4;
 	}
-	memcpy(pg->data + USERTP_RB_PAGE_HEADER + pg->used, payload, len);
+	memcpy(pg->data + USERTP__KPAGE_HEADER + pg->used, payload, len);
 	pg->used += (len + 3) & ~3u;
 }
 
@@ -850,13 +850,13 @@ static void test_pages(void)
 	memcpy(pages[0].data, &t0, 8);
 	len = hand_record(rec, 7, 1);
 	entry(&pages[0], 0, 0, len + 4, rec, len);
-	entry(&pages[0], USERTP_RB_TYPE_PADDING, 1, 12, rec, 8);
+	entry(&pages[0], USERTP__KPAGE_TYPE_PADDING, 1, 12, rec, 8);
 	len = hand_record(rec, 9, 2);
 	entry(&pages[0], 0, 3000, len + 4, rec, len);
-	entry(&pages[0], USERTP_RB_TYPE_TIME_EXTEND, 5, 3, NULL, 0); /* 3 << 27 + 5 ns */
+	entry(&pages[0], USERTP__KPAGE_TYPE_TIME_EXTEND, 5, 3, NULL, 0); /* 3 << 27 + 5 ns */
 	len = hand_record(rec, 9, 3);
 	entry(&pages[0], 0, 0, len + 4, rec, len);
-	entry(&pages[0], USERTP_RB_TYPE_TIME_STAMP, 77, (int64_t)((t0 + 2000000000) >> 27), NULL, 0);
+	entry(&pages[0], USERTP__KPAGE_TYPE_TIME_STAMP, 77, (int64_t)((t0 + 2000000000) >> 27), NULL, 0);
 	len = hand_record(rec, 7, 4);
 	entry(&pages[0], 0, 0, len + 4, rec, len); /* at (t0 + 2 s) rounded down to 2^27 ns, + 77 */
 	/* Page 1: 2^60 ns later (more than a time extend holds), a short-form record. */
@@ -868,12 +868,12 @@ static void test_pages(void)
 	/* Page 2: after 42 lost events, full up to the last byte; page 3: 7 lost. */
 	memcpy(pages[2].data, &(uint64_t){ t0 + big_gap + 1000 }, 8);
 	pages[2].lost_before = 42;
-	for (i = 0; pages[2].used + 2 * 220 <= USERTP_RB_PAGE_DATA; i++) {
+	for (i = 0; pages[2].used + 2 * 220 <= USERTP__KPAGE_DATA; i++) {
 		len = hand_record(rec, 7, 100 + i);
 		entry(&pages[2], 0, 500, len + 4, rec, len);
 	}
 	hand_record(rec, 7, 100 + i);
-	len = USERTP_RB_PAGE_DATA - pages[2].used - 8; /* the record, then zeros */
+	len = USERTP__KPAGE_DATA - pages[2].used - 8; /* the record, then zeros */
 	entry(&pages[2], 0, 500, len + 4, rec, len);
 	memcpy(pages[3].data, &(uint64_t){ t0 + big_gap + 1000000 }, 8);
 	pages[3].lost_before = 7;
@@ -918,7 +918,7 @@ static void test_enospc(void)
 		fail("enospc: %d (%s)", ret, err);
 	printf("enospc: %s\n", err);
 	if (stat(path, &st) || (uint64_t)st.st_size != stats.size ||
-	    (dat_version == 6 && st.st_size % USERTP_RB_PAGE) || !stats.pages)
+	    (dat_version == 6 && st.st_size % USERTP__KPAGE_SIZE) || !stats.pages)
 		fail("enospc: the file has %jd bytes, %" PRIu64 " said, %" PRIu64 " pages",
 		     (intmax_t)st.st_size, stats.size, stats.pages);
 	if (check_pages(path) != total(stats.events))

@@ -124,7 +124,7 @@ static inline void payload_fill(unsigned char *p, uint32_t size, uint32_t tag, u
 static inline bool payload_check(const unsigned char *p, uint32_t entry_size, uint32_t *tag,
 				 uint64_t *seq)
 {
-	unsigned char expect[USERTP_RB_PAGE];
+	unsigned char expect[USERTP__KPAGE_SIZE];
 	uint32_t size;
 	uint64_t sum;
 
@@ -175,7 +175,7 @@ struct rbt_entry {
 struct rbt_walk {
 	struct rbt_entry *e;
 	size_t n, cap;
-	unsigned int einval; /* usertp__rb_iter_next() calls that returned -EINVAL */
+	unsigned int einval; /* usertp__kpage_iter_next() calls that returned -EINVAL */
 	unsigned int einval_page; /* the page of the first one */
 	unsigned int bad_ret; /* ... that returned anything but 1, 0, -EINVAL */
 	unsigned int out_of_page; /* entries whose data is not inside their page's used bytes */
@@ -189,14 +189,14 @@ static inline void rbt_walk_cpu(const struct usertp__rb_cpu_snapshot *c, struct 
 	memset(w, 0, sizeof(*w));
 	for (i = 0; i < c->nr_pages; i++) {
 		const struct usertp__rb_page_copy *pg = &c->pages[i];
-		const unsigned char *lo = pg->data + USERTP_RB_PAGE_HEADER;
-		struct usertp__rb_iter it;
-		struct usertp__rb_entry e;
+		const unsigned char *lo = pg->data + USERTP__KPAGE_HEADER;
+		struct usertp__kpage_iter it;
+		struct usertp__kpage_entry e;
 		int ret;
 
-		usertp__rb_iter_init(&it, pg);
-		while ((ret = usertp__rb_iter_next(&it, &e)) == 1) {
-			if (pg->used > USERTP_RB_PAGE_DATA || e.data < lo ||
+		usertp__kpage_iter_init(&it, pg->data, pg->used);
+		while ((ret = usertp__kpage_iter_next(&it, &e)) == 1) {
+			if (pg->used > USERTP__KPAGE_DATA || e.data < lo ||
 			    e.data + e.size > lo + pg->used) {
 				w->out_of_page++;
 				continue;

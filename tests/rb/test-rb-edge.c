@@ -113,12 +113,12 @@ static void full_end(void)
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	/* 8 + 4064 bytes from offset 16: the event ends at 4088. */
 	CHECK(rbt_write(&rb, 0, 4064, TAG, 0, NULL, NULL));
-	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_OFF_FULL);
+	CHECK_INT(rb.cpus[0]->pos % USERTP__KPAGE_SIZE, ==, USERTP_RB_OFF_FULL);
 	/* Only rseq mode can have stale bytes there: CAS mode zeroes the page it opens. */
 	if (rb.rseq)
 		memcpy(rb.pages[0] + USERTP_RB_OFF_FULL, &stale, 8);
 	CHECK(rbt_write(&rb, 0, 64, TAG, 1, NULL, NULL));
-	CHECK_INT(rb.cpus[0]->pos / USERTP_RB_PAGE, ==, 1);
+	CHECK_INT(rb.cpus[0]->pos / USERTP__KPAGE_SIZE, ==, 1);
 	expect_seqs(&rb, 0, 2);
 	usertp__rb_destroy(&rb);
 }
@@ -163,7 +163,7 @@ static void size_wrap(void)
 static void commit_carry(void)
 {
 	/* Pages of one max-size event: 2^32 / 4080 + 1 uses of each of the 2 slots. */
-	const uint64_t n = 2 * ((1ull << 32) / USERTP_RB_PAGE_DATA + 1) + 10;
+	const uint64_t n = 2 * ((1ull << 32) / USERTP__KPAGE_DATA + 1) + 10;
 	struct usertp__rb_snapshot snap;
 	struct usertp__rb rb;
 	uint64_t i, fail = 0;
@@ -199,7 +199,7 @@ static void hostile_pos(void)
 	for (seq = 0; seq < 20; seq++)
 		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
 	/* A writer never gets more than nr_pages pages past read_page (0 here). */
-	rb.cpus[0]->pos = (1ull << 40) * USERTP_RB_PAGE + 100;
+	rb.cpus[0]->pos = (1ull << 40) * USERTP__KPAGE_SIZE + 100;
 	ret = usertp__rb_snapshot(rb.region, rb.size, &snap);
 	if (ret == 0) {
 		CHECK_INT(snap.cpus[0].nr_pages, <=, rb.nr_pages);
@@ -299,7 +299,7 @@ static void hostile_wrap(void)
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, false), ==, 0);
 	for (seq = 0; seq < 20; seq++)
 		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
-	rb.cpus[0]->pos = (pages - 1) * USERTP_RB_PAGE + 100; /* read_page is 0 */
+	rb.cpus[0]->pos = (pages - 1) * USERTP__KPAGE_SIZE + 100; /* read_page is 0 */
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -349,7 +349,7 @@ static void dead_reserved(void)
 static void die_after_cas(struct usertp__rb *rb, uint32_t size)
 {
 	unsigned char *area = (unsigned char *)rb->cpus[0];
-	size_t len = rb->pages[0] + (size_t)rb->nr_pages * USERTP_RB_PAGE - area;
+	size_t len = rb->pages[0] + (size_t)rb->nr_pages * USERTP__KPAGE_SIZE - area;
 	unsigned char *saved = malloc(len), *p;
 	uint64_t pos, last_ts;
 
@@ -405,10 +405,10 @@ static void dead_open(void)
 	/* The next event opens a page (slot 0); the page before it (slot 2) is full.  A writer
 	 * opening a page first moves the position to OPENING, then prepares the page and seals
 	 * the one before: it dies right after that first step, nothing else written. */
-	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_PAGE_HEADER + 36 * 112);
+	CHECK_INT(rb.cpus[0]->pos % USERTP__KPAGE_SIZE, ==, USERTP__KPAGE_HEADER + 36 * 112);
 	if (rb.rseq) /* the claim cleared the word after the last entry */
-		memset(rb.pages[0] + 2 * USERTP_RB_PAGE + USERTP_RB_PAGE_HEADER + 36 * 112, 0, 8);
-	rb.cpus[0]->pos = (rb.cpus[0]->pos / USERTP_RB_PAGE + 1) * USERTP_RB_PAGE +
+		memset(rb.pages[0] + 2 * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER + 36 * 112, 0, 8);
+	rb.cpus[0]->pos = (rb.cpus[0]->pos / USERTP__KPAGE_SIZE + 1) * USERTP__KPAGE_SIZE +
 			  USERTP_RB_OFF_OPENING;
 	/* Pages: the 2 last ones of 100-byte events, and the new one (empty: its event was
 	 * never written). */

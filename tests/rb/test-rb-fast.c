@@ -100,30 +100,30 @@ static void test_extend(void)
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
 	CHECK(rbt_write(&rb, 0, 64, TAG, 0, NULL, NULL));
 	/* As if the first event were long ago (in the same page). */
-	rb.cpus[0]->last_ts -= 3ull << USERTP_RB_DELTA_BITS;
+	rb.cpus[0]->last_ts -= 3ull << USERTP__KPAGE_DELTA_BITS;
 	memcpy(rb.pages[0], &rb.cpus[0]->last_ts, 8);
 	CHECK(rbt_write(&rb, 0, 64, TAG, 1, &before, &after));
 	CHECK_INT(read_back(&rb, ts, 2), ==, 2);
 	CHECK_INT(ts[1], >=, before);
 	CHECK_INT(ts[1], <=, after);
-	CHECK_INT(ts[1] - ts[0], >=, 3ull << USERTP_RB_DELTA_BITS);
+	CHECK_INT(ts[1] - ts[0], >=, 3ull << USERTP__KPAGE_DELTA_BITS);
 	usertp__rb_destroy(&rb);
 }
 
 static void test_exact(void)
 {
 	/* Five entries of 8 + 808 bytes fill a page's 4080 exactly. */
-	enum { SIZE = 808, PER_PAGE = USERTP_RB_PAGE_DATA / (8 + SIZE) };
+	enum { SIZE = 808, PER_PAGE = USERTP__KPAGE_DATA / (8 + SIZE) };
 	struct usertp__rb rb;
 	uint64_t seq, ts[2 * PER_PAGE + 1];
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0);
 	for (seq = 0; seq < PER_PAGE; seq++)
 		CHECK(rbt_write(&rb, 0, SIZE, TAG, seq, NULL, NULL));
-	CHECK_INT(rb.cpus[0]->pos % USERTP_RB_PAGE, ==, USERTP_RB_OFF_EXACT);
+	CHECK_INT(rb.cpus[0]->pos % USERTP__KPAGE_SIZE, ==, USERTP_RB_OFF_EXACT);
 	for (; seq < 2 * PER_PAGE + 1; seq++)
 		CHECK(rbt_write(&rb, 0, SIZE, TAG, seq, NULL, NULL));
-	CHECK_INT(rb.cpus[0]->pos / USERTP_RB_PAGE, ==, 2);
+	CHECK_INT(rb.cpus[0]->pos / USERTP__KPAGE_SIZE, ==, 2);
 	CHECK_INT(read_back(&rb, ts, 2 * PER_PAGE + 1), ==, 2 * PER_PAGE + 1);
 	CHECK_INT(rb.cpus[0]->dropped, ==, 0);
 	usertp__rb_destroy(&rb);

@@ -37,10 +37,10 @@ static uint64_t nasty(uint64_t valid, uint64_t size)
 	case 1:
 		return valid + rand_below(9) - 4;
 	case 2:
-		return valid + (rand_below(2) ? USERTP_RB_PAGE : -(uint64_t)USERTP_RB_PAGE) *
+		return valid + (rand_below(2) ? USERTP__KPAGE_SIZE : -(uint64_t)USERTP__KPAGE_SIZE) *
 				       (1 + rand_below(8));
 	case 3:
-		return size - rand_below(2 * USERTP_RB_PAGE);
+		return size - rand_below(2 * USERTP__KPAGE_SIZE);
 	case 4:
 		return rand_below(size + 1);
 	default:
@@ -77,7 +77,7 @@ static void corrupt(unsigned char *r, size_t size, const struct usertp__rb *rb)
 	const unsigned char *base = (const unsigned char *)rb->region;
 	unsigned int cpu = (unsigned int)rand_below(NR_CPUS), slot = (unsigned int)rand_below(rb->nr_pages);
 	size_t c = (size_t)((const unsigned char *)rb->cpus[cpu] - base);
-	size_t pages = (size_t)(rb->pages[cpu] - base), page = pages + (size_t)slot * USERTP_RB_PAGE;
+	size_t pages = (size_t)(rb->pages[cpu] - base), page = pages + (size_t)slot * USERTP__KPAGE_SIZE;
 	size_t at;
 	unsigned int i, n;
 
@@ -90,7 +90,7 @@ static void corrupt(unsigned char *r, size_t size, const struct usertp__rb *rb)
 	case 1: /* random bytes in the headers */
 		n = 1 + (unsigned int)rand_below(8);
 		for (i = 0; i < n; i++)
-			r[rand_below(USERTP_RB_PAGE)] = (unsigned char)rbt_rand(&rnd);
+			r[rand_below(USERTP__KPAGE_SIZE)] = (unsigned char)rbt_rand(&rnd);
 		break;
 	case 2: /* a header field */
 		at = 4 * rand_below(offsetof(struct usertp__rb_region, size) / 4);
@@ -113,28 +113,28 @@ static void corrupt(unsigned char *r, size_t size, const struct usertp__rb *rb)
 						       rand_below(9000) - 4500);
 		break;
 	case 7: /* a page's commit field (its used bytes) */
-		put64(r + page + 8, rand_below(2) ? USERTP_RB_PAGE_DATA + 1 + rand_below(64)
+		put64(r + page + 8, rand_below(2) ? USERTP__KPAGE_DATA + 1 + rand_below(64)
 						  : nasty(get64_(r + page + 8), size));
 		break;
 	case 8: /* a page's timestamp */
 		put64(r + page, rbt_rand(&rnd));
 		break;
 	case 9: /* an entry header of any type and any length */
-		at = page + USERTP_RB_PAGE_HEADER + 8 * rand_below(USERTP_RB_PAGE_DATA / 8);
+		at = page + USERTP__KPAGE_HEADER + 8 * rand_below(USERTP__KPAGE_DATA / 8);
 		put32(r + at, (uint32_t)rbt_rand(&rnd));
-		put32(r + at + 4, (uint32_t)nasty(get64_(r + at + 4) & 0xffffffff, USERTP_RB_PAGE));
+		put32(r + at + 4, (uint32_t)nasty(get64_(r + at + 4) & 0xffffffff, USERTP__KPAGE_SIZE));
 		break;
 	case 10: /* the type and length of an entry, as 32-bit words */
-		at = page + USERTP_RB_PAGE_HEADER + 4 * rand_below(USERTP_RB_PAGE_DATA / 4);
+		at = page + USERTP__KPAGE_HEADER + 4 * rand_below(USERTP__KPAGE_DATA / 4);
 		put32(r + at, (uint32_t)rand_below(32) | (uint32_t)(rbt_rand(&rnd) << 5));
 		break;
 	case 11: /* the length of a data entry only: past the page, or off by little */
-		at = page + USERTP_RB_PAGE_HEADER + 8 * rand_below(USERTP_RB_PAGE_DATA / 8);
-		put32(r + at + 4, rand_below(2) ? USERTP_RB_PAGE_DATA - (uint32_t)rand_below(64)
-						: (uint32_t)nasty(4, USERTP_RB_PAGE));
+		at = page + USERTP__KPAGE_HEADER + 8 * rand_below(USERTP__KPAGE_DATA / 8);
+		put32(r + at + 4, rand_below(2) ? USERTP__KPAGE_DATA - (uint32_t)rand_below(64)
+						: (uint32_t)nasty(4, USERTP__KPAGE_SIZE));
 		break;
 	case 12: /* a whole page of garbage */
-		for (at = 0; at < USERTP_RB_PAGE; at += 8)
+		for (at = 0; at < USERTP__KPAGE_SIZE; at += 8)
 			put64(r + page + at, rbt_rand(&rnd));
 		break;
 	default: /* zero a random range */
@@ -195,7 +195,7 @@ int main(void)
 				struct rbt_walk w;
 
 				for (i = 0; i < c->nr_pages; i++)
-					if (c->pages[i].used > USERTP_RB_PAGE_DATA) {
+					if (c->pages[i].used > USERTP__KPAGE_DATA) {
 						fprintf(stderr, "round %u: page used %u\n", round,
 							c->pages[i].used);
 						CHECK(false);

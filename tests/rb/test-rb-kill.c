@@ -63,7 +63,7 @@ static void round_(unsigned int round)
 	if (rb.fd < 0)
 		SKIP("no memfd");
 	if (round % 2)
-		memset(rb.pages[0], 0, (size_t)rb.nr_pages * USERTP_RB_PAGE);
+		memset(rb.pages[0], 0, (size_t)rb.nr_pages * USERTP__KPAGE_SIZE);
 	committed = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (committed == MAP_FAILED)
 		exit(2);

@@ -87,7 +87,7 @@ static void run(uint64_t n, uint64_t seed)
 		/* Wrapped: every page slot holds a page, and all but the head page are full up
 		 * to less than one event (8 + 280 bytes). */
 		CHECK_INT(c->nr_pages, ==, rb.nr_pages);
-		CHECK_INT(used, >=, (uint64_t)(rb.nr_pages - 1) * (USERTP_RB_PAGE_DATA - 288));
+		CHECK_INT(used, >=, (uint64_t)(rb.nr_pages - 1) * (USERTP__KPAGE_DATA - 288));
 	}
 
 	free(w.e);

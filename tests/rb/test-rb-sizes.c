@@ -17,7 +17,7 @@ static void fill(unsigned char *p, uint32_t size, uint64_t key)
 
 static bool same(const unsigned char *p, uint32_t size, uint64_t key)
 {
-	unsigned char expect[USERTP_RB_PAGE];
+	unsigned char expect[USERTP__KPAGE_SIZE];
 
 	fill(expect, size, key);
 	return !memcmp(p, expect, size);
@@ -92,7 +92,7 @@ static void check_all(const struct usertp__rb *rb, const struct written *w, size
 int main(void)
 {
 	static const uint32_t too_big[] = { USERTP_RB_MAX_PAYLOAD + 1, USERTP_RB_MAX_PAYLOAD + 8,
-					    USERTP_RB_PAGE_DATA, USERTP_RB_PAGE, 1u << 20,
+					    USERTP__KPAGE_DATA, USERTP__KPAGE_SIZE, 1u << 20,
 					    1u << 31 };
 	struct written *w = calloc(USERTP_RB_MAX_PAYLOAD + 64, sizeof(*w));
 	struct usertp__rb rb;
@@ -133,7 +133,7 @@ int main(void)
 	CHECK(write_one(&rb, &w[n++], 8, 7));
 	pause_ms(150);
 	CHECK(write_one(&rb, &w[n++], 8, 8));
-	CHECK_INT(w[1].before - w[0].after, >=, 1ull << USERTP_RB_DELTA_BITS);
+	CHECK_INT(w[1].before - w[0].after, >=, 1ull << USERTP__KPAGE_DELTA_BITS);
 	check_all(&rb, w, n, 0);
 	usertp__rb_destroy(&rb);
 	free(w);

@@ -27,7 +27,7 @@ static uint64_t woken(int efd)
 /* Pages opened so far on CPU 0 (the position's page + 1). */
 static uint64_t pages_opened(const struct usertp__rb *rb)
 {
-	return __atomic_load_n(&rb->cpus[0]->pos, __ATOMIC_RELAXED) / USERTP_RB_PAGE + 1;
+	return __atomic_load_n(&rb->cpus[0]->pos, __ATOMIC_RELAXED) / USERTP__KPAGE_SIZE + 1;
 }
 
 int main(void)

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel-page.c - the kernel's ring-buffer page: records encoded into it, its commit word
+ * sealed (kernel-page.h).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "kernel-page.h"
+
+static void put32(unsigned char *at, uint32_t v)
+{
+	memcpy(at, &v, 4);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+void usertp__kpage_open(struct usertp__kpage *p, unsigned char *data, uint64_t ts)
+{
+	p->data = data;
+	p->used = 0;
+	p->ts = ts;
+	memcpy(data, &ts, 8);
+}
+
+void *usertp__kpage_add(struct usertp__kpage *p, uint64_t ts, uint32_t size, uint32_t room)
+{
+	uint32_t len = (size + 3) & ~3u;
+	uint32_t hdr = size <= USERTP__KPAGE_MAX_SMALL && size % 4 == 0 ? 4 : 8;
+	uint64_t delta = ts > p->ts ? ts - p->ts : 0;
+	uint32_t ext = delta >> USERTP__KPAGE_DELTA_BITS ? 8 : 0;
+	unsigned char *at;
+
+	/* A time extend holds 27 + 32 bits; a longer gap needs a page of its own. */
+	if (delta >> (USERTP__KPAGE_DELTA_BITS + 32) || room > USERTP__KPAGE_DATA ||
+	    (uint64_t)p->used + ext + hdr + len > room)
+		return NULL;
+	at = p->data + USERTP__KPAGE_HEADER + p->used;
+	if (ext) {
+		put32(at, usertp__kpage_entry_word(USERTP__KPAGE_TYPE_TIME_EXTEND,
+						   delta & ((1u << USERTP__KPAGE_DELTA_BITS) - 1)));
+		put32(at + 4, (uint32_t)(delta >> USERTP__KPAGE_DELTA_BITS));
+		at += 8;
+		delta = 0;
+	}
+	put32(at, usertp__kpage_entry_word(hdr == 4 ? len / 4 : 0, delta));
+	if (hdr == 8)
+		put32(at + 4, size + 4);
+	memset(at + hdr + size, 0, len - size);
+	p->used += ext + hdr + len;
+	if (ts > p->ts)
+		p->ts = ts;
+	return at + hdr;
+}
+
+void usertp__kpage_seal(unsigned char *data, uint32_t used, uint64_t lost)
+{
+	uint64_t commit;
+
+	if (used > USERTP__KPAGE_DATA)
+		used = USERTP__KPAGE_DATA;
+	commit = used;
+	memset(data + USERTP__KPAGE_HEADER + used, 0, USERTP__KPAGE_DATA - used);
+	if (lost) {
+		commit |= USERTP__KPAGE_LOST_EVENTS;
+		if (lost != USERTP__KPAGE_LOST_UNKNOWN && used + 8 <= USERTP__KPAGE_DATA) {
+			commit |= USERTP__KPAGE_LOST_COUNT;
+			memcpy(data + USERTP__KPAGE_HEADER + used, &lost, 8);
+		}
+	}
+	memcpy(data + 8, &commit, 8);
+}
+
+void usertp__kpage_iter_init(struct usertp__kpage_iter *it, const unsigned char *page, uint32_t used)
+{
+	it->page = page;
+	it->used = used < USERTP__KPAGE_DATA ? used : USERTP__KPAGE_DATA;
+	it->off = 0;
+	it->ts = get64(page);
+}
+
+int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_entry *entry)
+{
+	const unsigned char *data = it->page + USERTP__KPAGE_HEADER;
+	uint32_t used = it->used;
+
+	while (it->off + 4 <= used) {
+		const unsigned char *p = data + it->off;
+		uint32_t word = get32(p), type = word & 31, delta = word >> 5, arg, len;
+
+		switch (type) {
+		case USERTP__KPAGE_TYPE_PADDING:
+			if (!delta)
+				return 0; /* the kernel's null entry: nothing more on the page */
+			if (it->off + 8 > used)
+				return -EINVAL;
+			arg = get32(p + 4);
+			if (arg < 4 || arg > used - it->off - 4)
+				return -EINVAL;
+			it->ts += delta;
+			it->off += 4 + arg;
+			continue;
+		case USERTP__KPAGE_TYPE_TIME_EXTEND:
+			if (it->off + 8 > used)
+				return -EINVAL;
+			it->ts += ((uint64_t)get32(p + 4) << USERTP__KPAGE_DELTA_BITS) + delta;
+			it->off += 8;
+			continue;
+		case USERTP__KPAGE_TYPE_TIME_STAMP:
+			if (it->off + 8 > used)
+				return -EINVAL;
+			it->ts = (((uint64_t)get32(p + 4) << USERTP__KPAGE_DELTA_BITS) | delta) +
+				 (get64(it->page) & (~0ull << 59));
+			it->off += 8;
+			continue;
+		case 0:
+			if (it->off + 8 > used)
+				return -EINVAL;
+			arg = get32(p + 4);
+			if (arg < 4)
+				return -EINVAL;
+			len = arg - 4;
+			if (((uint64_t)len + 3) / 4 * 4 > (uint64_t)used - it->off - 8)
+				return -EINVAL;
+			it->ts += delta;
+			entry->ts = it->ts;
+			entry->data = p + 8;
+			entry->size = len;
+			it->off += 8 + ((len + 3) & ~3u);
+			return 1;
+		default:
+			len = type * 4;
+			if (len > used - it->off - 4)
+				return -EINVAL;
+			it->ts += delta;
+			entry->ts = it->ts;
+			entry->data = p + 4;
+			entry->size = len;
+			it->off += 4 + len;
+			return 1;
+		}
+	}
+	return 0;
+}

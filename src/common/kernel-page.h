@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel-page.h - the kernel's ring-buffer page (a "sub-buffer"), as trace_pipe_raw gives it
+ * and trace.dat files hold it, and as each CPU buffer of a program's ring buffer is made of
+ * (ring-buffer.h): its constants, the entry header word, a record encoder and the seal of the
+ * commit word.  The one home of this format: only the ring buffer's assembly writer repeats
+ * two of its numbers.
+ *
+ * A page: a u64 timestamp (of its first entry), a u64 commit word (the bytes of entries, and
+ * flags), then entries.  Each entry starts with a u32 word: type_len in its 5 low bits, the
+ * time delta since the entry before in the 27 above.  type_len 1..28 is a record of that many
+ * 4-byte words; 0 a record whose length (a u32, counting itself) follows; 29 padding; 30 a
+ * time extend (the delta's bits above 27 in the next u32); 31 an absolute time stamp.
+ */
+#ifndef USERTP_KERNEL_PAGE_H
+#define USERTP_KERNEL_PAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define USERTP__KPAGE_SIZE 4096u
+#define USERTP__KPAGE_HEADER 16u
+#define USERTP__KPAGE_DATA (USERTP__KPAGE_SIZE - USERTP__KPAGE_HEADER)
+
+#define USERTP__KPAGE_TYPE_PADDING 29
+#define USERTP__KPAGE_TYPE_TIME_EXTEND 30
+#define USERTP__KPAGE_TYPE_TIME_STAMP 31
+#define USERTP__KPAGE_DELTA_BITS 27
+#define USERTP__KPAGE_MAX_SMALL 112u /* the longest payload type_len 1..28 holds */
+
+/*
+ * The commit word: bits 31 and 30 (the kernel's), the bytes of entries in the bits below 27.
+ * The kernel sets bit 31 on a long, so the bits above it come sign-extended (all ones) in its
+ * pages: what is not flags or size is ignored, as libtraceevent does.
+ */
+#define USERTP__KPAGE_LOST_EVENTS (1ull << 31) /* events were lost before this page */
+#define USERTP__KPAGE_LOST_COUNT (1ull << 30)  /* their count follows the entries (a u64) */
+#define USERTP__KPAGE_COMMIT_MASK ((1ull << 27) - 1)
+
+/* Lost events whose number is not known: the page is flagged without a count. */
+#define USERTP__KPAGE_LOST_UNKNOWN UINT64_MAX
+
+/* An entry's header word. */
+static inline uint32_t usertp__kpage_entry_word(uint32_t type_len, uint64_t delta)
+{
+	return type_len | (uint32_t)(delta << 5);
+}
+
+/*
+ * A page being filled with records, as the kernel writes them on x86-64: 4-byte aligned, the
+ * short form (type_len 1..28) for a payload of whole words up to USERTP__KPAGE_MAX_SMALL
+ * bytes, else type_len 0 and a length; a time extend before a record more than 2^27 - 1 ns
+ * after the one before.  Used by the trace.dat merge and the mount's trace_pipe_raw.
+ */
+struct usertp__kpage {
+	unsigned char *data; /* USERTP__KPAGE_SIZE bytes */
+	uint32_t used;	     /* bytes of entries */
+	uint64_t ts;	     /* of the last entry */
+};
+
+/* Start @p on @data (its header's timestamp @ts; its entries empty). */
+void usertp__kpage_open(struct usertp__kpage *p, unsigned char *data, uint64_t ts);
+
+/*
+ * Append the header of a record of @size bytes at @ts (not before the page's last entry)
+ * within @room bytes of entries (USERTP__KPAGE_DATA, less what the caller keeps for a lost
+ * count).  Return: where its @size bytes go (the padding after them is zeroed), or NULL when
+ * it does not fit, or comes more than 2^59 ns after the last (the page is then unchanged).
+ */
+void *usertp__kpage_add(struct usertp__kpage *p, uint64_t ts, uint32_t size, uint32_t room);
+
+/*
+ * Make page @data (@used bytes of entries) a page as readers expect it, in place: the size and
+ * the loss flags in its commit word, a known count of @lost events after the entries where it
+ * fits (USERTP__KPAGE_LOST_UNKNOWN: the flag alone), zeros after.
+ */
+void usertp__kpage_seal(unsigned char *data, uint32_t used, uint64_t lost);
+
+/* One record of a page; ts is absolute. */
+struct usertp__kpage_entry {
+	uint64_t ts;
+	const unsigned char *data;
+	uint32_t size;
+};
+
+/*
+ * The one walker of a page's entries, every offset checked: records, with the padding, time
+ * extends and time stamps between them applied.  A record in the short form has the size of
+ * its words.
+ */
+struct usertp__kpage_iter {
+	const unsigned char *page; /* USERTP__KPAGE_SIZE bytes */
+	uint32_t used;		   /* bytes of entries to walk (at most USERTP__KPAGE_DATA) */
+	uint32_t off;
+	uint64_t ts;
+};
+/* Start at the first entry of @page, of which @used bytes of entries are walked. */
+void usertp__kpage_iter_init(struct usertp__kpage_iter *it, const unsigned char *page, uint32_t used);
+/*
+ * Return: 1 with *entry filled, 0 at the end of the entries (or the kernel's null entry),
+ * -EINVAL at an entry that does not fit in them.
+ */
+int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_entry *entry);
+
+#endif /* USERTP_KERNEL_PAGE_H */
