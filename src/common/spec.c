@@ -2,8 +2,9 @@
 /*
  * spec.c - event specifications in the language of tracefs' set_event file: "sys:event",
  * "sys:*" or "sys:", "*:event" or ":event", "*:*", and a bare "name" that selects a whole
- * system or every event of that name.  Matching is exact: there is no globbing, and a star is
- * only ever a whole side of the colon.  (A leading '!' is the caller's business.)
+ * system or every event of that name.  In set_event's own form (the mount's) matching is
+ * exact and a star is only ever a whole side of the colon; trace-cmd's -e form
+ * (USERTP__SPEC_GLOB) takes shell globs on either side.  A leading '!' disables.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -14,58 +15,97 @@
 
 #include "spec.h"
 
-#define SPEC_MAX 127 /* the kernel's limit for one set_event token */
-
-int usertp__spec_check(const char *spec, unsigned int flags)
+int usertp__spec_parse(const char *tok, size_t len, unsigned int flags, struct usertp__spec *spec)
 {
-	size_t len = strlen(spec);
-	const char *colon = strchr(spec, ':');
+	const char *colon;
+	size_t slen;
 
-	if (!len || len > SPEC_MAX || !strcmp(spec, "*") || spec[0] == '!')
+	memset(spec, 0, sizeof(*spec));
+	spec->glob = flags & USERTP__SPEC_GLOB;
+	spec->tracefs = flags & USERTP__SPEC_TRACEFS;
+	if (len && tok[0] == '!') {
+		spec->disable = true;
+		tok++;
+		len--;
+	}
+	if (!len || len > USERTP__SPEC_MAX || (len == 1 && tok[0] == '*'))
 		return -EINVAL;
-	if (colon && strchr(colon + 1, ':'))
+	colon = memchr(tok, ':', len);
+	if (colon && memchr(colon + 1, ':', len - (size_t)(colon + 1 - tok)))
 		return -EINVAL;
 	/*
 	 * set_event's: a star is a whole side of the colon or nothing, no globbing.  trace-cmd's
 	 * -e (USERTP__SPEC_GLOB): shell globs on either side ("sys:io_*", "sched:sched_*").
 	 */
-	for (const char *p = spec; *p; p++) {
-		if (isspace((unsigned char)*p))
+	for (const char *p = tok; p < tok + len; p++) {
+		if (isspace((unsigned char)*p) || !*p)
 			return -EINVAL;
-		if (*p != '*' || (flags & USERTP__SPEC_GLOB))
+		if (*p != '*' || spec->glob)
 			continue;
-		if (!colon || !((p == spec && p + 1 == colon) || (p == colon + 1 && !p[1])))
+		if (!colon || !((p == tok && p + 1 == colon) || (p == colon + 1 && p + 1 == tok + len)))
 			return -EINVAL;
 	}
+	if (!colon) {
+		spec->either = true;
+		memcpy(spec->system, tok, len);
+		return 0;
+	}
+	slen = (size_t)(colon - tok);
+	if (!(slen == 1 && tok[0] == '*'))
+		memcpy(spec->system, tok, slen);
+	if (!(len - slen - 1 == 1 && colon[1] == '*'))
+		memcpy(spec->event, colon + 1, len - slen - 1);
 	return 0;
 }
 
-static bool side_matches(const char *pattern, size_t len, const char *value)
+/* One side: "" any, a glob where the spec takes them, else the exact name. */
+static bool side_matches(const struct usertp__spec *spec, const char *pattern, const char *value)
 {
-	char glob[SPEC_MAX + 1];
-
-	if (!len || (len == 1 && pattern[0] == '*'))
+	if (!pattern[0])
 		return true;
-	/* Only specs checked with USERTP__SPEC_GLOB have these (no event name does). */
-	if (len < sizeof(glob) && (memchr(pattern, '*', len) || memchr(pattern, '?', len) ||
-				   memchr(pattern, '[', len))) {
-		memcpy(glob, pattern, len);
-		glob[len] = 0;
-		return !fnmatch(glob, value, 0);
-	}
-	return strlen(value) == len && !memcmp(pattern, value, len);
+	if (spec->glob && strpbrk(pattern, "*?["))
+		return !fnmatch(pattern, value, 0);
+	return !strcmp(pattern, value);
+}
+
+bool usertp__spec_selects(const struct usertp__spec *spec, const char *system, const char *name)
+{
+	/* As the kernel's set_event, which ignores its own ftrace events (the markers). */
+	if (spec->tracefs && !strcmp(system, "ftrace"))
+		return false;
+	if (spec->either)
+		return !strcmp(spec->system, system) || !strcmp(spec->system, name);
+	return side_matches(spec, spec->system, system) && side_matches(spec, spec->event, name);
+}
+
+bool usertp__spec_covers(const struct usertp__spec *later, const struct usertp__spec *earlier)
+{
+	if (later->either)
+		return earlier->either && !strcmp(later->system, earlier->system);
+	if (earlier->either)
+		return !later->system[0] && !later->event[0];
+	/* (A glob is taken to cover only what it is the same text as.) */
+	return (!later->system[0] || !strcmp(later->system, earlier->system)) &&
+	       (!later->event[0] || !strcmp(later->event, earlier->event));
+}
+
+int usertp__spec_check(const char *spec, unsigned int flags)
+{
+	struct usertp__spec parsed;
+
+	if (spec[0] == '!')
+		return -EINVAL;
+	return usertp__spec_parse(spec, strlen(spec), flags, &parsed);
 }
 
 bool usertp__spec_match(const char *spec, const char *system, const char *name)
 {
-	const char *colon = strchr(spec, ':');
+	struct usertp__spec parsed;
 
-	if (!colon)
-		return !strcmp(spec, system) || !strcmp(spec, name);
-	return side_matches(spec, (size_t)(colon - spec), system) &&
-	       side_matches(colon + 1, strlen(colon + 1), name);
+	/* (Specs are checked when they are given; globs only where they were taken.) */
+	return !usertp__spec_parse(spec, strlen(spec), USERTP__SPEC_GLOB, &parsed) &&
+	       usertp__spec_selects(&parsed, system, name);
 }
-
 
 /* --- did you mean ------------------------------------------------------------------------- */
 

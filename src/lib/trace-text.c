@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace-text.c - a ring-buffer snapshot as the kernel's "trace" file: its header, then one line
- * per event, the CPUs merged in timestamp order:
- *
- *	"%16s-%-7d [%03d] ..... %5lu.%06lu: %s: %s\n"   comm, pid, cpu, flags, time, name, text
+ * trace-text.c - a ring-buffer snapshot as the kernel's "trace" file (its text is
+ * src/common/trace-lines.c's, the mount's too): its header, then one line per event, the CPUs
+ * merged in timestamp order.
  *
  * Lost events are shown where they happened, as trace_pipe shows them: "CPU:N [LOST M EVENTS]"
  * before the first event of a CPU whose oldest events were overwritten, before a page that
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "trace-lines.h"
 #include "trace-text.h"
 
 struct out {
@@ -51,22 +51,25 @@ static void out_flush(struct out *o)
 	o->len = 0;
 }
 
-static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_printf(struct out *o, const char *fmt, ...)
+/* The text's callback (trace-lines.h): into the buffer, written out as it fills. */
+static void out_write(void *arg, const char *text, size_t len)
 {
-	va_list ap;
-	int n;
+	struct out *o = arg;
 
-	if (sizeof(o->buf) - o->len < 8192)
-		out_flush(o);
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n : sizeof(o->buf) - o->len - 1;
+	while (len) {
+		size_t n = sizeof(o->buf) - o->len < len ? sizeof(o->buf) - o->len : len;
+
+		memcpy(o->buf + o->len, text, n);
+		o->len += n;
+		text += n;
+		len -= n;
+		if (o->len == sizeof(o->buf))
+			out_flush(o);
+	}
 }
 
-static void write_header(struct out *o, const struct usertp__rb_snapshot *snap, int nr_online)
+static void write_header(const struct usertp__tlines *t, const struct usertp__rb_snapshot *snap,
+			 int nr_online)
 {
 	uint64_t entries = 0, written = 0;
 	unsigned int i;
@@ -75,19 +78,7 @@ static void write_header(struct out *o, const struct usertp__rb_snapshot *snap, 
 		entries += snap->cpus[i].entries;
 		written += snap->cpus[i].entries + snap->cpus[i].overrun;
 	}
-	out_printf(o, "# tracer: nop\n"
-		      "#\n"
-		      "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n"
-		      "#\n"
-		      "#                                _-----=> irqs-off/BH-disabled\n"
-		      "#                               / _----=> need-resched\n"
-		      "#                              | / _---=> hardirq/softirq\n"
-		      "#                              || / _--=> preempt-depth\n"
-		      "#                              ||| / _-=> migrate-disable\n"
-		      "#                              |||| /     delay\n"
-		      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-		      "#              | |         |   |||||     |         |\n",
-		   (unsigned long long)entries, (unsigned long long)written, nr_online);
+	usertp__tlines_header(t, entries, written, nr_online);
 }
 
 /* Where one CPU's merge stands. */
@@ -137,8 +128,9 @@ static const char *comm_lookup(struct comm_cache *cache, int tid)
 	return cache->comm[i];
 }
 
-static void write_event(struct out *o, const struct usertp__kpage_entry *e, unsigned int cpu,
-			const struct usertp__text_source *src, struct comm_cache *cache)
+static void write_event(const struct usertp__tlines *t, const struct usertp__kpage_entry *e,
+			unsigned int cpu, const struct usertp__text_source *src,
+			struct comm_cache *cache)
 {
 	const struct usertp_trace_entry *ent = (const void *)e->data;
 	const struct usertp_event *ev = NULL;
@@ -160,13 +152,7 @@ static void write_event(struct out *o, const struct usertp__kpage_entry *e, unsi
 		snprintf(text, sizeof(text), "[UNKNOWN EVENT type=%u]",
 			 e->size >= sizeof(*ent) ? ent->type : 0u);
 	}
-	out_printf(o, "%16s-%-7d [%03u] ..... ", comm, pid, cpu);
-	if (src->raw_clock)
-		out_printf(o, "%12llu: ", (unsigned long long)e->ts);
-	else
-		out_printf(o, "%5llu.%06llu: ", (unsigned long long)(e->ts / 1000000000ull),
-			   (unsigned long long)(e->ts % 1000000000ull / 1000));
-	out_printf(o, "%s: %s\n", name, text);
+	usertp__tlines_line(t, comm, pid, pid, cpu, NULL, e->ts, src->raw_clock, name, text, false);
 }
 
 int usertp__trace_text_write(int fd, const struct usertp__rb_snapshot *snap,
@@ -179,6 +165,7 @@ int usertp__trace_text_write(int fd, const struct usertp__rb_snapshot *snap,
 	 */
 	static struct out o;
 	static struct comm_cache cache;
+	const struct usertp__tlines t = { out_write, &o, false, true };
 	struct cursor cursors[64];
 	unsigned int i, n = snap->nr_cpus < 64 ? snap->nr_cpus : 64;
 
@@ -186,15 +173,14 @@ int usertp__trace_text_write(int fd, const struct usertp__rb_snapshot *snap,
 	o.error = 0;
 	o.len = 0;
 	memset(cache.tid, 0, sizeof(cache.tid)); /* tid 0 is <idle>, never looked up */
-	write_header(&o, snap, src->nr_online);
+	write_header(&t, snap, src->nr_online);
 	for (i = 0; i < n; i++) {
 		memset(&cursors[i], 0, sizeof(cursors[i]));
 		cursors[i].cpu = &snap->cpus[i];
 		cursor_advance(&cursors[i]);
 		/* Overwritten events were the oldest: before everything else of this CPU. */
 		if (cursors[i].cpu->overrun && cursors[i].have)
-			out_printf(&o, "CPU:%u [LOST %llu EVENTS]\n", i,
-				   (unsigned long long)cursors[i].cpu->overrun);
+			usertp__tlines_lost(&t, i, cursors[i].cpu->overrun);
 	}
 	for (;;) {
 		struct cursor *best = NULL;
@@ -207,11 +193,10 @@ int usertp__trace_text_write(int fd, const struct usertp__rb_snapshot *snap,
 			break;
 		page = &best->cpu->pages[best->page];
 		if (best->page_start && page->lost_before) {
-			out_printf(&o, "CPU:%u [LOST %llu EVENTS]\n", (unsigned int)(best - cursors),
-				   (unsigned long long)page->lost_before);
+			usertp__tlines_lost(&t, (unsigned int)(best - cursors), page->lost_before);
 			best->lost_shown += page->lost_before;
 		}
-		write_event(&o, &best->entry, (unsigned int)(best - cursors), src, &cache);
+		write_event(&t, &best->entry, (unsigned int)(best - cursors), src, &cache);
 		cursor_advance(best);
 	}
 	/* Dropped after the last event each CPU kept. */
@@ -220,8 +205,7 @@ int usertp__trace_text_write(int fd, const struct usertp__rb_snapshot *snap,
 		uint64_t before = cursors[i].lost_shown;
 
 		if (c->dropped > before)
-			out_printf(&o, "CPU:%u [LOST %llu EVENTS]\n", i,
-				   (unsigned long long)(c->dropped - before));
+			usertp__tlines_lost(&t, i, c->dropped - before);
 	}
 	out_flush(&o);
 	return o.error ? -o.error : 0;

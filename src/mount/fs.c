@@ -800,7 +800,7 @@ static int enable_value(const char *buf, size_t size)
 /* A write to set_event: one token (docs/tracefs.md §2).  Return: the bytes taken, or an errno. */
 static ssize_t set_event_write(struct usertp__instance *top, const char *buf, size_t size)
 {
-	struct usertp__tfs_event_spec spec;
+	struct usertp__spec spec;
 	const char *tok;
 	size_t tok_len;
 	ssize_t taken = usertp__tfs_set_event_token(buf, size, &tok, &tok_len);
@@ -809,14 +809,14 @@ static ssize_t set_event_write(struct usertp__instance *top, const char *buf, si
 
 	if (taken < 0 || !tok_len)
 		return taken;
-	if (usertp__tfs_event_spec(tok, tok_len, &spec))
+	if (usertp__spec_parse(tok, tok_len, USERTP__SPEC_TRACEFS, &spec))
 		return -EINVAL;
 	/* As the kernel: a spec must select an event that exists (that a program defines). */
 	catalog_refresh();
 	pthread_mutex_lock(&fs_lock);
 	for (size_t i = 0; i < catalog.nr && !matched; i++)
 		matched = catalog.events[i].defined &&
-			  usertp__tfs_event_spec_matches(&spec, catalog.events[i].system,
+			  usertp__spec_selects(&spec, catalog.events[i].system,
 							 catalog.events[i].name);
 	pthread_mutex_unlock(&fs_lock);
 	if (!matched)
@@ -829,7 +829,7 @@ static ssize_t set_event_write(struct usertp__instance *top, const char *buf, si
 static int enable_write(struct usertp__instance *top, const struct target *n, const char *buf,
 			size_t size)
 {
-	struct usertp__tfs_event_spec spec = { 0 };
+	struct usertp__spec spec = { .tracefs = true };
 	int v = enable_value(buf, size);
 
 	if (v < 0)

@@ -26,6 +26,7 @@
 
 #include "filter.h"
 #include "kernel-page.h"
+#include "trace-lines.h"
 #include "tep-check.h"
 #include "instance.h"
 #include "pid-list.h"
@@ -135,7 +136,7 @@ struct usertp__instance {
 	atomic_bool stop;
 
 	/* under lock */
-	struct usertp__tfs_event_spec *rules;
+	struct usertp__spec *rules;
 	size_t nr_rules;
 	bool tracing;
 	unsigned int paused; /* `trace` files open with pause-on-trace (under apply) */
@@ -621,13 +622,13 @@ void usertp__instance_free(struct usertp__instance *in)
 
 /* --- events ------------------------------------------------------------------------------- */
 
-static bool rules_select(const struct usertp__tfs_event_spec *rules, size_t nr, const char *system,
+static bool rules_select(const struct usertp__spec *rules, size_t nr, const char *system,
 			 const char *name)
 {
 	bool on = false;
 
 	for (size_t i = 0; i < nr; i++)
-		if (usertp__tfs_event_spec_matches(&rules[i], system, name))
+		if (usertp__spec_selects(&rules[i], system, name))
 			on = !rules[i].disable;
 	return on;
 }
@@ -676,23 +677,11 @@ const char *usertp__instance_enable_text(struct usertp__instance *in, const char
 	return soft ? (kept ? "1*\n" : "0*\n") : (kept ? "1\n" : "0\n");
 }
 
-/* Does @later select every event @earlier selects (so that @earlier no longer matters)? */
-static bool covers(const struct usertp__tfs_event_spec *later,
-		   const struct usertp__tfs_event_spec *earlier)
-{
-	if (later->either)
-		return earlier->either && !strcmp(later->system, earlier->system);
-	if (earlier->either)
-		return !later->system[0] && !later->event[0];
-	return (!later->system[0] || !strcmp(later->system, earlier->system)) &&
-	       (!later->event[0] || !strcmp(later->event, earlier->event));
-}
-
 /*
  * The rules as the session's comma-separated specs (to free()), or NULL; then the events in
  * soft mode, armed whatever the rules say.
  */
-static char *rules_specs(const struct usertp__instance *in, const struct usertp__tfs_event_spec *rules,
+static char *rules_specs(const struct usertp__instance *in, const struct usertp__spec *rules,
 			 size_t nr)
 {
 	char *text = NULL;
@@ -702,7 +691,7 @@ static char *rules_specs(const struct usertp__instance *in, const struct usertp_
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < nr; i++) {
-		const struct usertp__tfs_event_spec *r = &rules[i];
+		const struct usertp__spec *r = &rules[i];
 
 		fprintf(out, "%s%s", ftell(out) ? "," : "", r->disable ? "!" : "");
 		if (r->either)
@@ -719,7 +708,7 @@ static char *rules_specs(const struct usertp__instance *in, const struct usertp_
 }
 
 /* The session's specs from @rules and the events in soft mode (under apply). */
-static int session_specs(struct usertp__instance *in, const struct usertp__tfs_event_spec *rules,
+static int session_specs(struct usertp__instance *in, const struct usertp__spec *rules,
 			 size_t nr)
 {
 	char *specs;
@@ -733,10 +722,10 @@ static int session_specs(struct usertp__instance *in, const struct usertp__tfs_e
 	return ret;
 }
 
-int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__tfs_event_spec *spec,
+int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__spec *spec,
 				bool reset)
 {
-	struct usertp__tfs_event_spec *rules;
+	struct usertp__spec *rules;
 	size_t nr = 0;
 	int ret;
 
@@ -745,7 +734,7 @@ int usertp__instance_set_events(struct usertp__instance *in, const struct usertp
 	rules = malloc((in->nr_rules + 1) * sizeof(*rules));
 	if (rules && !reset)
 		for (size_t i = 0; i < in->nr_rules; i++)
-			if (!spec || !covers(spec, &in->rules[i]))
+			if (!spec || !usertp__spec_covers(spec, &in->rules[i]))
 				rules[nr++] = in->rules[i];
 	pthread_mutex_unlock(&in->lock);
 	if (!rules) {
@@ -1188,7 +1177,7 @@ static bool same_trigger(const struct usertp__tfs_trigger *a, const struct usert
  */
 static void untarget(struct usertp__instance *in, const struct trigger *tr)
 {
-	struct usertp__tfs_event_spec *more;
+	struct usertp__spec *more;
 	struct soft_event *target;
 
 	if (tr->t.cmd != USERTP__TFS_ENABLE_EVENT && tr->t.cmd != USERTP__TFS_DISABLE_EVENT)
@@ -1199,7 +1188,7 @@ static void untarget(struct usertp__instance *in, const struct trigger *tr)
 	if (target->state && (more = realloc(in->rules, (in->nr_rules + 1) * sizeof(*more)))) {
 		in->rules = more;
 		more = &in->rules[in->nr_rules++];
-		*more = (struct usertp__tfs_event_spec){ .disable = target->state < 0 };
+		*more = (struct usertp__spec){ .disable = target->state < 0 };
 		snprintf(more->system, sizeof(more->system), "%s", target->system);
 		snprintf(more->event, sizeof(more->event), "%s", target->name);
 	}
@@ -1387,50 +1376,30 @@ void usertp__instance_resume(struct usertp__instance *in)
 
 /* --- trace and trace_pipe ----------------------------------------------------------------- */
 
-/*
- * One line of `trace` and `trace_pipe` (docs/tracefs.md §6), with record-tgid and irq-info as
- * set (the flags of a user-space record: none).
- */
-static void print_line(FILE *out, const struct usertp__instance *in, const struct held *h)
+/* The text of `trace` and `trace_pipe` (trace-lines.h) into @out, as the options lay it out. */
+static void tlines_write(void *arg, const char *text, size_t len)
 {
-	fprintf(out, "%16s-%-7d ", comm_get(in, h->tid), (int)h->tid);
-	if (in->option[OPT_RECORD_TGID])
-		fprintf(out, "(%7d) ", (int)h->pid);
-	fprintf(out, "[%03u] %s %5llu.%06llu: %s%s", h->cpu,
-		!in->option[OPT_IRQ_INFO] ? "" : h->flags ? h->flags : ".....",
-		(unsigned long long)(h->ts / 1000000000),
-		(unsigned long long)(h->ts % 1000000000 / 1000), h->text,
-		h->text[0] && h->text[strlen(h->text) - 1] == '\n' ? "" : "\n");
+	fwrite(text, 1, len, arg);
 }
 
-/* The legend under the counts, as the options lay out the lines. */
-static void print_legend(FILE *out, const struct usertp__instance *in)
+static struct usertp__tlines tlines_of(const struct usertp__instance *in, FILE *out)
 {
-	static const char *const flags[] = {
-		"_-----=> irqs-off/BH-disabled", "/ _----=> need-resched", "| / _---=> hardirq/softirq",
-		"|| / _--=> preempt-depth", "||| / _-=> migrate-disable", "|||| /     delay",
-	};
-	bool tgid = in->option[OPT_RECORD_TGID];
+	return (struct usertp__tlines){ tlines_write, out, in->option[OPT_RECORD_TGID],
+					 in->option[OPT_IRQ_INFO] };
+}
 
-	fputs("#\n", out);
-	if (!in->option[OPT_IRQ_INFO]) {
-		fprintf(out, "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n"
-			     "#              | |      %s   |         |         |\n",
-			tgid ? "   TGID   " : "", tgid ? "     |    " : "");
-		return;
-	}
-	static const int indent[] = { 32, 31, 30, 30, 30, 30 };
-
-	for (int i = 0; i < 6; i++)
-		fprintf(out, "#%*s%s\n", indent[i] + (tgid ? 10 : 0), "", flags[i]);
-	fprintf(out, "#           TASK-PID    %s CPU#  |||||  TIMESTAMP  FUNCTION\n"
-		     "#              | |      %s   |   |||||     |         |\n",
-		tgid ? "   TGID   " : "", tgid ? "     |    " : "");
+/* One line of `trace` and `trace_pipe` (docs/tracefs.md §6); a user-space record has no flags. */
+static void print_line(const struct usertp__tlines *t, const struct usertp__instance *in,
+		       const struct held *h)
+{
+	usertp__tlines_line(t, comm_get(in, h->tid), (int)h->tid, (int)h->pid, h->cpu, h->flags,
+			    h->ts, false, NULL, h->text, true);
 }
 
 int usertp__instance_trace_text(struct usertp__instance *in, int only, char **text, size_t *len)
 {
 	FILE *out = open_memstream(text, len);
+	struct usertp__tlines tl;
 	struct held **at;
 	uint64_t entries = 0, written = 0;
 
@@ -1446,9 +1415,8 @@ int usertp__instance_trace_text(struct usertp__instance *in, int only, char **te
 		if (at)
 			at[cpu] = in->cpus[cpu].head;
 	}
-	fprintf(out, "# tracer: nop\n#\n# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n",
-		(unsigned long long)entries, (unsigned long long)written, get_nprocs());
-	print_legend(out, in);
+	tl = tlines_of(in, out);
+	usertp__tlines_header(&tl, entries, written, get_nprocs());
 	/* Every CPU's records, merged by time. */
 	for (;;) {
 		int best = -1;
@@ -1458,7 +1426,7 @@ int usertp__instance_trace_text(struct usertp__instance *in, int only, char **te
 				best = (int)cpu;
 		if (best < 0)
 			break;
-		print_line(out, in, at[best]);
+		print_line(&tl, in, at[best]);
 		at[best] = at[best]->next;
 	}
 	pthread_mutex_unlock(&in->lock);
@@ -1489,6 +1457,7 @@ void usertp__instance_clear(struct usertp__instance *in, int only)
 static int pipe_take(struct usertp__instance *in, struct usertp__pipe_reader *r)
 {
 	int cpu = oldest_cpu(in, r->cpu);
+	struct usertp__tlines tl;
 	struct cpu_records *c;
 	FILE *out;
 
@@ -1501,11 +1470,12 @@ static int pipe_take(struct usertp__instance *in, struct usertp__pipe_reader *r)
 	out = open_memstream(&r->pending, &r->len);
 	if (!out)
 		return -ENOMEM;
+	tl = tlines_of(in, out);
 	if (c->lost_pending)
-		fprintf(out, "CPU:%d [LOST %llu EVENTS]\n", cpu, (unsigned long long)c->lost_pending);
+		usertp__tlines_lost(&tl, (unsigned int)cpu, c->lost_pending);
 	c->lost_pending = 0;
 	c->read++;
-	print_line(out, in, c->head);
+	print_line(&tl, in, c->head);
 	held_unlink(c, c->head);
 	if (fclose(out))
 		return -ENOMEM;

@@ -58,7 +58,7 @@ const char *usertp__instance_enable_text(struct usertp__instance *in, const char
  * when they select it.  The caller has checked that @spec selects an event defined now.
  * Return: 0, or a negative errno (nothing changes).
  */
-int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__tfs_event_spec *spec,
+int usertp__instance_set_events(struct usertp__instance *in, const struct usertp__spec *spec,
 				bool reset);
 
 /* --- filters (docs/tracefs.md §4) and error_log (§13) ----------------------------------------- */

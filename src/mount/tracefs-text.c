@@ -32,70 +32,25 @@ ssize_t usertp__tfs_set_event_token(const char *buf, size_t len, const char **to
 	return (ssize_t)i;
 }
 
-/* "*" and "" stand for any; copied into @to (USERTP__TFS_TOKEN_MAX + 1 bytes). */
-static void spec_part(char *to, const char *from, size_t len)
-{
-	if (len == 1 && from[0] == '*')
-		len = 0;
-	memcpy(to, from, len);
-	to[len] = 0;
-}
-
-int usertp__tfs_event_spec(const char *tok, size_t len, struct usertp__tfs_event_spec *spec)
-{
-	const char *colon;
-
-	memset(spec, 0, sizeof(*spec));
-	if (len > USERTP__TFS_TOKEN_MAX)
-		return -EINVAL;
-	if (len && tok[0] == '!') {
-		spec->disable = true;
-		tok++;
-		len--;
-	}
-	colon = memchr(tok, ':', len);
-	if (!colon) {
-		/* A system or an event of that name; "*" (and "") names none. */
-		spec->either = true;
-		memcpy(spec->system, tok, len);
-		spec->system[len] = 0;
-		return 0;
-	}
-	spec_part(spec->system, tok, (size_t)(colon - tok));
-	spec_part(spec->event, colon + 1, len - (size_t)(colon - tok) - 1);
-	return 0;
-}
-
-bool usertp__tfs_event_spec_matches(const struct usertp__tfs_event_spec *spec, const char *system,
-				    const char *event)
-{
-	if (!strcmp(system, "ftrace"))
-		return false;
-	if (spec->either)
-		return spec->system[0] && (!strcmp(spec->system, system) || !strcmp(spec->system, event));
-	return (!spec->system[0] || !strcmp(spec->system, system)) &&
-	       (!spec->event[0] || !strcmp(spec->event, event));
-}
-
 ssize_t usertp__tfs_set_event_write(const char *buf, size_t len, const struct usertp__tfs_event *events,
 				    size_t nr, bool *enabled)
 {
-	struct usertp__tfs_event_spec spec;
+	struct usertp__spec spec;
 	const char *tok;
 	size_t tok_len, matched = 0;
 	ssize_t taken = usertp__tfs_set_event_token(buf, len, &tok, &tok_len);
 
 	if (taken < 0 || !tok_len)
 		return taken;
-	if (usertp__tfs_event_spec(tok, tok_len, &spec))
+	if (usertp__spec_parse(tok, tok_len, USERTP__SPEC_TRACEFS, &spec))
 		return -EINVAL;
 	for (size_t i = 0; i < nr; i++)
-		if (usertp__tfs_event_spec_matches(&spec, events[i].system, events[i].name))
+		if (usertp__spec_selects(&spec, events[i].system, events[i].name))
 			matched++;
 	if (!matched)
 		return -EINVAL;
 	for (size_t i = 0; i < nr; i++)
-		if (usertp__tfs_event_spec_matches(&spec, events[i].system, events[i].name))
+		if (usertp__spec_selects(&spec, events[i].system, events[i].name))
 			enabled[i] = !spec.disable;
 	return taken;
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "spec.h"
+
 /*
  * §0: a numeric single-value file's write (enable, tracing_on, buffer_size_kb, options/NAME):
  * all of @buf as an unsigned decimal number, a '+' before it, leading zeros, at most one
@@ -21,7 +23,7 @@
 int usertp__tfs_number(const char *buf, size_t len, uint64_t *out);
 
 /* §2: the longest set_event token taken. */
-#define USERTP__TFS_TOKEN_MAX 127
+#define USERTP__TFS_TOKEN_MAX USERTP__SPEC_MAX
 
 /*
  * §2: the one token a write() to set_event takes: white space skipped, the token up to the
@@ -31,22 +33,10 @@ int usertp__tfs_number(const char *buf, size_t len, uint64_t *out);
  */
 ssize_t usertp__tfs_set_event_token(const char *buf, size_t len, const char **tok, size_t *tok_len);
 
-/* §2: a set_event token, understood. */
-struct usertp__tfs_event_spec {
-	bool disable;	   /* '!' before it */
-	bool either;	   /* no colon: a system of that name or an event of that name */
-	char system[USERTP__TFS_TOKEN_MAX + 1]; /* "" matches every system */
-	char event[USERTP__TFS_TOKEN_MAX + 1];	/* "" matches every event */
-};
-
 /*
- * Understand @tok (@len bytes, from usertp__tfs_set_event_token()).  Return: 0, or -EINVAL
- * where it can match nothing whatever events there are ("!" alone, "!!x", "*").
+ * §2: a set_event token is understood by src/common/spec.c (usertp__spec_parse() with
+ * USERTP__SPEC_TRACEFS), the grammar of every spec usertp takes.
  */
-int usertp__tfs_event_spec(const char *tok, size_t len, struct usertp__tfs_event_spec *spec);
-/* Does @spec select event @system:@event?  (Events of the ftrace system never match.) */
-bool usertp__tfs_event_spec_matches(const struct usertp__tfs_event_spec *spec, const char *system,
-				    const char *event);
 
 /* An event as tracefs lists it. */
 struct usertp__tfs_event {
