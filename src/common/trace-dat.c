@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "trace-dat.h"
 
 void usertp__dat_out_init(struct usertp__dat_out *o, int fd)
@@ -40,16 +41,10 @@ static void write_all(struct usertp__dat_out *o, const unsigned char *data, size
 {
 	size_t done = 0;
 
-	while (o->fd >= 0 && !o->error && done < len) {
-		ssize_t n = write(o->fd, data + done, len - done);
-
-		if (n > 0) {
-			done += (size_t)n;
-			o->written += (uint64_t)n;
-		} else if (n == 0 || errno != EINTR) {
-			o->error = n ? errno : EIO;
-		}
-	}
+	if (o->fd < 0 || o->error)
+		return;
+	o->error = -usertp__write_all(o->fd, data, len, &done);
+	o->written += done;
 }
 
 /* What the buffer holds as one chunk: its header and its compressed bytes, in one write. */

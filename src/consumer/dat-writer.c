@@ -25,6 +25,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "session.h"
 #include "spool.h"
 #include "trace-dat.h"
@@ -588,16 +589,7 @@ int usertp__session_spool_kernel(struct usertp_session *s, unsigned int nr_cpus,
 			ret = -errno;
 			break;
 		}
-		for (size_t done = 0; !ret && done < len[i];) {
-			ssize_t n = write(fd, text[i] + done, len[i] - done);
-
-			if (n > 0)
-				done += (size_t)n;
-			else if (n < 0 && errno != EINTR)
-				ret = -errno;
-			else if (!n)
-				ret = -ENOSPC;
-		}
+		ret = usertp__write_all(fd, text[i], len[i], NULL);
 		close(fd);
 	}
 	return ret ? usertp__session_fail(s, ret, "cannot write the kernel's part of the spool in "

@@ -399,7 +399,6 @@ static inline void *usertp__entry_fill(const struct usertp_event_file *file, voi
 }
 
 /* write(2) all of @buf, through EINTR and short writes; 0 or an errno (async-signal-safe). */
-USERTP_HIDDEN int usertp__write_all(int fd, const void *buf, size_t len);
 USERTP_HIDDEN void usertp__tid_reset(void);
 
 #endif /* USERTP_INTERNAL_H */

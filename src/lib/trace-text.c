@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "io.h"
 #include "trace-lines.h"
 #include "trace-text.h"
 
@@ -27,27 +28,10 @@ struct out {
 	char buf[16384];
 };
 
-int usertp__write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? errno : EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void out_flush(struct out *o)
 {
 	if (!o->error)
-		o->error = usertp__write_all(o->fd, o->buf, o->len);
+		o->error = -usertp__write_all(o->fd, o->buf, o->len, NULL);
 	o->len = 0;
 }
 

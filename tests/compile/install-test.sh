@@ -12,7 +12,8 @@
 #                                                  toolchain has the static libraries
 #   3. find_package(usertp) in a CMake project      usertp::usertp and usertp::usertp_static,
 #                                                  usertp::usertp-consumer
-#   and pkg-config usertp-consumer: a program of libusertp-consumer (not linked with libusertp)
+#   and pkg-config usertp-consumer: a program of libusertp-consumer (not linked with libusertp),
+#   and one of both static libraries together (a session of its own on itself)
 #
 # Needs no network and no root.  Exit status 0 on success, 77 (skipped) without pkg-config.
 # USERTP_TEST_SANITIZE=<value> in the environment (set by the build when it was configured
@@ -183,6 +184,22 @@ run "$work/static.log" "$cc" -std=gnu11 $warn -I"$src" -MD -MF "$work/consumer-s
 check_deps "$work/consumer-static.d"
 needs_usertp "$work/consumer-static" no
 "$work/consumer-static" || fail "consumer-static"
+
+step "pkg-config --static: libusertp.a and libusertp-consumer.a in one program"
+# (Both archives hold src/common's objects: the link must take one copy, and work.)
+both_libs=$($pkgconfig --static --libs usertp-consumer usertp |
+	sed 's/ -lusertp-consumer / -l:libusertp-consumer.a /; s/ -lusertp / -l:libusertp.a /; s/^-lusertp-consumer /-l:libusertp-consumer.a /')
+case " $both_libs " in
+*" -l:libusertp-consumer.a "*" -l:libusertp.a "* | *" -l:libusertp.a "*" -l:libusertp-consumer.a "*) ;;
+*) fail "no -lusertp and -lusertp-consumer in: $both_libs" ;;
+esac
+# shellcheck disable=SC2086
+run "$work/both.log" "$cc" -std=gnu11 $warn -I"$src" "$src/both.c" -o "$work/both" \
+	$cflags $ccflags $both_libs
+case " $(needs "$work/both") " in
+*" libusertp.so.0 "* | *" libusertp-consumer.so.0 "*) fail "both is linked with a shared usertp library" ;;
+esac
+XDG_RUNTIME_DIR=$work "$work/both" || fail "both (libusertp.a with libusertp-consumer.a)"
 
 step "pkg-config --static: fully static (-static)"
 have_static=yes
