@@ -26,7 +26,7 @@
 
 #include "catalog.h"
 #include "instance.h"
-#include "mount.h"
+#include "fs.h"
 #include "trace-dat.h"
 #include "tracefs-text.h"
 

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mount.h"
+#include "fs.h"
 #include "number.h"
 #include "tool.h"
 

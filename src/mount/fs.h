@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* mount.h - usertp mount's file system (fs.c), for the command (src/tool/mount.c). */
-#ifndef USERTP_MOUNT_H
-#define USERTP_MOUNT_H
+/* fs.h - usertp mount's file system (fs.c), for the command (src/tool/mount.c). */
+#ifndef USERTP_MOUNT_FS_H
+#define USERTP_MOUNT_FS_H
 
 #include <stdbool.h>
 

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * instance-comms.c - an instance's thread names and tgids (instance-private.h), as the records and the
+ * programs tell them: saved_cmdlines, saved_tgids.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <usertp/consumer.h>
+
+#include "filter.h"
+#include "kernel-page.h"
+#include "trace-lines.h"
+#include "tep-check.h"
+#include "pid-list.h"
+#include "session.h"
+#include "instance-private.h"
+
+/* --- thread names (saved_cmdlines) -------------------------------------------------------- */
+
+static struct comm_entry *comm_slot(struct comm_entry *table, size_t cap, pid_t tid)
+{
+	size_t i = ((size_t)tid * 2654435761u) & (cap - 1);
+
+	while (table[i].tid && table[i].tid != tid)
+		i = (i + 1) & (cap - 1);
+	return &table[i];
+}
+
+/* The entry of @tid, made if need be (under lock), or NULL (no memory). */
+static struct comm_entry *comm_entry_of(struct usertp__instance *in, pid_t tid)
+{
+	struct comm_entry *e;
+
+	if ((in->nr_comms + 1) * 2 > in->comms_cap) {
+		size_t cap = in->comms_cap ? in->comms_cap * 2 : 256;
+		struct comm_entry *table = calloc(cap, sizeof(*table));
+
+		if (!table)
+			return NULL;
+		for (size_t i = 0; i < in->comms_cap; i++)
+			if (in->comms[i].tid)
+				*comm_slot(table, cap, in->comms[i].tid) = in->comms[i];
+		free(in->comms);
+		in->comms = table;
+		in->comms_cap = cap;
+	}
+	e = comm_slot(in->comms, in->comms_cap, tid);
+	in->nr_comms += !e->tid;
+	e->tid = tid;
+	return e;
+}
+
+/* Under lock. */
+static void comm_put(struct usertp__instance *in, pid_t tid, const char *comm)
+{
+	struct comm_entry *e = tid > 0 ? comm_entry_of(in, tid) : NULL;
+
+	if (e)
+		snprintf(e->comm, sizeof(e->comm), "%s", comm);
+}
+
+/* Under lock. */
+void usertp__inst_tgid_put(struct usertp__instance *in, pid_t tid, pid_t tgid)
+{
+	struct comm_entry *e = tid > 0 ? comm_entry_of(in, tid) : NULL;
+
+	if (e)
+		e->tgid = tgid;
+}
+
+/* The name of thread @tid as the kernel prints it: "<idle>" for 0, "<...>" if unknown. */
+const char *usertp__inst_comm_get(const struct usertp__instance *in, pid_t tid)
+{
+	const struct comm_entry *e;
+
+	if (!tid)
+		return "<idle>";
+	if (!in->comms_cap)
+		return "<...>";
+	e = comm_slot(in->comms, in->comms_cap, tid);
+	return e->tid && e->comm[0] ? e->comm : "<...>";
+}
+
+void usertp__inst_on_comm(pid_t tid, const char *comm, void *arg)
+{
+	struct usertp__instance *in = arg;
+
+	pthread_mutex_lock(&in->lock);
+	comm_put(in, tid, comm);
+	pthread_mutex_unlock(&in->lock);
+}
+
+/* --- saved_cmdlines, saved_tgids (§14) ---------------------------------------------------- */
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct comm_entry *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* "TID VALUE" lines of the threads known, by tid (@tgids: their tgids, else their names). */
+char *usertp__instance_saved(struct usertp__instance *in, bool tgids)
+{
+	struct comm_entry *known;
+	char *text = NULL;
+	size_t len = 0, nr = 0;
+	FILE *out;
+
+	pthread_mutex_lock(&in->lock);
+	known = malloc((in->nr_comms ? in->nr_comms : 1) * sizeof(*known));
+	for (size_t i = 0; known && i < in->comms_cap; i++)
+		if (in->comms[i].tid && (tgids ? in->comms[i].tgid != 0 : in->comms[i].comm[0] != 0))
+			known[nr++] = in->comms[i];
+	pthread_mutex_unlock(&in->lock);
+	out = known ? open_memstream(&text, &len) : NULL;
+	if (!out) {
+		free(known);
+		return NULL;
+	}
+	qsort(known, nr, sizeof(*known), by_tid);
+	for (size_t i = 0; i < nr; i++) {
+		if (tgids)
+			fprintf(out, "%d %d\n", (int)known[i].tid, (int)known[i].tgid);
+		else
+			fprintf(out, "%d %s\n", (int)known[i].tid, known[i].comm);
+	}
+	free(known);
+	return fclose(out) ? NULL : text;
+}
