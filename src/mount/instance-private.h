@@ -118,6 +118,7 @@ struct usertp__instance {
 	struct usertp_session *session;
 	pthread_t pump;
 	atomic_bool stop;
+	atomic_bool pumping; /* the pump holds apply (not a setting) */
 
 	/* under lock */
 	struct usertp__spec *rules;

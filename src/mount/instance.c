@@ -69,17 +69,26 @@ static void *pump(void *arg)
 	while (!atomic_load(&in->stop)) {
 		poll(&pfd, 1, PUMP_POLL_MS);
 		pthread_mutex_lock(&in->apply);
+		atomic_store(&in->pumping, true);
 		drain(in);
 		pthread_mutex_unlock(&in->apply);
+		atomic_store(&in->pumping, false); /* (after: a sync that saw it set tries again) */
 	}
 	return NULL;
 }
 
 void usertp__instance_sync(struct usertp__instance *in)
 {
-	/* (Never waits: while a setting is being applied, the pump will see to it.) */
-	if (pthread_mutex_trylock(&in->apply))
-		return;
+	/*
+	 * What was committed before the open is seen: drained now, after the pump's drain if
+	 * it is in one (it may have passed that program's buffer already).  A setting being
+	 * applied is not waited for (a program may take its deadline): the pump sees to it.
+	 */
+	while (pthread_mutex_trylock(&in->apply)) {
+		if (!atomic_load(&in->pumping))
+			return;
+		sched_yield();
+	}
 	drain(in);
 	pthread_mutex_unlock(&in->apply);
 }
