@@ -217,21 +217,27 @@ int usertp__ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
 	return usertp__ctl_send(sock, buf, (size_t)n, pass_fd);
 }
 
-void usertp__ctl_sendf_nowait(int sock, const char *fmt, ...)
+void usertp__ctl_refuse_nowait(int sock, int err, const char *fmt, ...)
 {
-	char buf[512];
-	uint32_t len;
+	char why[400], *text = NULL;
 	va_list ap;
-	int n;
+	long len;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf + sizeof(len), sizeof(buf) - sizeof(len), fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(buf) - sizeof(len))
-		return;
-	len = (uint32_t)n;
-	memcpy(buf, &len, sizeof(len));
-	(void)!send(sock, buf, sizeof(len) + len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	len = usertp__ctl_encode_error(err, why, &text);
+	if (len > 0) {
+		char buf[512];
+		uint32_t n = (uint32_t)len;
+
+		if ((size_t)len <= sizeof(buf) - sizeof(n)) {
+			memcpy(buf, &n, sizeof(n));
+			memcpy(buf + sizeof(n), text, (size_t)len);
+			(void)!send(sock, buf, sizeof(n) + n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		}
+	}
+	free(text);
 }
 
 long long usertp__mono_ms(void)
@@ -549,6 +555,23 @@ long usertp__ctl_encode(const struct usertp__ctl_msg *m, char **out)
 	}
 	*out = text;
 	return (long)len;
+}
+
+long usertp__ctl_encode_error(int err, const char *why, char **out)
+{
+	const char *reason = why ? why : strerror(-err), *nl = strchr(reason, '\n');
+	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_ERROR, .body = nl ? nl + 1 : "" };
+	char *arg = NULL;
+	long len;
+
+	*out = NULL;
+	if (asprintf(&arg, "%s %.*s", usertp__ctl_errno_name(err),
+		     (int)(nl ? (size_t)(nl - reason) : strlen(reason)), reason) < 0)
+		return -ENOMEM;
+	m.arg = arg;
+	len = usertp__ctl_encode(&m, out);
+	free(arg);
+	return len;
 }
 
 int usertp__ctl_send_msg(int sock, const struct usertp__ctl_msg *m, int pass_fd)

@@ -92,8 +92,12 @@ int usertp__ctl_send(int sock, const void *msg, size_t len, int pass_fd);
 int usertp__ctl_sendf(int sock, int pass_fd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Send a short message only if the socket takes it now (errors to peers we drop). */
-void usertp__ctl_sendf_nowait(int sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Send an "error" reply of @err (a negative errno) with the reason formatted from @fmt, only
+ * if the socket takes it now (to peers we drop).
+ */
+void usertp__ctl_refuse_nowait(int sock, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * Receive one message into @buf (NUL-terminated; @cap includes the NUL), the whole of it
@@ -235,6 +239,13 @@ int usertp__ctl_decode(char *buf, struct usertp__ctl_msg *m, const char **why);
  * '_').  Return: its length, or a negative errno.
  */
 long usertp__ctl_encode(const struct usertp__ctl_msg *m, char **out);
+
+/*
+ * An "error" reply: @err's name (a negative errno), then @why (NULL: strerror()), its first
+ * line on the message's, the rest as its body; into *out (to free()).  Return: as
+ * usertp__ctl_encode().
+ */
+long usertp__ctl_encode_error(int err, const char *why, char **out);
 
 /* Encode and send @m (with @pass_fd when it is >= 0).  Return: 0 or a negative errno. */
 int usertp__ctl_send_msg(int sock, const struct usertp__ctl_msg *m, int pass_fd);

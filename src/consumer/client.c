@@ -95,7 +95,7 @@ static int hello(struct usertp__program *prog)
 	char *reply = NULL;
 	int ret;
 
-	usertp__client_ask_all(prog, 1, "hello", CALL_TIMEOUT_MS, &reply, &ret);
+	usertp__client_ask_all(prog, 1, USERTP_CTL_MSG_HELLO, CALL_TIMEOUT_MS, &reply, &ret);
 	ret = hello_result(prog, ret, reply);
 	free(reply);
 	return ret;
@@ -259,7 +259,7 @@ static int programs_keep_answering(struct usertp__program *list, size_t *n)
 	long long youngest = USERTP_CTL_STARTING_MS;
 
 	if (!replies || !results || !again ||
-	    usertp__client_ask_all(list, *n, "hello", CALL_TIMEOUT_MS, replies, results)) {
+	    usertp__client_ask_all(list, *n, USERTP_CTL_MSG_HELLO, CALL_TIMEOUT_MS, replies, results)) {
 		free(replies);
 		free(results);
 		free(again);
@@ -284,7 +284,7 @@ static int programs_keep_answering(struct usertp__program *list, size_t *n)
 	}
 	if (young) {
 		usleep((useconds_t)(USERTP_CTL_STARTING_MS - youngest) * 1000);
-		if (!usertp__client_ask_all(again, young, "hello", CALL_TIMEOUT_MS, replies, results)) {
+		if (!usertp__client_ask_all(again, young, USERTP_CTL_MSG_HELLO, CALL_TIMEOUT_MS, replies, results)) {
 			for (size_t k = 0; k < young; k++) {
 				if (!hello_result(&again[k], results[k], replies[k]))
 					list[kept++] = again[k];
@@ -512,16 +512,19 @@ static int take_reply(int sock, char **reply, long long deadline)
 	return reply_result(*reply);
 }
 
-int usertp__client_ask_all(const struct usertp__program *progs, size_t n, const char *req,
-			   int timeout_ms, char **replies, int *results)
+int usertp__client_ask_all(const struct usertp__program *progs, size_t n,
+			   enum usertp__ctl_type type, int timeout_ms, char **replies, int *results)
 {
 	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
 	long long start = usertp__mono_ms(), *deadline = calloc(n ? n : 1, sizeof(*deadline));
 	size_t waiting = 0;
+	char *req = NULL;
+	long req_len = usertp__ctl_encode(&(struct usertp__ctl_msg){ .type = type }, &req);
 
-	if (!pfd || !deadline) {
+	if (!pfd || !deadline || req_len < 0) {
 		free(pfd);
 		free(deadline);
+		free(req);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -535,7 +538,7 @@ int usertp__client_ask_all(const struct usertp__program *progs, size_t n, const 
 			continue;
 		}
 		/* A refusal (EBUSY, EACCES) may come, and the peer close, before the request is sent. */
-		ret = usertp__ctl_send(sock, req, strlen(req), -1);
+		ret = usertp__ctl_send(sock, req, (size_t)req_len, -1);
 		if (ret && ret != -EPIPE && ret != -ECONNRESET) {
 			close(sock);
 			results[i] = ret;
@@ -573,16 +576,12 @@ int usertp__client_ask_all(const struct usertp__program *progs, size_t n, const 
 	}
 	free(pfd);
 	free(deadline);
+	free(req);
 	return 0;
 }
 
-int usertp__client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms)
-{
-	return usertp__client_call_fd(sock, req, -1, reply, fd, timeout_ms);
-}
-
-int usertp__client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
-			  int timeout_ms)
+/* Send the encoded request @req and take the reply (as usertp__client_call()). */
+static int call_text(int sock, const char *req, int pass_fd, char **reply, int *fd, int timeout_ms)
 {
 	size_t cap = USERTP_CTL_MAX_MSG + 1;
 	char *buf;
@@ -621,10 +620,28 @@ int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pas
 		*fd = -1;
 	if (len < 0)
 		return (int)len;
-	ret = usertp__client_call_fd(sock, text, pass_fd, reply, fd, timeout_ms);
+	ret = call_text(sock, text, pass_fd, reply, fd, timeout_ms);
 	free(text);
 	if (!ret && usertp__ctl_decode(*reply, ok, &why))
 		ret = -EPROTO;
+	return ret;
+}
+
+int usertp__client_call(int sock, enum usertp__ctl_type req, const char *arg, char **reply,
+			int *fd, int timeout_ms)
+{
+	struct usertp__ctl_msg m = { .type = req, .arg = arg };
+	char *text;
+	long len = usertp__ctl_encode(&m, &text);
+	int ret;
+
+	*reply = NULL;
+	if (fd)
+		*fd = -1;
+	if (len < 0)
+		return (int)len;
+	ret = call_text(sock, text, -1, reply, fd, timeout_ms);
+	free(text);
 	return ret;
 }
 

@@ -59,33 +59,32 @@ int usertp__client_find_now(pid_t pid, struct usertp__program *prog);
 const char *usertp__client_find_error(int err);
 
 /*
- * Ask each of @progs (@n of them) @req at once, each on a connection of its own, and take
+ * Ask each of @progs (@n of them) the request @req (a word alone: hello, events, ids) at once, each on a connection of its own, and take
  * the replies as they come: a program of ours is waited for @timeout_ms from the start, another
  * user's USERTP__FOREIGN_ANSWER_MS, so that programs that do not answer cost that once, not
  * once each.  replies[i]: its reply (to free()) or NULL; results[i]: as usertp__client_call()'s
  * (-ENOENT: it could not be reached, -EBUSY: its backlog is full).  Return: 0 or -ENOMEM.
  */
-int usertp__client_ask_all(const struct usertp__program *progs, size_t n, const char *req,
-			   int timeout_ms, char **replies, int *results);
+int usertp__client_ask_all(const struct usertp__program *progs, size_t n,
+			   enum usertp__ctl_type req, int timeout_ms, char **replies, int *results);
 
 /* Connect to @prog's endpoint.  Return: the socket or a negative errno. */
 int usertp__client_connect(const struct usertp__program *prog);
 
 /*
- * Send @req and wait for the reply (at most @timeout_ms per part).  *reply (to free()) holds
- * it, NUL-terminated; *fd a descriptor that came with it (or -1; may be NULL).
+ * Send the request @req with its argument @arg (or NULL: "format SYS:EVENT" has one), encoded
+ * by the protocol's codec, and wait for the reply (at most @timeout_ms per part).  *reply (to
+ * free()) holds it, NUL-terminated; *fd a descriptor that came with it (or -1; may be NULL).
  * Return: 0 when the reply is "ok...", -EREMOTEIO for an "error ..." reply (still in *reply),
  * another negative errno when the exchange failed.
  */
-int usertp__client_call(int sock, const char *req, char **reply, int *fd, int timeout_ms);
-/* The same, with @pass_fd (>= 0) sent with the request. */
-int usertp__client_call_fd(int sock, const char *req, int pass_fd, char **reply, int *fd,
-			  int timeout_ms);
+int usertp__client_call(int sock, enum usertp__ctl_type req, const char *arg, char **reply,
+			int *fd, int timeout_ms);
 
 /*
- * The same for a request encoded from @req; an "ok" reply is decoded into *ok (its texts
- * point into *reply).  Return: as usertp__client_call(), or -EPROTO for a reply that does not
- * decode.
+ * The same for the request @req with its keys, and @pass_fd (>= 0) sent with it; an "ok"
+ * reply is decoded into *ok (its texts point into *reply).  Return: as usertp__client_call(),
+ * or -EPROTO for a reply that does not decode.
  */
 int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pass_fd, char **reply,
 			   struct usertp__ctl_msg *ok, int *fd, int timeout_ms);

@@ -327,14 +327,13 @@ void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src
 static void source_add_format(struct usertp_session *s, struct usertp__source *src, int sock,
 			      unsigned int id, const char *line)
 {
-	char req[600], system[256], *reply = NULL;
+	char system[256], *reply = NULL;
 	const char *name;
 
 	names_add(s, line, strlen(line));
 	if (source_has_event(src, id) || !split_event(line, system, sizeof(system), &name) ||
 	    !usertp__session_selects(s, system, name))
 		return;
-	snprintf(req, sizeof(req), "format %s", line);
 	/*
 	 * Asked on the query connection where there is one: news may come on the session's
 	 * between a request and its reply (a program that joins has no endpoint yet, and sends
@@ -342,7 +341,8 @@ static void source_add_format(struct usertp_session *s, struct usertp__source *s
 	 */
 	if (sock == src->session && source_query(src))
 		sock = src->query;
-	if (!usertp__client_call(sock, req, &reply, NULL, USERTP__CALL_TIMEOUT_MS))
+	if (!usertp__client_call(sock, USERTP_CTL_MSG_FORMAT, line, &reply, NULL,
+				 USERTP__CALL_TIMEOUT_MS))
 		source_keep_format(s, src, id, system, usertp__client_body(reply));
 	free(reply);
 }
@@ -364,19 +364,19 @@ static void source_add_formats(struct usertp_session *s, struct usertp__source *
 }
 
 /*
- * Ask through @sock for the events (@listing: "ids" for all of them), the formats of new ones
- * the session records, and the names of the threads.
+ * Ask through @sock for the events (their ids), the formats of new ones the session records,
+ * and the names of the threads.
  */
 static void source_learn(struct usertp_session *s, struct usertp__source *src, int sock,
-			 const char *listing, int timeout_ms)
+			 int timeout_ms)
 {
 	char *reply = NULL;
 
-	if (!usertp__client_call(sock, listing, &reply, NULL, timeout_ms))
+	if (!usertp__client_call(sock, USERTP_CTL_MSG_IDS, NULL, &reply, NULL, timeout_ms))
 		source_add_formats(s, src, sock, usertp__client_body(reply));
 	free(reply);
 	reply = NULL;
-	if (!usertp__client_call(sock, "comms", &reply, NULL, timeout_ms) &&
+	if (!usertp__client_call(sock, USERTP_CTL_MSG_COMMS, NULL, &reply, NULL, timeout_ms) &&
 	    *usertp__client_body(reply))
 		source_keep_comms(s, src, usertp__client_body(reply));
 	free(reply);
@@ -393,7 +393,7 @@ static void source_refresh(struct usertp_session *s, struct usertp__source *src)
 	}
 	if (src->ended || !source_query(src))
 		return;
-	source_learn(s, src, src->query, "ids", USERTP__CALL_TIMEOUT_MS);
+	source_learn(s, src, src->query, USERTP__CALL_TIMEOUT_MS);
 }
 
 /*
@@ -405,7 +405,8 @@ static void source_ask_comms(struct usertp__source *src)
 {
 	if (src->ended || src->comms_asked || !source_query(src))
 		return;
-	src->comms_asked = !usertp__ctl_send(src->query, "comms", 5, -1);
+	src->comms_asked = !usertp__ctl_send_msg(
+		src->query, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_COMMS }, -1);
 	if (!src->comms_asked) {
 		close(src->query);
 		src->query = -1;
@@ -603,7 +604,7 @@ static int attach_found(struct usertp_session *s, const struct usertp__program *
 	if (sock < 0)
 		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));
 	/* Another user's program refuses us on its first answer. */
-	ret = usertp__client_call(sock, "hello", &reply, NULL, timeout_ms);
+	ret = usertp__client_call(sock, USERTP_CTL_MSG_HELLO, NULL, &reply, NULL, timeout_ms);
 	if (ret) {
 		char err[256];
 
@@ -631,7 +632,7 @@ static int attach_found(struct usertp_session *s, const struct usertp__program *
 	}
 	/* The names of all its events (for the checks of specs). */
 	if (source_query(src))
-		source_learn(s, src, src->query, "ids", timeout_ms);
+		source_learn(s, src, src->query, timeout_ms);
 	return 0;
 }
 
@@ -918,7 +919,7 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 		return false;
 	}
 	/* The names of all its events so far (for the checks of specs), then it may go on. */
-	source_learn(s, src, sock, "ids", timeout_ms);
+	source_learn(s, src, sock, timeout_ms);
 	if (usertp__ctl_send_msg(sock, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1)) {
 		close(sock);
 		src->session = -1;

@@ -175,16 +175,20 @@ static void id_line(const struct usertp_event *ev, int id, void *arg)
 	reply_add(arg, "%d %s:%s\n", id, usertp_event_system(ev), usertp_event_name(ev));
 }
 
+static void reply_error(struct reply *r, int err, const char *why);
+static void reply_ok(struct reply *r);
+
 static void reply_format(struct reply *r, const char *spec)
 {
-	char system[256];
+	char system[256], why[300];
 	const char *colon = strchr(spec, ':');
 	const struct usertp_event *ev;
 	char *text;
 	int n;
 
 	if (!colon || (size_t)(colon - spec) >= sizeof(system)) {
-		reply_add(r, "error EINVAL not SYSTEM:EVENT: %s\n", spec);
+		snprintf(why, sizeof(why), "not SYSTEM:EVENT: %.256s", spec);
+		reply_error(r, -EINVAL, why);
 		return;
 	}
 	memcpy(system, spec, (size_t)(colon - spec));
@@ -193,9 +197,11 @@ static void reply_format(struct reply *r, const char *spec)
 	n = ev ? usertp_event_format(ev, NULL, 0) : -ENOENT;
 	text = n >= 0 ? malloc((size_t)n + 1) : NULL;
 	if (!text || usertp_event_format(ev, text, (size_t)n + 1) < 0) {
-		reply_add(r, "error ENOENT no event %s\n", spec);
+		snprintf(why, sizeof(why), "no event %.256s", spec);
+		reply_error(r, -ENOENT, why);
 	} else {
-		reply_add(r, "ok\n%s", text);
+		reply_ok(r);
+		reply_add(r, "%s", text);
 	}
 	free(text);
 }
@@ -219,19 +225,26 @@ static void reply_msg(struct reply *r, const struct usertp__ctl_msg *m)
 	long len = usertp__ctl_encode(m, &text);
 
 	if (len < 0)
-		reply_add(r, "error EINVAL %s\n", strerror((int)-len));
+		reply_error(r, (int)len, NULL);
 	else
 		reply_add(r, "%s", text);
 	free(text);
 }
 
-/* An "error ERRNO text" reply for a negative errno the session code returned. */
+/* An "error ERRNO text" reply of a negative errno (@why: NULL, strerror()), by the codec. */
 static void reply_error(struct reply *r, int err, const char *why)
 {
-	size_t len = why ? strlen(why) : 0;
+	char *text = NULL;
 
-	reply_add(r, "error %s %s%s", usertp__ctl_errno_name(err), why ? why : strerror(-err),
-		  len && why[len - 1] == '\n' ? "" : "\n");
+	if (usertp__ctl_encode_error(err, why, &text) > 0)
+		reply_add(r, "%s", text);
+	free(text);
+}
+
+/* An "ok" reply's line; what follows it (a listing, a format) is its body. */
+static void reply_ok(struct reply *r)
+{
+	reply_msg(r, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK });
 }
 
 static void reply_enabled(struct reply *r, const struct usertp__session *s)
@@ -241,7 +254,7 @@ static void reply_enabled(struct reply *r, const struct usertp__session *s)
 	char *text = malloc(size);
 
 	if (!text) {
-		reply_add(r, "error ENOMEM\n");
+		reply_error(r, -ENOMEM, NULL);
 		return;
 	}
 	usertp__session_enabled(s, text, size);
@@ -316,7 +329,7 @@ static int serve(struct conn *c, char *req, struct reply *r)
 	int ret, wake_fd;
 
 	if (usertp__ctl_decode(req, &m, &why)) {
-		reply_add(r, "error EINVAL %s\n", why);
+		reply_error(r, -EINVAL, why);
 		return -1;
 	}
 	switch (m.type) {
@@ -335,23 +348,23 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		break;
 	}
 	case USERTP_CTL_MSG_EVENTS:
-		reply_add(r, "ok\n");
+		reply_ok(r);
 		usertp__event_foreach_locked(event_line, r);
 		break;
 	case USERTP_CTL_MSG_IDS:
-		reply_add(r, "ok\n");
+		reply_ok(r);
 		usertp__event_foreach_locked(id_line, r);
 		break;
 	case USERTP_CTL_MSG_FORMAT:
 		reply_format(r, m.arg ? m.arg : "");
 		break;
 	case USERTP_CTL_MSG_COMMS:
-		reply_add(r, "ok\n");
+		reply_ok(r);
 		reply_comms_lines(r);
 		break;
 	case USERTP_CTL_MSG_START:
 		if (c->session) {
-			reply_add(r, "error EBUSY this connection has a session already\n");
+			reply_error(r, -EBUSY, "this connection has a session already");
 			return -1;
 		}
 		/* With the recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
@@ -372,7 +385,7 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		return s->sink.rb.fd;
 	case USERTP_CTL_MSG_SET:
 		if (!c->session) {
-			reply_add(r, "error ENOENT no session on this connection\n");
+			reply_error(r, -ENOENT, "no session on this connection");
 			return -1;
 		}
 		ret = usertp__session_set(c->session, &m, &why);
@@ -388,41 +401,41 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		break;
 	case USERTP_CTL_MSG_FILTER:
 		if (!c->session) {
-			reply_add(r, "error ENOENT no session on this connection\n");
+			reply_error(r, -ENOENT, "no session on this connection");
 			return -1;
 		}
 		ret = usertp__session_filter(c->session, m.text[USERTP_CTL_KEY_EVENTS], m.body, &why);
 		if (ret)
 			reply_error(r, ret, why);
 		else
-			reply_add(r, "ok\n");
+			reply_ok(r);
 		break;
 	case USERTP_CTL_MSG_PIDS:
 		if (!c->session) {
-			reply_add(r, "error ENOENT no session on this connection\n");
+			reply_error(r, -ENOENT, "no session on this connection");
 			return -1;
 		}
 		ret = usertp__session_pids(c->session, &m, false);
 		if (ret)
 			reply_error(r, ret, NULL);
 		else
-			reply_add(r, "ok\n");
+			reply_ok(r);
 		break;
 	case USERTP_CTL_MSG_SESSIONS:
-		reply_add(r, "ok\n");
+		reply_ok(r);
 		reply_sessions(r, NULL);
 		break;
 	case USERTP_CTL_MSG_LISTED:
 		if (!c->session) {
-			reply_add(r, "error ENOENT no session on this connection\n");
+			reply_error(r, -ENOENT, "no session on this connection");
 			return -1;
 		}
-		reply_add(r, "ok\n");
+		reply_ok(r);
 		reply_sessions(r, c->session);
 		break;
 	case USERTP_CTL_MSG_ENABLED:
 		if (!c->session)
-			reply_add(r, "error ENOENT no session on this connection\n");
+			reply_error(r, -ENOENT, "no session on this connection");
 		else
 			reply_enabled(r, c->session);
 		break;
@@ -432,7 +445,7 @@ static int serve(struct conn *c, char *req, struct reply *r)
 		c->session = NULL;
 		pthread_mutex_unlock(&ctl.lock);
 		usertp__session_end(s);
-		reply_add(r, "ok\n");
+		reply_ok(r);
 		break;
 	case USERTP_CTL_MSG_RUN:
 		/* The end of a join (join_recorder()), or go on after a refusal: no reply. */
@@ -442,9 +455,13 @@ static int serve(struct conn *c, char *req, struct reply *r)
 			pthread_mutex_unlock(&usertp__lock);
 		}
 		return -2;
-	default:
-		reply_add(r, "error EINVAL not a request: '%s'\n", usertp__ctl_word(m.type));
+	default: {
+		char not_one[64];
+
+		snprintf(not_one, sizeof(not_one), "not a request: '%s'", usertp__ctl_word(m.type));
+		reply_error(r, -EINVAL, not_one);
 		break;
+	}
 	}
 	return -1;
 }
@@ -695,8 +712,7 @@ static int conn_add(int fd, struct usertp__session *s)
 		}
 	}
 	pthread_mutex_unlock(&ctl.lock);
-	usertp__ctl_sendf_nowait(fd, "error EBUSY too many connections (%d served at once)\n",
-				MAX_CONNS);
+	usertp__ctl_refuse_nowait(fd, -EBUSY, "too many connections (%d served at once)", MAX_CONNS);
 	close(fd);
 	usertp__session_end(s);
 	return -1;
@@ -710,10 +726,9 @@ static void accept_one(void)
 	if (fd < 0)
 		return;
 	if (!usertp__ctl_peer_allowed(fd, &uid)) {
-		usertp__ctl_sendf_nowait(fd,
-					"error EACCES uid %u may not control process %d (uid %u): "
-					"only its user or root may\n",
-					(unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
+		usertp__ctl_refuse_nowait(fd, -EACCES,
+					  "uid %u may not control process %d (uid %u): only its user or "
+					  "root may", (unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
 		close(fd);
 		return;
 	}

@@ -102,7 +102,8 @@ int usertp__catalog_ask(struct usertp__catalog_answers *a)
 	replies = calloc((size_t)n + 1, sizeof(*replies));
 	results = calloc((size_t)n + 1, sizeof(*results));
 	if (!a->progs || !replies || !results ||
-	    usertp__client_ask_all(progs, (size_t)n, "events", CALL_TIMEOUT_MS, replies, results))
+	    usertp__client_ask_all(progs, (size_t)n, USERTP_CTL_MSG_EVENTS, CALL_TIMEOUT_MS, replies,
+				   results))
 		ret = -ENOMEM;
 	for (int i = 0; i < n && !ret; i++) {
 		if (results[i] == -ENOENT)
@@ -241,8 +242,8 @@ char *usertp__catalog_format(const char *system, const char *name, unsigned int 
 		errno = -sock;
 		return NULL;
 	}
-	snprintf(req, sizeof(req), "format %s:%s", system, name);
-	ret = usertp__client_call(sock, req, &reply, NULL, CALL_TIMEOUT_MS);
+	snprintf(req, sizeof(req), "%s:%s", system, name);
+	ret = usertp__client_call(sock, USERTP_CTL_MSG_FORMAT, req, &reply, NULL, CALL_TIMEOUT_MS);
 	close(sock);
 	body = ret ? NULL : usertp__client_body(reply);
 	/* The program's id becomes the mount's. */

@@ -146,7 +146,7 @@ static int list_program(const struct usertp__program *prog, bool formats, bool v
 
 	if (sock < 0)
 		return sock;
-	ret = usertp__client_call(sock, "events", &reply, NULL, CALL_TIMEOUT_MS);
+	ret = usertp__client_call(sock, USERTP_CTL_MSG_EVENTS, NULL, &reply, NULL, CALL_TIMEOUT_MS);
 	if (ret) {
 		if (ret == -EREMOTEIO)
 			usertp__tool_error("list", "process %d: %s", (int)prog->pid,
@@ -164,7 +164,8 @@ static int list_program(const struct usertp__program *prog, bool formats, bool v
 		free(reply);
 		/* -v: the sessions recording it, with their events and filters. */
 		reply = NULL;
-		if (verbose && !usertp__client_call(sock, "sessions", &reply, NULL, CALL_TIMEOUT_MS))
+		if (verbose && !usertp__client_call(sock, USERTP_CTL_MSG_SESSIONS, NULL, &reply, NULL,
+						  CALL_TIMEOUT_MS))
 			for (line = strtok_r((char *)usertp__client_body(reply), "\n", &save); line;
 			     line = strtok_r(NULL, "\n", &save))
 				printf("  %s%s\n", strncmp(line, "session ", 8) ? "  " : "", line);
@@ -174,7 +175,7 @@ static int list_program(const struct usertp__program *prog, bool formats, bool v
 	}
 	for (line = strtok_r((char *)usertp__client_body(reply), "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char req[512], *fmt = NULL;
+		char *fmt = NULL;
 
 		if (!selected(specs, nr_specs, line) || !seen_add(seen, line))
 			continue;
@@ -182,8 +183,8 @@ static int list_program(const struct usertp__program *prog, bool formats, bool v
 			printf("%s\n", line);
 			continue;
 		}
-		snprintf(req, sizeof(req), "format %s", line);
-		if (!usertp__client_call(sock, req, &fmt, NULL, CALL_TIMEOUT_MS))
+		if (!usertp__client_call(sock, USERTP_CTL_MSG_FORMAT, line, &fmt, NULL,
+					 CALL_TIMEOUT_MS))
 			printf("%ssystem: %.*s\n%s", seen->n > 1 ? "\n" : "",
 			       (int)strcspn(line, ":"), line, usertp__client_body(fmt));
 		free(fmt);

@@ -135,6 +135,16 @@ static void errors(void)
 	usertp__ctl_set_text(&m, USERTP_CTL_KEY_COMM, "my prog");
 	CHECK(usertp__ctl_encode(&m, &text) > 0 && strstr(text, "comm=my_prog"), "a comm's space");
 	free(text);
+	/* An error reply: its errno's name and the first line of the reason; the rest its body. */
+	CHECK(usertp__ctl_encode_error(-ENOENT, "no event a:b\nline two\n", &text) > 0 &&
+	      !strcmp(text, "error ENOENT no event a:b\nline two\n"), "an error: '%s'", text);
+	CHECK(!usertp__ctl_decode(text, &m, &why) && m.type == USERTP_CTL_MSG_ERROR &&
+	      !strcmp(m.arg, "ENOENT no event a:b") && !strcmp(m.body, "line two\n"),
+	      "an error decoded");
+	free(text);
+	CHECK(usertp__ctl_encode_error(-EBUSY, NULL, &text) > 0 &&
+	      !strcmp(text, "error EBUSY Device or resource busy\n"), "strerror: '%s'", text);
+	free(text);
 	CHECK(!strcmp(usertp__ctl_errno_name(-EBUSY), "EBUSY") &&
 	      usertp__ctl_errno_of("EBUSY", 5) == -EBUSY && usertp__ctl_errno_of("EXYZ", 4) == 0,
 	      "errno names");
