@@ -156,3 +156,18 @@ int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_
 	}
 	return 0;
 }
+
+int usertp__kpage_records(const unsigned char *page, uint32_t used,
+			  struct usertp__kpage_entry *out, unsigned int max)
+{
+	struct usertp__kpage_iter it;
+	unsigned int n = 0;
+	int ret;
+
+	usertp__kpage_iter_init(&it, page, used);
+	while (n < max && (ret = usertp__kpage_iter_next(&it, &out[n])) == 1)
+		n++;
+	if (n == max)
+		ret = 0; /* (no page holds more) */
+	return ret < 0 ? ret : (int)n;
+}

@@ -102,4 +102,15 @@ void usertp__kpage_iter_init(struct usertp__kpage_iter *it, const unsigned char 
  */
 int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_entry *entry);
 
+/* The most records a page holds (each takes 8 bytes at least). */
+#define USERTP__KPAGE_MAX_RECORDS (USERTP__KPAGE_DATA / 8)
+
+/*
+ * Walk all of a page's entries at once (@used bytes of them), every one checked: its records
+ * into @out (@max of them at most).  For a page taken whole or not at all, walked once.
+ * Return: how many, or -EINVAL when an entry does not fit in the entries.
+ */
+int usertp__kpage_records(const unsigned char *page, uint32_t used,
+			  struct usertp__kpage_entry *out, unsigned int max);
+
 #endif /* USERTP_KERNEL_PAGE_H */

@@ -53,9 +53,10 @@ struct reader {
 	uint64_t released; /* up to where */
 	bool in_page, warned_page;
 	size_t ahead_len, ahead_pos; /* bytes read ahead, and taken */
+	unsigned int nr_recs, next_rec; /* the page's records, checked when it was loaded */
 	struct usertp__rb_page_copy page;
 	unsigned char *ahead;	      /* READ_AHEAD bytes (kept across CPUs) */
-	struct usertp__kpage_iter it;
+	struct usertp__kpage_entry recs[USERTP__KPAGE_MAX_RECORDS];
 	uint64_t lost;	   /* events lost before the next record, by the counts given */
 	bool lost_unknown; /* ...and some whose number is not known */
 	bool has_head;	   /* the next record, the merge's key */
@@ -289,26 +290,25 @@ static void bad_page(struct merge *m, struct reader *r)
 }
 
 /*
- * Check a page and set its entries up for reading: its commit word (size and loss flags), then
- * every entry, so that a page is either read whole or skipped whole.
+ * Check a page and set its records up for reading: its commit word (size and loss flags), then
+ * every entry, walked once, so that a page is either read whole or skipped whole.
  */
 static bool load_page(struct merge *m, struct reader *r, const char *name)
 {
 	uint64_t commit = get64(r->page.data + 8);
 	uint64_t flags = commit & (USERTP__KPAGE_LOST_EVENTS | USERTP__KPAGE_LOST_COUNT);
 	uint64_t used = commit & USERTP__KPAGE_COMMIT_MASK;
-	struct usertp__kpage_entry e;
-	int ret;
+	int n;
 
 	if (used > USERTP__KPAGE_DATA || flags == USERTP__KPAGE_LOST_COUNT ||
 	    (flags & USERTP__KPAGE_LOST_COUNT && used + 8 > USERTP__KPAGE_DATA))
 		goto bad;
 	r->page.used = (uint32_t)used;
-	usertp__kpage_iter_init(&r->it, r->page.data, r->page.used);
-	while ((ret = usertp__kpage_iter_next(&r->it, &e)) == 1)
-		;
-	if (ret)
+	n = usertp__kpage_records(r->page.data, r->page.used, r->recs, USERTP__KPAGE_MAX_RECORDS);
+	if (n < 0)
 		goto bad;
+	r->nr_recs = (unsigned int)n;
+	r->next_rec = 0;
 	if (flags) {
 		uint64_t lost = 0;
 
@@ -317,7 +317,6 @@ static bool load_page(struct merge *m, struct reader *r, const char *name)
 		r->lost += lost;
 		r->lost_unknown |= !lost;
 	}
-	usertp__kpage_iter_init(&r->it, r->page.data, r->page.used);
 	return true;
 bad:
 	if (!r->warned_page)
@@ -351,10 +350,11 @@ static void reader_advance(struct merge *m, struct reader *r)
 			r->in_page = load_page(m, r, name);
 			continue;
 		}
-		if (usertp__kpage_iter_next(&r->it, &e) != 1) {
+		if (r->next_rec == r->nr_recs) {
 			r->in_page = false;
 			continue;
 		}
+		e = r->recs[r->next_rec++];
 		if (e.size >= 2)
 			memcpy(&id, e.data, 2);
 		/* Shorter than the common fields: not an event either. */

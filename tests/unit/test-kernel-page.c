@@ -62,6 +62,14 @@ static void round_trip(void)
 				k++;
 			}
 			CHECK(ret == 0 && k == n, "page %u: %u of %u records walked (%d)", pages, k, n, ret);
+			{
+				static struct usertp__kpage_entry all[USERTP__KPAGE_MAX_RECORDS];
+				int got = usertp__kpage_records(page, p.used, all, USERTP__KPAGE_MAX_RECORDS);
+
+				CHECK(got == (int)n && (!n || (all[n - 1].ts == want_ts[n - 1] &&
+							       all[n - 1].size == want_size[n - 1])),
+				      "page %u: usertp__kpage_records() gave %d of %u", pages, got, n);
+			}
 			records += n;
 			pages++;
 			n = 0;
@@ -153,6 +161,14 @@ static void hostile(void)
 						 (used < USERTP__KPAGE_DATA ? used : USERTP__KPAGE_DATA),
 			      "round %u: a record outside the entries", round);
 		CHECK(ret == 0 || ret == -EINVAL, "round %u: %d", round, ret);
+		{
+			static struct usertp__kpage_entry all[USERTP__KPAGE_MAX_RECORDS];
+			int got = usertp__kpage_records(page, used, all, USERTP__KPAGE_MAX_RECORDS);
+
+			/* All at once: the same records, or the same refusal. */
+			CHECK(ret < 0 ? got == -EINVAL : got == (int)steps, "round %u: %d, walked %u (%d)",
+			      round, got, steps, ret);
+		}
 	}
 	free(page);
 }
