@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ring-buffer.c - per-CPU ring buffers in the kernel's page format: the lock-free writer and
- * a reader that trusts nothing it reads.  ring-buffer.h describes the layout and protocol.
+ * ring-buffer.c - per-CPU ring buffers in the kernel's page format: the region and the
+ * lock-free writer.  ring-buffer.h describes the layout and protocol; the reading side is
+ * rb-reader.c, the sizing policy rb-size.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -115,154 +116,17 @@ static size_t round_up(size_t n, size_t to)
 	return (n + to - 1) / to * to;
 }
 
-static size_t cpu_area_header(unsigned int nr_pages)
+size_t usertp__rb_cpu_area_header(unsigned int nr_pages)
 {
 	return round_up(sizeof(struct usertp__rb_cpu) + 2 * (size_t)nr_pages * sizeof(uint64_t),
 			USERTP__KPAGE_SIZE);
 }
 
-/* Bytes of memory the buffers of @nr_cpus CPUs of @kb KiB each take. */
-static uint64_t buffers_bytes(unsigned int nr_cpus, unsigned long kb)
+uint64_t usertp__rb_bytes(unsigned int nr_cpus, unsigned long kb)
 {
 	uint64_t pages = ((uint64_t)kb * 1024 + USERTP__KPAGE_DATA - 1) / USERTP__KPAGE_DATA;
 
 	return (uint64_t)nr_cpus * (pages < 2 ? 2 : pages) * USERTP__KPAGE_SIZE;
-}
-
-/* The start of the small file @path, NUL-terminated, in @buf.  Return: false if none. */
-static bool read_text(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	return true;
-}
-
-/* MemAvailable of /proc/meminfo, in bytes; 0 when it cannot be read. */
-static uint64_t memory_available(void)
-{
-	char buf[4096];
-	const char *p;
-	unsigned long long kib;
-
-	if (!read_text("/proc/meminfo", buf, sizeof(buf)))
-		return 0;
-	p = strstr(buf, "MemAvailable:");
-	return p && sscanf(p + 13, "%llu", &kib) == 1 ? (uint64_t)kib * 1024 : 0;
-}
-
-/* The number in file @dir/@name; false if there is none ("max" and the like). */
-static bool read_u64_file(const char *dir, const char *name, uint64_t *out)
-{
-	char path[4200], buf[64];
-	unsigned long long v;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path) ||
-	    !read_text(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &v) != 1)
-		return false;
-	*out = v;
-	return true;
-}
-
-/*
- * What the memory cgroup of this process and its ancestors still allow (limit - usage, the
- * least of them), cgroup v2 or v1; UINT64_MAX when nothing limits it.
- */
-static uint64_t cgroup_room(void)
-{
-	char buf[4096], dir[4200];
-	uint64_t room = UINT64_MAX;
-
-	if (!read_text("/proc/self/cgroup", buf, sizeof(buf)))
-		return room;
-	for (char *line = buf, *next; line && *line; line = next) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		const char *limit, *usage, *base;
-		bool v2;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		if (!c2)
-			continue;
-		*c2 = 0;
-		v2 = c1[1] == 0 && line[0] == '0' && c1 == line + 1;
-		if (!v2 && !strstr(c1 + 1, "memory"))
-			continue;
-		base = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
-		limit = v2 ? "memory.max" : "memory.limit_in_bytes";
-		usage = v2 ? "memory.current" : "memory.usage_in_bytes";
-		/* From the process's cgroup up to the root. */
-		snprintf(dir, sizeof(dir), "%s%s", base, c2 + 1);
-		for (;;) {
-			uint64_t lim, used;
-
-			if (read_u64_file(dir, limit, &lim) && read_u64_file(dir, usage, &used) &&
-			    lim < (1ull << 60))
-				room = lim > used ? (lim - used < room ? lim - used : room) : 0;
-			if (strlen(dir) <= strlen(base))
-				break;
-			*strrchr(dir, '/') = 0;
-		}
-	}
-	return room;
-}
-
-int usertp__rb_parse_kb(const char *text, unsigned long *kb, const char **why)
-{
-	uint64_t v;
-
-	if (usertp__parse_u64(text, 1, USERTP_RB_MAX_KB, &v)) {
-		*why = "not a number of KiB from 1 to 4194304";
-		return -EINVAL;
-	}
-	*kb = (unsigned long)v;
-	return 0;
-}
-
-int usertp__rb_parse_clock(const char *text, enum usertp__rb_clock *clock, const char **why)
-{
-	if (!strcmp(text, "mono")) {
-		*clock = USERTP_RB_CLOCK_MONO;
-		return 0;
-	}
-	if (strcmp(text, "x86-tsc")) {
-		*why = "not mono or x86-tsc";
-		return -EINVAL;
-	}
-#if defined(__x86_64__)
-	*clock = USERTP_RB_CLOCK_TSC;
-	return 0;
-#else
-	*why = "x86-tsc needs an x86-64 machine";
-	return -EINVAL;
-#endif
-}
-
-const char *usertp__rb_clock_name(enum usertp__rb_clock clock)
-{
-	return clock == USERTP_RB_CLOCK_TSC ? "x86-tsc" : "mono";
-}
-
-int usertp__rb_size_check(unsigned int nr_cpus, unsigned long kb, char *why, size_t size)
-{
-	uint64_t need = buffers_bytes(nr_cpus, kb), avail = memory_available(), room = cgroup_room();
-
-	if (room < avail || !avail)
-		avail = room == UINT64_MAX ? 0 : room;
-
-	if (!avail || need <= avail / 2)
-		return 0;
-	snprintf(why, size,
-		 "%u CPUs x %lu KiB = %llu MiB of buffers per program, more than half the memory "
-		 "available (%llu MiB, in the memory cgroup's limit if lower)", nr_cpus, kb, (unsigned long long)(need >> 20),
-		 (unsigned long long)(avail >> 20));
-	return -ENOMEM;
 }
 
 static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long kb, bool overwrite,
@@ -287,7 +151,7 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 		return -EINVAL;
 	header = round_up(sizeof(struct usertp__rb_region) + nr_cpus * sizeof(uint64_t),
 			  USERTP__KPAGE_SIZE);
-	area = cpu_area_header(nr_pages) + (size_t)nr_pages * USERTP__KPAGE_SIZE;
+	area = usertp__rb_cpu_area_header(nr_pages) + (size_t)nr_pages * USERTP__KPAGE_SIZE;
 	size = header + (size_t)nr_cpus * area;
 
 	/*
@@ -320,7 +184,7 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 #ifdef MADV_POPULATE_WRITE
 	for (i = 0; !populate && i < nr_cpus; i++)
 		(void)!madvise(base + header + i * area,
-			       populate_now ? USERTP_RB_POPULATE_MAX : cpu_area_header(nr_pages),
+			       populate_now ? USERTP_RB_POPULATE_MAX : usertp__rb_cpu_area_header(nr_pages),
 			       MADV_POPULATE_WRITE);
 	if (!populate)
 		(void)!madvise(base, header, MADV_POPULATE_WRITE);
@@ -357,7 +221,7 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 
 		rb->region->cpu_offset[i] = off;
 		rb->cpus[i] = (struct usertp__rb_cpu *)(base + off);
-		rb->cpus[i]->pages_offset = off + cpu_area_header(nr_pages);
+		rb->cpus[i]->pages_offset = off + usertp__rb_cpu_area_header(nr_pages);
 		rb->pages[i] = base + rb->cpus[i]->pages_offset;
 		rb->w[i] = (struct usertp__rb_wcpu){ rb->cpus[i], rb->pages[i], { 0, 0 } };
 		if (rb->slot_commit) {
@@ -474,7 +338,7 @@ static bool slot_complete(const struct usertp__rb_cpu *c, unsigned int nr, uint6
  * its last entry, so zero is the end.  It stops too at anything this writer does not write
  * (a hostile region): what follows does not count, and does not hold the page up.
  */
-static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *events, uint32_t *end)
+bool usertp__rb_page_walk(const unsigned char *data, uint32_t bound, uint64_t *events, uint32_t *end)
 {
 	uint32_t off = 0;
 	uint64_t n = 0;
@@ -519,7 +383,7 @@ static bool page_walk(const unsigned char *data, uint32_t bound, uint64_t *event
  * Whether page @p (held by its slot now) is complete; rseq mode: *events its events, and
  * *end (if not NULL) the end of its entries (CAS mode: 0, not known).
  */
-static bool page_complete(const struct usertp__rb_cpu *c, const unsigned char *pages,
+bool usertp__rb_page_complete(const struct usertp__rb_cpu *c, const unsigned char *pages,
 			  unsigned int nr, bool rseq, uint64_t p, uint64_t *events, uint32_t *end)
 {
 	*events = 0;
@@ -527,7 +391,7 @@ static bool page_complete(const struct usertp__rb_cpu *c, const unsigned char *p
 		*end = 0;
 	if (!rseq)
 		return slot_complete(c, nr, p);
-	return page_walk(pages + (size_t)(p % nr) * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER,
+	return usertp__rb_page_walk(pages + (size_t)(p % nr) * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER,
 			 USERTP__KPAGE_DATA, events, end);
 }
 
@@ -706,7 +570,7 @@ static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, ui
 		op.dst1 = op.dst2 = (uint64_t *)(old + off);
 	new_page = off == 0 ? page : page + 1;
 	if (new_page >= nr &&
-	    (!page_complete(c, rb->pages[cpu], nr, rb->rseq, new_page - nr, &retired, NULL) ||
+	    (!usertp__rb_page_complete(c, rb->pages[cpu], nr, rb->rseq, new_page - nr, &retired, NULL) ||
 	     (!rb->overwrite && __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= new_page - nr))) {
 		if (off >= USERTP__KPAGE_HEADER && off < USERTP_RB_OFF_FULL) {
 			op.pos1 = page * USERTP__KPAGE_SIZE + USERTP_RB_OFF_FULL;
@@ -860,420 +724,4 @@ void *usertp__rb_rseq_reserve_slow(struct usertp__rb *rb, size_t size, uint64_t 
 	if (p && first)
 		memcpy(p, &first, 8);
 	return p;
-}
-
-/* --- reading ------------------------------------------------------------------------------ */
-
-void usertp__rb_quiesce(const struct usertp__rb *rb, unsigned int ms)
-{
-	struct timespec tick = { 0, 100000 }; /* 0.1 ms */
-	unsigned int cpu, waited = 0;
-
-	for (cpu = 0; cpu < rb->nr_cpus; cpu++) {
-		const struct usertp__rb_cpu *c = rb->cpus[cpu];
-
-		while (waited < ms * 10) {
-			uint64_t pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE), page, n;
-			uint32_t off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
-
-			page = pos / USERTP__KPAGE_SIZE;
-			if (!pos)
-				break;
-			/* Everything reserved on the newest page is committed. */
-			if (rb->rseq && off >= USERTP__KPAGE_HEADER &&
-			    page_walk(rb->pages[cpu] + (page % rb->nr_pages) * USERTP__KPAGE_SIZE +
-					      USERTP__KPAGE_HEADER,
-				      usertp__rb_used(off), &n, NULL))
-				break;
-			if (!rb->rseq && off >= USERTP__KPAGE_HEADER &&
-			    (uint32_t)__atomic_load_n(&c->commit[page % rb->nr_pages],
-						      __ATOMIC_ACQUIRE) ==
-				    (uint32_t)(page / rb->nr_pages * USERTP__KPAGE_DATA +
-					       usertp__rb_used(off)))
-				break;
-			nanosleep(&tick, NULL);
-			waited++;
-		}
-	}
-}
-
-/*
- * Snapshots take their memory from mmap(), not malloc(): the recorder writes its output from
- * fatal-signal handlers too, where the heap may be broken or locked.
- */
-void *usertp__rb_alloc(size_t size)
-{
-	size_t *p = mmap(NULL, size + 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	p[0] = size + 16;
-	return (char *)p + 16;
-}
-
-void usertp__rb_free(void *ptr)
-{
-	if (ptr) {
-		size_t *p = (size_t *)((char *)ptr - 16);
-
-		munmap(p, p[0]);
-	}
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-void usertp__rb_snapshot_free(struct usertp__rb_snapshot *snap)
-{
-	unsigned int i;
-
-	if (snap->cpus)
-		for (i = 0; i < snap->nr_cpus; i++)
-			usertp__rb_free(snap->cpus[i].pages);
-	usertp__rb_free(snap->cpus);
-	memset(snap, 0, sizeof(*snap));
-}
-
-/*
- * Count the events of a copied page, and cut its used size to the end of its last well-formed
- * entry: a page closed early, or being written, or whose writer died, ends in zeros (the
- * kernel's end-of-page entry) or in something that does not parse.
- */
-static uint64_t page_settle(struct usertp__rb_page_copy *page)
-{
-	struct usertp__kpage_iter it;
-	struct usertp__kpage_entry e;
-	uint64_t n = 0;
-	uint32_t end = 0;
-	int ret;
-
-	usertp__kpage_iter_init(&it, page->data, page->used);
-	while ((ret = usertp__kpage_iter_next(&it, &e)) == 1) {
-		n++;
-		end = it.off;
-	}
-	if (ret == 0 && it.off <= page->used)
-		end = it.off; /* padding at the end is fine */
-	page->used = end;
-	return n;
-}
-
-/*
- * Events ever committed in one slot.  Its counter holds bytes (low 32 bits) and events (high)
- * in one word, so every 4 GiB the byte count carries into the event count.  The bytes are
- * known from the page the slot holds: k complete uses of 4080 bytes and part of one more.
- */
-static uint64_t slot_events(uint64_t word, uint64_t latest_page, unsigned int nr)
-{
-	uint64_t base = latest_page / nr * USERTP__KPAGE_DATA;
-	uint64_t bytes = base + (uint32_t)((uint32_t)word - (uint32_t)base);
-
-	return (word - bytes) >> 32;
-}
-
-/* The control block of a CPU at @off, if it and its pages lie within the region. */
-static const struct usertp__rb_cpu *cpu_area(const unsigned char *base, size_t size, uint64_t off,
-					    unsigned int nr, uint64_t *pages_offset)
-{
-	const struct usertp__rb_cpu *c;
-
-	if (off % 64 || off > size || size - off < cpu_area_header(nr))
-		return NULL;
-	c = (const struct usertp__rb_cpu *)(base + off);
-	*pages_offset = __atomic_load_n(&c->pages_offset, __ATOMIC_RELAXED);
-	if (*pages_offset % USERTP__KPAGE_SIZE || *pages_offset > size ||
-	    (size - *pages_offset) / USERTP__KPAGE_SIZE < nr)
-		return NULL;
-	return c;
-}
-
-static int snapshot_cpu(const unsigned char *base, size_t size, uint64_t off, unsigned int nr,
-			bool overwrite, bool rseq, struct usertp__rb_cpu_snapshot *out)
-{
-	uint64_t pos, head, first, p, s;
-	const struct usertp__rb_cpu *c;
-	const uint64_t *commit, *lost_before;
-	const unsigned char *pages;
-	uint64_t pages_offset;
-	uint32_t head_off;
-
-	c = cpu_area(base, size, off, nr, &pages_offset);
-	if (!c)
-		return -EINVAL;
-	commit = c->commit;
-	lost_before = c->commit + nr;
-	pages = base + pages_offset;
-
-	out->dropped = __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
-	out->written = rseq ? __atomic_load_n(&c->retired, __ATOMIC_RELAXED) : 0;
-	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
-	if (!pos)
-		return 0;
-	head = pos / USERTP__KPAGE_SIZE;
-	head_off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
-	for (s = 0; s < nr && s <= head; s++) {
-		/* rseq mode: the pages the slots hold, the older ones being retired. */
-		if (rseq) {
-			uint64_t n;
-
-			page_walk(pages + ((head - s) % nr) * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER,
-				  s ? USERTP__KPAGE_DATA : usertp__rb_used(head_off), &n, NULL);
-			out->written += n;
-			continue;
-		}
-		out->written += slot_events(__atomic_load_n(&commit[s], __ATOMIC_ACQUIRE),
-					    head - (head - s) % nr, nr);
-	}
-	first = overwrite ? 0 : __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
-	/* At most nr pages exist, whatever the region claims. */
-	if (first > head || head - first >= nr)
-		first = head + 1 - (head + 1 < nr ? head + 1 : nr);
-	out->pages = usertp__rb_alloc((size_t)(head - first + 1) * sizeof(*out->pages));
-	if (!out->pages)
-		return -ENOMEM;
-	for (p = first; p <= head; p++) {
-		struct usertp__rb_page_copy *copy = &out->pages[out->nr_pages];
-		unsigned int slot = (unsigned int)(p % nr);
-		uint64_t now;
-
-		memcpy(copy->data, pages + (size_t)slot * USERTP__KPAGE_SIZE, USERTP__KPAGE_SIZE);
-		/* The copy before the checks below (a seqlock read). */
-#if defined(__SANITIZE_THREAD__)
-		__atomic_load_n(&c->pos, __ATOMIC_SEQ_CST);
-#else
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-#endif
-		now = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE) / USERTP__KPAGE_SIZE;
-		if (now >= p + nr)
-			continue; /* reused while we copied: it counts as overwritten */
-		/*
-		 * A page left behind is read up to its first zero entry (CAS mode zeroes pages
-		 * when opened; rseq mode clears the word after the last entry when leaving a
-		 * page): its sealed size is not needed (and a page filled exactly is complete
-		 * before anyone seals it).
-		 */
-		copy->used = p < head ? USERTP__KPAGE_DATA : usertp__rb_used(head_off);
-		copy->page_no = p;
-		copy->lost_before = __atomic_load_n(&lost_before[slot], __ATOMIC_RELAXED);
-		out->entries += page_settle(copy);
-		out->nr_pages++;
-	}
-	out->overrun = out->written > out->entries ? out->written - out->entries : 0;
-	return 0;
-}
-
-/* Does the region's header hold together?  Each field is read once: it may change under us. */
-static bool region_check(const struct usertp__rb_region *region, size_t size, unsigned int *nr_cpus,
-			 unsigned int *nr_pages, bool *overwrite, bool *rseq)
-{
-	if (size < sizeof(*region))
-		return false;
-	*nr_cpus = __atomic_load_n(&region->nr_cpus, __ATOMIC_RELAXED);
-	*nr_pages = __atomic_load_n(&region->nr_pages, __ATOMIC_RELAXED);
-	*overwrite = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_OVERWRITE;
-	*rseq = __atomic_load_n(&region->flags, __ATOMIC_RELAXED) & USERTP_RB_RSEQ;
-	return region->magic == USERTP_RB_MAGIC && region->version == USERTP_RB_VERSION &&
-	       region->page_size == USERTP__KPAGE_SIZE && *nr_cpus && *nr_cpus <= 4096 &&
-	       *nr_pages >= 2 && *nr_pages <= (1u << 24) &&
-	       (size - sizeof(*region)) / sizeof(uint64_t) >= *nr_cpus;
-}
-
-int usertp__rb_snapshot(const void *base_ptr, size_t size, struct usertp__rb_snapshot *snap)
-{
-	const unsigned char *base = base_ptr;
-	const struct usertp__rb_region *region = base_ptr;
-	unsigned int i, nr_cpus, nr_pages;
-	bool overwrite, rseq;
-	int ret;
-
-	memset(snap, 0, sizeof(*snap));
-	if (!region_check(region, size, &nr_cpus, &nr_pages, &overwrite, &rseq))
-		return -EINVAL;
-	snap->cpus = usertp__rb_alloc(nr_cpus * sizeof(*snap->cpus));
-	if (!snap->cpus)
-		return -ENOMEM;
-	snap->nr_cpus = nr_cpus;
-	for (i = 0; i < nr_cpus; i++) {
-		ret = snapshot_cpu(base, size, region->cpu_offset[i], nr_pages, overwrite, rseq,
-				   &snap->cpus[i]);
-		if (ret) {
-			usertp__rb_snapshot_free(snap);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/* --- consuming, from another process ------------------------------------------------------- */
-
-int usertp__rb_view_init(struct usertp__rb_view *view, void *base, size_t size)
-{
-	const struct usertp__rb_region *region = base;
-	unsigned int i;
-
-	memset(view, 0, sizeof(*view));
-	if (!region_check(region, size, &view->nr_cpus, &view->nr_pages, &view->overwrite,
-			  &view->rseq) ||
-	    view->nr_cpus > USERTP_RB_VIEW_MAX_CPUS)
-		return -EINVAL;
-	view->base = base;
-	view->size = size;
-	for (i = 0; i < view->nr_cpus; i++) {
-		uint64_t off = __atomic_load_n(&region->cpu_offset[i], __ATOMIC_RELAXED);
-
-		if (!cpu_area(base, size, off, view->nr_pages, &view->pages_offset[i]))
-			return -EINVAL;
-		view->cpu_offset[i] = off;
-	}
-	return 0;
-}
-
-/*
- * The pages of @cpu not consumed yet: from *first up to *head, the page being written.
- * Return: 1, 0 when nothing was ever written, -EINVAL when the positions are impossible.
- */
-static int unconsumed(const struct usertp__rb_view *view, unsigned int cpu, uint64_t *first,
-		      uint64_t *head, uint32_t *head_off)
-{
-	const struct usertp__rb_cpu *c = (const struct usertp__rb_cpu *)((const unsigned char *)view->base +
-								       view->cpu_offset[cpu]);
-	uint64_t pos;
-
-	if (view->overwrite)
-		return -EINVAL;
-	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
-	if (!pos)
-		return 0;
-	*head = pos / USERTP__KPAGE_SIZE;
-	*head_off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
-	*first = __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE);
-	if (*first > *head || *head - *first >= view->nr_pages)
-		return -EINVAL; /* the writer could not have got there: not a buffer we made */
-	return 1;
-}
-
-int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
-		      int (*fn)(const struct usertp__rb_page_copy *page, uint64_t events, void *arg),
-		      void *arg, uint64_t *consumed)
-{
-	struct usertp__rb_cpu *c = (struct usertp__rb_cpu *)((unsigned char *)view->base +
-							   view->cpu_offset[cpu]);
-	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
-	unsigned int nr = view->nr_pages;
-	struct usertp__rb_page_copy copy;
-	uint64_t p, head, n;
-	uint32_t head_off;
-	int ret;
-
-	*consumed = 0;
-	ret = unconsumed(view, cpu, &p, &head, &head_off);
-	if (ret <= 0)
-		return ret;
-	/* Complete pages only: the writer has left them and every event on them is committed. */
-	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &n, NULL); p++) {
-		unsigned int slot = (unsigned int)(p % nr);
-
-		memcpy(copy.data, pages + (size_t)slot * USERTP__KPAGE_SIZE, USERTP__KPAGE_SIZE);
-		copy.used = USERTP__KPAGE_DATA;
-		copy.page_no = p;
-		copy.lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
-		ret = fn(&copy, page_settle(&copy), arg);
-		if (ret)
-			return ret;
-		/* The slot is the writer's again. */
-		__atomic_store_n(&c->read_page, p + 1, __ATOMIC_RELEASE);
-		++*consumed;
-	}
-	return 0;
-}
-
-int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cpu,
-			     int (*fn)(const struct usertp__rb_page_ref *page, void *arg), void *arg,
-			     uint64_t *consumed)
-{
-	struct usertp__rb_cpu *c = (struct usertp__rb_cpu *)((unsigned char *)view->base +
-							   view->cpu_offset[cpu]);
-	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
-	unsigned int nr = view->nr_pages;
-	struct usertp__rb_page_ref ref;
-	uint64_t p, head;
-	uint32_t head_off;
-	int ret;
-
-	*consumed = 0;
-	ret = unconsumed(view, cpu, &p, &head, &head_off);
-	if (ret <= 0)
-		return ret;
-	for (; p < head && page_complete(c, pages, nr, view->rseq, p, &ref.events, &ref.used); p++) {
-		unsigned int slot = (unsigned int)(p % nr);
-
-		ref.page = pages + (size_t)slot * USERTP__KPAGE_SIZE;
-		/* CAS mode: the completeness came from the slot's counter; the entries' end is walked. */
-		if (!view->rseq)
-			page_walk(ref.page + USERTP__KPAGE_HEADER, USERTP__KPAGE_DATA, &ref.events,
-				  &ref.used);
-		ref.page_no = p;
-		ref.lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
-		ret = fn(&ref, arg);
-		if (ret)
-			return ret;
-		/* The slot is the writer's again. */
-		__atomic_store_n(&c->read_page, p + 1, __ATOMIC_RELEASE);
-		++*consumed;
-	}
-	return 0;
-}
-
-/* The bytes of @page's entries before the first one still being written (padding with a delta). */
-static uint32_t committed_prefix(const struct usertp__rb_page_copy *page)
-{
-	const unsigned char *data = page->data + USERTP__KPAGE_HEADER;
-	uint32_t off = 0;
-
-	while (off + 8 <= page->used) {
-		uint32_t word = get32(data + off), type = word & 31;
-
-		if (type == USERTP__KPAGE_TYPE_PADDING)
-			return word >> 5 ? off : page->used; /* pending; or the end of the page */
-		if (type == USERTP__KPAGE_TYPE_TIME_EXTEND || type == USERTP__KPAGE_TYPE_TIME_STAMP) {
-			off += 8;
-		} else if (type == 0) {
-			uint32_t len = get32(data + off + 4);
-
-			if (len < 4 || len - 4 > page->used - off - 8)
-				return off; /* malformed: not for us to read */
-			off += 8 + ((len - 4 + 3) & ~3u);
-		} else {
-			off += 4 + type * 4;
-		}
-	}
-	return off < page->used ? off : page->used;
-}
-
-int usertp__rb_peek(const struct usertp__rb_view *view, unsigned int cpu,
-		   struct usertp__rb_page_copy *copy)
-{
-	const struct usertp__rb_cpu *c = (const struct usertp__rb_cpu *)((const unsigned char *)view->base +
-								       view->cpu_offset[cpu]);
-	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
-	unsigned int nr = view->nr_pages, slot;
-	uint64_t head, p;
-	uint32_t head_off;
-	int ret = unconsumed(view, cpu, &p, &head, &head_off);
-
-	if (ret <= 0)
-		return ret;
-	slot = (unsigned int)(p % nr);
-	/* Page p stays in its slot: only the consumer (we) can give the slot back. */
-	memcpy(copy->data, pages + (size_t)slot * USERTP__KPAGE_SIZE, USERTP__KPAGE_SIZE);
-	copy->page_no = p;
-	copy->used = p < head ? USERTP__KPAGE_DATA : usertp__rb_used(head_off);
-	copy->lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
-	copy->used = committed_prefix(copy);
-	return 1;
 }

@@ -547,4 +547,24 @@ void usertp__rb_free(void *ptr);
 
 
 
+/* --- between the writer (ring-buffer.c) and the reader (rb-reader.c) and sizing (rb-size.c) -- */
+
+/* Bytes before a CPU's pages in its area: its struct and its pages' commit words. */
+size_t usertp__rb_cpu_area_header(unsigned int nr_pages);
+/* Bytes of memory the buffers of @nr_cpus CPUs of @kb KiB each take. */
+uint64_t usertp__rb_bytes(unsigned int nr_cpus, unsigned long kb);
+/*
+ * rseq mode: walk the entries of a live page (@data: its data bytes) up to @bound bytes,
+ * counting the committed events in *events; *end (if not NULL) the end of its entries.
+ * Return: false when an entry is still being written (or its writer died).
+ */
+bool usertp__rb_page_walk(const unsigned char *data, uint32_t bound, uint64_t *events,
+			  uint32_t *end);
+/*
+ * Whether page @p (held by its slot now) is complete; rseq mode: *events its events, and
+ * *end (if not NULL) the end of its entries (CAS mode: 0, not known).
+ */
+bool usertp__rb_page_complete(const struct usertp__rb_cpu *c, const unsigned char *pages,
+			      unsigned int nr, bool rseq, uint64_t p, uint64_t *events, uint32_t *end);
+
 #endif /* USERTP_RING_BUFFER_H */
