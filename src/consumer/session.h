@@ -21,6 +21,8 @@
 
 #include <usertp/consumer.h>
 
+#include "ctl-proto.h"
+
 #include "dat-merge.h"
 #include "pid-list.h"
 #include "ring-buffer.h"
@@ -236,5 +238,103 @@ USERTP__HIDDEN uint64_t usertp__writer_bytes(const struct usertp_session *s);
 USERTP__HIDDEN void usertp__writer_free(struct usertp_session *s);
 /* session.c for dat-writer.c: read what is left of every source, then close them. */
 USERTP__HIDDEN void usertp__session_drain(struct usertp_session *s);
+
+
+/*
+ * --- between the parts of a session: session.c (the session, errors, reading, running),
+ * session-source.c (one program), session-join.c (how programs come), session-settings.c
+ */
+
+struct usertp__program;
+
+/* Send @req to @src on its session connection and take its answer.  Return: 0 or an errno. */
+int usertp__ses_source_call(struct usertp_session *s, struct usertp__source *src,
+			    const struct usertp__ctl_msg *req);
+
+/*
+ * A program joins (or a traced program's child says it was born).  Another user's (only
+ * root's session of every user hears them) is taken at its word only about itself (the pid
+ * it gives must be its own, its parent its real one) and is given USERTP__FOREIGN_ANSWER_MS
+ * for each answer, as long as such a program waits for us anyway; a user whose peer failed
+ * so is kept out for USERTP__FOREIGN_BAN_MS, so that a hostile user holds the session up for
+ * 2.5 % at worst.
+ */
+void usertp__ses_accept_one(struct usertp_session *s, int listen_fd);
+/* Attach @prog, found and answering, waiting @timeout_ms at most for each of its answers. */
+int usertp__ses_attach_found(struct usertp_session *s, const struct usertp__program *prog,
+			     int timeout_ms);
+/* Our socket, where programs join and forked children announce themselves. */
+int usertp__ses_listen_open(struct usertp_session *s);
+/*
+ * The session's buffer for one message of a program (USERTP_CTL_MAX_MSG), made when first
+ * needed: in the heap, not in each thread's static TLS, where it would cost every thread of
+ * the process (each of the mount's FUSE workers) a megabyte it touches.  NULL: no memory.
+ */
+char *usertp__ses_message_buffer(struct usertp_session *s);
+/* Keep "sys:event" (@len bytes) among the names the programs told of. */
+void usertp__ses_names_add(struct usertp_session *s, const char *line, size_t len);
+/*
+ * The session's pid filter into @m (a "pids" request, or a "start"): pids= and notrace_pids=
+ * when not empty (@pids gets their texts, to free()), event_fork=.  Return: 0 or -ENOMEM.
+ */
+int usertp__ses_pid_filter_msg(const struct usertp_session *s, struct usertp__ctl_msg *m,
+			       char *pids[2]);
+/* Read one message of @src's session connection.  False: the session is over. */
+bool usertp__ses_session_message(struct usertp_session *s, struct usertp__source *src);
+/*
+ * Take one message a program sent on its session connection unasked: "events" (new events:
+ * their names), "format" (the format of a new event the session records; before any of it
+ * can fire) or "exit" (the names of its threads).  Replies ("ok", "error") are the caller's.
+ */
+void usertp__ses_session_news(struct usertp_session *s, struct usertp__source *src,
+			      const struct usertp__ctl_msg *msg);
+/*
+ * A "start" (@type) or "set" request with the settings of this moment, into @m; *events (to
+ * free()) holds the specs it points to, @pids (to free()) the start's pid lists.
+ * Return: 0 or -ENOMEM.
+ */
+int usertp__ses_settings_msg(const struct usertp_session *s, enum usertp__ctl_type type,
+			     struct usertp__ctl_msg *m, char **events, char *pids[2]);
+/*
+ * The names of its threads, while it runs (a program killed cannot say them at its exit):
+ * asked without waiting, the reply read by usertp_session_process(), so that a program slow
+ * to answer never holds up the reading of the buffers.
+ */
+void usertp__ses_source_ask_comms(struct usertp__source *src);
+/* Take the reply to usertp__ses_source_ask_comms(). */
+void usertp__ses_source_comms_reply(struct usertp_session *s, struct usertp__source *src);
+/* The rest: the page being written, or in overwrite mode everything still there. */
+void usertp__ses_source_finish(struct usertp_session *s, struct usertp__source *src);
+/* Has @src told of event @id? */
+bool usertp__ses_source_has_event(const struct usertp__source *src, unsigned int id);
+/* The names of the threads of @src ("tid comm" lines): the latest. */
+void usertp__ses_source_keep_comms(struct usertp_session *s, struct usertp__source *src,
+				   const char *comms);
+/* Keep @format as the format of event @id (of @system) of @src. */
+void usertp__ses_source_keep_format(struct usertp_session *s, struct usertp__source *src,
+				    unsigned int id, const char *system, const char *format);
+/*
+ * Ask through @sock for the events (their ids), the formats of new ones the session records,
+ * and the names of the threads.
+ */
+void usertp__ses_source_learn(struct usertp_session *s, struct usertp__source *src, int sock,
+			      int timeout_ms);
+/* Map the region @fd of @size bytes and make @src its source.  Return: 0 or a negative errno. */
+int usertp__ses_source_map(struct usertp_session *s, struct usertp__source *src, int fd,
+			   size_t size);
+/* A new source of @s for process @pid (@comm: its name, or NULL). */
+struct usertp__source *usertp__ses_source_new(struct usertp_session *s, pid_t pid,
+					      const char *comm);
+/* The source of @pid that has not ended, or NULL. */
+struct usertp__source *usertp__ses_source_of_pid(const struct usertp_session *s, pid_t pid);
+/* Everything it can tell still, at the end (while it runs, events come unasked). */
+void usertp__ses_source_refresh(struct usertp_session *s, struct usertp__source *src);
+/* Start a session of @src on @sock; the region comes back.  Return: 0 or a negative errno. */
+int usertp__ses_source_start(struct usertp_session *s, struct usertp__source *src, int sock,
+			     int timeout_ms);
+/* The specs as one events= value ("a,!b,c"), allocated. */
+char *usertp__ses_specs_text(const struct usertp_session *s);
+/* "sys:event" into its parts; false if it is not that. */
+bool usertp__ses_split_event(const char *line, char *system, size_t size, const char **name);
 
 #endif

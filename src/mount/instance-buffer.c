@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * instance-buffer.c - an instance's buffer (instance-private.h): the records held per CPU, as the kernel's
- * ring buffer holds them, and the files that read them: trace, trace_pipe, trace_pipe_raw,
+ * instance-buffer.c - an instance's buffer (instance-private.h): the records held per CPU, as
+ * the kernel's ring buffer holds them, and the files that read them: trace, trace_pipe, trace_pipe_raw,
  * buffer_size_kb, per_cpu stats, trace_marker and trace_marker_raw.
  */
 #define _GNU_SOURCE
@@ -214,7 +214,8 @@ static struct usertp__tlines tlines_of(const struct usertp__instance *in, FILE *
 static void print_line(const struct usertp__tlines *t, const struct usertp__instance *in,
 		       const struct held *h)
 {
-	usertp__tlines_line(t, usertp__inst_comm_get(in, h->tid), (int)h->tid, (int)h->pid, h->cpu, h->flags,
+	usertp__tlines_line(t, usertp__inst_comm_get(in, h->tid), (int)h->tid, (int)h->pid, h->cpu,
+			    h->flags,
 			    h->ts, false, NULL, h->text, true);
 }
 

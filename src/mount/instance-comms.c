@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * instance-comms.c - an instance's thread names and tgids (instance-private.h), as the records and the
- * programs tell them: saved_cmdlines, saved_tgids.
+ * instance-comms.c - an instance's thread names and tgids (instance-private.h), as the records
+ * and the programs tell them: saved_cmdlines, saved_tgids.
  */
 #define _GNU_SOURCE
 #include <ctype.h>

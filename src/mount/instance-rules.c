@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * instance-rules.c - an instance's rules (instance-private.h): set_event and the enable files, filters
- * and error_log, the pid lists and options, triggers, tracing_on; which records are kept.
+ * instance-rules.c - an instance's rules (instance-private.h): set_event and the enable files,
+ * filters and error_log, the pid lists and options, triggers, tracing_on; which records are kept.
  */
 #define _GNU_SOURCE
 #include <ctype.h>

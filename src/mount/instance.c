@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * instance.c - one tracefs instance of usertp mount (instance.h, instance-private.h): its life, and the
- * pump that reads its session into the records it holds.
+ * instance.c - one tracefs instance of usertp mount (instance.h, instance-private.h): its life,
+ * and the pump that reads its session into the records it holds.
  */
 #define _GNU_SOURCE
 #include <ctype.h>

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session-join.c - how programs come to a session (session.h): attached by pid, run as its command,
+ * joining through its socket or every user's (attach_all), and forked children.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "client.h"
+#include "ctl-proto.h"
+#include "number.h"
+#include "session.h"
+#include "filter.h"
+#include "format-field.h"
+#include "spec.h"
+
+/* --- our socket: joins, forked children --------------------------------------------------- */
+
+/* A socket listening at @path, which only its owner may use (or, with @everyone, anyone). */
+static int listen_at(const char *path, bool everyone)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(sa.sun_path, everyone ? 0666 : 0600) || listen(fd, 64)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int usertp__ses_listen_open(struct usertp_session *s)
+{
+	char dir[PATH_MAX];
+	static unsigned int sessions; /* (threads of usertp mount make them at once) */
+	unsigned int serial = __atomic_fetch_add(&sessions, 1, __ATOMIC_RELAXED);
+	int ret = usertp__client_dir(dir, sizeof(dir), true);
+
+	if (ret)
+		return ret;
+	usertp__client_remove_stale();
+	/* One per session: record-PID.sock for the first of a process (the name recorders had). */
+	if ((size_t)snprintf(s->sock_path, sizeof(s->sock_path),
+			     serial ? "%s/record-%d.%u.sock" : "%s/record-%d.sock", dir, (int)getpid(),
+			     serial) >= sizeof(s->sock_path))
+		return -ENAMETOOLONG;
+	s->listen_fd = listen_at(s->sock_path, false);
+	if (s->listen_fd < 0) {
+		s->sock_path[0] = 0;
+		return s->listen_fd;
+	}
+	return 0;
+}
+
+/*
+ * Root's session of all: every user's programs that start join it through a socket in the
+ * system directory (ctl-proto.h), "all." and our socket's name.
+ */
+static int listen_every_user(struct usertp_session *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	char dir[PATH_MAX];
+	int ret = usertp__ctl_system_dir(dir, sizeof(dir), true);
+
+	if (ret)
+		return usertp__session_fail(s, ret, "%s: %s", dir,
+					    ret == -EPERM ? "not root's alone (another user may "
+							    "write in it)" : strerror(-ret));
+	if ((size_t)snprintf(s->every_path, sizeof(s->every_path), "%s/%s%s", dir,
+			     USERTP_CTL_ALL_PREFIX, strrchr(s->sock_path, '/') + 1) >=
+	    sizeof(s->every_path)) {
+		s->every_path[0] = 0;
+		return usertp__session_fail(s, -ENAMETOOLONG, "%s: %s", dir, strerror(ENAMETOOLONG));
+	}
+	usertp__client_remove_stale_in(dir);
+	s->every_fd = listen_at(s->every_path, true);
+	if (s->every_fd < 0) {
+		ret = s->every_fd;
+		usertp__session_fail(s, ret, "%s: %s", s->every_path, strerror(-ret));
+		s->every_path[0] = 0;
+		return ret;
+	}
+	ev.data.fd = s->every_fd;
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->every_fd, &ev);
+	return 0;
+}
+
+/* Is @uid kept out for now (a peer of it that stalled or lied lately)? */
+static bool foreign_banned(struct usertp_session *s, uid_t uid, long long now)
+{
+	for (unsigned int i = 0; i < USERTP__FOREIGN_BANS; i++)
+		if (s->bans[i].until_ms > now && s->bans[i].uid == uid)
+			return true;
+	return false;
+}
+
+static void foreign_ban(struct usertp_session *s, uid_t uid, long long now)
+{
+	unsigned int oldest = 0;
+
+	for (unsigned int i = 1; i < USERTP__FOREIGN_BANS; i++)
+		if (s->bans[i].until_ms < s->bans[oldest].until_ms)
+			oldest = i;
+	s->bans[oldest].uid = uid;
+	s->bans[oldest].until_ms = now + USERTP__FOREIGN_BAN_MS;
+}
+
+int usertp_session_attach_all(struct usertp_session *s)
+{
+	struct usertp__program *progs;
+	char dir[PATH_MAX];
+	int n, ret;
+
+	if (s->all)
+		return 0;
+	ret = usertp__client_dir(dir, sizeof(dir), true);
+	if (ret)
+		return usertp__session_fail(s, ret, "the runtime directory: %s", strerror(-ret));
+	/* Programs that start look there: "all/" and our socket's name (ctl-proto.h). */
+	if ((size_t)snprintf(s->all_path, sizeof(s->all_path), "%.*s/%s/%s", (int)sizeof(s->all_path),
+			     dir, USERTP_CTL_ALL_DIR, strrchr(s->sock_path, '/') + 1) >=
+	    sizeof(s->all_path)) {
+		s->all_path[0] = 0;
+		return usertp__session_fail(s, -ENAMETOOLONG, "the runtime directory: %s",
+					    strerror(ENAMETOOLONG));
+	}
+	*strrchr(s->all_path, '/') = 0;
+	ret = mkdir(s->all_path, 0700) && errno != EEXIST ? -errno : 0;
+	s->all_path[strlen(s->all_path)] = '/';
+	if (!ret) {
+		unlink(s->all_path); /* (left by a session of a process of this pid that died) */
+		ret = symlink(s->sock_path, s->all_path) ? -errno : 0;
+	}
+	if (ret) {
+		usertp__session_fail(s, ret, "%s: %s", s->all_path, strerror(-ret));
+		s->all_path[0] = 0;
+		return ret;
+	}
+	if (geteuid() == 0 && (ret = listen_every_user(s))) {
+		unlink(s->all_path);
+		s->all_path[0] = 0;
+		return ret;
+	}
+	s->all = true;
+	/*
+	 * Those running, found answering (all asked at once): ours attached as usual; another
+	 * user's each answer waited for USERTP__FOREIGN_ANSWER_MS, and a user one of whose
+	 * programs does not answer so is kept out (its other programs too), as when they join.
+	 */
+	n = usertp__client_programs(&progs, geteuid() == 0);
+	for (int i = 0; i < n; i++) {
+		long long start = usertp__mono_ms();
+		uid_t uid;
+
+		if (progs[i].pid == getpid() || usertp__ses_source_of_pid(s, progs[i].pid))
+			continue;
+		if (!progs[i].foreign) {
+			usertp__ses_attach_found(s, &progs[i], USERTP__CALL_TIMEOUT_MS);
+			continue;
+		}
+		if (usertp__proc_owner(progs[i].pid, &uid) || foreign_banned(s, uid, start))
+			continue;
+		if (usertp__ses_attach_found(s, &progs[i], USERTP__FOREIGN_ANSWER_MS) == -ETIMEDOUT ||
+		    usertp__mono_ms() - start >= 3 * USERTP__FOREIGN_ANSWER_MS)
+			foreign_ban(s, uid, usertp__mono_ms());
+	}
+	if (n > 0)
+		free(progs);
+	return 0;
+}
+
+pid_t usertp_session_run(struct usertp_session *s, char *const argv[])
+{
+	sigset_t empty;
+	pid_t pid;
+
+	if (!argv || !argv[0])
+		return usertp__session_fail(s, -EINVAL, "no command");
+	s->ran = true;
+	pid = fork();
+	if (pid < 0)
+		return usertp__session_fail(s, -errno, "cannot start %s: %s", argv[0], strerror(errno));
+	if (pid == 0) {
+		sigemptyset(&empty);
+		sigprocmask(SIG_SETMASK, &empty, NULL);
+		setenv("USERTP_SESSION", s->sock_path, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "usertp: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	s->run_pid = pid;
+	return pid;
+}
+
+
+/* Send the session's settings to a program that came after they were given. */
+static void source_send_settings(struct usertp_session *s, struct usertp__source *src)
+{
+	struct usertp__ctl_msg m;
+	char *events;
+
+	/* Not waited for: the reply comes among its messages (usertp__ses_session_message()). */
+	if (!usertp__ses_settings_msg(s, USERTP_CTL_MSG_SET, &m, &events, NULL))
+		usertp__ctl_send_msg(src->session, &m, -1);
+	free(events);
+}
+
+/*
+ * The command usertp_session_run() started refused a filter at its start (an event its
+ * executable or a library it links defines does not take it): like trace-cmd, which refuses
+ * such a filter before anything runs, it is stopped before its main() (its parent reaps it).
+ * Return: whether @src is that command.
+ */
+static bool command_stop(struct usertp_session *s, const struct usertp__source *src)
+{
+	if (!s->run_pid || src->pid != s->run_pid || src->forked_from)
+		return false;
+	kill(src->pid, SIGKILL);
+	s->run_stopped = true;
+	return true;
+}
+
+/*
+ * A program joined (USERTP_SESSION or all): start its session, let it run.  Its answers are
+ * waited for @timeout_ms each.  Return: whether it runs recorded.
+ */
+static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg,
+		    int timeout_ms)
+{
+	const char *comm = msg->text[USERTP_CTL_KEY_COMM];
+	struct usertp__source *src;
+	pid_t pid = (pid_t)msg->num[USERTP_CTL_KEY_PID];
+
+	/*
+	 * A process we record already joins again when it has exec'd a program (its old image
+	 * and session are gone, whether or not we have seen that session's end yet).
+	 */
+	src = pid > 0 ? usertp__ses_source_of_pid(s, pid) : NULL;
+	if (src) {
+		if (src->session >= 0)
+			close(src->session);
+		src->session = -1;
+		usertp__ses_source_finish(s, src);
+	}
+	if (pid <= 0 || !(src = usertp__ses_source_new(s, pid, comm))) {
+		close(sock); /* nonsense: it runs untraced */
+		return false;
+	}
+	if (usertp__ses_source_start(s, src, sock, timeout_ms)) {
+		usertp__session_log(s, "%s", s->error);
+		/* (A static program registers its events before it joins: refused at the start.) */
+		if (s->remote_err == -EINVAL && s->nr_filters)
+			command_stop(s, src);
+		close(sock);
+		src->ended = true;
+		s->untraced++;
+		return false;
+	}
+	/* The names of all its events so far (for the checks of specs), then it may go on. */
+	usertp__ses_source_learn(s, src, sock, timeout_ms);
+	if (usertp__ctl_send_msg(sock, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1)) {
+		close(sock);
+		src->session = -1;
+		usertp__ses_source_finish(s, src);
+		return false;
+	}
+	return true;
+}
+
+/* A traced program forked: the child's new region.  Return: whether it is recorded. */
+static bool on_fork(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg, int fd)
+{
+	struct usertp__source *src, *parent;
+	pid_t pid = (pid_t)msg->num[USERTP_CTL_KEY_PID];
+
+	parent = usertp__ses_source_of_pid(s, (pid_t)msg->num[USERTP_CTL_KEY_PPID]);
+	src = pid > 0 && fd >= 0 ? usertp__ses_source_new(s, pid, parent ? parent->comm : NULL)
+				 : NULL;
+	if (src)
+		src->forked_from = parent;
+	if (!src || usertp__ses_source_map(s, src, fd, msg->num[USERTP_CTL_KEY_SIZE])) {
+		if (src)
+			src->ended = true;
+		close(sock);
+		return false;
+	}
+	/*
+	 * Same program image: the parent's events, with the same ids (those we hear of from the
+	 * parent later too are taken at the end).
+	 */
+	usertp__source_inherit(s, src);
+	src->session = sock;
+	/* It forked with the parent's settings: a change on the way may have missed it. */
+	source_send_settings(s, src);
+	return true;
+}
+
+
+/*
+ * A program joins (or a traced program's child says it was born).  Another user's (only
+ * root's session of every user hears them) is taken at its word only about itself (the pid
+ * it gives must be its own, its parent its real one) and is given USERTP__FOREIGN_ANSWER_MS for each
+ * answer, as long as such a program waits for us anyway; a user whose peer failed so is kept
+ * out for USERTP__FOREIGN_BAN_MS, so that a hostile user holds the session up for 2.5 % at worst.
+ */
+void usertp__ses_accept_one(struct usertp_session *s, int listen_fd)
+{
+	enum { MSG_MAX = 65536 }; /* a join or a fork is small */
+	char *msg;
+	int sock = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), fd = -1;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct usertp__ctl_msg m;
+	const char *why = "";
+	long long start = usertp__mono_ms();
+	bool ours, taken = false;
+	int timeout_ms;
+	uid_t uid;
+	long n;
+
+	if (sock < 0)
+		return;
+	ours = usertp__ctl_peer_allowed(sock, &uid);
+	if ((!ours && (geteuid() != 0 || foreign_banned(s, uid, start))) ||
+	    getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		close(sock);
+		return;
+	}
+	timeout_ms = ours ? USERTP__CALL_TIMEOUT_MS : USERTP__FOREIGN_ANSWER_MS;
+	msg = malloc(MSG_MAX);
+	n = msg ? usertp__ctl_recv(sock, msg, MSG_MAX, &fd, timeout_ms) : -ENOMEM;
+	if (n > 0 && !usertp__ctl_decode(msg, &m, &why) && !ours &&
+	    (m.num[USERTP_CTL_KEY_PID] != (uint64_t)cred.pid ||
+	     (m.type == USERTP_CTL_MSG_FORK &&
+	      m.num[USERTP_CTL_KEY_PPID] != (uint64_t)usertp__proc_parent(cred.pid))))
+		close(sock); /* another's word about a process not its own */
+	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_JOIN)
+		taken = on_join(s, sock, &m, timeout_ms);
+	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_FORK)
+		taken = on_fork(s, sock, &m, fd);
+	else
+		close(sock); /* nonsense: it runs untraced */
+	free(msg);
+	if (fd >= 0)
+		close(fd);
+	if (!ours && (!taken || usertp__mono_ms() - start >= USERTP__FOREIGN_ANSWER_MS))
+		foreign_ban(s, uid, usertp__mono_ms());
+}
+
+/*
+ * Take one message a program sent on its session connection unasked: "events" (new events:
+ * their names), "format" (the format of a new event the session records; before any of it
+ * can fire) or "exit" (the names of its threads).  Replies ("ok", "error") are the caller's.
+ */
+void usertp__ses_session_news(struct usertp_session *s, struct usertp__source *src,
+			 const struct usertp__ctl_msg *msg)
+{
+	char system[256];
+	const char *name, *line;
+	unsigned int id;
+
+	switch (msg->type) {
+	case USERTP_CTL_MSG_EXIT:
+		usertp__ses_source_keep_comms(s, src, msg->body);
+		break;
+	case USERTP_CTL_MSG_REFUSED: {
+		/* Said once, whole (without the filter file's last empty line). */
+		size_t len = strlen(msg->body);
+
+		while (len && msg->body[len - 1] == '\n')
+			len--;
+		usertp__session_log(s, "%s: %.*s", src->name, (int)len, msg->body);
+		s->refused++;
+		/* Before main(): our command stops there; another program waits for a word. */
+		if (msg->num[USERTP_CTL_KEY_AT_START] && !command_stop(s, src))
+			usertp__ctl_send_msg(src->session,
+					     &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1);
+		break;
+	}
+	case USERTP_CTL_MSG_EVENTS:
+		for (const char *p = msg->body; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+			const char *sp = memchr(p, ' ', strcspn(p, "\n"));
+
+			if (sp)
+				usertp__ses_names_add(s, sp + 1, strcspn(sp + 1, "\n"));
+		}
+		break;
+	case USERTP_CTL_MSG_FORMAT:
+		line = msg->text[USERTP_CTL_KEY_NAME];
+		id = (unsigned int)msg->num[USERTP_CTL_KEY_ID];
+		if (!usertp__ctl_has(msg, USERTP_CTL_KEY_NAME) || !usertp__ctl_has(msg, USERTP_CTL_KEY_ID) ||
+		    !usertp__ses_split_event(line, system, sizeof(system), &name))
+			break;
+		usertp__ses_names_add(s, line, strlen(line));
+		if (!usertp__ses_source_has_event(src, id) && usertp__session_selects(s, system, name))
+			usertp__ses_source_keep_format(s, src, id, system, msg->body);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Read one message of @src's session connection.  False: the session is over. */
+bool usertp__ses_session_message(struct usertp_session *s, struct usertp__source *src)
+{
+	char *message = usertp__ses_message_buffer(s);
+	long n = message ? usertp__ctl_recv(src->session, message, USERTP_CTL_MAX_MSG + 1, NULL,
+					    USERTP__CALL_TIMEOUT_MS)
+			 : -ENOMEM;
+	struct usertp__ctl_msg m;
+	const char *why;
+
+	if (n <= 0)
+		return false;
+	/* (A message that does not decode is a program's bug or malice: left out.) */
+	if (usertp__ctl_decode(message, &m, &why))
+		return true;
+	if ((m.type == USERTP_CTL_MSG_OK || m.type == USERTP_CTL_MSG_ERROR) && src->unanswered)
+		src->unanswered--; /* a reply that came late */
+	else
+		usertp__ses_session_news(s, src, &m);
+	return true;
+}
+
+bool usertp__session_await_format(struct usertp_session *s, struct usertp__source *src,
+				  unsigned int id, int wait_ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!usertp__ses_source_has_event(src, id) && src->session >= 0 && !src->ended) {
+		struct pollfd p = { src->session, POLLIN, 0 };
+		long spent;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		spent = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (spent >= wait_ms || poll(&p, 1, (int)(wait_ms - spent)) != 1)
+			break;
+		/* (The end of the connection is left to usertp_session_process().) */
+		if (!(p.revents & POLLIN) || !usertp__ses_session_message(s, src))
+			break;
+	}
+	return usertp__ses_source_has_event(src, id);
+}
+

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session-source.c - one program of a session (session.h): starting its session, mapping its region
+ * and checking it, learning its events, formats and thread names, and its end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "client.h"
+#include "ctl-proto.h"
+#include "number.h"
+#include "session.h"
+#include "filter.h"
+#include "format-field.h"
+#include "spec.h"
+
+/* --- sources ------------------------------------------------------------------------------ */
+
+/* The names of the threads of @src ("tid comm" lines): the latest. */
+void usertp__ses_source_keep_comms(struct usertp_session *s, struct usertp__source *src,
+			      const char *comms)
+{
+	if (src->comms && !strcmp(src->comms, comms))
+		return;
+	free(src->comms);
+	src->comms = strdup(comms);
+	if (s->dat)
+		usertp__writer_comms(s, src);
+	if (s->reader)
+		usertp__reader_comms(s, comms);
+}
+
+/* Map the region @fd of @size bytes and make @src its source.  Return: 0 or a negative errno. */
+int usertp__ses_source_map(struct usertp_session *s, struct usertp__source *src, int fd,
+			   size_t size)
+{
+	int ret;
+
+	struct stat st;
+	int seals;
+
+	if (!size || size > USERTP__MAX_REGION)
+		return -EINVAL;
+	/*
+	 * Memory another process controls may shrink under a mapping (a read then dies of
+	 * SIGBUS): only a region sealed against shrinking, and as large as said, is mapped.
+	 */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) || (uint64_t)st.st_size < size)
+		return -EPERM;
+	src->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (src->map == MAP_FAILED) {
+		src->map = NULL;
+		return -errno;
+	}
+	src->size = size;
+	src->view = malloc(sizeof(*src->view));
+	if (!src->view)
+		return -ENOMEM;
+	ret = usertp__rb_view_init(src->view, src->map, size);
+	if (ret)
+		return ret;
+	if (src->view->nr_cpus > USERTP_MERGE_MAX_CPUS)
+		return -EINVAL;
+	src->stats = calloc(src->view->nr_cpus, sizeof(*src->stats));
+	if (!src->stats)
+		return -ENOMEM;
+	if (src->view->nr_cpus > s->nr_cpus)
+		s->nr_cpus = src->view->nr_cpus;
+	return s->dat ? usertp__writer_source(s, src) : usertp__reader_source(s, src);
+}
+
+/* Is @pid another user's process, and we root (who records it)? */
+static bool another_users_as_root(pid_t pid)
+{
+	uid_t uid;
+
+	return geteuid() == 0 && !usertp__proc_owner(pid, &uid) && uid != 0;
+}
+
+struct usertp__source *usertp__ses_source_new(struct usertp_session *s, pid_t pid, const char *comm)
+{
+	struct usertp__source *src = calloc(1, sizeof(*src)), **list;
+
+	if (!src)
+		return NULL;
+	list = realloc(s->sources, (s->nr_sources + 1) * sizeof(*list));
+	if (!list) {
+		free(src);
+		return NULL;
+	}
+	s->sources = list;
+	src->index = s->nr_sources;
+	src->pid = pid;
+	src->session = src->query = -1;
+	src->foreign = another_users_as_root(pid);
+	snprintf(src->comm, sizeof(src->comm), "%s", comm ? comm : "");
+	snprintf(src->name, sizeof(src->name), "%s[%d]", src->comm[0] ? src->comm : "?", (int)pid);
+	s->sources[s->nr_sources++] = src;
+	return src;
+}
+
+struct usertp__source *usertp__ses_source_of_pid(const struct usertp_session *s, pid_t pid)
+{
+	for (unsigned int i = 0; i < s->nr_sources; i++)
+		if (s->sources[i]->pid == pid && !s->sources[i]->ended)
+			return s->sources[i];
+	return NULL;
+}
+
+bool usertp__ses_source_has_event(const struct usertp__source *src, unsigned int id)
+{
+	for (unsigned int i = 0; i < src->nr_events; i++)
+		if (src->events[i].id == id)
+			return true;
+	return false;
+}
+
+/* Keep @format as the format of event @id (of @system) of @src. */
+void usertp__ses_source_keep_format(struct usertp_session *s, struct usertp__source *src,
+			       unsigned int id, const char *system, const char *format)
+{
+	struct usertp__merge_event *ev;
+	char why[160];
+
+	/* Another user's program is not trusted: a format is checked before it goes anywhere. */
+	if (!usertp__format_check(format, strlen(format), why, sizeof(why))) {
+		usertp__session_log(s, "%s: the format of event %u is refused (%s); its records "
+				       "come without one", src->name, id, why);
+		return;
+	}
+	ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
+	if (!ev)
+		return;
+	src->events = ev;
+	ev[src->nr_events++] = (struct usertp__merge_event){ id, strdup(system), strdup(format) };
+	if (s->dat)
+		usertp__writer_event(s, src, id, system, format);
+	if (s->reader)
+		usertp__reader_event(s, src, id, system, format);
+}
+
+/* Connect to the source's endpoint if we are not yet; false if it cannot be reached. */
+static bool source_query(struct usertp__source *src)
+{
+	struct usertp__program prog;
+
+	if (src->query >= 0)
+		return true;
+	if (usertp__client_find_now(src->pid, &prog))
+		return false;
+	src->query = usertp__client_connect(&prog);
+	return src->query >= 0;
+}
+
+void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src)
+{
+	const struct usertp__source *parent = src->forked_from;
+
+	for (unsigned int i = 0; parent && i < parent->nr_events; i++)
+		if (!usertp__ses_source_has_event(src, parent->events[i].id))
+			usertp__ses_source_keep_format(s, src, parent->events[i].id, parent->events[i].system,
+					   parent->events[i].format);
+}
+
+/* Take the format of "sys:event" (id @id) through @sock, if the session records it. */
+static void source_add_format(struct usertp_session *s, struct usertp__source *src, int sock,
+			      unsigned int id, const char *line)
+{
+	char system[256], *reply = NULL;
+	const char *name;
+
+	usertp__ses_names_add(s, line, strlen(line));
+	if (usertp__ses_source_has_event(src, id) ||
+	    !usertp__ses_split_event(line, system, sizeof(system), &name) ||
+	    !usertp__session_selects(s, system, name))
+		return;
+	/*
+	 * Asked on the query connection where there is one: news may come on the session's
+	 * between a request and its reply (a program that joins has no endpoint yet, and sends
+	 * no news until it runs).
+	 */
+	if (sock == src->session && source_query(src))
+		sock = src->query;
+	if (!usertp__client_call(sock, USERTP_CTL_MSG_FORMAT, line, &reply, NULL,
+				 USERTP__CALL_TIMEOUT_MS))
+		usertp__ses_source_keep_format(s, src, id, system, usertp__client_body(reply));
+	free(reply);
+}
+
+/* Learn the formats of the events @listing ("id sys:event" lines) names, through @sock. */
+static void source_add_formats(struct usertp_session *s, struct usertp__source *src, int sock,
+			       const char *listing)
+{
+	for (const char *p = listing; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		char line[512];
+		unsigned int id;
+		int used = 0;
+
+		if (sscanf(p, "%u %n", &id, &used) != 1 || !used)
+			continue;
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p + used, "\n"), p + used);
+		source_add_format(s, src, sock, id, line);
+	}
+}
+
+/*
+ * Ask through @sock for the events (their ids), the formats of new ones the session records,
+ * and the names of the threads.
+ */
+void usertp__ses_source_learn(struct usertp_session *s, struct usertp__source *src, int sock,
+			 int timeout_ms)
+{
+	char *reply = NULL;
+
+	if (!usertp__client_call(sock, USERTP_CTL_MSG_IDS, NULL, &reply, NULL, timeout_ms))
+		source_add_formats(s, src, sock, usertp__client_body(reply));
+	free(reply);
+	reply = NULL;
+	if (!usertp__client_call(sock, USERTP_CTL_MSG_COMMS, NULL, &reply, NULL, timeout_ms) &&
+	    *usertp__client_body(reply))
+		usertp__ses_source_keep_comms(s, src, usertp__client_body(reply));
+	free(reply);
+}
+
+/* Everything it can tell still, at the end (while it runs, events come unasked). */
+void usertp__ses_source_refresh(struct usertp_session *s, struct usertp__source *src)
+{
+	if (src->comms_asked) {
+		/* A reply of the loop's on the way: not to be taken for ours. */
+		close(src->query);
+		src->query = -1;
+		src->comms_asked = false;
+	}
+	if (src->ended || !source_query(src))
+		return;
+	usertp__ses_source_learn(s, src, src->query, USERTP__CALL_TIMEOUT_MS);
+}
+
+/*
+ * The names of its threads, while it runs (a program killed cannot say them at its exit):
+ * asked without waiting, the reply read by usertp_session_process(), so that a program slow
+ * to answer never holds up the reading of the buffers.
+ */
+void usertp__ses_source_ask_comms(struct usertp__source *src)
+{
+	if (src->ended || src->comms_asked || !source_query(src))
+		return;
+	src->comms_asked = !usertp__ctl_send_msg(
+		src->query, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_COMMS }, -1);
+	if (!src->comms_asked) {
+		close(src->query);
+		src->query = -1;
+	}
+}
+
+/*
+ * The session's buffer for one message of a program (USERTP_CTL_MAX_MSG), made when first
+ * needed: in the heap, not in each thread's static TLS, where it would cost every thread of
+ * the process (each of the mount's FUSE workers) a megabyte it touches.  NULL: no memory.
+ */
+char *usertp__ses_message_buffer(struct usertp_session *s)
+{
+	if (!s->message)
+		s->message = malloc(USERTP_CTL_MAX_MSG + 1);
+	return s->message;
+}
+
+void usertp__ses_source_comms_reply(struct usertp_session *s, struct usertp__source *src)
+{
+	char *reply = usertp__ses_message_buffer(s);
+	long n = reply ? usertp__ctl_recv(src->query, reply, USERTP_CTL_MAX_MSG + 1, NULL,
+					  USERTP__CALL_TIMEOUT_MS)
+		       : -ENOMEM;
+
+	src->comms_asked = false;
+	if (n <= 0) {
+		close(src->query);
+		src->query = -1;
+		return;
+	}
+	/* Kept for the next time, but not watched until then (it would wake us at its end). */
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, src->query, NULL);
+	if (!strncmp(reply, "ok\n", 3) && reply[3])
+		usertp__ses_source_keep_comms(s, src, reply + 3);
+}
+
+/*
+ * The session's pid filter into @m (a "pids" request, or a "start"): pids= and notrace_pids=
+ * when not empty (@pids gets their texts, to free()), event_fork=.  Return: 0 or -ENOMEM.
+ */
+int usertp__ses_pid_filter_msg(const struct usertp_session *s, struct usertp__ctl_msg *m,
+			       char *pids[2])
+{
+	pids[0] = pids[1] = NULL;
+	if (s->trace_pids.nr && !(pids[0] = usertp__pid_list_text(&s->trace_pids, ',')))
+		return -ENOMEM;
+	if (s->notrace_pids.nr && !(pids[1] = usertp__pid_list_text(&s->notrace_pids, ',')))
+		return -ENOMEM;
+	if (pids[0])
+		usertp__ctl_set_text(m, USERTP_CTL_KEY_PIDS, pids[0]);
+	if (pids[1])
+		usertp__ctl_set_text(m, USERTP_CTL_KEY_NOTRACE_PIDS, pids[1]);
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_EVENT_FORK, s->event_fork);
+	return 0;
+}
+
+/*
+ * A "start" (@type) or "set" request with the settings of this moment, into @m; *events (to
+ * free()) holds the specs it points to, @pids (to free()) the start's pid lists.
+ * Return: 0 or -ENOMEM.
+ */
+int usertp__ses_settings_msg(const struct usertp_session *s, enum usertp__ctl_type type,
+			struct usertp__ctl_msg *m, char **events, char *pids[2])
+{
+	*m = (struct usertp__ctl_msg){ .type = type };
+	*events = usertp__ses_specs_text(s);
+	if (!*events)
+		return -ENOMEM;
+	if (type == USERTP_CTL_MSG_START) {
+		/* "SPEC FILTER" lines after the specs' NUL (a filter on one line: its breaks are
+		 * white space to the grammar). */
+		size_t len = strlen(*events) + 1, size = len + 1;
+		char *more;
+
+		for (unsigned int i = 0; i < s->nr_filters; i++)
+			size += strlen(s->filters[i].events) + strlen(s->filters[i].text) + 2;
+		more = realloc(*events, size);
+		if (!more)
+			return -ENOMEM;
+		*events = more;
+		more[len] = 0;
+		for (unsigned int i = 0; i < s->nr_filters; i++) {
+			char *at = more + strlen(more + len) + len;
+
+			sprintf(at, "%s %s\n", s->filters[i].events, s->filters[i].text);
+			for (char *c = at; *c && c[1]; c++)
+				if (*c == '\n')
+					*c = ' ';
+		}
+	}
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_TRACING, s->tracing);
+	usertp__ctl_set_text(m, USERTP_CTL_KEY_EVENTS, *events);
+	if (type == USERTP_CTL_MSG_START && usertp__ses_pid_filter_msg(s, m, pids) < 0)
+		return -ENOMEM;
+	if (type == USERTP_CTL_MSG_START) {
+		m->body = *events + strlen(*events) + 1; /* the filters, after the specs */
+		usertp__ctl_set_num(m, USERTP_CTL_KEY_KB, s->kb);
+		usertp__ctl_set_num(m, USERTP_CTL_KEY_OVERWRITE, s->overwrite);
+		usertp__ctl_set_text(m, USERTP_CTL_KEY_CLOCK,
+				    usertp__rb_clock_name(s->tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO));
+		usertp__ctl_set_text(m, USERTP_CTL_KEY_RECORDER, s->sock_path);
+	}
+	return 0;
+}
+
+/* Start a session of @src on @sock; the region comes back.  Return: 0 or a negative errno. */
+int usertp__ses_source_start(struct usertp_session *s, struct usertp__source *src, int sock,
+			int timeout_ms)
+{
+	struct usertp__ctl_msg req, ok;
+	char *events = NULL, *reply = NULL, err[256], *pids[2] = { NULL, NULL };
+	int fd = -1, ret;
+
+	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
+	ret = usertp__ses_settings_msg(s, USERTP_CTL_MSG_START, &req, &events, pids);
+	if (s->run_pid && src->pid == s->run_pid && !src->forked_from)
+		usertp__ctl_set_num(&req, USERTP_CTL_KEY_AT_START, 1); /* command_stop() */
+	if (!ret)
+		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
+					     &fd, timeout_ms);
+	if (ret == -EREMOTEIO) {
+		s->remote_err = !strncmp(reply, "error ", 6)
+					? usertp__ctl_errno_of(reply + 6, strcspn(reply + 6, " \n"))
+					: 0;
+		usertp__session_fail(s, ret, "%s: %s%s", src->name,
+				     usertp__client_error_text(reply, err, sizeof(err)),
+				     strchr(reply, '\n') && strchr(reply, '\n')[1] ? strchr(reply, '\n') : "");
+	}
+	if (!ret && (fd < 0 || !usertp__ctl_has(&ok, USERTP_CTL_KEY_SIZE)))
+		ret = -EPROTO;
+	if (!ret)
+		ret = usertp__ses_source_map(s, src, fd, ok.num[USERTP_CTL_KEY_SIZE]);
+	if (!ret) {
+		/* A program that does not read what we send is dropped, never waited for. */
+		int send_ms = src->foreign ? USERTP__FOREIGN_ANSWER_MS : USERTP__CALL_TIMEOUT_MS;
+		struct timeval tv = { send_ms / 1000, send_ms % 1000 * 1000 };
+
+		setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		src->session = sock;
+		source_add_formats(s, src, sock, ok.body);
+	} else if (ret != -EREMOTEIO) {
+		usertp__session_fail(s, ret, "%s: cannot start recording it: %s", src->name,
+				     strerror(-ret));
+	}
+	if (fd >= 0)
+		close(fd);
+	free(reply);
+	free(events);
+	free(pids[0]);
+	free(pids[1]);
+	src->session = ret ? -1 : sock;
+	return ret;
+}
+
+/* Is @pid another user's process, and we not root? */
+static bool another_users(pid_t pid)
+{
+	uid_t uid;
+
+	return geteuid() != 0 && !usertp__proc_owner(pid, &uid) && uid != geteuid();
+}
+
+static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
+{
+	struct usertp__program prog;
+	int ret;
+
+	ret = usertp__client_find(pid, &prog);
+	if (ret == -ENOENT && another_users(pid))
+		return quiet_if_gone ? -EACCES
+				     : usertp__session_fail(s, -EACCES, "process %d: %s of ours: it is "
+							    "another user's process (only root may "
+							    "record it)", (int)pid,
+							    usertp__client_find_error(ret));
+	if (ret)
+		return quiet_if_gone ? ret
+				     : usertp__session_fail(s, ret, "process %d: %s", (int)pid,
+							    usertp__client_find_error(ret));
+	return usertp__ses_attach_found(s, &prog, USERTP__CALL_TIMEOUT_MS);
+}
+
+/* Attach @prog, found and answering, waiting @timeout_ms at most for each of its answers. */
+int usertp__ses_attach_found(struct usertp_session *s, const struct usertp__program *prog,
+			int timeout_ms)
+{
+	pid_t pid = prog->pid;
+	struct usertp__source *src;
+	char *reply = NULL;
+	int sock, ret;
+
+	sock = usertp__client_connect(prog);
+	if (sock < 0)
+		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));
+	/* Another user's program refuses us on its first answer. */
+	ret = usertp__client_call(sock, USERTP_CTL_MSG_HELLO, NULL, &reply, NULL, timeout_ms);
+	if (ret) {
+		char err[256];
+
+		if (ret == -EREMOTEIO)
+			ret = strstr(reply, "EACCES") || strstr(reply, "EPERM") ? -EACCES : -EPROTO;
+		usertp__session_fail(s, ret, "process %d: %s", (int)pid,
+				     reply && !strncmp(reply, "error ", 6)
+					     ? usertp__client_error_text(reply, err, sizeof(err))
+					     : strerror(-ret));
+		free(reply);
+		close(sock);
+		return ret;
+	}
+	free(reply);
+	src = usertp__ses_source_new(s, pid, prog->comm);
+	if (!src) {
+		close(sock);
+		return -ENOMEM;
+	}
+	ret = usertp__ses_source_start(s, src, sock, timeout_ms);
+	if (ret) {
+		close(sock);
+		src->ended = true;
+		return ret;
+	}
+	/* The names of all its events (for the checks of specs). */
+	if (source_query(src))
+		usertp__ses_source_learn(s, src, src->query, timeout_ms);
+	return 0;
+}
+
+int usertp_session_attach_pid(struct usertp_session *s, pid_t pid)
+{
+	if (pid <= 0)
+		return usertp__session_fail(s, -ESRCH, "process %d: no such process", (int)pid);
+	if (usertp__ses_source_of_pid(s, pid))
+		return usertp__session_fail(s, -EALREADY, "process %d: in the session already",
+					    (int)pid);
+	return attach(s, pid, false);
+}
+
+
+int usertp_session_detach_pid(struct usertp_session *s, pid_t pid)
+{
+	struct usertp__source *src = usertp__ses_source_of_pid(s, pid);
+
+	if (!src)
+		return usertp__session_fail(s, -ESRCH, "process %d: not a program of the session",
+					    (int)pid);
+	if (src->session >= 0) {
+		/* Its session ends there: once it answers, nothing more is written. */
+		usertp__ses_source_call(s, src, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_STOP });
+		close(src->session);
+		src->session = -1;
+	}
+	usertp__ses_source_finish(s, src);
+	return 0;
+}
+
