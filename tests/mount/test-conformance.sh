@@ -57,20 +57,22 @@ fi
 # killed while it waits leaves the mount serving.
 cat "$mnt/trace_pipe" >"$dir/pipe" &
 cat_pid=$!
+# (Each fire is waited for, fired, before the next setting: cons-prog reads its commands in
+# its own time.)
 echo cons:cons_a >"$mnt/set_event"
-echo "fire 3" >&3
+fire 3
 wait_until "trace_pipe shows cons_a live" sh -c "[ \$(grep -c \" cons_a: seq=\" \"$dir/pipe\") -eq 3 ]"
 echo '!cons:cons_a' >>"$mnt/set_event"
-echo "fire 3" >&3
+fire 3
 echo cons:cons_b >>"$mnt/set_event"
-echo "fire 1" >&3
+fire 1
 wait_until "trace_pipe shows cons_b" grep -q " cons_b: seq=0" "$dir/pipe"
 [ "$(grep -c ' cons_a: ' "$dir/pipe")" -eq 3 ] || { echo "FAIL: cons_a recorded while off"; fail=1; }
 # set_event_pid reaches the programs: cons-prog's pid records, another pid does not.
 echo 1 >"$mnt/set_event_pid"
-echo "fire 1" >&3
+fire 1
 echo $p >"$mnt/set_event_pid"
-echo "fire 2" >&3
+fire 2
 wait_until "trace_pipe shows cons_b of the listed pid" grep -q " cons_b: seq=1" "$dir/pipe"
 [ "$(grep -c ' cons_b: ' "$dir/pipe")" -eq 3 ] || { echo "FAIL: set_event_pid: cons_b of an unlisted pid recorded"; grep cons_b "$dir/pipe"; fail=1; }
 echo >"$mnt/set_event_pid"
