@@ -78,7 +78,7 @@
 
 #include "ctl-proto.h"
 #include "internal.h"
-#include "session.h"
+#include "remote-session.h"
 
 #define MAX_CONNS 16
 #define MAX_REQUEST 65536      /* the longest request served (replies may be longer) */
@@ -318,152 +318,206 @@ static bool is_eventfd(int fd)
 static void news_send(const char *msg, size_t len, void *arg);
 
 /*
+ * The requests, one handler each, called with the request decoded (@m, its texts in the
+ * request's buffer).  Return: the descriptor to send with the reply, -1 for none, -2 for no
+ * reply at all; the reply is in @r.
+ */
+static int serve_hello(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	char comm[17];
+
+	(void)c;
+	process_comm(comm, sizeof(comm));
+	*m = (struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK };
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_UID, geteuid());
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_CPUS, (uint64_t)get_nprocs_conf());
+	usertp__ctl_set_num(m, USERTP_CTL_KEY_VERSION, USERTP_CTL_VERSION);
+	usertp__ctl_set_text(m, USERTP_CTL_KEY_COMM, comm);
+	reply_msg(r, m);
+	return -1;
+}
+
+static int serve_events(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	(void)c;
+	reply_ok(r);
+	usertp__event_foreach_locked(m->type == USERTP_CTL_MSG_IDS ? id_line : event_line, r);
+	return -1;
+}
+
+static int serve_format(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	(void)c;
+	reply_format(r, m->arg ? m->arg : "");
+	return -1;
+}
+
+static int serve_comms(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	(void)c;
+	(void)m;
+	reply_ok(r);
+	reply_comms_lines(r);
+	return -1;
+}
+
+static int serve_start(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	struct usertp__session *s;
+	const char *why;
+	int ret, wake_fd;
+
+	if (c->session) {
+		reply_error(r, -EBUSY, "this connection has a session already");
+		return -1;
+	}
+	/* With the recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
+	wake_fd = c->in_fd >= 0 && is_eventfd(c->in_fd) ? c->in_fd : -1;
+	ret = usertp__session_start(m, wake_fd, &s, &why);
+	if (!ret && wake_fd >= 0)
+		c->in_fd = -1; /* the session's now */
+	if (ret) {
+		reply_error(r, ret, why);
+		return -1;
+	}
+	/* Told first, listed after: an event that comes in between is told twice, not never. */
+	usertp__session_news_skip(s);
+	reply_enabled(r, s);
+	pthread_mutex_lock(&ctl.lock);
+	c->session = s;
+	pthread_mutex_unlock(&ctl.lock);
+	return s->sink.rb.fd;
+}
+
+static int serve_set(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	const char *why;
+	int ret = usertp__session_set(c->session, m, &why);
+
+	if (ret) {
+		reply_error(r, ret, why);
+		return -1;
+	}
+	/* The formats of the events it records now go first (queued before the reply). */
+	pthread_mutex_lock(&ctl.lock);
+	usertp__session_news(c->session, news_send, c);
+	pthread_mutex_unlock(&ctl.lock);
+	reply_enabled(r, c->session);
+	return -1;
+}
+
+static int serve_filter(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	const char *why;
+	int ret = usertp__session_filter(c->session, m->text[USERTP_CTL_KEY_EVENTS], m->body, &why);
+
+	if (ret)
+		reply_error(r, ret, why);
+	else
+		reply_ok(r);
+	return -1;
+}
+
+static int serve_pids(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	int ret = usertp__session_pids(c->session, m, false);
+
+	if (ret)
+		reply_error(r, ret, NULL);
+	else
+		reply_ok(r);
+	return -1;
+}
+
+/* "sessions": every session of the program; "listed": this connection's. */
+static int serve_sessions(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	reply_ok(r);
+	reply_sessions(r, m->type == USERTP_CTL_MSG_LISTED ? c->session : NULL);
+	return -1;
+}
+
+static int serve_enabled(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	(void)m;
+	reply_enabled(r, c->session);
+	return -1;
+}
+
+static int serve_stop(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	struct usertp__session *s;
+
+	(void)m;
+	pthread_mutex_lock(&ctl.lock);
+	s = c->session;
+	c->session = NULL;
+	pthread_mutex_unlock(&ctl.lock);
+	usertp__session_end(s);
+	reply_ok(r);
+	return -1;
+}
+
+/* The end of a join (join_recorder()), or go on after a refusal: no reply. */
+static int serve_run(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	(void)m;
+	(void)r;
+	if (c->session) {
+		pthread_mutex_lock(&usertp__lock);
+		usertp__session_verdict_locked(c->session, true);
+		pthread_mutex_unlock(&usertp__lock);
+	}
+	return -2;
+}
+
+static const struct {
+	int (*serve)(struct conn *c, struct usertp__ctl_msg *m, struct reply *r);
+	bool on_session; /* asks about this connection's session: there must be one */
+} requests[USERTP_CTL_NR_TYPES] = {
+	[USERTP_CTL_MSG_HELLO] = { serve_hello, false },
+	[USERTP_CTL_MSG_EVENTS] = { serve_events, false },
+	[USERTP_CTL_MSG_IDS] = { serve_events, false },
+	[USERTP_CTL_MSG_FORMAT] = { serve_format, false },
+	[USERTP_CTL_MSG_COMMS] = { serve_comms, false },
+	[USERTP_CTL_MSG_START] = { serve_start, false },
+	[USERTP_CTL_MSG_SET] = { serve_set, true },
+	[USERTP_CTL_MSG_FILTER] = { serve_filter, true },
+	[USERTP_CTL_MSG_PIDS] = { serve_pids, true },
+	[USERTP_CTL_MSG_SESSIONS] = { serve_sessions, false },
+	[USERTP_CTL_MSG_LISTED] = { serve_sessions, true },
+	[USERTP_CTL_MSG_ENABLED] = { serve_enabled, true },
+	[USERTP_CTL_MSG_STOP] = { serve_stop, false },
+	[USERTP_CTL_MSG_RUN] = { serve_run, false },
+};
+
+/*
  * Serve one request of connection @c (@req, changed in place).  Return: the descriptor to
- * send with the reply, or -1; the reply is in @r.
+ * send with the reply, -1 for none, -2 for no reply; the reply is in @r.
  */
 static int serve(struct conn *c, char *req, struct reply *r)
 {
-	struct usertp__session *s;
 	struct usertp__ctl_msg m;
 	const char *why;
-	int ret, wake_fd;
 
 	if (usertp__ctl_decode(req, &m, &why)) {
 		reply_error(r, -EINVAL, why);
 		return -1;
 	}
-	switch (m.type) {
-	case USERTP_CTL_MSG_HELLO: {
-		char comm[17];
-
-		process_comm(comm, sizeof(comm));
-		m = (struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK };
-		usertp__ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
-		usertp__ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
-		usertp__ctl_set_num(&m, USERTP_CTL_KEY_UID, geteuid());
-		usertp__ctl_set_num(&m, USERTP_CTL_KEY_CPUS, (uint64_t)get_nprocs_conf());
-		usertp__ctl_set_num(&m, USERTP_CTL_KEY_VERSION, USERTP_CTL_VERSION);
-		usertp__ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
-		reply_msg(r, &m);
-		break;
-	}
-	case USERTP_CTL_MSG_EVENTS:
-		reply_ok(r);
-		usertp__event_foreach_locked(event_line, r);
-		break;
-	case USERTP_CTL_MSG_IDS:
-		reply_ok(r);
-		usertp__event_foreach_locked(id_line, r);
-		break;
-	case USERTP_CTL_MSG_FORMAT:
-		reply_format(r, m.arg ? m.arg : "");
-		break;
-	case USERTP_CTL_MSG_COMMS:
-		reply_ok(r);
-		reply_comms_lines(r);
-		break;
-	case USERTP_CTL_MSG_START:
-		if (c->session) {
-			reply_error(r, -EBUSY, "this connection has a session already");
-			return -1;
-		}
-		/* With the recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
-		wake_fd = c->in_fd >= 0 && is_eventfd(c->in_fd) ? c->in_fd : -1;
-		ret = usertp__session_start(&m, wake_fd, &s, &why);
-		if (!ret && wake_fd >= 0)
-			c->in_fd = -1; /* the session's now */
-		if (ret) {
-			reply_error(r, ret, why);
-			return -1;
-		}
-		/* Told first, listed after: an event that comes in between is told twice, not never. */
-		usertp__session_news_skip(s);
-		reply_enabled(r, s);
-		pthread_mutex_lock(&ctl.lock);
-		c->session = s;
-		pthread_mutex_unlock(&ctl.lock);
-		return s->sink.rb.fd;
-	case USERTP_CTL_MSG_SET:
-		if (!c->session) {
-			reply_error(r, -ENOENT, "no session on this connection");
-			return -1;
-		}
-		ret = usertp__session_set(c->session, &m, &why);
-		if (ret) {
-			reply_error(r, ret, why);
-			return -1;
-		}
-		/* The formats of the events it records now go first (queued before the reply). */
-		pthread_mutex_lock(&ctl.lock);
-		usertp__session_news(c->session, news_send, c);
-		pthread_mutex_unlock(&ctl.lock);
-		reply_enabled(r, c->session);
-		break;
-	case USERTP_CTL_MSG_FILTER:
-		if (!c->session) {
-			reply_error(r, -ENOENT, "no session on this connection");
-			return -1;
-		}
-		ret = usertp__session_filter(c->session, m.text[USERTP_CTL_KEY_EVENTS], m.body, &why);
-		if (ret)
-			reply_error(r, ret, why);
-		else
-			reply_ok(r);
-		break;
-	case USERTP_CTL_MSG_PIDS:
-		if (!c->session) {
-			reply_error(r, -ENOENT, "no session on this connection");
-			return -1;
-		}
-		ret = usertp__session_pids(c->session, &m, false);
-		if (ret)
-			reply_error(r, ret, NULL);
-		else
-			reply_ok(r);
-		break;
-	case USERTP_CTL_MSG_SESSIONS:
-		reply_ok(r);
-		reply_sessions(r, NULL);
-		break;
-	case USERTP_CTL_MSG_LISTED:
-		if (!c->session) {
-			reply_error(r, -ENOENT, "no session on this connection");
-			return -1;
-		}
-		reply_ok(r);
-		reply_sessions(r, c->session);
-		break;
-	case USERTP_CTL_MSG_ENABLED:
-		if (!c->session)
-			reply_error(r, -ENOENT, "no session on this connection");
-		else
-			reply_enabled(r, c->session);
-		break;
-	case USERTP_CTL_MSG_STOP:
-		pthread_mutex_lock(&ctl.lock);
-		s = c->session;
-		c->session = NULL;
-		pthread_mutex_unlock(&ctl.lock);
-		usertp__session_end(s);
-		reply_ok(r);
-		break;
-	case USERTP_CTL_MSG_RUN:
-		/* The end of a join (join_recorder()), or go on after a refusal: no reply. */
-		if (c->session) {
-			pthread_mutex_lock(&usertp__lock);
-			usertp__session_verdict_locked(c->session, true);
-			pthread_mutex_unlock(&usertp__lock);
-		}
-		return -2;
-	default: {
+	if (!requests[m.type].serve) {
 		char not_one[64];
 
 		snprintf(not_one, sizeof(not_one), "not a request: '%s'", usertp__ctl_word(m.type));
 		reply_error(r, -EINVAL, not_one);
-		break;
+		return -1;
 	}
+	if (requests[m.type].on_session && !c->session) {
+		reply_error(r, -ENOENT, "no session on this connection");
+		return -1;
 	}
-	return -1;
+	return requests[m.type].serve(c, &m, r);
 }
 
 /* --- sending: queued, never waited for by the thread -------------------------------------- */

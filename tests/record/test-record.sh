@@ -692,6 +692,15 @@ hostile)
 	expect "$dir/knock" "^error EINVAL events= is missing" "missing events error"
 	knock "format rec:nosuch"
 	expect "$dir/knock" "^error ENOENT no event rec:nosuch" "unknown format error"
+	# What needs this connection's session, without one; what is not a request.
+	knock "set events=rec:*"
+	expect "$dir/knock" "^error ENOENT no session on this connection" "set without a session"
+	knock listed
+	expect "$dir/knock" "^error ENOENT no session on this connection" "listed without a session"
+	knock ok
+	expect "$dir/knock" "^error EINVAL not a request: 'ok'" "a reply sent as a request"
+	knock ids
+	expect "$dir/knock" "^ok$" "ids"
 	knock --raw 0300000061006200
 	expect "$dir/knock" "^error EINVAL not a text message" "binary message error"
 	knock --raw ffffffff41414141

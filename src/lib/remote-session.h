@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* session.h - private to libusertp: recording sessions of outside recorders (session.c). */
-#ifndef USERTP_SESSION_H
-#define USERTP_SESSION_H
+/*
+ * remote-session.h - private to libusertp: the program's side of the sessions of consumers
+ * outside the process (remote-session.c).
+ */
+#ifndef USERTP_REMOTE_SESSION_H
+#define USERTP_REMOTE_SESSION_H
 
 #include <stddef.h>
 

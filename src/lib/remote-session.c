@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session.c - recording for a recorder outside the process (usertp record).
+ * remote-session.c - the program's side of the session of a consumer outside the process
+ * (usertp record, libusertp-consumer, the mount).
  *
  * A session is what one control connection asked for: event specs, a per-CPU buffer size and
  * mode.  It records through the ring-buffer sink into a region of its own, a memfd that the
@@ -24,7 +25,7 @@
 #include "ctl-proto.h"
 #include "internal.h"
 #include "number.h"
-#include "session.h"
+#include "remote-session.h"
 
 unsigned int usertp__rb_sinks;
 
