@@ -60,6 +60,13 @@ extern bool usertp__keep_objects USERTP_HIDDEN;
  */
 USERTP_HIDDEN void usertp__keep_formats(void);
 /*
+ * registry.c, for objects.c: an object's event arrives, or goes (under usertp__lock); and
+ * growing an array to @need elements of @elem bytes (*@cap of them now).
+ */
+USERTP_HIDDEN void usertp__event_add_locked(struct usertp_event *ev);
+USERTP_HIDDEN void usertp__event_remove_locked(struct usertp_event *ev);
+USERTP_HIDDEN bool usertp__grow(void **array, unsigned int *cap, unsigned int need, size_t elem);
+/*
  * Call @fn on every event with its id, under the registry's lock: for libusertp's own threads
  * (the control thread), which must not hold an event's pointer past the lock while another
  * thread may unregister its object (usertp_event_foreach() is for the program's code, whose

@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * registry.c - what the program is made of: its objects (the executable and each shared
- * library), their tracepoints and call sites, and the events they define.
- *
- * Objects arrive through the constructor that usertp/tracepoint.h puts in every translation
- * unit, and leave through the matching destructor at dlclose().  When one leaves, its events
- * are disabled, the probes of its tracepoints are dropped and, before the destructor
- * returns, a grace period makes sure no thread still runs code or reads data of it.
+ * registry.c - the events the program's objects define (objects.c has the objects): their
+ * ids, formats and event files, found and listed by name.
  *
  * Duplicate events (the same system:name defined by two objects) do not abort anything:
  * with identical formats they are one event with one id, and enabling it enables both
@@ -25,31 +20,6 @@
 
 #include "internal.h"
 
-bool usertp__keep_objects;
-unsigned int usertp__at_start_sessions;
-__thread bool usertp__registering_at_start;
-
-/*
- * Every program that uses tracepoints links this file; this reference makes a static link
- * keep the recorder too, whose constructor nothing else calls.
- */
-static void (*const keep_recorder)(void) __attribute__((used)) = usertp__recorder_init;
-
-/* usertp__object.registered: */
-#define OBJ_REGISTERED 1
-#define OBJ_PERMANENT 2 /* never unloaded: its destructor only runs at exit */
-
-static struct usertp__object **objects;
-static unsigned int nr_objects, objects_cap;
-
-/* How many objects list a tracepoint (interposition can make several list the same one). */
-struct tp_ref {
-	struct usertp_tracepoint *tp;
-	unsigned int refs;
-};
-static struct tp_ref *tp_refs;
-static unsigned int nr_tp_refs, tp_refs_cap;
-
 static struct usertp__event_node *events_head;
 
 /* Definitions left out because an event of that name has another format; they get their
@@ -60,22 +30,12 @@ static unsigned int nr_ignored, ignored_cap;
 /* Event ids in use: common_type is 16 bits; 0 is never used. */
 static unsigned char id_used[65536 / 8];
 
-unsigned int usertp__objects_count_locked(void)
-{
-	return nr_objects;
-}
-
-struct usertp__object *usertp__object_at_locked(unsigned int i)
-{
-	return objects[i];
-}
-
 struct usertp__event_node *usertp__events_first_locked(void)
 {
 	return events_head;
 }
 
-static bool grow(void **array, unsigned int *cap, unsigned int need, size_t elem)
+bool usertp__grow(void **array, unsigned int *cap, unsigned int need, size_t elem)
 {
 	void *bigger;
 	unsigned int n;
@@ -109,37 +69,6 @@ static int id_alloc(void)
 static void id_free(int id)
 {
 	id_used[id / 8] &= (unsigned char)~(1u << (id % 8));
-}
-
-static void tp_ref_get(struct usertp_tracepoint *tp)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr_tp_refs; i++) {
-		if (tp_refs[i].tp == tp) {
-			tp_refs[i].refs++;
-			return;
-		}
-	}
-	if (!grow((void **)&tp_refs, &tp_refs_cap, nr_tp_refs + 1, sizeof(*tp_refs)))
-		return; /* only the clean-up at unload is lost */
-	tp_refs[nr_tp_refs++] = (struct tp_ref){ tp, 1 };
-}
-
-/* Return true when the last object listing @tp let go of it. */
-static bool tp_ref_put(struct usertp_tracepoint *tp)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr_tp_refs; i++) {
-		if (tp_refs[i].tp != tp)
-			continue;
-		if (--tp_refs[i].refs)
-			return false;
-		tp_refs[i] = tp_refs[--nr_tp_refs];
-		return true;
-	}
-	return false;
 }
 
 static const char *event_print_fmt(const struct usertp_event *ev)
@@ -277,7 +206,7 @@ static char *format_dup(const struct usertp__event_node *node)
 	return text;
 }
 
-static void event_add(struct usertp_event *ev)
+void usertp__event_add_locked(struct usertp_event *ev)
 {
 	struct usertp__event_node *node, **tail;
 	const struct usertp_event **inst;
@@ -288,7 +217,7 @@ static void event_add(struct usertp_event *ev)
 	if (node) {
 		if (!same_format(node->instances[0], ev)) {
 			debug_note("ignoring a second, different definition of", ev);
-			if (grow((void **)&ignored, &ignored_cap, nr_ignored + 1, sizeof(*ignored)))
+			if (usertp__grow((void **)&ignored, &ignored_cap, nr_ignored + 1, sizeof(*ignored)))
 				ignored[nr_ignored++] = ev;
 			return;
 		}
@@ -374,12 +303,12 @@ static void ignored_promote(const char *system, const char *name)
 			continue;
 		ignored[i] = ignored[--nr_ignored];
 		debug_note("now using the other definition of", ev);
-		event_add(ev); /* same-format ones left in the list join it from here */
+		usertp__event_add_locked(ev); /* same-format ones left in the list join it from here */
 		i = (unsigned int)-1;
 	}
 }
 
-static void event_remove(struct usertp_event *ev)
+void usertp__event_remove_locked(struct usertp_event *ev)
 {
 	struct usertp__event_node *node = ev->runtime, **pp;
 	char system[128], name[128];
@@ -418,207 +347,6 @@ static void event_remove(struct usertp_event *ev)
 	usertp__defer_free_locked(node->format);
 	usertp__defer_free_locked(node);
 	ignored_promote(system, name);
-}
-
-/*
- * Is @obj part of an object that cannot be unloaded?  The executable cannot; nor can a
- * library once we made it RTLD_NODELETE, which the recorder asks for so that its records can
- * still be printed at exit.  The destructor of such an object runs only at exit, and must
- * then leave everything in place: glibc runs destructors before some atexit handlers (those
- * registered before main() started), among them the recorder's.
- */
-/* Is @obj the program's own (the executable, or everything in a static program)? */
-static bool object_is_main(const struct usertp__object *obj)
-{
-	Dl_info self, main_program;
-
-	if (!dladdr(obj, &self) || !self.dli_fname)
-		return true; /* static program */
-	return dladdr((void *)getauxval(AT_PHDR), &main_program) &&
-	       main_program.dli_fbase == self.dli_fbase;
-}
-
-/* --- objects loaded with the program ---------------------------------------------------- */
-
-/* One loaded object's names and dynamic section, as dl_iterate_phdr() shows it. */
-struct loaded {
-	uintptr_t base;
-	const char *path, *soname, *strtab;
-	const ElfW(Dyn) *dyn;
-	bool linked;
-};
-
-struct loaded_list {
-	struct loaded list[512];
-	unsigned int n;
-};
-
-static uintptr_t dyn_ptr(const struct dl_phdr_info *info, uintptr_t p)
-{
-	/* The loader relocates these in place, but for a read-only dynamic section (vDSO). */
-	return p < info->dlpi_addr ? p + info->dlpi_addr : p;
-}
-
-static int loaded_add(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct loaded_list *l = arg;
-	struct loaded *o;
-
-	(void)size;
-	if (l->n == sizeof(l->list) / sizeof(l->list[0]))
-		return 1;
-	o = &l->list[l->n++];
-	*o = (struct loaded){ .base = info->dlpi_addr, .path = info->dlpi_name };
-	for (unsigned int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			o->dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-	for (const ElfW(Dyn) *d = o->dyn; d && d->d_tag != DT_NULL; d++)
-		if (d->d_tag == DT_STRTAB)
-			o->strtab = (const char *)dyn_ptr(info, d->d_un.d_ptr);
-	for (const ElfW(Dyn) *d = o->dyn; o->strtab && d && d->d_tag != DT_NULL; d++)
-		if (d->d_tag == DT_SONAME)
-			o->soname = o->strtab + d->d_un.d_val;
-	return 0;
-}
-
-/* Is @name (a DT_NEEDED entry) object @o? */
-static bool loaded_is(const struct loaded *o, const char *name)
-{
-	const char *base = o->path ? strrchr(o->path, '/') : NULL;
-
-	return (o->soname && !strcmp(o->soname, name)) ||
-	       (o->path && !strcmp(base ? base + 1 : o->path, name));
-}
-
-/*
- * Was @obj loaded with the program: is it the executable, or a library the executable
- * links (directly or through other libraries), rather than one loaded later by dlopen()?
- * Its constructors then run before main().  Takes the loader's lock: never under ours.
- */
-static bool object_at_start(const struct usertp__object *obj, bool is_main)
-{
-	static struct loaded_list l; /* (big: not on a constructor's stack) */
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	Dl_info self;
-	bool changed = true, at_start = false;
-
-	if (is_main || !dladdr(obj, &self) || !self.dli_fname)
-		return true; /* (or a static program) */
-	pthread_mutex_lock(&lock);
-	l.n = 0;
-	dl_iterate_phdr(loaded_add, &l);
-	if (l.n)
-		l.list[0].linked = true; /* the executable comes first */
-	while (changed) {
-		changed = false;
-		for (unsigned int i = 0; i < l.n; i++) {
-			const struct loaded *o = &l.list[i];
-
-			for (const ElfW(Dyn) *d = o->dyn; o->linked && o->strtab && d && d->d_tag != DT_NULL;
-			     d++) {
-				if (d->d_tag != DT_NEEDED)
-					continue;
-				for (unsigned int j = 0; j < l.n; j++)
-					if (!l.list[j].linked && loaded_is(&l.list[j], o->strtab + d->d_un.d_val))
-						changed = l.list[j].linked = true;
-			}
-		}
-	}
-	for (unsigned int i = 0; i < l.n; i++)
-		if (i && l.list[i].base == (uintptr_t)self.dli_fbase) /* (a library's vaddrs start at 0) */
-			at_start = l.list[i].linked;
-	pthread_mutex_unlock(&lock);
-	return at_start;
-}
-
-static bool object_permanent(const struct usertp__object *obj, bool is_main)
-{
-	Dl_info self;
-	void *handle;
-
-	if (is_main)
-		return true;
-	if (!dladdr(obj, &self) || !self.dli_fname)
-		return true;
-	if (!__atomic_load_n(&usertp__keep_objects, __ATOMIC_RELAXED))
-		return false;
-	handle = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-	if (!handle)
-		return false;
-	dlclose(handle); /* drops the reference we just took; NODELETE stays */
-	return true;
-}
-
-void usertp__object_register(struct usertp__object *obj)
-{
-	bool is_main;
-	int state;
-
-	struct usertp_tracepoint **tp;
-	struct usertp_event **ev;
-
-	usertp__init();
-	if (obj->registered || obj->struct_size < sizeof(struct usertp__object))
-		return;
-	/* Outside our lock: it may take the loader's lock. */
-	is_main = object_is_main(obj);
-	state = object_permanent(obj, is_main) ? OBJ_PERMANENT : OBJ_REGISTERED;
-	usertp__registering_at_start = __atomic_load_n(&usertp__at_start_sessions, __ATOMIC_RELAXED) &&
-				       object_at_start(obj, is_main);
-	pthread_mutex_lock(&usertp__lock);
-	if (obj->registered ||
-	    !grow((void **)&objects, &objects_cap, nr_objects + 1, sizeof(*objects)))
-		goto out;
-	objects[nr_objects++] = obj;
-	obj->registered = state;
-	if (obj->tracepoints)
-		for (tp = obj->tracepoints; tp < obj->tracepoints_end; tp++)
-			if (*tp)
-				tp_ref_get(*tp);
-	/* Sites of this object follow their tracepoints, which may be on already. */
-	usertp__jump_sync_object_locked(obj);
-	if (obj->events)
-		for (ev = obj->events; ev < obj->events_end; ev++)
-			event_add(*ev);
-out:
-	pthread_mutex_unlock(&usertp__lock);
-	if (obj->events && obj->events != obj->events_end)
-		usertp__control_events_changed();
-	usertp__registering_at_start = false;
-}
-
-void usertp__object_unregister(struct usertp__object *obj)
-{
-	struct usertp_tracepoint **tp;
-	struct usertp_event **ev;
-	unsigned int i;
-
-	if (__atomic_load_n(&usertp__exiting, __ATOMIC_RELAXED) || obj->registered == OBJ_PERMANENT)
-		return;
-	pthread_mutex_lock(&usertp__lock);
-	if (!obj->registered) {
-		pthread_mutex_unlock(&usertp__lock);
-		return;
-	}
-	if (obj->events)
-		for (ev = obj->events; ev < obj->events_end; ev++)
-			if (*ev)
-				event_remove(*ev);
-	for (i = 0; i < nr_objects; i++) {
-		if (objects[i] == obj) {
-			memmove(&objects[i], &objects[i + 1], (nr_objects - i - 1) * sizeof(*objects));
-			nr_objects--;
-			break;
-		}
-	}
-	if (obj->tracepoints)
-		for (tp = obj->tracepoints; tp < obj->tracepoints_end; tp++)
-			if (*tp && tp_ref_put(*tp))
-				usertp__probes_clear_locked(*tp);
-	obj->registered = 0;
-	pthread_mutex_unlock(&usertp__lock);
-	/* Nothing of the object may be in use once its destructor returns. */
-	usertp__synchronize();
 }
 
 const struct usertp_event *usertp_event_find(const char *system, const char *name)
