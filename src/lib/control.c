@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * control.c - the control endpoint: how consumers (libusertp-consumer's sessions, usertp
- * list and record, later the tracefs file system) reach a running program.
+ * list and record, the mount) reach a running program: the endpoint, its thread and
+ * connections, the news for recorders, joining them at start-up; each request is served by
+ * control-serve.c.
  *
  * At start-up libusertp starts one thread, which listens on "<runtime dir>/<pid>.sock"
  * (ctl-proto.h says where and how messages look) and sleeps in poll() until someone connects:
@@ -79,450 +81,14 @@
 #include "ctl-proto.h"
 #include "internal.h"
 #include "remote-session.h"
+#include "control-private.h"
 
-#define MAX_CONNS 16
-#define MAX_REQUEST 65536      /* the longest request served (replies may be longer) */
-#define REQUEST_DEADLINE_MS 2000 /* a request must arrive whole this soon after its first byte */
-#define OUT_LIMIT (16u << 20)  /* replies a peer leaves unread: past this it is dropped */
-#define JOIN_SESSION_MS 10000  /* USERTP_SESSION: the recorder the user started us under */
-#define JOIN_ALL_MS 250	       /* `usertp record -a`: a recorder the program did not ask for */
-#define EXIT_FLUSH_MS 200      /* at exit, for the last messages to the recorders */
-
-/* A message waiting to be sent: the u32 length and the text, and a descriptor to pass. */
-struct out_msg {
-	struct out_msg *next;
-	size_t len, off;
-	int fd; /* ours (a dup), closed once sent; -1 if none */
-	unsigned char data[];
-};
-
-/*
- * One connection.  The thread reads it without blocking: each request gathers in @in until
- * it is whole, and must be whole by @deadline; replies and news wait in @out until the peer
- * takes them.  So no peer, however slow, holds up the others or the program.
- */
-struct conn {
-	int fd;
-	struct usertp__session *session;
-	unsigned char *in; /* the request being read: its u32 length, then its text */
-	size_t in_len;
-	long long deadline; /* ms, CLOCK_MONOTONIC; 0 while no request is begun */
-	int in_fd; /* a descriptor that came with the request ("start": the recorder's eventfd) */
-	struct out_msg *out, **out_tail;
-	size_t out_bytes;
-};
-
-static struct {
-	bool on;   /* the endpoint: not with USERTP_CONTROL=0 */
-	pid_t pid; /* 0 until set up (and never with USERTP_CONTROL=0 and no recorder to join) */
-	bool thread; /* the thread runs (in this process) */
-	bool exiting; /* at_exit() ran: the thread opens no endpoint any more */
-	int listen_fd;
-	int wake[2]; /* written to make the thread look at the connections again */
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	pthread_mutex_t lock; /* conns[].fd, .session, .out */
-	struct conn conns[MAX_CONNS];
-} ctl = { .listen_fd = -1, .wake = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* --- replies ------------------------------------------------------------------------------ */
-
-struct reply {
-	char *buf;
-	size_t len, cap;
-};
-
-static void reply_add(struct reply *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void reply_add(struct reply *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(r->buf ? r->buf + r->len : NULL, r->buf ? r->cap - r->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if (r->buf && (size_t)n < r->cap - r->len) {
-			r->len += (size_t)n;
-			return;
-		}
-		if (r->len + (size_t)n + 1 > USERTP_CTL_MAX_MSG)
-			return; /* cut: the reader sees a shorter list */
-		{
-			size_t cap = r->cap ? r->cap : 4096;
-			char *p;
-
-			while (cap < r->len + (size_t)n + 1)
-				cap *= 2;
-			p = realloc(r->buf, cap);
-			if (!p)
-				return;
-			r->buf = p;
-			r->cap = cap;
-		}
-	}
-}
-
-static void event_line(const struct usertp_event *ev, int id, void *arg)
-{
-	(void)id;
-	reply_add(arg, "%s:%s\n", usertp_event_system(ev), usertp_event_name(ev));
-}
-
-static void id_line(const struct usertp_event *ev, int id, void *arg)
-{
-	reply_add(arg, "%d %s:%s\n", id, usertp_event_system(ev), usertp_event_name(ev));
-}
-
-static void reply_error(struct reply *r, int err, const char *why);
-static void reply_ok(struct reply *r);
-
-static void reply_format(struct reply *r, const char *spec)
-{
-	char system[256], why[300];
-	const char *colon = strchr(spec, ':');
-	const struct usertp_event *ev;
-	char *text;
-	int n;
-
-	if (!colon || (size_t)(colon - spec) >= sizeof(system)) {
-		snprintf(why, sizeof(why), "not SYSTEM:EVENT: %.256s", spec);
-		reply_error(r, -EINVAL, why);
-		return;
-	}
-	memcpy(system, spec, (size_t)(colon - spec));
-	system[colon - spec] = 0;
-	ev = usertp_event_find(system, colon + 1);
-	n = ev ? usertp_event_format(ev, NULL, 0) : -ENOENT;
-	text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (!text || usertp_event_format(ev, text, (size_t)n + 1) < 0) {
-		snprintf(why, sizeof(why), "no event %.256s", spec);
-		reply_error(r, -ENOENT, why);
-	} else {
-		reply_ok(r);
-		reply_add(r, "%s", text);
-	}
-	free(text);
-}
-
-/* "tid comm" lines of the threads that recorded. */
-static void reply_comms_lines(struct reply *r)
-{
-	size_t size = 1 << 18;
-	char *text = malloc(size);
-
-	if (text) {
-		usertp__comm_lines(text, size);
-		reply_add(r, "%s", text);
-	}
-	free(text);
-}
-
-static void reply_msg(struct reply *r, const struct usertp__ctl_msg *m)
-{
-	char *text = NULL;
-	long len = usertp__ctl_encode(m, &text);
-
-	if (len < 0)
-		reply_error(r, (int)len, NULL);
-	else
-		reply_add(r, "%s", text);
-	free(text);
-}
-
-/* An "error ERRNO text" reply of a negative errno (@why: NULL, strerror()), by the codec. */
-static void reply_error(struct reply *r, int err, const char *why)
-{
-	char *text = NULL;
-
-	if (usertp__ctl_encode_error(err, why, &text) > 0)
-		reply_add(r, "%s", text);
-	free(text);
-}
-
-/* An "ok" reply's line; what follows it (a listing, a format) is its body. */
-static void reply_ok(struct reply *r)
-{
-	reply_msg(r, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK });
-}
-
-static void reply_enabled(struct reply *r, const struct usertp__session *s)
-{
-	struct usertp__ctl_msg m;
-	size_t size = 1 << 18;
-	char *text = malloc(size);
-
-	if (!text) {
-		reply_error(r, -ENOMEM, NULL);
-		return;
-	}
-	usertp__session_enabled(s, text, size);
-	m = (struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK, .body = text };
-	usertp__ctl_set_num(&m, USERTP_CTL_KEY_SIZE, s->sink.rb.size);
-	reply_msg(r, &m);
-	free(text);
-}
-
-/* Each session of the program: "session N tracing=0|1", its events and filters (usertp list). */
-/* Every session's settings as they are now ("sessions"), or only @only's ("listed"). */
-static void reply_sessions(struct reply *r, const struct usertp__session *only)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	unsigned int n = 0;
-
-	if (!f)
-		return;
-	pthread_mutex_lock(&ctl.lock);
-	for (unsigned int i = 0; i < MAX_CONNS; i++) {
-		const struct usertp__session *s = ctl.conns[i].session;
-
-		if (ctl.conns[i].fd < 0 || !s || (only && s != only))
-			continue;
-		fprintf(f, "session %u tracing=%d\n", ++n, s->tracing);
-		usertp__listener_describe(s->sink.listener, f);
-	}
-	pthread_mutex_unlock(&ctl.lock);
-	if (!fclose(f))
-		reply_add(r, "%s", text);
-	free(text);
-}
-
-/* The process's name: its main thread's (not the name of the thread asking). */
-static void process_comm(char *buf, size_t size)
-{
-	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-}
-
-static bool is_eventfd(int fd)
-{
-	char path[64], target[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return false;
-	target[n] = 0;
-	return !strcmp(target, "anon_inode:[eventfd]");
-}
-
-static void news_send(const char *msg, size_t len, void *arg);
-
-/*
- * The requests, one handler each, called with the request decoded (@m, its texts in the
- * request's buffer).  Return: the descriptor to send with the reply, -1 for none, -2 for no
- * reply at all; the reply is in @r.
- */
-static int serve_hello(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	char comm[17];
-
-	(void)c;
-	process_comm(comm, sizeof(comm));
-	*m = (struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK };
-	usertp__ctl_set_num(m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
-	usertp__ctl_set_num(m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
-	usertp__ctl_set_num(m, USERTP_CTL_KEY_UID, geteuid());
-	usertp__ctl_set_num(m, USERTP_CTL_KEY_CPUS, (uint64_t)get_nprocs_conf());
-	usertp__ctl_set_num(m, USERTP_CTL_KEY_VERSION, USERTP_CTL_VERSION);
-	usertp__ctl_set_text(m, USERTP_CTL_KEY_COMM, comm);
-	reply_msg(r, m);
-	return -1;
-}
-
-static int serve_events(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	(void)c;
-	reply_ok(r);
-	usertp__event_foreach_locked(m->type == USERTP_CTL_MSG_IDS ? id_line : event_line, r);
-	return -1;
-}
-
-static int serve_format(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	(void)c;
-	reply_format(r, m->arg ? m->arg : "");
-	return -1;
-}
-
-static int serve_comms(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	(void)c;
-	(void)m;
-	reply_ok(r);
-	reply_comms_lines(r);
-	return -1;
-}
-
-static int serve_start(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	struct usertp__session *s;
-	const char *why;
-	int ret, wake_fd;
-
-	if (c->session) {
-		reply_error(r, -EBUSY, "this connection has a session already");
-		return -1;
-	}
-	/* With the recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
-	wake_fd = c->in_fd >= 0 && is_eventfd(c->in_fd) ? c->in_fd : -1;
-	ret = usertp__session_start(m, wake_fd, &s, &why);
-	if (!ret && wake_fd >= 0)
-		c->in_fd = -1; /* the session's now */
-	if (ret) {
-		reply_error(r, ret, why);
-		return -1;
-	}
-	/* Told first, listed after: an event that comes in between is told twice, not never. */
-	usertp__session_news_skip(s);
-	reply_enabled(r, s);
-	pthread_mutex_lock(&ctl.lock);
-	c->session = s;
-	pthread_mutex_unlock(&ctl.lock);
-	return s->sink.rb.fd;
-}
-
-static int serve_set(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	const char *why;
-	int ret = usertp__session_set(c->session, m, &why);
-
-	if (ret) {
-		reply_error(r, ret, why);
-		return -1;
-	}
-	/* The formats of the events it records now go first (queued before the reply). */
-	pthread_mutex_lock(&ctl.lock);
-	usertp__session_news(c->session, news_send, c);
-	pthread_mutex_unlock(&ctl.lock);
-	reply_enabled(r, c->session);
-	return -1;
-}
-
-static int serve_filter(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	const char *why;
-	int ret = usertp__session_filter(c->session, m->text[USERTP_CTL_KEY_EVENTS], m->body, &why);
-
-	if (ret)
-		reply_error(r, ret, why);
-	else
-		reply_ok(r);
-	return -1;
-}
-
-static int serve_pids(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	int ret = usertp__session_pids(c->session, m, false);
-
-	if (ret)
-		reply_error(r, ret, NULL);
-	else
-		reply_ok(r);
-	return -1;
-}
-
-/* "sessions": every session of the program; "listed": this connection's. */
-static int serve_sessions(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	reply_ok(r);
-	reply_sessions(r, m->type == USERTP_CTL_MSG_LISTED ? c->session : NULL);
-	return -1;
-}
-
-static int serve_enabled(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	(void)m;
-	reply_enabled(r, c->session);
-	return -1;
-}
-
-static int serve_stop(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	struct usertp__session *s;
-
-	(void)m;
-	pthread_mutex_lock(&ctl.lock);
-	s = c->session;
-	c->session = NULL;
-	pthread_mutex_unlock(&ctl.lock);
-	usertp__session_end(s);
-	reply_ok(r);
-	return -1;
-}
-
-/* The end of a join (join_recorder()), or go on after a refusal: no reply. */
-static int serve_run(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
-{
-	(void)m;
-	(void)r;
-	if (c->session) {
-		pthread_mutex_lock(&usertp__lock);
-		usertp__session_verdict_locked(c->session, true);
-		pthread_mutex_unlock(&usertp__lock);
-	}
-	return -2;
-}
-
-static const struct {
-	int (*serve)(struct conn *c, struct usertp__ctl_msg *m, struct reply *r);
-	bool on_session; /* asks about this connection's session: there must be one */
-} requests[USERTP_CTL_NR_TYPES] = {
-	[USERTP_CTL_MSG_HELLO] = { serve_hello, false },
-	[USERTP_CTL_MSG_EVENTS] = { serve_events, false },
-	[USERTP_CTL_MSG_IDS] = { serve_events, false },
-	[USERTP_CTL_MSG_FORMAT] = { serve_format, false },
-	[USERTP_CTL_MSG_COMMS] = { serve_comms, false },
-	[USERTP_CTL_MSG_START] = { serve_start, false },
-	[USERTP_CTL_MSG_SET] = { serve_set, true },
-	[USERTP_CTL_MSG_FILTER] = { serve_filter, true },
-	[USERTP_CTL_MSG_PIDS] = { serve_pids, true },
-	[USERTP_CTL_MSG_SESSIONS] = { serve_sessions, false },
-	[USERTP_CTL_MSG_LISTED] = { serve_sessions, true },
-	[USERTP_CTL_MSG_ENABLED] = { serve_enabled, true },
-	[USERTP_CTL_MSG_STOP] = { serve_stop, false },
-	[USERTP_CTL_MSG_RUN] = { serve_run, false },
-};
-
-/*
- * Serve one request of connection @c (@req, changed in place).  Return: the descriptor to
- * send with the reply, -1 for none, -2 for no reply; the reply is in @r.
- */
-static int serve(struct conn *c, char *req, struct reply *r)
-{
-	struct usertp__ctl_msg m;
-	const char *why;
-
-	if (usertp__ctl_decode(req, &m, &why)) {
-		reply_error(r, -EINVAL, why);
-		return -1;
-	}
-	if (!requests[m.type].serve) {
-		char not_one[64];
-
-		snprintf(not_one, sizeof(not_one), "not a request: '%s'", usertp__ctl_word(m.type));
-		reply_error(r, -EINVAL, not_one);
-		return -1;
-	}
-	if (requests[m.type].on_session && !c->session) {
-		reply_error(r, -ENOENT, "no session on this connection");
-		return -1;
-	}
-	return requests[m.type].serve(c, &m, r);
-}
+struct usertp__ctl usertp__ctl = { .listen_fd = -1, .wake = { -1, -1 },
+				   .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* --- sending: queued, never waited for by the thread -------------------------------------- */
 
-/* Queue a message on @c, with a copy of @pass_fd.  Under ctl.lock.  Return: 0 or -errno. */
+/* Queue a message on @c, with a copy of @pass_fd.  Under usertp__ctl.lock.  Return: 0 or -errno. */
 static int conn_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd)
 {
 	struct out_msg *m;
@@ -551,7 +117,7 @@ static int conn_queue_locked(struct conn *c, const char *text, size_t len, int p
 	return 0;
 }
 
-/* Send what the peer takes now.  Under ctl.lock.  Return: 0 (sent or waiting) or -errno. */
+/* Send what the peer takes now.  Under usertp__ctl.lock.  Return: 0 (sent or waiting) or -errno. */
 static int conn_flush_locked(struct conn *c)
 {
 	struct out_msg *m;
@@ -604,13 +170,13 @@ static void conn_free_io(struct conn *c)
 
 static void wake_thread(void)
 {
-	if (ctl.wake[1] >= 0)
-		(void)!write(ctl.wake[1], "", 1);
+	if (usertp__ctl.wake[1] >= 0)
+		(void)!write(usertp__ctl.wake[1], "", 1);
 }
 
 /*
  * Send @text on @c now if the peer takes it, else leave it to the thread (or, where there is
- * no thread, wait for the peer at most @wait_ms).  Under ctl.lock.
+ * no thread, wait for the peer at most @wait_ms).  Under usertp__ctl.lock.
  */
 static int conn_send_locked(struct conn *c, const char *text, size_t len, int pass_fd,
 			    int wait_ms)
@@ -627,7 +193,7 @@ static int conn_send_locked(struct conn *c, const char *text, size_t len, int pa
 		ret = conn_flush_locked(c);
 		if (ret || !c->out)
 			return ret;
-		if (ctl.thread) {
+		if (usertp__ctl.thread) {
 			wake_thread(); /* it polls for POLLOUT now */
 			return 0;
 		}
@@ -643,13 +209,13 @@ static void conn_close(struct conn *c)
 {
 	struct usertp__session *s;
 
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&usertp__ctl.lock);
 	close(c->fd);
 	c->fd = -1;
 	s = c->session;
 	c->session = NULL;
 	conn_free_io(c);
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&usertp__ctl.lock);
 	/* Ending a session waits for a grace period: not under our lock. */
 	usertp__session_end(s);
 }
@@ -661,10 +227,10 @@ static bool conn_request(struct conn *c, char *req, size_t len)
 	int fd, ret;
 
 	if (!len || strlen(req) != len) {
-		reply_add(&r, "error EINVAL not a text message\n");
+		usertp__control_reply_add(&r, "error EINVAL not a text message\n");
 		fd = -1;
 	} else {
-		fd = serve(c, req, &r);
+		fd = usertp__control_serve(c, req, &r);
 	}
 	if (c->in_fd >= 0) {
 		close(c->in_fd); /* not taken by the request */
@@ -672,9 +238,9 @@ static bool conn_request(struct conn *c, char *req, size_t len)
 	}
 	if (fd == -2)
 		return true;
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&usertp__ctl.lock);
 	ret = r.buf ? conn_send_locked(c, r.buf, r.len, fd, 0) : -ENOMEM;
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&usertp__ctl.lock);
 	free(r.buf);
 	return !ret;
 }
@@ -756,17 +322,18 @@ static int conn_add(int fd, struct usertp__session *s)
 {
 	int i;
 
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&usertp__ctl.lock);
 	for (i = 0; i < MAX_CONNS; i++) {
-		if (ctl.conns[i].fd < 0) {
-			ctl.conns[i] = (struct conn){ .fd = fd, .session = s, .in_fd = -1 };
-			pthread_mutex_unlock(&ctl.lock);
+		if (usertp__ctl.conns[i].fd < 0) {
+			usertp__ctl.conns[i] = (struct conn){ .fd = fd, .session = s, .in_fd = -1 };
+			pthread_mutex_unlock(&usertp__ctl.lock);
 			wake_thread();
 			return i;
 		}
 	}
-	pthread_mutex_unlock(&ctl.lock);
-	usertp__ctl_refuse_nowait(fd, -EBUSY, "too many connections (%d served at once)", MAX_CONNS);
+	pthread_mutex_unlock(&usertp__ctl.lock);
+	usertp__ctl_refuse_nowait(fd, -EBUSY, "too many connections (%d served at once)",
+				  MAX_CONNS);
 	close(fd);
 	usertp__session_end(s);
 	return -1;
@@ -774,15 +341,16 @@ static int conn_add(int fd, struct usertp__session *s)
 
 static void accept_one(void)
 {
-	int fd = accept4(ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(usertp__ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	uid_t uid;
 
 	if (fd < 0)
 		return;
 	if (!usertp__ctl_peer_allowed(fd, &uid)) {
 		usertp__ctl_refuse_nowait(fd, -EACCES,
-					  "uid %u may not control process %d (uid %u): only its user or "
-					  "root may", (unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
+					  "uid %u may not control process %d (uid %u): only its user "
+					  "or root may",
+					  (unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
 		close(fd);
 		return;
 	}
@@ -804,11 +372,11 @@ static void *control_thread(void *open_endpoint)
 		bool ok;
 
 		/* Under the lock: an exit meanwhile waits, then removes what we made. */
-		pthread_mutex_lock(&ctl.lock);
-		ok = !ctl.exiting && !endpoint_open();
+		pthread_mutex_lock(&usertp__ctl.lock);
+		ok = !usertp__ctl.exiting && !endpoint_open();
 		if (!ok)
-			ctl.thread = false;
-		pthread_mutex_unlock(&ctl.lock);
+			usertp__ctl.thread = false;
+		pthread_mutex_unlock(&usertp__ctl.lock);
 		if (!ok)
 			return NULL;
 	}
@@ -816,12 +384,12 @@ static void *control_thread(void *open_endpoint)
 		long long next = 0, now;
 		int timeout = -1;
 
-		pfd[0] = (struct pollfd){ ctl.listen_fd, POLLIN, 0 };
-		pfd[1] = (struct pollfd){ ctl.wake[0], POLLIN, 0 };
+		pfd[0] = (struct pollfd){ usertp__ctl.listen_fd, POLLIN, 0 };
+		pfd[1] = (struct pollfd){ usertp__ctl.wake[0], POLLIN, 0 };
 		n = 2;
-		pthread_mutex_lock(&ctl.lock);
+		pthread_mutex_lock(&usertp__ctl.lock);
 		for (i = 0; i < MAX_CONNS; i++) {
-			struct conn *c = &ctl.conns[i];
+			struct conn *c = &usertp__ctl.conns[i];
 
 			if (c->fd < 0)
 				continue;
@@ -830,7 +398,7 @@ static void *control_thread(void *open_endpoint)
 			if (c->deadline && (!next || c->deadline < next))
 				next = c->deadline;
 		}
-		pthread_mutex_unlock(&ctl.lock);
+		pthread_mutex_unlock(&usertp__ctl.lock);
 		if (next) {
 			now = usertp__mono_ms();
 			timeout = next > now ? (int)(next - now) : 0;
@@ -840,20 +408,20 @@ static void *control_thread(void *open_endpoint)
 		if (pfd[1].revents) {
 			char drain[64];
 
-			(void)!read(ctl.wake[0], drain, sizeof(drain));
+			(void)!read(usertp__ctl.wake[0], drain, sizeof(drain));
 		}
 		if (pfd[0].revents)
 			accept_one();
 		now = usertp__mono_ms();
 		for (i = 2; i < n; i++) {
 			/* Only this thread closes connections: c stays valid. */
-			struct conn *c = &ctl.conns[idx[i]];
+			struct conn *c = &usertp__ctl.conns[idx[i]];
 			bool ok = true;
 
 			if (pfd[i].revents & POLLOUT) {
-				pthread_mutex_lock(&ctl.lock);
+				pthread_mutex_lock(&usertp__ctl.lock);
 				ok = !conn_flush_locked(c);
-				pthread_mutex_unlock(&ctl.lock);
+				pthread_mutex_unlock(&usertp__ctl.lock);
 			}
 			if (ok && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				ok = conn_read(c);
@@ -869,7 +437,7 @@ static void *control_thread(void *open_endpoint)
 
 /* --- news for recorders ------------------------------------------------------------------- */
 
-static void news_send(const char *msg, size_t len, void *arg)
+void usertp__control_news_send(const char *msg, size_t len, void *arg)
 {
 	struct conn *c = arg;
 
@@ -891,13 +459,14 @@ static void verdicts_wait(void)
 		bool late = usertp__mono_ms() >= deadline;
 
 		waiting = false;
-		pthread_mutex_lock(&ctl.lock);
+		pthread_mutex_lock(&usertp__ctl.lock);
 		pthread_mutex_lock(&usertp__lock);
 		for (unsigned int i = 0; i < MAX_CONNS; i++)
-			if (ctl.conns[i].fd >= 0 && ctl.conns[i].session)
-				waiting |= usertp__session_verdict_locked(ctl.conns[i].session, late);
+			if (usertp__ctl.conns[i].fd >= 0 && usertp__ctl.conns[i].session)
+				waiting |= usertp__session_verdict_locked(
+					usertp__ctl.conns[i].session, late);
 		pthread_mutex_unlock(&usertp__lock);
-		pthread_mutex_unlock(&ctl.lock);
+		pthread_mutex_unlock(&usertp__ctl.lock);
 		if (waiting)
 			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
@@ -907,17 +476,18 @@ void usertp__control_events_changed(void)
 {
 	unsigned int i;
 
-	if (!ctl.pid)
+	if (!usertp__ctl.pid)
 		return;
 	/*
 	 * Each session's recorder hears of the new events, with the formats of those it records,
 	 * before any of them can fire: it may have to write them out after we are gone.
 	 */
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&usertp__ctl.lock);
 	for (i = 0; i < MAX_CONNS; i++)
-		if (ctl.conns[i].fd >= 0 && ctl.conns[i].session)
-			usertp__session_news(ctl.conns[i].session, news_send, &ctl.conns[i]);
-	pthread_mutex_unlock(&ctl.lock);
+		if (usertp__ctl.conns[i].fd >= 0 && usertp__ctl.conns[i].session)
+			usertp__session_news(usertp__ctl.conns[i].session,
+					     usertp__control_news_send, &usertp__ctl.conns[i]);
+	pthread_mutex_unlock(&usertp__ctl.lock);
 	verdicts_wait();
 }
 
@@ -945,14 +515,14 @@ static int endpoint_open(void)
 		close(fd);
 		return ret;
 	}
-	if (pipe2(ctl.wake, O_CLOEXEC | O_NONBLOCK)) {
+	if (pipe2(usertp__ctl.wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = -errno;
 		unlink(sa.sun_path);
 		close(fd);
 		return ret;
 	}
-	memcpy(ctl.path, sa.sun_path, sizeof(ctl.path));
-	ctl.listen_fd = fd;
+	memcpy(usertp__ctl.path, sa.sun_path, sizeof(usertp__ctl.path));
+	usertp__ctl.listen_fd = fd;
 	return 0;
 }
 
@@ -972,13 +542,13 @@ static void thread_start(bool open_endpoint)
 	/* The thread takes none of the program's signals. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_mutex_lock(&ctl.lock);
-	ctl.thread = true; /* before it runs: it may fail to open the endpoint at once */
-	pthread_mutex_unlock(&ctl.lock);
-	if (pthread_create(&thread, &attr, control_thread, open_endpoint ? &ctl : NULL)) {
-		pthread_mutex_lock(&ctl.lock);
-		ctl.thread = false;
-		pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_lock(&usertp__ctl.lock);
+	usertp__ctl.thread = true; /* before it runs: it may fail to open the endpoint at once */
+	pthread_mutex_unlock(&usertp__ctl.lock);
+	if (pthread_create(&thread, &attr, control_thread, open_endpoint ? &usertp__ctl : NULL)) {
+		pthread_mutex_lock(&usertp__ctl.lock);
+		usertp__ctl.thread = false;
+		pthread_mutex_unlock(&usertp__ctl.lock);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
@@ -996,7 +566,7 @@ static void at_exit(void)
 	long long deadline;
 	unsigned int i;
 
-	if (getpid() != ctl.pid)
+	if (getpid() != usertp__ctl.pid)
 		return;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_nsec += EXIT_FLUSH_MS * 1000000;
@@ -1005,23 +575,23 @@ static void at_exit(void)
 		until.tv_nsec -= 1000000000;
 	}
 	deadline = usertp__mono_ms() + EXIT_FLUSH_MS;
-	if (pthread_mutex_timedlock(&ctl.lock, &until)) {
-		if (ctl.path[0])
-			unlink(ctl.path);
+	if (pthread_mutex_timedlock(&usertp__ctl.lock, &until)) {
+		if (usertp__ctl.path[0])
+			unlink(usertp__ctl.path);
 		return;
 	}
 	/* The endpoint goes (the thread, if it has not opened it yet, will not). */
-	ctl.exiting = true;
-	if (ctl.path[0])
-		unlink(ctl.path);
+	usertp__ctl.exiting = true;
+	if (usertp__ctl.path[0])
+		unlink(usertp__ctl.path);
 	for (i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &ctl.conns[i];
+		struct conn *c = &usertp__ctl.conns[i];
 
 		if (c->fd < 0 || !c->session)
 			continue;
 		if (!r.buf) {
-			reply_add(&r, "exit\n");
-			reply_comms_lines(&r);
+			usertp__control_reply_add(&r, "exit\n");
+			usertp__control_reply_comms_lines(&r);
 		}
 		if (!r.buf || conn_queue_locked(c, r.buf, r.len, -1))
 			continue;
@@ -1034,7 +604,7 @@ static void at_exit(void)
 				break;
 		}
 	}
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&usertp__ctl.lock);
 	free(r.buf);
 }
 
@@ -1064,7 +634,7 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 			close(c.fd);
 		return;
 	}
-	process_comm(comm, sizeof(comm));
+	usertp__control_process_comm(comm, sizeof(comm));
 	{
 		struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_JOIN };
 
@@ -1083,7 +653,7 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 
 		if (n == -EBADMSG || n <= 0)
 			goto fail;
-		fd = serve(&c, req, &r);
+		fd = usertp__control_serve(&c, req, &r);
 		if (c.in_fd >= 0) {
 			close(c.in_fd);
 			c.in_fd = -1;
@@ -1150,12 +720,12 @@ static void join_recorders_of_all(void)
 
 static void fork_prepare(void)
 {
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&usertp__ctl.lock);
 }
 
 static void fork_parent(void)
 {
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&usertp__ctl.lock);
 }
 
 /* A forked child: its own endpoint and thread; its sessions get their own buffers. */
@@ -1164,19 +734,19 @@ static void fork_child(void)
 	bool endpoint_ok;
 	unsigned int i;
 
-	pthread_mutex_unlock(&ctl.lock);
-	ctl.thread = false;
-	if (!ctl.pid)
+	pthread_mutex_unlock(&usertp__ctl.lock);
+	usertp__ctl.thread = false;
+	if (!usertp__ctl.pid)
 		return; /* nothing of ours runs in this process */
-	ctl.pid = getpid();
-	if (ctl.listen_fd >= 0)
-		close(ctl.listen_fd);
-	if (ctl.wake[0] >= 0) {
-		close(ctl.wake[0]);
-		close(ctl.wake[1]);
+	usertp__ctl.pid = getpid();
+	if (usertp__ctl.listen_fd >= 0)
+		close(usertp__ctl.listen_fd);
+	if (usertp__ctl.wake[0] >= 0) {
+		close(usertp__ctl.wake[0]);
+		close(usertp__ctl.wake[1]);
 	}
-	ctl.listen_fd = ctl.wake[0] = ctl.wake[1] = -1;
-	ctl.path[0] = 0;
+	usertp__ctl.listen_fd = usertp__ctl.wake[0] = usertp__ctl.wake[1] = -1;
+	usertp__ctl.path[0] = 0;
 	/*
 	 * The endpoint first: the recorder asks it about us as soon as it hears of us.
 	 * ThreadSanitizer cannot follow a thread started after a multi-threaded fork (it stops
@@ -1186,10 +756,10 @@ static void fork_child(void)
 #if defined(__SANITIZE_THREAD__)
 	endpoint_ok = false;
 #else
-	endpoint_ok = ctl.on && !endpoint_open();
+	endpoint_ok = usertp__ctl.on && !endpoint_open();
 #endif
 	for (i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &ctl.conns[i];
+		struct conn *c = &usertp__ctl.conns[i];
 		int fd;
 
 		if (c->fd < 0)
@@ -1216,7 +786,7 @@ static void __attribute__((constructor)) control_init(void)
 	unsigned int i;
 
 	for (i = 0; i < MAX_CONNS; i++)
-		ctl.conns[i].fd = ctl.conns[i].in_fd = -1;
+		usertp__ctl.conns[i].fd = usertp__ctl.conns[i].in_fd = -1;
 	if (v && strcmp(v, "0") && strcmp(v, "1")) {
 		fprintf(stderr, "usertp: USERTP_CONTROL=%s: not 0 or 1; the control endpoint stays on\n",
 			v);
@@ -1227,8 +797,8 @@ static void __attribute__((constructor)) control_init(void)
 	if (off && !(session && *session))
 		return;
 	usertp__init();
-	ctl.on = !off;
-	ctl.pid = getpid();
+	usertp__ctl.on = !off;
+	usertp__ctl.pid = getpid();
 	if (session && *session)
 		join_recorder(session, JOIN_SESSION_MS, false);
 	else

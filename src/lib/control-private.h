@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * control-private.h - inside libusertp's control endpoint: the state its two files share.  control.c has the endpoint, its thread, its
+ * connections, the news for recorders and joining them; control-serve.c the requests and
+ * their replies.
+ */
+#ifndef USERTP_CONTROL_PRIVATE_H
+#define USERTP_CONTROL_PRIVATE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/un.h>
+
+#define MAX_CONNS 16
+#define MAX_REQUEST 65536      /* the longest request served (replies may be longer) */
+#define REQUEST_DEADLINE_MS 2000 /* a request must arrive whole this soon after its first byte */
+#define OUT_LIMIT (16u << 20)  /* replies a peer leaves unread: past this it is dropped */
+#define JOIN_SESSION_MS 10000  /* USERTP_SESSION: the recorder the user started us under */
+#define JOIN_ALL_MS 250	       /* `usertp record -a`: a recorder the program did not ask for */
+#define EXIT_FLUSH_MS 200      /* at exit, for the last messages to the recorders */
+
+/* A message waiting to be sent: the u32 length and the text, and a descriptor to pass. */
+struct out_msg {
+	struct out_msg *next;
+	size_t len, off;
+	int fd; /* ours (a dup), closed once sent; -1 if none */
+	unsigned char data[];
+};
+
+/*
+ * One connection.  The thread reads it without blocking: each request gathers in @in until
+ * it is whole, and must be whole by @deadline; replies and news wait in @out until the peer
+ * takes them.  So no peer, however slow, holds up the others or the program.
+ */
+struct conn {
+	int fd;
+	struct usertp__session *session;
+	unsigned char *in; /* the request being read: its u32 length, then its text */
+	size_t in_len;
+	long long deadline; /* ms, CLOCK_MONOTONIC; 0 while no request is begun */
+	int in_fd; /* a descriptor that came with the request ("start": the recorder's eventfd) */
+	struct out_msg *out, **out_tail;
+	size_t out_bytes;
+};
+
+struct usertp__ctl {
+	bool on;   /* the endpoint: not with USERTP_CONTROL=0 */
+	pid_t pid; /* 0 until set up (and never with USERTP_CONTROL=0 and no recorder to join) */
+	bool thread; /* the thread runs (in this process) */
+	bool exiting; /* at_exit() ran: the thread opens no endpoint any more */
+	int listen_fd;
+	int wake[2]; /* written to make the thread look at the connections again */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	pthread_mutex_t lock; /* conns[].fd, .session, .out */
+	struct conn conns[MAX_CONNS];
+};
+/* The endpoint of this process (control.c). */
+extern struct usertp__ctl usertp__ctl;
+
+/* A reply being made. */
+struct reply {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Queue the news @msg (@len bytes) on connection @arg, for its recorder. */
+void usertp__control_news_send(const char *msg, size_t len, void *arg);
+/*
+ * Serve one request of connection @c (@req, changed in place).  Return: the descriptor to
+ * send with the reply, -1 for none, -2 for no reply; the reply is in @r.
+ */
+int usertp__control_serve(struct conn *c, char *req, struct reply *r);
+/* The process's name: its main thread's (not the name of the thread asking). */
+void usertp__control_process_comm(char *buf, size_t size);
+/* Append printf-style text to @r (out of memory: the reply is cut, and refused). */
+void usertp__control_reply_add(struct reply *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "tid comm" lines of the threads that recorded. */
+void usertp__control_reply_comms_lines(struct reply *r);
+
+#endif /* USERTP_CONTROL_PRIVATE_H */
