@@ -1,27 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness.h - the small test harness every test binary uses: checks that print both sides
- * and go on, and a final "N passed, N failed" line; the exit status is non-zero on failure.
+ * harness.h - the one assertion header of the C tests: checks that print both sides (or the
+ * message given) and go on, and a final "N passed, N failed" line (harness_done(), whose
+ * result is the exit status: non-zero on failure).
  * A test that cannot run here (missing tool, no privilege) calls SKIP(), exit status 77,
  * which ctest reports as skipped.
  */
 #ifndef USERTP_TEST_HARNESS_H
 #define USERTP_TEST_HARNESS_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int harness_passed, harness_failed;
 
-#define CHECK(cond)                                                                                \
+/* (A failed check's line: where, what, and the message given, if any.) */
+static void harness_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), unused));
+static void harness_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	harness_failed++;
+	fprintf(stderr, "%s:%d: CHECK(%s) failed", file, line, cond);
+	if (fmt[1]) { /* (" " alone: no message) */
+		fputc(':', stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	}
+	fputc('\n', stderr);
+}
+
+/* CHECK(cond) or CHECK(cond, fmt, ...): a message says what was found instead. */
+#define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \
-		if (cond) {                                                                        \
+		if (cond)                                                                          \
 			harness_passed++;                                                          \
-		} else {                                                                           \
-			harness_failed++;                                                          \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);  \
-		}                                                                                  \
+		else                                                                               \
+			harness_fail(__FILE__, __LINE__, #cond, " " __VA_ARGS__);                  \
 	} while (0)
 
 #define CHECK_INT(a, op, b)                                                                        \

@@ -48,19 +48,9 @@
 #include <traceevent/event-parse.h>
 #include <usertp/consumer.h>
 
+#include "../harness.h"
+
 static const char *cons_prog;
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
-
 /* --- the traced program ------------------------------------------------------------------- */
 
 struct prog {
@@ -1148,9 +1138,9 @@ int main(int argc, char **argv)
 		case_latency();
 	else
 		return 2;
-	if (failures)
-		fprintf(stderr, "%d failure(s)\n", failures);
+	if (harness_failed)
+		fprintf(stderr, "%d failure(s)\n", harness_failed);
 	else
 		printf("ok\n");
-	return failures ? 1 : 0;
+	return harness_failed ? 1 : 0;
 }

@@ -16,7 +16,7 @@
 #define CREATE_TRACE_POINTS
 #include "cons-prog-trace.h"
 
-#include "../check.h"
+#include "../harness.h"
 
 static unsigned long count_a, count_b, bad_seen;
 
@@ -98,7 +98,7 @@ int main(void)
 		pthread_join(threads[i], NULL);
 	CHECK(!bad_seen, "%lu records passed a filter that was not theirs", bad_seen);
 	usertp_listener_destroy(l);
-	if (failures)
+	if (harness_failed)
 		return 1;
 	printf("ok\n");
 	return 0;

@@ -23,7 +23,7 @@
 #define CREATE_TRACE_POINTS
 #include "cons-prog-trace.h"
 
-#include "../check.h"
+#include "../harness.h"
 
 #define MAX_TIDS 16
 
@@ -349,9 +349,9 @@ int main(void)
 		CHECK(seen_of(tids[1]) + seen_of(tids[2]) > 0, "listed threads recorded nothing");
 	}
 	usertp_listener_destroy(l);
-	if (failures)
-		fprintf(stderr, "pid-listener: %d failures\n", failures);
+	if (harness_failed)
+		fprintf(stderr, "pid-listener: %d harness_failed\n", harness_failed);
 	else
 		printf("pid-listener: ok\n");
-	return failures != 0;
+	return harness_failed != 0;
 }

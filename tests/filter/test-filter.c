@@ -19,7 +19,7 @@
 #include "filter-fields.h"
 #include "format-field.h"
 
-#include "../check.h"
+#include "../harness.h"
 
 /* --- errors (docs/tracefs.md 4.5) ------------------------------------------------------------- */
 
@@ -177,7 +177,7 @@ static void expect(int line, const char *text, const struct usertp__filter_field
 	if (!ok || m != want) {
 		fprintf(stderr, "FAIL line %d: [%s] %s\n", line, text,
 			!ok ? "refused" : want ? "does not match" : "matches");
-		failures++;
+		harness_failed++;
 	}
 }
 #define YES(text, fields, rec) expect(__LINE__, text, fields, &(rec), true)
@@ -421,8 +421,8 @@ int main(void)
 	test_errors();
 	test_matching();
 	test_big();
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
+	if (harness_failed) {
+		fprintf(stderr, "%d failure(s)\n", harness_failed);
 		return 1;
 	}
 	printf("ok\n");

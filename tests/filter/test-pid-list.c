@@ -17,7 +17,7 @@
 
 #include "pid-list.h"
 
-#include "../check.h"
+#include "../harness.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define SPACES " \t\n\r\v\f"
@@ -90,7 +90,7 @@ static void kernel_compare(void)
 		ssize_t n;
 
 		if (write_file(path, "7")) {
-			failures++;
+			harness_failed++;
 			break;
 		}
 		fd = open(path, O_WRONLY | O_APPEND);
@@ -153,7 +153,7 @@ int main(void)
 		usertp__pid_list_free(&list);
 	}
 	kernel_compare();
-	if (failures)
-		fprintf(stderr, "test-pid-list: %d failures\n", failures);
-	return failures != 0;
+	if (harness_failed)
+		fprintf(stderr, "test-pid-list: %d harness_failed\n", harness_failed);
+	return harness_failed != 0;
 }

@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "check.h"
+#include "harness.h"
 #include "number.h"
 
 static void kstrtoull_case(const char *text, unsigned int base, int want, uint64_t want_value)
@@ -61,5 +61,5 @@ int main(void)
 	CHECK(usertp__parse_u64("4x", 1, 100, &v) == -EINVAL, "parse_u64(4x)");
 	CHECK(usertp__parse_u64("", 1, 100, &v) == -EINVAL, "parse_u64(empty)");
 	CHECK(usertp__parse_u64("-4", 0, 100, &v) == -EINVAL, "parse_u64(-4)");
-	return failures ? 1 : 0;
+	return harness_done();
 }

@@ -25,7 +25,7 @@
 
 #include "tracefs-text.h"
 
-#include "../check.h"
+#include "../harness.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 
@@ -312,19 +312,19 @@ int main(void)
 
 	if (stat(TRACEFS "/instances", &st) || access(TRACEFS "/instances", W_OK)) {
 		printf("test-tracefs-text: tracefs cannot be written here: the kernel comparisons are skipped\n");
-		return failures ? 1 : 77;
+		return harness_failed ? 1 : 77;
 	}
 	snprintf(inst, sizeof(inst), TRACEFS "/instances/usertp-text-%d", (int)getpid());
 	if (mkdir(inst, 0755)) {
 		printf("test-tracefs-text: cannot make an instance: %s\n", strerror(errno));
-		return failures ? 1 : 77;
+		return harness_failed ? 1 : 77;
 	}
 	compare_numbers();
 	compare_set_event();
 	compare_tracer();
 	compare_buffer_kb();
 	rmdir(inst);
-	if (failures)
-		fprintf(stderr, "test-tracefs-text: %d failures\n", failures);
-	return failures != 0;
+	if (harness_failed)
+		fprintf(stderr, "test-tracefs-text: %d harness_failed\n", harness_failed);
+	return harness_failed != 0;
 }

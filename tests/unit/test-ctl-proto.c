@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ctl-proto.h"
-#include "../check.h"
+#include "../harness.h"
 
 /* A value of key @k that its table takes (texts without spaces, numbers in range). */
 static void set_key(struct usertp__ctl_msg *m, enum usertp__ctl_key k)
@@ -198,5 +198,5 @@ int main(void)
 	round_trip();
 	errors();
 	garbage();
-	return failures ? 1 : 0;
+	return harness_done();
 }

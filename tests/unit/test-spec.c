@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "spec.h"
-#include "../check.h"
+#include "../harness.h"
 
 static const struct {
 	const char *tok;
@@ -132,5 +132,5 @@ int main(void)
 	selecting();
 	covering();
 	close_matches();
-	return failures ? 1 : 0;
+	return harness_done();
 }

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "spool.h"
-#include "../check.h"
+#include "../harness.h"
 
 static char dir[64];
 
@@ -223,5 +223,5 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_META);
 	unlink(path);
 	rmdir(dir);
-	return failures ? 1 : 0;
+	return harness_done();
 }
