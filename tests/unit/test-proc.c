@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-proc - the one reader of /proc/PID/stat (src/common/proc.c): a process's parent, start
+ * time and owner, also when its name holds what would mislead a naive parser (") (", spaces,
+ * digits: the name sits between parentheses, and the numbers follow the last ')').
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "../harness.h"
+
+/* A child named @name that waits; its pid. */
+static pid_t child_named(const char *name, int *go)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		prctl(PR_SET_NAME, name);
+		(void)!read(fds[0], &c, 1);
+		_exit(0);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+int main(void)
+{
+	static const char *const names[] = { "plain", "a) (b", ") 9 9 9 (", "x y z", "))))" };
+	unsigned long long v, start_self;
+	uid_t uid;
+
+	CHECK(usertp__proc_parent(getpid()) == getppid(), "parent %d",
+	      (int)usertp__proc_parent(getpid()));
+	CHECK(!usertp__proc_stat_field(getpid(), 4, &v) && v == (unsigned long long)getppid(),
+	      "field 4: %llu", v);
+	CHECK(!usertp__proc_stat_field(getpid(), 22, &start_self) && start_self > 0, "start time");
+	CHECK(!usertp__proc_owner(getpid(), &uid) && uid == geteuid(), "owner %u", (unsigned)uid);
+	CHECK(usertp__proc_stat_field(getpid(), 2, &v) == -EINVAL, "field 2 (the name) is no number");
+	CHECK(usertp__proc_stat_field(getpid(), 999, &v) == -EINVAL, "no field 999");
+	/* No such process (pid_max is at most 2^22). */
+	CHECK(usertp__proc_stat_field(1 << 23, 4, &v) == -ENOENT, "no such process");
+	CHECK(usertp__proc_parent(1 << 23) == 0, "no parent of no process");
+	CHECK(usertp__proc_owner(1 << 23, &uid) == -ENOENT, "no owner of no process");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int go = -1;
+		pid_t pid = child_named(names[i], &go);
+		char comm[64] = "";
+
+		if (pid <= 0)
+			continue;
+		/* Its name set (read back from comm), then its stat read. */
+		for (int tries = 0; tries < 1000 && strncmp(comm, names[i], strlen(names[i])); tries++) {
+			char path[64];
+			int fd;
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+			fd = open(path, O_RDONLY);
+			n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			comm[n > 0 ? n : 0] = 0;
+			if (strncmp(comm, names[i], strlen(names[i])))
+				usleep(1000);
+		}
+		CHECK(usertp__proc_parent(pid) == getpid(), "'%s': parent %d", names[i],
+		      (int)usertp__proc_parent(pid));
+		CHECK(!usertp__proc_stat_field(pid, 22, &v) && v >= start_self, "'%s': start %llu",
+		      names[i], v);
+		close(go);
+		waitpid(pid, NULL, 0);
+	}
+	return harness_done();
+}
