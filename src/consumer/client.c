@@ -607,10 +607,10 @@ static int call_text(int sock, const char *req, int pass_fd, char **reply, int *
 	return reply_result(buf);
 }
 
-int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pass_fd, char **reply,
-			   struct usertp__ctl_msg *ok, int *fd, int timeout_ms)
+/* Encode @req, send it (with @pass_fd) and take the reply (as usertp__client_call()). */
+static int call_msg(int sock, const struct usertp__ctl_msg *req, int pass_fd, char **reply,
+		    int *fd, int timeout_ms)
 {
-	const char *why;
 	char *text;
 	long len = usertp__ctl_encode(req, &text);
 	int ret;
@@ -622,6 +622,15 @@ int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pas
 		return (int)len;
 	ret = call_text(sock, text, pass_fd, reply, fd, timeout_ms);
 	free(text);
+	return ret;
+}
+
+int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pass_fd, char **reply,
+			   struct usertp__ctl_msg *ok, int *fd, int timeout_ms)
+{
+	const char *why;
+	int ret = call_msg(sock, req, pass_fd, reply, fd, timeout_ms);
+
 	if (!ret && usertp__ctl_decode(*reply, ok, &why))
 		ret = -EPROTO;
 	return ret;
@@ -630,19 +639,8 @@ int usertp__client_call_msg(int sock, const struct usertp__ctl_msg *req, int pas
 int usertp__client_call(int sock, enum usertp__ctl_type req, const char *arg, char **reply,
 			int *fd, int timeout_ms)
 {
-	struct usertp__ctl_msg m = { .type = req, .arg = arg };
-	char *text;
-	long len = usertp__ctl_encode(&m, &text);
-	int ret;
-
-	*reply = NULL;
-	if (fd)
-		*fd = -1;
-	if (len < 0)
-		return (int)len;
-	ret = call_text(sock, text, -1, reply, fd, timeout_ms);
-	free(text);
-	return ret;
+	return call_msg(sock, &(struct usertp__ctl_msg){ .type = req, .arg = arg }, -1, reply, fd,
+			timeout_ms);
 }
 
 const char *usertp__client_body(const char *reply)

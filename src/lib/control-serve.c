@@ -308,11 +308,9 @@ static int serve_set(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
 	return -1;
 }
 
-static int serve_filter(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+/* "ok", or the error @ret (a negative errno) with @why.  Return: -1 (no descriptor). */
+static int reply_result(struct reply *r, int ret, const char *why)
 {
-	const char *why;
-	int ret = usertp__session_filter(c->session, m->text[USERTP_CTL_KEY_EVENTS], m->body, &why);
-
 	if (ret)
 		reply_error(r, ret, why);
 	else
@@ -320,15 +318,17 @@ static int serve_filter(struct conn *c, struct usertp__ctl_msg *m, struct reply 
 	return -1;
 }
 
+static int serve_filter(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	const char *why;
+	int ret = usertp__session_filter(c->session, m->text[USERTP_CTL_KEY_EVENTS], m->body, &why);
+
+	return reply_result(r, ret, why);
+}
+
 static int serve_pids(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
 {
-	int ret = usertp__session_pids(c->session, m, false);
-
-	if (ret)
-		reply_error(r, ret, NULL);
-	else
-		reply_ok(r);
-	return -1;
+	return reply_result(r, usertp__session_pids(c->session, m, false), NULL);
 }
 
 /* "sessions": every session of the program; "listed": this connection's. */

@@ -488,7 +488,9 @@ void usertp__control_events_changed(void)
 			usertp__session_news(usertp__ctl.conns[i].session,
 					     usertp__control_news_send, &usertp__ctl.conns[i]);
 	pthread_mutex_unlock(&usertp__ctl.lock);
-	verdicts_wait();
+	/* (Only a session started with at_start=1 may be waiting: none, no locks taken.) */
+	if (__atomic_load_n(&usertp__at_start_sessions, __ATOMIC_RELAXED))
+		verdicts_wait();
 }
 
 /* --- start-up, fork, exit ----------------------------------------------------------------- */
