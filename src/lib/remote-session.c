@@ -146,7 +146,7 @@ static void session_filter_refused(void *arg, const char *events, const struct u
 	char head[600], err[8192], *more;
 	size_t old = s->refused ? strlen(s->refused) : 0;
 
-	bool stops = s->at_start && usertp__registering_at_start;
+	bool stops = s->at_start && (usertp__registering_at_start || s->starting);
 
 	snprintf(head, sizeof(head), "the filter of %s does not fit %s:%s%s: %s\n", events,
 		 ev->event_class->system, ev->name, stops ? "" : ", which is not recorded",
@@ -190,8 +190,11 @@ static int session_filters_start(struct usertp__session *s, const char *body, co
 		}
 	}
 	free(copy);
+	/* (A refusal now fails the start: for the recorder's own command, that stops it.) */
+	s->starting = true;
 	if (!ret)
 		ret = usertp__listener_set_specs(s->sink.listener, events, USERTP__SPEC_GLOB);
+	s->starting = false;
 	pthread_mutex_lock(&usertp__lock);
 	if (!ret && s->refused) {
 		/* At the start: the start fails (nothing starts), with what was refused. */

@@ -34,6 +34,7 @@ struct usertp__session {
 	 * or the end of the program (awaiting_verdict, under usertp__lock).
 	 */
 	bool at_start, refused_at_start, awaiting_verdict;
+	bool starting; /* its start is applying its specs (a refusal fails the start) */
 };
 
 /*
