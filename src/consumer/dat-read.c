@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dat-read.c - the trace.dat reader behind usertp report (see dat-read.h).
+ * dat-read.c - the trace.dat reader behind usertp report (private/usertp-consumer-private.h declares it).
  *
  * The whole file is mapped (or read) and parsed through cursors that check every length
  * against what is left, so a corrupt or truncated file can only end in an error naming the
@@ -25,7 +25,7 @@
 #include <kbuffer.h>
 
 #include "trace-dat.h"
-#include "dat-read.h"
+#include "private/usertp-consumer-private.h"
 #include "format-field.h"
 #include "zstd.h"
 

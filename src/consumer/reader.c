@@ -29,7 +29,7 @@
 #include "ctl-proto.h"
 #include "event-ids.h"
 #include "session.h"
-#include "tep-check.h"
+#include "private/usertp-consumer-private.h"
 #include "trace-dat.h"
 
 #define QUEUE_PAGES 64	/* per stream: 256 KiB read ahead at most */

@@ -24,10 +24,10 @@
 #include "ctl-proto.h"
 
 #include "dat-merge.h"
+#include "private/usertp-consumer-private.h"
 #include "pid-list.h"
 #include "ring-buffer.h"
 
-#define USERTP__HIDDEN __attribute__((visibility("hidden")))
 #define USERTP__CALL_TIMEOUT_MS 5000
 /*
  * Another user's program in root's session of every user: each of its answers is waited for
@@ -70,15 +70,6 @@ struct usertp__source {
 
 struct usertp__reader;
 struct usertp__writer;
-
-/* Another source of a session's file (usertp__session_extra()): usertp record's kernel. */
-struct usertp__session_extra {
-	const struct usertp__merge_source *src;
-	const uint64_t *fired, *overrun; /* per CPU, USERTP_MERGE_MAX_CPUS entries */
-	const char *cmdlines;		 /* its "pid comm" lines */
-	const char *kallsyms, *printk_formats; /* NULL: none */
-	size_t kallsyms_len, printk_formats_len;
-};
 
 struct usertp_session {
 	/* settings */
@@ -141,49 +132,7 @@ struct usertp_session {
 	void *on_comm_arg;
 };
 
-/*
- * usertp mount's sessions: specs are taken whether or not a running program has an event
- * they select (the mount checks them against its catalog, as the kernel checks set_event
- * against its events, and keeps those of programs that ended), and @on_comm gets every
- * thread name the session learns, as it learns it.
- */
-USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
-					       void (*on_comm)(pid_t tid, const char *comm,
-							       void *arg),
-					       void *arg);
-
-/*
- * One more source for the file the session writes at usertp_session_finish(): @x->src, with
- * its events fired and overwritten per CPU, its "pid comm" lines (those of pids the programs
- * named are left out), kallsyms and printk formats.  All kept by the caller until then.
- * usertp record's kernel events, which the kernel records (src/tool/kernel-rec.h).
- */
-USERTP__HIDDEN void usertp__session_extra(struct usertp_session *s,
-					  const struct usertp__session_extra *x);
-
-/*
- * The spool directory of the session's file (spool.h), after usertp_session_write_dat():
- * where usertp record's kernel pages are spooled (kernel.cpuC), so that --recover finds them.
- * NULL: no file.
- */
-USERTP__HIDDEN const char *usertp__session_spool_dir(const struct usertp_session *s);
-/*
- * What the spool needs besides the kernel's pages to make them a file again: its CPUs, the
- * formats of its events, and the texts of @x (kallsyms, printk formats, "pid comm" lines),
- * written now.  Return: 0 or a negative errno (said in the session's error).
- */
-USERTP__HIDDEN int usertp__session_spool_kernel(struct usertp_session *s, unsigned int nr_cpus,
-						const struct usertp__merge_event *events,
-						unsigned int nr_events,
-						const struct usertp__session_extra *x);
-
 /* session.c */
-/*
- * Add to @trace and @notrace the threads that the programs' pid filters list now (with
- * those event-fork added there), asking each program (usertp mount's set_event_pid).
- */
-USERTP__HIDDEN int usertp__session_listed(struct usertp_session *s, struct usertp__pid_list *trace,
-					  struct usertp__pid_list *notrace);
 USERTP__HIDDEN int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 USERTP__HIDDEN void usertp__session_log(struct usertp_session *s, const char *fmt, ...)

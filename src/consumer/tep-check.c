@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tep-check.h"
+#include "private/usertp-consumer-private.h"
 
 /* A format's trial parse takes well under a millisecond; it is given 2 s. */
 #define TICK_US 200

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "catalog.h"
-#include "client.h"
+#include "private/usertp-consumer-private.h"
 #include "format-field.h"
 
 #define CALL_TIMEOUT_MS 2000

@@ -24,9 +24,8 @@
 #include "filter.h"
 #include "kernel-page.h"
 #include "trace-lines.h"
-#include "tep-check.h"
+#include "private/usertp-consumer-private.h"
 #include "pid-list.h"
-#include "session.h"
 #include "instance-private.h"
 
 /* --- the records -------------------------------------------------------------------------- */

@@ -23,9 +23,8 @@
 #include "filter.h"
 #include "kernel-page.h"
 #include "trace-lines.h"
-#include "tep-check.h"
+#include "private/usertp-consumer-private.h"
 #include "pid-list.h"
-#include "session.h"
 #include "instance-private.h"
 
 const struct usertp__instance_option usertp__instance_options[NR_OPTIONS] = {

@@ -24,7 +24,7 @@
 #include "ring-buffer.h"
 #include "trace-dat.h"
 #include "spec.h"
-#include "spool.h"
+#include "private/usertp-consumer-private.h"
 
 struct usertp__kernel_rec {
 	struct tracefs_instance *inst;

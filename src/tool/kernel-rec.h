@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dat-merge.h"
+#include "private/usertp-consumer-private.h"
 
 #define USERTP__KERNEL_INSTANCE_PREFIX "usertp-record-"
 /* A pid no task has, that set_event_pid takes (docs/tracefs.md: up to 2^30 - 1). */

@@ -24,7 +24,7 @@
 
 #include "spec.h"
 #include "number.h"
-#include "client.h"
+#include "private/usertp-consumer-private.h"
 #include "elf-events.h"
 #include "kernel-rec.h"
 #include "tool.h"

@@ -43,7 +43,7 @@
 #include "filter.h"
 #include "pid-list.h"
 #include "ring-buffer.h"
-#include "session.h"
+#include "private/usertp-consumer-private.h"
 #include "spec.h"
 #include "tool.h"
 

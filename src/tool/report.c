@@ -13,10 +13,8 @@
 
 #include "number.h"
 #include "trace-dat.h"
-#include "dat-read.h"
+#include "private/usertp-consumer-private.h"
 #include "tool.h"
-#include "fast-print.h"
-#include "tep-check.h"
 
 struct filter_spec {
 	const char *text;
@@ -49,7 +47,7 @@ struct input {
 	bool *cpu_lost_unknown;
 	struct event_count *counts;
 	int nr_counts;
-	/* the default line's quick way (fast-print.h) */
+	/* the default line's quick way (usertp-consumer-private.h) */
 	struct usertp__fast_print *fast;
 	int comm_pid;	  /* the last pid named, and its name (NULL: look it up) */
 	const char *comm;

@@ -25,4 +25,10 @@ void usertp__tool_error(const char *cmd, const char *fmt, ...) __attribute__((fo
 /* What getopt found wrong ('?'), as "usertp <cmd>: invalid option -x" and the like. */
 void usertp__tool_bad_option(const char *cmd, const char *optstring, char **argv);
 
+/* usertp report over one file held in memory, output discarded: the fuzz target's entry
+ * (report.c). Always returns 0; what it must never do is crash or hang. */
+#include <stddef.h>
+#include <stdint.h>
+int usertp_report_fuzz_one(const uint8_t *data, size_t size);
+
 #endif /* USERTP_TOOL_H */

@@ -21,7 +21,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "format-field.h"
-#include "tep-check.h"
+#include "private/usertp-consumer-private.h"
 #include "../fuzz-tep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dat-read.h"
+#include "private/usertp-consumer-private.h"
 #include "tool.h"
 #include "../fuzz-tep.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-fast-print - usertp report's quick way to an event's text (src/tool/fast-print.c)
+ * test-fast-print - usertp report's quick way to an event's text (src/consumer/fast-print.c)
  * against libtraceevent's own: events parsed by libtraceevent from format texts, records
  * made with chosen values (negative, zero, the largest, strings short and long, NUL or not),
  * the text of each compared byte for byte with tep_print_event()'s TEP_PRINT_INFO.  Formats
@@ -13,7 +13,7 @@
 
 #include <event-parse.h>
 
-#include "fast-print.h"
+#include "private/usertp-consumer-private.h"
 
 static int failures;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fast-print.c - an event's text without libtraceevent's work per conversion (fast-print.h
- * says which formats).  Each event's print format is turned once into a plan: pieces of
+ * fast-print.c - an event's text without libtraceevent's work per conversion (which formats:
+ * private/usertp-consumer-private.h).  Each event's print format is turned once into a plan: pieces of
  * literal text (escapes done as libtraceevent does them) and conversions, each with the field
  * it prints and the C type libtraceevent casts the field's value to.
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fast-print.h"
+#include "private/usertp-consumer-private.h"
 
 void usertp__text_put(struct usertp__text *t, const char *s, size_t len)
 {
