@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dat-writer.c - a session's trace.dat file (usertp_session_write_dat()).
+ * dat-writer.c - the sink of a session that writes a trace.dat file (usertp_session_write_dat(),
+ * sinks.h), and the recovery of a spool a recorder left (usertp_dat_recover()).
  *
  * While the session records, every complete page of a program's buffer is copied as it is to
  * a spool file per program and CPU (spool.h has the directory's layout), and its slot given
@@ -26,7 +27,8 @@
 #include <unistd.h>
 
 #include "io.h"
-#include "session.h"
+#include "session-core.h"
+#include "sinks.h"
 #include "spool.h"
 #include "trace-dat.h"
 #include "zstd.h"
@@ -77,20 +79,8 @@ struct usertp__writer {
 	char dir[PATH_MAX];
 	int meta_fd;	  /* the spool's meta file (spool.h) */
 	int reserve_fd;
-	int error;	  /* the first failed spool write */
 	bool meta_said;
-	uint64_t bytes;
 };
-
-int usertp__writer_error(const struct usertp_session *s)
-{
-	return s->dat ? s->dat->error : 0;
-}
-
-uint64_t usertp__writer_bytes(const struct usertp_session *s)
-{
-	return s->dat ? s->dat->bytes : 0;
-}
 
 /* What the meta file could not take is said once: a recovery would miss it. */
 static void meta_check(struct usertp_session *s, int ret)
@@ -105,13 +95,13 @@ static void meta_check(struct usertp_session *s, int ret)
 
 static void write_failed(struct usertp_session *s, int err)
 {
-	if (s->dat->error)
+	if (s->write_error)
 		return;
-	s->dat->error = err;
+	s->write_error = err;
 	usertp__session_fail(s, err, "writing the spool in %s: %s", s->dat->dir, strerror(-err));
 }
 
-int usertp__writer_source(struct usertp_session *s, struct usertp__source *src)
+static int writer_source(struct usertp_session *s, struct usertp__source *src)
 {
 	struct usertp__writer *w = s->dat;
 
@@ -139,7 +129,7 @@ int usertp__writer_source(struct usertp_session *s, struct usertp__source *src)
 	return 0;
 }
 
-void usertp__writer_source_free(struct usertp__source *src)
+static void writer_source_free(struct usertp__source *src)
 {
 	for (unsigned int cpu = 0; src->spools && cpu < src->nr_spools; cpu++) {
 		if (src->spools[cpu].fd >= 0)
@@ -150,9 +140,10 @@ void usertp__writer_source_free(struct usertp__source *src)
 	src->spools = NULL;
 }
 
-int usertp__writer_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
-			const unsigned char *data, uint32_t used, uint64_t lost_before,
-			uint64_t events)
+/* A page of @src on @cpu (@data: its USERTP__KPAGE_SIZE bytes), to the spool as it is. */
+static int spool_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+		      const unsigned char *data, uint32_t used, uint64_t lost_before,
+		      uint64_t events)
 {
 	struct usertp__spool *sp = &src->spools[cpu];
 	uint64_t before = sp->out->pos;
@@ -176,11 +167,25 @@ int usertp__writer_page(struct usertp_session *s, struct usertp__source *src, un
 	s->events += events;
 	s->read[cpu] += events;
 	src->stats[cpu].read += events;
-	s->dat->bytes += sp->out->pos - before;
+	s->bytes += sp->out->pos - before;
 	return 0;
 }
 
-void usertp__writer_flush(struct usertp_session *s, struct usertp__source *src, unsigned int cpu)
+static int writer_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+		       const struct usertp__rb_page_copy *page, uint64_t events)
+{
+	return spool_page(s, src, cpu, page->data, page->used, page->lost_before, events);
+}
+
+/* Producer/consumer mode: a complete page goes to the spool from where it is, copied once. */
+static int writer_page_in_place(struct usertp_session *s, struct usertp__source *src,
+				unsigned int cpu, const struct usertp__rb_page_ref *page)
+{
+	return spool_page(s, src, cpu, page->page, page->used, page->lost_before, page->events);
+}
+
+/* After a round of pages of @src on @cpu: on disk. */
+static void writer_flush(struct usertp_session *s, struct usertp__source *src, unsigned int cpu)
 {
 	struct usertp__spool *sp = &src->spools[cpu];
 
@@ -189,13 +194,13 @@ void usertp__writer_flush(struct usertp_session *s, struct usertp__source *src, 
 		write_failed(s, -sp->out->error);
 }
 
-void usertp__writer_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
-			  const char *system, const char *format)
+static void writer_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
+			 const char *system, const char *format)
 {
 	meta_check(s, usertp__spool_meta_event(s->dat->meta_fd, src->index, id, system, format));
 }
 
-void usertp__writer_comms(struct usertp_session *s, struct usertp__source *src)
+static void writer_comms(struct usertp_session *s, struct usertp__source *src)
 {
 	meta_check(s, usertp__spool_meta_comms(s->dat->meta_fd, src->index, src->comms));
 }
@@ -214,7 +219,7 @@ static void spool_remove(const char *dir)
 	rmdir(dir);
 }
 
-void usertp__writer_free(struct usertp_session *s)
+static void writer_free(struct usertp_session *s)
 {
 	struct usertp__writer *w = s->dat;
 
@@ -228,7 +233,19 @@ void usertp__writer_free(struct usertp_session *s)
 		spool_remove(w->dir);
 	free(w);
 	s->dat = NULL;
+	s->sink = NULL;
 }
+
+static const struct usertp__sink dat_sink = {
+	.source_new = writer_source,
+	.source_free = writer_source_free,
+	.event = writer_event,
+	.comms = writer_comms,
+	.page = writer_page,
+	.page_in_place = writer_page_in_place,
+	.flush = writer_flush,
+	.free = writer_free,
+};
 
 /*
  * A trace.dat is written with seeks (its CPU table and counts go in place at the end), next
@@ -314,13 +331,17 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		free(w);
 		return ret;
 	}
+	/* The reader of usertp_session_next() is not needed: the session's pages come here. */
+	if (s->sink)
+		s->sink->free(s);
 	s->dat = w;
+	s->sink = &dat_sink;
 	w->meta_fd = usertp__spool_meta_create(w->dir, s->nr_cpus, s->tsc, s->dat_version,
 					       s->dat_compress, path);
 	if (w->meta_fd < 0) {
 		ret = usertp__session_fail(s, w->meta_fd, "cannot write in %s: %s", w->dir,
 					   strerror(-w->meta_fd));
-		usertp__writer_free(s);
+		writer_free(s);
 		return ret;
 	}
 	{
@@ -334,8 +355,6 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 			w->reserve_fd = -1;
 		}
 	}
-	/* The reader of usertp_session_next() is not needed. */
-	usertp__reader_free(s);
 	return 0;
 }
 
@@ -507,15 +526,12 @@ out:
 	return ret;
 }
 
-int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *sum)
+int usertp__writer_finish(struct usertp_session *s, struct usertp_dat_summary *sum)
 {
 	struct usertp__writer *w = s->dat;
 	uint64_t *fired, *overrun;
 	int ret;
 
-	if (!w)
-		return usertp__session_fail(s, -EINVAL, "no file: usertp_session_write_dat() first");
-	usertp__session_drain(s);
 	fired = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*fired));
 	if (!fired)
 		return -ENOMEM;
@@ -760,7 +776,7 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 		spool_remove(dir); /* once the file is written */
 out:
 	for (unsigned int i = 0; i < n; i++) {
-		usertp__writer_source_free(sources[i]);
+		writer_source_free(sources[i]);
 		for (unsigned int e = 0; e < sources[i]->nr_events; e++) {
 			free((char *)sources[i]->events[e].system);
 			free((char *)sources[i]->events[e].format);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reader.c - a session's records in timestamp order (usertp_session_next()), and the
- * libtraceevent handle that knows their formats.
+ * reader.c - the sink of a reading session (sinks.h): its records in timestamp order, for
+ * usertp_session_next() (session-read.c), and the libtraceevent handle that knows their
+ * formats.
  *
  * Each program's CPU is a stream: the complete pages usertp_session_process() took from its
  * buffer (at most QUEUE_PAGES: beyond that they wait in the program's buffer, where new
@@ -28,12 +29,12 @@
 
 #include "ctl-proto.h"
 #include "event-ids.h"
-#include "session.h"
+#include "session-core.h"
+#include "sinks.h"
 #include "private/usertp-consumer-private.h"
 #include "trace-dat.h"
 
 #define QUEUE_PAGES 64	/* per stream: 256 KiB read ahead at most */
-#define POLL_MS 10	/* how often a waiting reader looks at the pages being written */
 #define FORMAT_WAIT_MS 200 /* for the format of an event, on its way from the program */
 
 struct queued_page {
@@ -75,6 +76,8 @@ struct usertp__reader {
 	struct usertp__ids ids; /* the session's events (event-ids.h) */
 };
 
+static const struct usertp__sink usertp__reader_sink;
+
 int usertp__reader_new(struct usertp_session *s)
 {
 	struct usertp__reader *r = calloc(1, sizeof(*r));
@@ -93,10 +96,11 @@ int usertp__reader_new(struct usertp_session *s)
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									       : TEP_LITTLE_ENDIAN);
 	s->reader = r;
+	s->sink = &usertp__reader_sink;
 	return 0;
 }
 
-void usertp__reader_free(struct usertp_session *s)
+static void reader_free(struct usertp_session *s)
 {
 	struct usertp__reader *r = s->reader;
 
@@ -106,6 +110,7 @@ void usertp__reader_free(struct usertp_session *s)
 	tep_free(r->tep);
 	free(r);
 	s->reader = NULL;
+	s->sink = NULL;
 }
 
 struct tep_handle *usertp_session_tep(struct usertp_session *s)
@@ -113,7 +118,7 @@ struct tep_handle *usertp_session_tep(struct usertp_session *s)
 	return s->reader ? s->reader->tep : NULL;
 }
 
-int usertp__reader_source(struct usertp_session *s, struct usertp__source *src)
+static int reader_source(struct usertp_session *s, struct usertp__source *src)
 {
 	(void)s;
 	src->streams = calloc(src->view->nr_cpus, sizeof(*src->streams));
@@ -124,7 +129,7 @@ int usertp__reader_source(struct usertp_session *s, struct usertp__source *src)
 	return 0;
 }
 
-void usertp__reader_source_free(struct usertp__source *src)
+static void reader_source_free(struct usertp__source *src)
 {
 	for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
 		struct usertp__stream *st = &src->streams[cpu];
@@ -143,18 +148,19 @@ void usertp__reader_source_free(struct usertp__source *src)
 	src->ids = NULL;
 }
 
-bool usertp__reader_room(const struct usertp__source *src, unsigned int cpu)
+static bool reader_room(const struct usertp__source *src, unsigned int cpu)
 {
 	return src->streams && src->streams[cpu].nr_queued < QUEUE_PAGES;
 }
 
-int usertp__reader_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
-			const struct usertp__rb_page_copy *page)
+static int reader_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+		       const struct usertp__rb_page_copy *page, uint64_t events)
 {
 	struct usertp__stream *st = &src->streams[cpu];
 	struct queued_page *q;
 
 	(void)s;
+	(void)events; /* (counted as they are given) */
 	if (st->seen_any && page->page_no < st->seen_page)
 		return 0; /* given already, while it was written */
 	q = malloc(sizeof(*q));
@@ -196,7 +202,7 @@ static int session_id(struct usertp__reader *r, const char *system, const char *
 	return ret ? ret : (int)r->ids.events[i].id;
 }
 
-void usertp__reader_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
+static void reader_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
 			  const char *system, const char *format)
 {
 	int sid;
@@ -222,9 +228,9 @@ void usertp__reader_event(struct usertp_session *s, struct usertp__source *src, 
 	src->ids[id] = (uint16_t)sid;
 }
 
-void usertp__reader_comms(struct usertp_session *s, const char *comms)
+static void reader_comms(struct usertp_session *s, struct usertp__source *src)
 {
-	for (const char *p = comms; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+	for (const char *p = src->comms; *p; p += strcspn(p, "\n"), p += *p == '\n') {
 		char comm[17];
 		int tid, used = 0;
 
@@ -337,7 +343,7 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 		memcpy(&tid, data + 4, 4);
 		rec->tid = tid;
 		if (type >= src->nr_ids || !src->ids[type])
-			usertp__session_await_format(s, src, type, FORMAT_WAIT_MS);
+			s->await_format(s, src, type, FORMAT_WAIT_MS);
 		if (type < src->nr_ids && src->ids[type]) {
 			type = src->ids[type];
 			memcpy(data, &type, 2); /* our copy: the session's id */
@@ -359,75 +365,8 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 	s->events++;
 }
 
-/* Can more records come?  Not once every program has ended and none can join any more. */
-static bool more_can_come(const struct usertp_session *s)
-{
-	if (s->all || s->ran || !s->nr_sources)
-		return true;
-	for (unsigned int i = 0; i < s->nr_sources; i++)
-		if (!s->sources[i]->ended)
-			return true;
-	return false;
-}
-
-/*
- * Nothing to give now: wait for more, until @deadline (@timeout_ms < 0: no limit).
- * Return: 1 to look again, 0 when the time is up, -ENODATA when nothing more can come, or
- * another negative errno.
- */
-static int wait_for_more(struct usertp_session *s, long long deadline, int timeout_ms)
-{
-	long long left;
-	int ret;
-
-	if (!more_can_come(s)) {
-		/* A child forked at the end may be waiting on our socket still. */
-		ret = usertp_session_process(s, 0);
-		if (ret || !more_can_come(s))
-			return ret ? ret : -ENODATA;
-		return 1;
-	}
-	left = deadline - usertp__mono_ms();
-	if (timeout_ms >= 0 && left <= 0)
-		return 0;
-	ret = usertp_session_process(s, timeout_ms < 0 || left > POLL_MS ? POLL_MS : (int)left);
-	return ret ? ret : 1;
-}
-
-/* Can the session be read (a session in reading mode, not overwriting)? */
-static int readable(struct usertp_session *s)
-{
-	if (!s->reader)
-		return usertp__session_fail(s, -EINVAL, "the session writes a file: no records to read");
-	if (s->overwrite)
-		return usertp__session_fail(s, -EOPNOTSUPP, "an overwrite session is read at its end "
-							    "(usertp_session_write_dat())");
-	return 0;
-}
-
-/*
- * Give one thing with @give (true: given) or wait for more, until @timeout_ms has passed.
- * Return: 1 when given, or what wait_for_more() says.
- */
-static int read_loop(struct usertp_session *s, int timeout_ms,
-		     bool (*give)(struct usertp_session *s, void *out), void *out)
-{
-	long long deadline = usertp__mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
-	int ret = readable(s);
-
-	while (!ret) {
-		if (give(s, out))
-			return 1;
-		ret = wait_for_more(s, deadline, timeout_ms);
-		if (ret != 1)
-			return ret;
-		ret = 0;
-	}
-	return ret;
-}
-
 /* The record with the smallest timestamp of all streams, if there is one now. */
-static bool give_record(struct usertp_session *s, void *out)
+bool usertp__reader_give_record(struct usertp_session *s, struct usertp_record *rec)
 {
 	struct usertp__source *best = NULL;
 	unsigned int best_cpu = 0;
@@ -445,17 +384,18 @@ static bool give_record(struct usertp_session *s, void *out)
 		}
 	}
 	if (best)
-		stream_give(s, best, best_cpu, out);
+		stream_give(s, best, best_cpu, rec);
 	return best;
 }
 
-int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int timeout_ms)
-{
-	return read_loop(s, timeout_ms, give_record, rec);
-}
-
-/* The page given last by usertp_session_next_page(): freed at the next call. */
+/* The page given last by usertp__reader_give_page(): freed at the next call. */
 static __thread struct queued_page *page_given;
+
+void usertp__reader_page_done(void)
+{
+	free(page_given);
+	page_given = NULL;
+}
 
 /* Make @q's records carry the session's ids; return how many there are. */
 static uint64_t page_to_session_ids(struct usertp_session *s, struct usertp__source *src,
@@ -474,7 +414,7 @@ static uint64_t page_to_session_ids(struct usertp_session *s, struct usertp__sou
 			continue;
 		memcpy(&type, e.data, 2);
 		if (type >= src->nr_ids || !src->ids[type])
-			usertp__session_await_format(s, src, type, FORMAT_WAIT_MS);
+			s->await_format(s, src, type, FORMAT_WAIT_MS);
 		type = type < src->nr_ids ? src->ids[type] : 0;
 		memcpy((unsigned char *)e.data, &type, 2); /* our copy; 0: no format known */
 	}
@@ -482,9 +422,8 @@ static uint64_t page_to_session_ids(struct usertp_session *s, struct usertp__sou
 }
 
 /* The queued page with the smallest timestamp of all streams, if there is one now. */
-static bool give_page(struct usertp_session *s, void *out)
+bool usertp__reader_give_page(struct usertp_session *s, struct usertp_page *page)
 {
-	struct usertp_page *page = out;
 	struct usertp__source *best = NULL;
 	unsigned int best_cpu = 0;
 	uint64_t best_ts = 0;
@@ -525,9 +464,13 @@ static bool give_page(struct usertp_session *s, void *out)
 	return true;
 }
 
-int usertp_session_next_page(struct usertp_session *s, struct usertp_page *page, int timeout_ms)
-{
-	free(page_given);
-	page_given = NULL;
-	return read_loop(s, timeout_ms, give_page, page);
-}
+static const struct usertp__sink usertp__reader_sink = {
+	.source_new = reader_source,
+	.source_free = reader_source_free,
+	.event = reader_event,
+	.comms = reader_comms,
+	.room = reader_room,
+	.page = reader_page,
+	.counts_when_given = true,
+	.free = reader_free,
+};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session-join.c - how programs come to a session (session.h): attached by pid, run as its command,
- * joining through its socket or every user's (attach_all), and forked children.
+ * session-join.c - how programs come to a session and go (session.h): attached by pid, run
+ * as its command, joining through its socket or every user's (attach_all), forked children;
+ * detached.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -232,21 +233,6 @@ static void source_send_settings(struct usertp_session *s, struct usertp__source
 }
 
 /*
- * The command usertp_session_run() started refused a filter at its start (an event its
- * executable or a library it links defines does not take it): like trace-cmd, which refuses
- * such a filter before anything runs, it is stopped before its main() (its parent reaps it).
- * Return: whether @src is that command.
- */
-static bool command_stop(struct usertp_session *s, const struct usertp__source *src)
-{
-	if (!s->run_pid || src->pid != s->run_pid || src->forked_from)
-		return false;
-	kill(src->pid, SIGKILL);
-	s->run_stopped = true;
-	return true;
-}
-
-/*
  * A program joined (USERTP_SESSION or all): start its session, let it run.  Its answers are
  * waited for @timeout_ms each.  Return: whether it runs recorded.
  */
@@ -276,7 +262,7 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 		usertp__session_log(s, "%s", s->error);
 		/* (A static program registers its events before it joins: refused at the start.) */
 		if (s->remote_err == -EINVAL && s->nr_filters)
-			command_stop(s, src);
+			usertp__ses_command_stop(s, src);
 		close(sock);
 		src->ended = true;
 		s->untraced++;
@@ -373,99 +359,105 @@ void usertp__ses_accept_one(struct usertp_session *s, int listen_fd)
 		foreign_ban(s, uid, usertp__mono_ms());
 }
 
-/*
- * Take one message a program sent on its session connection unasked: "events" (new events:
- * their names), "format" (the format of a new event the session records; before any of it
- * can fire) or "exit" (the names of its threads).  Replies ("ok", "error") are the caller's.
- */
-void usertp__ses_session_news(struct usertp_session *s, struct usertp__source *src,
-			 const struct usertp__ctl_msg *msg)
+/* --- attached by pid, and taken out ---------------------------------------------------------- */
+
+/* Is @pid another user's process, and we not root? */
+static bool another_users(pid_t pid)
 {
-	char system[256];
-	const char *name, *line;
-	unsigned int id;
+	uid_t uid;
 
-	switch (msg->type) {
-	case USERTP_CTL_MSG_EXIT:
-		usertp__ses_source_keep_comms(s, src, msg->body);
-		break;
-	case USERTP_CTL_MSG_REFUSED: {
-		/* Said once, whole (without the filter file's last empty line). */
-		size_t len = strlen(msg->body);
-
-		while (len && msg->body[len - 1] == '\n')
-			len--;
-		usertp__session_log(s, "%s: %.*s", src->name, (int)len, msg->body);
-		s->refused++;
-		/* Before main(): our command stops there; another program waits for a word. */
-		if (msg->num[USERTP_CTL_KEY_AT_START] && !command_stop(s, src))
-			usertp__ctl_send_msg(src->session,
-					     &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1);
-		break;
-	}
-	case USERTP_CTL_MSG_EVENTS:
-		for (const char *p = msg->body; *p; p += strcspn(p, "\n"), p += *p == '\n') {
-			const char *sp = memchr(p, ' ', strcspn(p, "\n"));
-
-			if (sp)
-				usertp__ses_names_add(s, sp + 1, strcspn(sp + 1, "\n"));
-		}
-		break;
-	case USERTP_CTL_MSG_FORMAT:
-		line = msg->text[USERTP_CTL_KEY_NAME];
-		id = (unsigned int)msg->num[USERTP_CTL_KEY_ID];
-		if (!usertp__ctl_has(msg, USERTP_CTL_KEY_NAME) || !usertp__ctl_has(msg, USERTP_CTL_KEY_ID) ||
-		    !usertp__ses_split_event(line, system, sizeof(system), &name))
-			break;
-		usertp__ses_names_add(s, line, strlen(line));
-		if (!usertp__ses_source_has_event(src, id) && usertp__session_selects(s, system, name))
-			usertp__ses_source_keep_format(s, src, id, system, msg->body);
-		break;
-	default:
-		break;
-	}
+	return geteuid() != 0 && !usertp__proc_owner(pid, &uid) && uid != geteuid();
 }
 
-/* Read one message of @src's session connection.  False: the session is over. */
-bool usertp__ses_session_message(struct usertp_session *s, struct usertp__source *src)
+static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
 {
-	char *message = usertp__ses_message_buffer(s);
-	long n = message ? usertp__ctl_recv(src->session, message, USERTP_CTL_MAX_MSG + 1, NULL,
-					    USERTP__CALL_TIMEOUT_MS)
-			 : -ENOMEM;
-	struct usertp__ctl_msg m;
-	const char *why;
+	struct usertp__program prog;
+	int ret;
 
-	if (n <= 0)
-		return false;
-	/* (A message that does not decode is a program's bug or malice: left out.) */
-	if (usertp__ctl_decode(message, &m, &why))
-		return true;
-	if ((m.type == USERTP_CTL_MSG_OK || m.type == USERTP_CTL_MSG_ERROR) && src->unanswered)
-		src->unanswered--; /* a reply that came late */
-	else
-		usertp__ses_session_news(s, src, &m);
-	return true;
+	ret = usertp__client_find(pid, &prog);
+	if (ret == -ENOENT && another_users(pid))
+		return quiet_if_gone ? -EACCES
+				     : usertp__session_fail(s, -EACCES, "process %d: %s of ours: it is "
+							    "another user's process (only root may "
+							    "record it)", (int)pid,
+							    usertp__client_find_error(ret));
+	if (ret)
+		return quiet_if_gone ? ret
+				     : usertp__session_fail(s, ret, "process %d: %s", (int)pid,
+							    usertp__client_find_error(ret));
+	return usertp__ses_attach_found(s, &prog, USERTP__CALL_TIMEOUT_MS);
 }
 
-bool usertp__session_await_format(struct usertp_session *s, struct usertp__source *src,
-				  unsigned int id, int wait_ms)
+/* Attach @prog, found and answering, waiting @timeout_ms at most for each of its answers. */
+int usertp__ses_attach_found(struct usertp_session *s, const struct usertp__program *prog,
+			int timeout_ms)
 {
-	struct timespec t0, t;
+	pid_t pid = prog->pid;
+	struct usertp__source *src;
+	char *reply = NULL;
+	int sock, ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!usertp__ses_source_has_event(src, id) && src->session >= 0 && !src->ended) {
-		struct pollfd p = { src->session, POLLIN, 0 };
-		long spent;
+	sock = usertp__client_connect(prog);
+	if (sock < 0)
+		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));
+	/* Another user's program refuses us on its first answer. */
+	ret = usertp__client_call(sock, USERTP_CTL_MSG_HELLO, NULL, &reply, NULL, timeout_ms);
+	if (ret) {
+		char err[256];
 
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		spent = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
-		if (spent >= wait_ms || poll(&p, 1, (int)(wait_ms - spent)) != 1)
-			break;
-		/* (The end of the connection is left to usertp_session_process().) */
-		if (!(p.revents & POLLIN) || !usertp__ses_session_message(s, src))
-			break;
+		if (ret == -EREMOTEIO)
+			ret = strstr(reply, "EACCES") || strstr(reply, "EPERM") ? -EACCES : -EPROTO;
+		usertp__session_fail(s, ret, "process %d: %s", (int)pid,
+				     reply && !strncmp(reply, "error ", 6)
+					     ? usertp__client_error_text(reply, err, sizeof(err))
+					     : strerror(-ret));
+		free(reply);
+		close(sock);
+		return ret;
 	}
-	return usertp__ses_source_has_event(src, id);
+	free(reply);
+	src = usertp__ses_source_new(s, pid, prog->comm);
+	if (!src) {
+		close(sock);
+		return -ENOMEM;
+	}
+	ret = usertp__ses_source_start(s, src, sock, timeout_ms);
+	if (ret) {
+		close(sock);
+		src->ended = true;
+		return ret;
+	}
+	/* The names of all its events (for the checks of specs). */
+	if (usertp__ses_source_query(src))
+		usertp__ses_source_learn(s, src, src->query, timeout_ms);
+	return 0;
+}
+
+int usertp_session_attach_pid(struct usertp_session *s, pid_t pid)
+{
+	if (pid <= 0)
+		return usertp__session_fail(s, -ESRCH, "process %d: no such process", (int)pid);
+	if (usertp__ses_source_of_pid(s, pid))
+		return usertp__session_fail(s, -EALREADY, "process %d: in the session already",
+					    (int)pid);
+	return attach(s, pid, false);
+}
+
+
+int usertp_session_detach_pid(struct usertp_session *s, pid_t pid)
+{
+	struct usertp__source *src = usertp__ses_source_of_pid(s, pid);
+
+	if (!src)
+		return usertp__session_fail(s, -ESRCH, "process %d: not a program of the session",
+					    (int)pid);
+	if (src->session >= 0) {
+		/* Its session ends there: once it answers, nothing more is written. */
+		usertp__ses_source_call(s, src, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_STOP });
+		close(src->session);
+		src->session = -1;
+	}
+	usertp__ses_source_finish(s, src);
+	return 0;
 }
 

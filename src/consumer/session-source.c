@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session-source.c - one program of a session (session.h): starting its session, mapping its region
- * and checking it, learning its events, formats and thread names, and its end.
+ * session-source.c - one program of a session (session.h): starting its session, mapping its
+ * region and checking it, learning its events, formats and thread names, taking its pages to
+ * the session's sink, and its end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,20 +33,6 @@
 #include "spec.h"
 
 /* --- sources ------------------------------------------------------------------------------ */
-
-/* The names of the threads of @src ("tid comm" lines): the latest. */
-void usertp__ses_source_keep_comms(struct usertp_session *s, struct usertp__source *src,
-			      const char *comms)
-{
-	if (src->comms && !strcmp(src->comms, comms))
-		return;
-	free(src->comms);
-	src->comms = strdup(comms);
-	if (s->dat)
-		usertp__writer_comms(s, src);
-	if (s->reader)
-		usertp__reader_comms(s, comms);
-}
 
 /* Map the region @fd of @size bytes and make @src its source.  Return: 0 or a negative errno. */
 int usertp__ses_source_map(struct usertp_session *s, struct usertp__source *src, int fd,
@@ -84,7 +71,7 @@ int usertp__ses_source_map(struct usertp_session *s, struct usertp__source *src,
 		return -ENOMEM;
 	if (src->view->nr_cpus > s->nr_cpus)
 		s->nr_cpus = src->view->nr_cpus;
-	return s->dat ? usertp__writer_source(s, src) : usertp__reader_source(s, src);
+	return s->sink ? s->sink->source_new(s, src) : -EINVAL;
 }
 
 /* Is @pid another user's process, and we root (who records it)? */
@@ -125,40 +112,8 @@ struct usertp__source *usertp__ses_source_of_pid(const struct usertp_session *s,
 	return NULL;
 }
 
-bool usertp__ses_source_has_event(const struct usertp__source *src, unsigned int id)
-{
-	for (unsigned int i = 0; i < src->nr_events; i++)
-		if (src->events[i].id == id)
-			return true;
-	return false;
-}
-
-/* Keep @format as the format of event @id (of @system) of @src. */
-void usertp__ses_source_keep_format(struct usertp_session *s, struct usertp__source *src,
-			       unsigned int id, const char *system, const char *format)
-{
-	struct usertp__merge_event *ev;
-	char why[160];
-
-	/* Another user's program is not trusted: a format is checked before it goes anywhere. */
-	if (!usertp__format_check(format, strlen(format), why, sizeof(why))) {
-		usertp__session_log(s, "%s: the format of event %u is refused (%s); its records "
-				       "come without one", src->name, id, why);
-		return;
-	}
-	ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));
-	if (!ev)
-		return;
-	src->events = ev;
-	ev[src->nr_events++] = (struct usertp__merge_event){ id, strdup(system), strdup(format) };
-	if (s->dat)
-		usertp__writer_event(s, src, id, system, format);
-	if (s->reader)
-		usertp__reader_event(s, src, id, system, format);
-}
-
 /* Connect to the source's endpoint if we are not yet; false if it cannot be reached. */
-static bool source_query(struct usertp__source *src)
+bool usertp__ses_source_query(struct usertp__source *src)
 {
 	struct usertp__program prog;
 
@@ -170,16 +125,6 @@ static bool source_query(struct usertp__source *src)
 	return src->query >= 0;
 }
 
-void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src)
-{
-	const struct usertp__source *parent = src->forked_from;
-
-	for (unsigned int i = 0; parent && i < parent->nr_events; i++)
-		if (!usertp__ses_source_has_event(src, parent->events[i].id))
-			usertp__ses_source_keep_format(s, src, parent->events[i].id, parent->events[i].system,
-					   parent->events[i].format);
-}
-
 /* Take the format of "sys:event" (id @id) through @sock, if the session records it. */
 static void source_add_format(struct usertp_session *s, struct usertp__source *src, int sock,
 			      unsigned int id, const char *line)
@@ -188,7 +133,7 @@ static void source_add_format(struct usertp_session *s, struct usertp__source *s
 	const char *name;
 
 	usertp__ses_names_add(s, line, strlen(line));
-	if (usertp__ses_source_has_event(src, id) ||
+	if (usertp__source_has_event(src, id) ||
 	    !usertp__ses_split_event(line, system, sizeof(system), &name) ||
 	    !usertp__session_selects(s, system, name))
 		return;
@@ -197,11 +142,11 @@ static void source_add_format(struct usertp_session *s, struct usertp__source *s
 	 * between a request and its reply (a program that joins has no endpoint yet, and sends
 	 * no news until it runs).
 	 */
-	if (sock == src->session && source_query(src))
+	if (sock == src->session && usertp__ses_source_query(src))
 		sock = src->query;
 	if (!usertp__client_call(sock, USERTP_CTL_MSG_FORMAT, line, &reply, NULL,
 				 USERTP__CALL_TIMEOUT_MS))
-		usertp__ses_source_keep_format(s, src, id, system, usertp__client_body(reply));
+		usertp__source_keep_format(s, src, id, system, usertp__client_body(reply));
 	free(reply);
 }
 
@@ -236,7 +181,7 @@ void usertp__ses_source_learn(struct usertp_session *s, struct usertp__source *s
 	reply = NULL;
 	if (!usertp__client_call(sock, USERTP_CTL_MSG_COMMS, NULL, &reply, NULL, timeout_ms) &&
 	    *usertp__client_body(reply))
-		usertp__ses_source_keep_comms(s, src, usertp__client_body(reply));
+		usertp__source_keep_comms(s, src, usertp__client_body(reply));
 	free(reply);
 }
 
@@ -249,7 +194,7 @@ void usertp__ses_source_refresh(struct usertp_session *s, struct usertp__source 
 		src->query = -1;
 		src->comms_asked = false;
 	}
-	if (src->ended || !source_query(src))
+	if (src->ended || !usertp__ses_source_query(src))
 		return;
 	usertp__ses_source_learn(s, src, src->query, USERTP__CALL_TIMEOUT_MS);
 }
@@ -261,7 +206,7 @@ void usertp__ses_source_refresh(struct usertp_session *s, struct usertp__source 
  */
 void usertp__ses_source_ask_comms(struct usertp__source *src)
 {
-	if (src->ended || src->comms_asked || !source_query(src))
+	if (src->ended || src->comms_asked || !usertp__ses_source_query(src))
 		return;
 	src->comms_asked = !usertp__ctl_send_msg(
 		src->query, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_COMMS }, -1);
@@ -299,7 +244,7 @@ void usertp__ses_source_comms_reply(struct usertp_session *s, struct usertp__sou
 	/* Kept for the next time, but not watched until then (it would wake us at its end). */
 	epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, src->query, NULL);
 	if (!strncmp(reply, "ok\n", 3) && reply[3])
-		usertp__ses_source_keep_comms(s, src, reply + 3);
+		usertp__source_keep_comms(s, src, reply + 3);
 }
 
 /*
@@ -382,7 +327,7 @@ int usertp__ses_source_start(struct usertp_session *s, struct usertp__source *sr
 	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
 	ret = usertp__ses_settings_msg(s, USERTP_CTL_MSG_START, &req, &events, pids);
 	if (s->run_pid && src->pid == s->run_pid && !src->forked_from)
-		usertp__ctl_set_num(&req, USERTP_CTL_KEY_AT_START, 1); /* command_stop() */
+		usertp__ctl_set_num(&req, USERTP_CTL_KEY_AT_START, 1); /* usertp__ses_command_stop() */
 	if (!ret)
 		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
 					     &fd, timeout_ms);
@@ -420,103 +365,100 @@ int usertp__ses_source_start(struct usertp_session *s, struct usertp__source *sr
 	return ret;
 }
 
-/* Is @pid another user's process, and we not root? */
-static bool another_users(pid_t pid)
-{
-	uid_t uid;
+/* --- reading the buffers ------------------------------------------------------------------ */
 
-	return geteuid() != 0 && !usertp__proc_owner(pid, &uid) && uid != geteuid();
-}
-
-static int attach(struct usertp_session *s, pid_t pid, bool quiet_if_gone)
-{
-	struct usertp__program prog;
-	int ret;
-
-	ret = usertp__client_find(pid, &prog);
-	if (ret == -ENOENT && another_users(pid))
-		return quiet_if_gone ? -EACCES
-				     : usertp__session_fail(s, -EACCES, "process %d: %s of ours: it is "
-							    "another user's process (only root may "
-							    "record it)", (int)pid,
-							    usertp__client_find_error(ret));
-	if (ret)
-		return quiet_if_gone ? ret
-				     : usertp__session_fail(s, ret, "process %d: %s", (int)pid,
-							    usertp__client_find_error(ret));
-	return usertp__ses_attach_found(s, &prog, USERTP__CALL_TIMEOUT_MS);
-}
-
-/* Attach @prog, found and answering, waiting @timeout_ms at most for each of its answers. */
-int usertp__ses_attach_found(struct usertp_session *s, const struct usertp__program *prog,
-			int timeout_ms)
-{
-	pid_t pid = prog->pid;
+struct page_arg {
+	struct usertp_session *s;
 	struct usertp__source *src;
-	char *reply = NULL;
-	int sock, ret;
+	unsigned int cpu;
+};
 
-	sock = usertp__client_connect(prog);
-	if (sock < 0)
-		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));
-	/* Another user's program refuses us on its first answer. */
-	ret = usertp__client_call(sock, USERTP_CTL_MSG_HELLO, NULL, &reply, NULL, timeout_ms);
-	if (ret) {
-		char err[256];
+/* A page of the snapshot at the end (or a copy): to the sink. */
+static int take_page(const struct usertp__rb_page_copy *page, uint64_t events, void *arg)
+{
+	struct page_arg *a = arg;
 
-		if (ret == -EREMOTEIO)
-			ret = strstr(reply, "EACCES") || strstr(reply, "EPERM") ? -EACCES : -EPROTO;
-		usertp__session_fail(s, ret, "process %d: %s", (int)pid,
-				     reply && !strncmp(reply, "error ", 6)
-					     ? usertp__client_error_text(reply, err, sizeof(err))
-					     : strerror(-ret));
-		free(reply);
-		close(sock);
-		return ret;
-	}
-	free(reply);
-	src = usertp__ses_source_new(s, pid, prog->comm);
-	if (!src) {
-		close(sock);
-		return -ENOMEM;
-	}
-	ret = usertp__ses_source_start(s, src, sock, timeout_ms);
-	if (ret) {
-		close(sock);
-		src->ended = true;
-		return ret;
-	}
-	/* The names of all its events (for the checks of specs). */
-	if (source_query(src))
-		usertp__ses_source_learn(s, src, src->query, timeout_ms);
-	return 0;
+	return a->s->sink->page(a->s, a->src, a->cpu, page, events);
 }
 
-int usertp_session_attach_pid(struct usertp_session *s, pid_t pid)
+/* A complete page, to a sink that takes it from where it is (copied once). */
+static int take_page_in_place(const struct usertp__rb_page_ref *page, void *arg)
 {
-	if (pid <= 0)
-		return usertp__session_fail(s, -ESRCH, "process %d: no such process", (int)pid);
-	if (usertp__ses_source_of_pid(s, pid))
-		return usertp__session_fail(s, -EALREADY, "process %d: in the session already",
-					    (int)pid);
-	return attach(s, pid, false);
+	struct page_arg *a = arg;
+
+	return a->s->sink->page_in_place(a->s, a->src, a->cpu, page);
 }
 
-
-int usertp_session_detach_pid(struct usertp_session *s, pid_t pid)
+/* Take the complete pages the source's writers left since last time. */
+void usertp__ses_source_consume(struct usertp_session *s, struct usertp__source *src)
 {
-	struct usertp__source *src = usertp__ses_source_of_pid(s, pid);
+	uint64_t n;
 
-	if (!src)
-		return usertp__session_fail(s, -ESRCH, "process %d: not a program of the session",
-					    (int)pid);
-	if (src->session >= 0) {
-		/* Its session ends there: once it answers, nothing more is written. */
-		usertp__ses_source_call(s, src, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_STOP });
-		close(src->session);
-		src->session = -1;
+	if (!src->view || src->ended || s->overwrite || s->write_error || !s->sink)
+		return;
+	for (unsigned int cpu = 0; cpu < src->view->nr_cpus; cpu++) {
+		struct page_arg arg = { s, src, cpu };
+		int ret;
+
+		if (s->sink->room && !s->sink->room(src, cpu))
+			continue; /* read later: the program's buffer holds them meanwhile */
+		ret = s->sink->page_in_place
+			      ? usertp__rb_consume_pages(src->view, cpu, take_page_in_place, &arg, &n)
+			      : usertp__rb_consume(src->view, cpu, take_page, &arg, &n);
+		if (ret == -EINVAL) {
+			usertp__session_log(s, "%s: its buffer does not hold together; reading it stops",
+					    src->name);
+			src->ended = true;
+			return;
+		}
+		/* On disk after each round: a process killed now leaves them recoverable. */
+		if (n && s->sink->flush)
+			s->sink->flush(s, src, cpu);
 	}
-	usertp__ses_source_finish(s, src);
-	return 0;
+}
+
+/* The rest: the page being written, or in overwrite mode everything still there. */
+void usertp__ses_source_finish(struct usertp_session *s, struct usertp__source *src)
+{
+	struct usertp__rb_snapshot snap;
+
+	if (!src->view || src->ended || !s->sink)
+		return;
+	usertp__ses_source_consume(s, src);
+	if (usertp__rb_snapshot(src->map, src->size, &snap) == 0) {
+		for (unsigned int cpu = 0; cpu < snap.nr_cpus && cpu < src->view->nr_cpus; cpu++) {
+			const struct usertp__rb_cpu_snapshot *c = &snap.cpus[cpu];
+
+			for (unsigned int p = 0; p < c->nr_pages; p++) {
+				struct usertp__rb_page_copy page = c->pages[p];
+				struct page_arg arg = { s, src, cpu };
+
+				/* Overwritten events were before the oldest page kept. */
+				if (p == 0 && s->overwrite)
+					page.lost_before += c->overrun;
+				if ((page.used || page.lost_before) && !s->write_error)
+					take_page(&page, 0, &arg);
+			}
+			if (s->sink->flush)
+				s->sink->flush(s, src, cpu);
+			if (!s->sink->counts_when_given) {
+				s->events += c->entries;
+				s->read[cpu] += c->entries;
+				src->stats[cpu].read += c->entries;
+			}
+			s->dropped[cpu] += c->dropped;
+			src->stats[cpu].dropped = c->dropped;
+			/* (Without overwrite, "overrun" are the pages we consumed.) */
+			s->overrun[cpu] += s->overwrite ? c->overrun : 0;
+			src->stats[cpu].overrun = s->overwrite ? c->overrun : 0;
+		}
+		usertp__rb_snapshot_free(&snap);
+	}
+	src->ended = true;
+	/* Nothing more is asked of it: a connection left open would wake the loop for nothing. */
+	if (src->query >= 0 && !src->comms_asked) {
+		close(src->query);
+		src->query = -1;
+	}
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session.c - libusertp-consumer's sessions: their programs, their settings, what the
- * programs tell them, and the reading of the programs' buffers (session.h has the model,
- * docs/consumer-design.md the design, src/common/ctl-proto.h the protocol).
+ * session.c - libusertp-consumer's sessions, the top of them: making and ending one, running
+ * it (usertp_session_process()), its counts and the end of its file.  Its parts are below it
+ * (session.h lists them; docs/consumer-design.md has the design, src/common/ctl-proto.h the
+ * protocol).
  *
  * How programs come:
  *   attach_pid	we connect to the program's endpoint and start a session there;
@@ -45,234 +46,10 @@
 #include "ctl-proto.h"
 #include "number.h"
 #include "session.h"
+#include "sinks.h"
 #include "filter.h"
 #include "format-field.h"
 #include "spec.h"
-
-/* --- errors and the log ------------------------------------------------------------------ */
-
-int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(s->error, sizeof(s->error), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-void usertp__session_log(struct usertp_session *s, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	if (!s->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	s->log(line, s->log_arg);
-}
-
-const char *usertp_session_error(const struct usertp_session *s)
-{
-	return s ? s->error : "";
-}
-
-void usertp_session_set_log(struct usertp_session *s, void (*fn)(const char *line, void *arg),
-			    void *arg)
-{
-	s->log = fn;
-	s->log_arg = arg;
-}
-
-/* --- event specs -------------------------------------------------------------------------- */
-
-bool usertp__session_selects(const struct usertp_session *s, const char *system, const char *name)
-{
-	bool on = false;
-
-	for (unsigned int i = 0; i < s->nr_specs; i++) {
-		bool negate = s->specs[i][0] == '!';
-
-		if (usertp__spec_match(s->specs[i] + negate, system, name))
-			on = !negate;
-	}
-	return on;
-}
-
-/* "sys:event" into its parts; false if it is not that. */
-bool usertp__ses_split_event(const char *line, char *system, size_t size, const char **name)
-{
-	const char *colon = strchr(line, ':');
-
-	if (!colon || (size_t)(colon - line) >= size)
-		return false;
-	memcpy(system, line, (size_t)(colon - line));
-	system[colon - line] = 0;
-	*name = colon + 1;
-	return **name != 0;
-}
-
-/* Keep "sys:event" (@len bytes) among the names the programs told of. */
-void usertp__ses_names_add(struct usertp_session *s, const char *line, size_t len)
-{
-	for (const char *p = s->names.text; p && p < s->names.text + s->names.len;
-	     p += strcspn(p, "\n") + 1)
-		if (strcspn(p, "\n") == len && !memcmp(p, line, len))
-			return;
-	if (s->names.len + len + 2 > s->names.cap) {
-		size_t cap = s->names.cap ? 2 * s->names.cap : 4096;
-		char *p;
-
-		while (cap < s->names.len + len + 2)
-			cap *= 2;
-		p = realloc(s->names.text, cap);
-		if (!p)
-			return;
-		s->names.text = p;
-		s->names.cap = cap;
-	}
-	memcpy(s->names.text + s->names.len, line, len);
-	s->names.len += len;
-	s->names.text[s->names.len++] = '\n';
-	s->names.text[s->names.len] = 0;
-}
-
-int usertp_session_spec_seen(const struct usertp_session *s, const char *spec, char *close,
-			     size_t size)
-{
-	const char *names = s->names.text ? s->names.text : "";
-
-	if (close && size)
-		close[0] = 0;
-	if (usertp__spec_check(spec, USERTP__SPEC_GLOB))
-		return -EINVAL;
-	if (usertp__spec_matches_any(spec, names))
-		return 1;
-	if (close && size)
-		usertp__spec_close_matches(spec, names, close, size);
-	return 0;
-}
-
-/* The specs as one events= value ("a,!b,c"), allocated. */
-char *usertp__ses_specs_text(const struct usertp_session *s)
-{
-	size_t len = 1;
-	char *text;
-
-	for (unsigned int i = 0; i < s->nr_specs; i++)
-		len += strlen(s->specs[i]) + 1;
-	text = malloc(len);
-	if (!text)
-		return NULL;
-	text[0] = 0;
-	for (unsigned int i = 0; i < s->nr_specs; i++) {
-		if (i)
-			strcat(text, ",");
-		strcat(text, s->specs[i]);
-	}
-	return text;
-}
-
-/* --- reading the buffers ------------------------------------------------------------------ */
-
-struct page_arg {
-	struct usertp_session *s;
-	struct usertp__source *src;
-	unsigned int cpu;
-};
-
-/* A page of the snapshot at the end (or a copy): to the file, or to the reader's queue. */
-static int take_page(const struct usertp__rb_page_copy *page, uint64_t events, void *arg)
-{
-	struct page_arg *a = arg;
-
-	if (a->s->dat)
-		return usertp__writer_page(a->s, a->src, a->cpu, page->data, page->used,
-					   page->lost_before, events);
-	return usertp__reader_page(a->s, a->src, a->cpu, page);
-}
-
-/* File mode: a complete page goes to the spool from where it is, copied once. */
-static int spool_page(const struct usertp__rb_page_ref *page, void *arg)
-{
-	struct page_arg *a = arg;
-
-	return usertp__writer_page(a->s, a->src, a->cpu, page->page, page->used,
-				   page->lost_before, page->events);
-}
-
-/* Take the complete pages the source's writers left since last time. */
-static void source_consume(struct usertp_session *s, struct usertp__source *src)
-{
-	uint64_t n;
-
-	if (!src->view || src->ended || s->overwrite || usertp__writer_error(s))
-		return;
-	for (unsigned int cpu = 0; cpu < src->view->nr_cpus; cpu++) {
-		struct page_arg arg = { s, src, cpu };
-		int ret;
-
-		if (s->reader && !usertp__reader_room(src, cpu))
-			continue; /* read later: the program's buffer holds them meanwhile */
-		ret = s->dat ? usertp__rb_consume_pages(src->view, cpu, spool_page, &arg, &n)
-			     : usertp__rb_consume(src->view, cpu, take_page, &arg, &n);
-		if (ret == -EINVAL) {
-			usertp__session_log(s, "%s: its buffer does not hold together; reading it stops",
-					    src->name);
-			src->ended = true;
-			return;
-		}
-		/* On disk after each round: a process killed now leaves them recoverable. */
-		if (n && s->dat)
-			usertp__writer_flush(s, src, cpu);
-	}
-}
-
-/* The rest: the page being written, or in overwrite mode everything still there. */
-void usertp__ses_source_finish(struct usertp_session *s, struct usertp__source *src)
-{
-	struct usertp__rb_snapshot snap;
-
-	if (!src->view || src->ended)
-		return;
-	source_consume(s, src);
-	if (usertp__rb_snapshot(src->map, src->size, &snap) == 0) {
-		for (unsigned int cpu = 0; cpu < snap.nr_cpus && cpu < src->view->nr_cpus; cpu++) {
-			const struct usertp__rb_cpu_snapshot *c = &snap.cpus[cpu];
-
-			for (unsigned int p = 0; p < c->nr_pages; p++) {
-				struct usertp__rb_page_copy page = c->pages[p];
-				struct page_arg arg = { s, src, cpu };
-
-				/* Overwritten events were before the oldest page kept. */
-				if (p == 0 && s->overwrite)
-					page.lost_before += c->overrun;
-				if ((page.used || page.lost_before) && !usertp__writer_error(s))
-					take_page(&page, 0, &arg);
-			}
-			if (s->dat) {
-				usertp__writer_flush(s, src, cpu);
-				s->events += c->entries;
-				s->read[cpu] += c->entries;
-				src->stats[cpu].read += c->entries;
-			}
-			s->dropped[cpu] += c->dropped;
-			src->stats[cpu].dropped = c->dropped;
-			/* (Without overwrite, "overrun" are the pages we consumed.) */
-			s->overrun[cpu] += s->overwrite ? c->overrun : 0;
-			src->stats[cpu].overrun = s->overwrite ? c->overrun : 0;
-		}
-		usertp__rb_snapshot_free(&snap);
-	}
-	src->ended = true;
-	/* Nothing more is asked of it: a connection left open would wake the loop for nothing. */
-	if (src->query >= 0 && !src->comms_asked) {
-		close(src->query);
-		src->query = -1;
-	}
-}
 
 void usertp__session_drain(struct usertp_session *s)
 {
@@ -318,7 +95,7 @@ static void watch_all(struct usertp_session *s)
 			epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, src->query, &ev);
 		}
 		/* Past the watermark, the writers wake us rather than wait for a timeout. */
-		if (src->view && !src->ended && !s->overwrite && !usertp__writer_error(s))
+		if (src->view && !src->ended && !s->overwrite && !s->write_error)
 			usertp__rb_wait_request(src->view);
 	}
 }
@@ -374,7 +151,7 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 		usertp__ses_accept_one(s, s->every_fd);
 	free(pfd);
 	for (i = 0; i < s->nr_sources; i++)
-		source_consume(s, s->sources[i]);
+		usertp__ses_source_consume(s, s->sources[i]);
 	/* The names of the threads, once a second. */
 	now = usertp__mono_ms();
 	if (now - last_comms >= 1000) {
@@ -438,6 +215,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 		epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->listen_fd, &ev);
 		ev.data.fd = s->wake_fd;
 		epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->wake_fd, &ev);
+		s->await_format = usertp__session_await_format;
 		ret = usertp__reader_new(s);
 	}
 	if (ret) {
@@ -459,8 +237,8 @@ void usertp_session_free(struct usertp_session *s)
 			close(src->session);
 		if (src->query >= 0)
 			close(src->query);
-		usertp__writer_source_free(src);
-		usertp__reader_source_free(src);
+		if (s->sink)
+			s->sink->source_free(src);
 		if (src->map)
 			munmap(src->map, src->size);
 		for (unsigned int e = 0; e < src->nr_events; e++) {
@@ -475,8 +253,8 @@ void usertp_session_free(struct usertp_session *s)
 	}
 	free(s->sources);
 	free(s->message);
-	usertp__reader_free(s);
-	usertp__writer_free(s);
+	if (s->sink)
+		s->sink->free(s);
 	for (unsigned int i = 0; i < s->nr_specs; i++)
 		free(s->specs[i]);
 	free(s->specs);
@@ -564,8 +342,8 @@ void usertp_session_status(const struct usertp_session *s, struct usertp_session
 	st->untraced = s->untraced;
 	st->refused = s->refused;
 	st->events = s->events;
-	st->bytes = usertp__writer_bytes(s);
-	st->write_error = usertp__writer_error(s);
+	st->bytes = s->bytes;
+	st->write_error = s->write_error;
 	for (unsigned int i = 0; i < s->nr_sources; i++) {
 		const struct usertp__source *src = s->sources[i];
 
@@ -573,4 +351,14 @@ void usertp_session_status(const struct usertp_session *s, struct usertp_session
 		for (unsigned int cpu = 0; src->view && cpu < src->view->nr_cpus; cpu++)
 			st->dropped += src->ended ? src->stats[cpu].dropped : live_dropped(src, cpu);
 	}
+}
+
+/* --- the file's end ------------------------------------------------------------------------ */
+
+int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *sum)
+{
+	if (!s->dat)
+		return usertp__session_fail(s, -EINVAL, "no file: usertp_session_write_dat() first");
+	usertp__session_drain(s);
+	return usertp__writer_finish(s, sum);
 }

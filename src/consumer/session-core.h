@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session-core.h - private to libusertp-consumer: what a session is made of, and the one
+ * interface between a session and where its pages go (its sink).  The bottom layer of the
+ * library: the session's parts (session.c, session-source.c, session-join.c,
+ * session-settings.c, session-read.c, session.h) are above it, and so are its two sinks,
+ * the reader of usertp_session_next() (reader.c) and the trace.dat writer (dat-writer.c),
+ * which take nothing of the session's but this header and session-core.c (its words, and
+ * its sources' formats).
+ *
+ * A session holds its programs as sources: one per process image it records (a program that
+ * execs is a new source; so is each forked child, with buffers of its own).  A source's
+ * buffers are a region of shared memory the program made for the session (src/lib/session.c)
+ * and this library maps: its pages are read where they are written.  Complete pages go, in
+ * reading mode, to per-CPU queues that usertp_session_next() merges, and in file mode to the
+ * spool (dat-writer.c); at the end (the program gone, or the session finishing) the rest is
+ * taken from a snapshot.
+ */
+#ifndef USERTP_CONSUMER_SESSION_CORE_H
+#define USERTP_CONSUMER_SESSION_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <usertp/consumer.h>
+
+#include "ctl-proto.h"
+
+#include "dat-merge.h"
+#include "private/usertp-consumer-private.h"
+#include "pid-list.h"
+#include "ring-buffer.h"
+
+#define USERTP__CALL_TIMEOUT_MS 5000
+/*
+ * Another user's program in root's session of every user: each of its answers is waited for
+ * USERTP__FOREIGN_ANSWER_MS (client.h); a user whose program failed to join or be attached
+ * so, or lied, is kept out for USERTP__FOREIGN_BAN_MS.  At most USERTP__FOREIGN_BANS users.
+ */
+#define USERTP__FOREIGN_BAN_MS 10000
+#define USERTP__FOREIGN_BANS 16
+#define USERTP__MAX_REGION (1ull << 44) /* a program's buffers: 4096 CPUs x 4 GiB */
+
+struct usertp__stream; /* reader.c */
+struct usertp__spool;  /* dat-writer.c */
+
+/* One traced process image. */
+struct usertp__source {
+	pid_t pid;
+	char comm[17];
+	char name[48];	     /* "comm[pid]", for messages */
+	int session;	     /* its session connection: closed by it when it ends */
+	int query;	     /* a connection to its endpoint, for ids, formats, thread names */
+	bool comms_asked;    /* a "comms" request is out on query: the reply is read later */
+	bool ended;	     /* read to the end */
+	bool foreign;	     /* another user's program (in root's session of every user) */
+	unsigned int unanswered; /* requests whose replies did not come in time: not waited for */
+	unsigned int index;  /* in the session's list (and the spool's names) */
+	void *map;
+	size_t size;
+	struct usertp__rb_view *view;
+	struct usertp_cpu_stats *stats; /* per CPU of view */
+	struct usertp__merge_event *events; /* the formats of the events it records */
+	unsigned int nr_events;
+	char *comms;	     /* "tid comm" lines */
+	struct usertp__source *forked_from; /* the parent whose image it runs (until it execs) */
+	struct usertp__spool *spools;	    /* file mode: per CPU */
+	unsigned int nr_spools;
+	struct usertp__stream *streams;	    /* reading mode: per CPU */
+	uint16_t *ids;			    /* reading mode: session id by the source's id */
+	unsigned int nr_ids;
+};
+
+struct usertp__reader;
+struct usertp__writer;
+
+/*
+ * Where a session's pages go: the session calls its sink through these alone (it knows no
+ * sink by name but where it installs one).  A sink keeps its state in the session's reader or
+ * dat, and per source in streams or spools.
+ */
+struct usertp__sink {
+	/* A source was mapped: its per-CPU state.  Return: 0 or -ENOMEM. */
+	int (*source_new)(struct usertp_session *s, struct usertp__source *src);
+	void (*source_free)(struct usertp__source *src);
+	/* A format a source told of (its own id @id); the latest names of its threads. */
+	void (*event)(struct usertp_session *s, struct usertp__source *src, unsigned int id,
+		      const char *system, const char *format);
+	void (*comms)(struct usertp_session *s, struct usertp__source *src);
+	/* Is there room for more pages of @src on @cpu (NULL: always)? */
+	bool (*room)(const struct usertp__source *src, unsigned int cpu);
+	/*
+	 * One complete page of @src on @cpu holding @events records: a copy (@page), or (with
+	 * page_in_place, producer/consumer mode) taken where it is in the program's buffer.
+	 * Return: 0, or a negative errno (the page is not consumed: it is read later).
+	 */
+	int (*page)(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+		    const struct usertp__rb_page_copy *page, uint64_t events);
+	int (*page_in_place)(struct usertp_session *s, struct usertp__source *src,
+			     unsigned int cpu, const struct usertp__rb_page_ref *page);
+	/* After a round of pages of @src on @cpu (NULL: nothing to do). */
+	void (*flush)(struct usertp_session *s, struct usertp__source *src, unsigned int cpu);
+	/* Records are counted as read when they are given to the caller, not when taken. */
+	bool counts_when_given;
+	void (*free)(struct usertp_session *s);
+};
+
+struct usertp_session {
+	/* settings */
+	unsigned long kb;
+	bool overwrite, tsc, tracing;
+	unsigned int dat_version; /* of the trace.dat (usertp_session_set_dat_format()) */
+	bool dat_compress;
+	bool output_nofollow; /* the output is not opened through a symbolic link (--recover) */
+	char **specs;
+	unsigned int nr_specs;
+	struct usertp__session_filter {
+		char *events, *text;
+	} *filters;		/* as set, in order */
+	unsigned int nr_filters;
+	struct usertp__pid_list trace_pids, notrace_pids; /* set_event_pid, ..._notrace_pid */
+	bool event_fork;
+	int remote_err;		/* the errno of the last error reply of a program */
+	char *message;		/* message_buffer(): one message of a program */
+
+	/* targets */
+	bool all, ran;	      /* attached to all; a command was run */
+	pid_t run_pid;	      /* the command usertp_session_run() started */
+	bool run_stopped;     /* it was stopped before its main(): a filter did not fit */
+	char sock_path[108];  /* our socket */
+	char all_path[4096];  /* while attached to all: the all.* link to it (ctl-proto.h) */
+	char every_path[108]; /* root's, attached to all: its all.* socket for every user's */
+	int listen_fd, every_fd, wake_fd, epoll_fd;
+	struct {
+		uid_t uid;
+		long long until_ms;
+	} bans[USERTP__FOREIGN_BANS]; /* users kept out of every_fd for now (accept_one()) */
+	struct usertp__source **sources;
+	unsigned int nr_sources;
+	unsigned int nr_cpus; /* the most CPUs of any source's buffers (at least the machine's) */
+	unsigned int untraced; /* programs that joined and could not be recorded */
+	unsigned int refused;  /* "refused" news: events not recorded, their filter refused */
+	struct {
+		char *text; /* every event name the programs told of: "sys:event" lines */
+		size_t len, cap;
+	} names;
+
+	/* what went wrong, and where the session says what happens */
+	char error[512];
+	void (*log)(const char *line, void *arg);
+	void *log_arg;
+
+	/* per CPU, summed over the sources: events read, dropped, overwritten */
+	uint64_t events;
+	uint64_t *read, *dropped, *overrun; /* USERTP_MERGE_MAX_CPUS entries */
+
+	const struct usertp__sink *sink; /* where pages go (NULL: nowhere yet) */
+	struct usertp__reader *reader;	 /* its state, reading mode (reader.c) */
+	struct usertp__writer *dat;	 /* its state, file mode (dat-writer.c) */
+	int write_error;		 /* file mode: the first failed write, or 0 */
+	uint64_t bytes;			 /* file mode: written so far */
+	/*
+	 * A record of @src has an id it has not described yet: its "format" news is on the way
+	 * (sent before the event could fire, but by another thread).  Take @src's messages until
+	 * it comes, for at most @wait_ms.  Return: whether the event is known now.  (The
+	 * session's, session-join.c, for the reader.)
+	 */
+	bool (*await_format)(struct usertp_session *s, struct usertp__source *src,
+			     unsigned int id, int wait_ms);
+
+	/* another source of the file: usertp record's kernel events (usertp__session_extra()) */
+	struct usertp__session_extra extra;
+
+	/* for usertp mount (usertp__session_mount_mode()) */
+	bool specs_unchecked;
+	void (*on_comm)(pid_t tid, const char *comm, void *arg);
+	void *on_comm_arg;
+};
+
+/* session-core.c: the session's words, and its sources' formats */
+USERTP__HIDDEN int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+USERTP__HIDDEN void usertp__session_log(struct usertp_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Has @src told of event @id? */
+USERTP__HIDDEN bool usertp__source_has_event(const struct usertp__source *src, unsigned int id);
+/* Keep @format as the format of event @id (of @system) of @src, and tell the sink. */
+USERTP__HIDDEN void usertp__source_keep_format(struct usertp_session *s,
+					       struct usertp__source *src, unsigned int id,
+					       const char *system, const char *format);
+/* The names of the threads of @src ("tid comm" lines): the latest, and tell the sink. */
+USERTP__HIDDEN void usertp__source_keep_comms(struct usertp_session *s,
+					      struct usertp__source *src, const char *comms);
+/* A forked child runs its parent's image: it has the events the parent told of so far. */
+USERTP__HIDDEN void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src);
+
+#endif

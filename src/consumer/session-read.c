@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session-read.c - a reading session's pull API: usertp_session_next() and
+ * usertp_session_next_page() give what the reader (reader.c) holds, and run the session
+ * (usertp_session_process()) while it holds nothing, until the caller's time is up or
+ * nothing more can come.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ctl-proto.h"
+#include "session.h"
+#include "sinks.h"
+
+#define POLL_MS 10 /* how often a waiting reader looks at the pages being written */
+
+/* Can more records come?  Not once every program has ended and none can join any more. */
+static bool more_can_come(const struct usertp_session *s)
+{
+	if (s->all || s->ran || !s->nr_sources)
+		return true;
+	for (unsigned int i = 0; i < s->nr_sources; i++)
+		if (!s->sources[i]->ended)
+			return true;
+	return false;
+}
+
+/*
+ * Nothing to give now: wait for more, until @deadline (@timeout_ms < 0: no limit).
+ * Return: 1 to look again, 0 when the time is up, -ENODATA when nothing more can come, or
+ * another negative errno.
+ */
+static int wait_for_more(struct usertp_session *s, long long deadline, int timeout_ms)
+{
+	long long left;
+	int ret;
+
+	if (!more_can_come(s)) {
+		/* A child forked at the end may be waiting on our socket still. */
+		ret = usertp_session_process(s, 0);
+		if (ret || !more_can_come(s))
+			return ret ? ret : -ENODATA;
+		return 1;
+	}
+	left = deadline - usertp__mono_ms();
+	if (timeout_ms >= 0 && left <= 0)
+		return 0;
+	ret = usertp_session_process(s, timeout_ms < 0 || left > POLL_MS ? POLL_MS : (int)left);
+	return ret ? ret : 1;
+}
+
+/* Can the session be read (a session in reading mode, not overwriting)? */
+static int readable(struct usertp_session *s)
+{
+	if (!s->reader)
+		return usertp__session_fail(s, -EINVAL, "the session writes a file: no records to read");
+	if (s->overwrite)
+		return usertp__session_fail(s, -EOPNOTSUPP, "an overwrite session is read at its end "
+							    "(usertp_session_write_dat())");
+	return 0;
+}
+
+/*
+ * Give one thing with @give (true: given) or wait for more, until @timeout_ms has passed.
+ * Return: 1 when given, or what wait_for_more() says.
+ */
+static int read_loop(struct usertp_session *s, int timeout_ms,
+		     bool (*give)(struct usertp_session *s, void *out), void *out)
+{
+	long long deadline = usertp__mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int ret = readable(s);
+
+	while (!ret) {
+		if (give(s, out))
+			return 1;
+		ret = wait_for_more(s, deadline, timeout_ms);
+		if (ret != 1)
+			return ret;
+		ret = 0;
+	}
+	return ret;
+}
+
+static bool give_record(struct usertp_session *s, void *out)
+{
+	return usertp__reader_give_record(s, out);
+}
+
+static bool give_page(struct usertp_session *s, void *out)
+{
+	return usertp__reader_give_page(s, out);
+}
+
+int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int timeout_ms)
+{
+	return read_loop(s, timeout_ms, give_record, rec);
+}
+
+int usertp_session_next_page(struct usertp_session *s, struct usertp_page *page, int timeout_ms)
+{
+	usertp__reader_page_done();
+	return read_loop(s, timeout_ms, give_page, page);
+}
