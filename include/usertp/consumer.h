@@ -17,6 +17,13 @@
  * The records of all the session's programs are read merged in timestamp order, with
  * usertp_session_next(), or written to a trace.dat file (usertp_session_write_dat()).
  *
+ * A reading session records the kernel's events too: a spec whose system is one of the
+ * kernel's (sched:sched_process_fork, irq) goes to a tracefs instance of the session's own,
+ * made at the first such spec, with the session's clock, buffer size, pid filter and tracing
+ * on/off, and removed with the session; other users of tracefs (its global files, or their
+ * own instances) never change it.  Its records come merged with the programs', pid 0 (the
+ * kernel's), tid the task's.  It needs tracefs: root, or tracefs's group.
+ *
  * One thread at a time per session.  Int-returning calls return 0 (or a count) on success and
  * a negative errno on failure; usertp_session_error() then says what went wrong, in words.
  */
@@ -99,6 +106,18 @@ USERTP_CONSUMER_EXPORT int usertp_session_attach_all(struct usertp_session *s);
  * The caller waits for it (waitpid).  Return: its pid, or a negative errno.
  */
 USERTP_CONSUMER_EXPORT pid_t usertp_session_run(struct usertp_session *s, char *const argv[]);
+/**
+ * usertp_session_run_only() - usertp_session_run(), and the session records the command
+ * alone: its pid filter becomes the command's pid, with @children the threads and processes
+ * it creates too (event-fork), for its programs and the kernel's events, as `trace-cmd record
+ * -F` (and -c) do.  The command starts at the session's next usertp_session_process() (or
+ * usertp_session_next()), so that the settings given meanwhile (the kernel's events enabled,
+ * filters) apply from its first instruction, and nothing of other processes is recorded.
+ * (Freed before, the session ends the command unstarted: it exits 127.)
+ * Return: its pid, or a negative errno.
+ */
+USERTP_CONSUMER_EXPORT pid_t usertp_session_run_only(struct usertp_session *s, char *const argv[],
+						     bool children);
 
 /**
  * usertp_session_detach_pid() - take program @pid out of the session: it stops recording for
@@ -114,9 +133,11 @@ USERTP_CONSUMER_EXPORT int usertp_session_detach_pid(struct usertp_session *s, p
  * usertp_session_enable() - record the events @specs selects: a comma-separated list of
  * set_event specs (sys:event, sys:*, *:event, event, sys, globs such as sys:io_*).  They are
  * patterns: events that appear later (a library loaded, a program started) that match are
- * recorded too.
+ * recorded too.  A spec of a kernel system is the kernel's (see above).
  * Return: 0, -EINVAL (not a spec), -ENOENT (the session has programs and none has a
- * matching event: nothing changes).
+ * matching event, or the kernel has none: nothing changes); for a kernel spec -EACCES (no
+ * tracefs, or not ours to write) or -EOPNOTSUPP (a session writing a file: `usertp record`
+ * writes the kernel's events to one).
  */
 USERTP_CONSUMER_EXPORT int usertp_session_enable(struct usertp_session *s, const char *specs);
 /*
@@ -157,7 +178,8 @@ USERTP_CONSUMER_EXPORT int usertp_session_set_pid_filter(struct usertp_session *
 							 const pid_t *pids, size_t nr_pids,
 							 const pid_t *notrace, size_t nr_notrace,
 							 bool event_fork);
-/* The session's event specs, in the order given ("!" before those disabled after). */
+/* The session's event specs of the programs, in the order given ("!" before those disabled
+ * after); the kernel's are in its instance's set_event. */
 USERTP_CONSUMER_EXPORT unsigned int usertp_session_specs(const struct usertp_session *s,
 							 const char *const **specs);
 
@@ -182,7 +204,7 @@ USERTP_CONSUMER_EXPORT int usertp_session_process(struct usertp_session *s, int 
 
 /* One record of one program. */
 struct usertp_record {
-	pid_t pid;		/* the program (its process id) */
+	pid_t pid;		/* the program (its process id); 0: the kernel's event */
 	pid_t tid;		/* the thread (common_pid) */
 	unsigned int cpu;
 	uint64_t ts;		/* on the session's clock */
@@ -264,7 +286,7 @@ struct usertp_session_status {
 	unsigned int refused;	/* events that came later and refused their filter: not recorded
 				 * (each said in the session's log) */
 	uint64_t events;	/* read from the buffers so far */
-	uint64_t dropped;	/* dropped by the programs' buffers so far */
+	uint64_t dropped;	/* dropped by the programs' buffers (and the kernel's) so far */
 	uint64_t bytes;		/* file mode: written so far */
 	int write_error;	/* file mode: the first failed write (a negative errno) or 0; the
 				 * buffers are no longer read (what they drop is counted) */

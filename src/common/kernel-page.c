@@ -85,6 +85,23 @@ void usertp__kpage_seal(unsigned char *data, uint32_t used, uint64_t lost)
 	memcpy(data + 8, &commit, 8);
 }
 
+bool usertp__kpage_header(const unsigned char *data, uint32_t *used, uint64_t *lost)
+{
+	uint64_t commit = get64(data + 8);
+	uint64_t flags = commit & (USERTP__KPAGE_LOST_EVENTS | USERTP__KPAGE_LOST_COUNT);
+	uint64_t size = commit & USERTP__KPAGE_COMMIT_MASK;
+
+	if (size > USERTP__KPAGE_DATA || flags == USERTP__KPAGE_LOST_COUNT ||
+	    (flags & USERTP__KPAGE_LOST_COUNT && size + 8 > USERTP__KPAGE_DATA))
+		return false;
+	*used = (uint32_t)size;
+	*lost = flags & USERTP__KPAGE_LOST_COUNT ? get64(data + USERTP__KPAGE_HEADER + size) : 0;
+	/* (Lost, and no count, or a count of none: how many is not known.) */
+	if (flags && !*lost)
+		*lost = USERTP__KPAGE_LOST_UNKNOWN;
+	return true;
+}
+
 void usertp__kpage_iter_init(struct usertp__kpage_iter *it, const unsigned char *page, uint32_t used)
 {
 	it->page = page;

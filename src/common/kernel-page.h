@@ -76,6 +76,13 @@ void *usertp__kpage_add(struct usertp__kpage *p, uint64_t ts, uint32_t size, uin
  */
 void usertp__kpage_seal(unsigned char *data, uint32_t used, uint64_t lost);
 
+/*
+ * The commit word of page @data: its bytes of entries into *@used, and the events lost just
+ * before it into *@lost (0, their count, or USERTP__KPAGE_LOST_UNKNOWN).  Return: false when
+ * it does not hold together (entries, or the count after them, past the page).
+ */
+bool usertp__kpage_header(const unsigned char *data, uint32_t *used, uint64_t *lost);
+
 /* One record of a page; ts is absolute. */
 struct usertp__kpage_entry {
 	uint64_t ts;

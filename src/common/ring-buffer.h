@@ -252,6 +252,15 @@ static inline uint64_t usertp__rb_clock_mono(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static inline uint64_t usertp__rb_clock_tsc(void)
+{
+#if defined(__x86_64__)
+	return __rdtsc();
+#else
+	return usertp__rb_clock_mono();
+#endif
+}
+
 static inline uint64_t usertp__rb_clock(void)
 {
 #if defined(__x86_64__)

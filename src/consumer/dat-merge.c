@@ -216,14 +216,6 @@ static int build_events(struct merge *m, struct usertp__dat_event **out)
 	return 0;
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /*
  * Read the spool's next page (from what was read ahead, READ_AHEAD bytes at a time).
  * Return: 1, 0 at its end, -1 when it cannot be read to the end.
@@ -295,28 +287,20 @@ static void bad_page(struct merge *m, struct reader *r)
  */
 static bool load_page(struct merge *m, struct reader *r, const char *name)
 {
-	uint64_t commit = get64(r->page.data + 8);
-	uint64_t flags = commit & (USERTP__KPAGE_LOST_EVENTS | USERTP__KPAGE_LOST_COUNT);
-	uint64_t used = commit & USERTP__KPAGE_COMMIT_MASK;
+	uint64_t lost;
 	int n;
 
-	if (used > USERTP__KPAGE_DATA || flags == USERTP__KPAGE_LOST_COUNT ||
-	    (flags & USERTP__KPAGE_LOST_COUNT && used + 8 > USERTP__KPAGE_DATA))
+	if (!usertp__kpage_header(r->page.data, &r->page.used, &lost))
 		goto bad;
-	r->page.used = (uint32_t)used;
 	n = usertp__kpage_records(r->page.data, r->page.used, r->recs, USERTP__KPAGE_MAX_RECORDS);
 	if (n < 0)
 		goto bad;
 	r->nr_recs = (unsigned int)n;
 	r->next_rec = 0;
-	if (flags) {
-		uint64_t lost = 0;
-
-		if (flags & USERTP__KPAGE_LOST_COUNT)
-			lost = get64(r->page.data + USERTP__KPAGE_HEADER + used);
+	if (lost == USERTP__KPAGE_LOST_UNKNOWN)
+		r->lost_unknown = true;
+	else
 		r->lost += lost;
-		r->lost_unknown |= !lost;
-	}
 	return true;
 bad:
 	if (!r->warned_page)

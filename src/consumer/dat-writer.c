@@ -308,6 +308,10 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 
 	if (s->dat || s->nr_sources)
 		return usertp__session_fail(s, -EBUSY, "the file is chosen before the first program");
+	if (s->kernel)
+		return usertp__session_fail(s, -EOPNOTSUPP, "the session reads the kernel's events: "
+					    "a session's file holds the programs' (usertp record "
+					    "writes the kernel's to one)");
 	if (!path || strlen(path) + 32 >= sizeof(w->dir))
 		return usertp__session_fail(s, -ENAMETOOLONG, "the output's name is too long");
 	ret = output_check(s, path);

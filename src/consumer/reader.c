@@ -121,17 +121,17 @@ struct tep_handle *usertp_session_tep(struct usertp_session *s)
 static int reader_source(struct usertp_session *s, struct usertp__source *src)
 {
 	(void)s;
-	src->streams = calloc(src->view->nr_cpus, sizeof(*src->streams));
+	src->streams = calloc(src->nr_cpus, sizeof(*src->streams));
 	if (!src->streams)
 		return -ENOMEM;
-	for (unsigned int cpu = 0; cpu < src->view->nr_cpus; cpu++)
+	for (unsigned int cpu = 0; cpu < src->nr_cpus; cpu++)
 		src->streams[cpu].tail = &src->streams[cpu].head;
 	return 0;
 }
 
 static void reader_source_free(struct usertp__source *src)
 {
-	for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
+	for (unsigned int cpu = 0; src->streams && cpu < src->nr_cpus; cpu++) {
 		struct usertp__stream *st = &src->streams[cpu];
 
 		free(st->cur);
@@ -365,16 +365,25 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 	s->events++;
 }
 
-/* The record with the smallest timestamp of all streams, if there is one now. */
-bool usertp__reader_give_record(struct usertp_session *s, struct usertp_record *rec)
+/*
+ * The programs' sources, then the kernel's (@i == s->nr_sources; NULL without one): at equal
+ * times the programs' records come first, as in a file.
+ */
+static struct usertp__source *source_at(const struct usertp_session *s, unsigned int i)
+{
+	return i < s->nr_sources ? s->sources[i] : s->kernel_src;
+}
+
+/* The stream whose record has the smallest timestamp of all, if there is one now. */
+static struct usertp__source *best_stream(struct usertp_session *s, unsigned int *cpu_out)
 {
 	struct usertp__source *best = NULL;
 	unsigned int best_cpu = 0;
 
-	for (unsigned int i = 0; i < s->nr_sources; i++) {
-		struct usertp__source *src = s->sources[i];
+	for (unsigned int i = 0; i <= s->nr_sources; i++) {
+		struct usertp__source *src = source_at(s, i);
 
-		for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
+		for (unsigned int cpu = 0; src && src->streams && cpu < src->nr_cpus; cpu++) {
 			if (!stream_fill(s, src, cpu))
 				continue;
 			if (!best || src->streams[cpu].entry.ts < best->streams[best_cpu].entry.ts) {
@@ -383,8 +392,27 @@ bool usertp__reader_give_record(struct usertp_session *s, struct usertp_record *
 			}
 		}
 	}
+	*cpu_out = best_cpu;
+	return best;
+}
+
+bool usertp__reader_next_ts(struct usertp_session *s, uint64_t *ts)
+{
+	unsigned int cpu;
+	struct usertp__source *best = best_stream(s, &cpu);
+
 	if (best)
-		stream_give(s, best, best_cpu, rec);
+		*ts = best->streams[cpu].entry.ts;
+	return best;
+}
+
+bool usertp__reader_give_record(struct usertp_session *s, struct usertp_record *rec)
+{
+	unsigned int cpu;
+	struct usertp__source *best = best_stream(s, &cpu);
+
+	if (best)
+		stream_give(s, best, cpu, rec);
 	return best;
 }
 
@@ -430,10 +458,10 @@ bool usertp__reader_give_page(struct usertp_session *s, struct usertp_page *page
 	struct usertp__stream *st;
 	struct queued_page *q;
 
-	for (unsigned int i = 0; i < s->nr_sources; i++) {
-		struct usertp__source *src = s->sources[i];
+	for (unsigned int i = 0; i <= s->nr_sources; i++) {
+		struct usertp__source *src = source_at(s, i);
 
-		for (unsigned int cpu = 0; src->streams && cpu < src->view->nr_cpus; cpu++) {
+		for (unsigned int cpu = 0; src && src->streams && cpu < src->nr_cpus; cpu++) {
 			uint64_t ts;
 
 			if (!src->streams[cpu].head)

@@ -60,7 +60,8 @@ struct usertp__source {
 	void *map;
 	size_t size;
 	struct usertp__rb_view *view;
-	struct usertp_cpu_stats *stats; /* per CPU of view */
+	unsigned int nr_cpus;	     /* of view (the kernel's source: of the kernel's buffers) */
+	struct usertp_cpu_stats *stats; /* per CPU */
 	struct usertp__merge_event *events; /* the formats of the events it records */
 	unsigned int nr_events;
 	char *comms;	     /* "tid comm" lines */
@@ -127,6 +128,7 @@ struct usertp_session {
 	/* targets */
 	bool all, ran;	      /* attached to all; a command was run */
 	pid_t run_pid;	      /* the command usertp_session_run() started */
+	int run_release;      /* usertp_session_run_only(): its command's start (a pipe), or -1 */
 	bool run_stopped;     /* it was stopped before its main(): a filter did not fit */
 	char sock_path[108];  /* our socket */
 	char all_path[4096];  /* while attached to all: the all.* link to it (ctl-proto.h) */
@@ -137,6 +139,16 @@ struct usertp_session {
 		long long until_ms;
 	} bans[USERTP__FOREIGN_BANS]; /* users kept out of every_fd for now (accept_one()) */
 	struct usertp__source **sources;
+	/*
+	 * The kernel's events of a reading session (session-kernel.c): a tracefs instance of its
+	 * own, and its records as one more source, not a program (pid 0), that the reader reads.
+	 */
+	struct usertp__kernel_rec *kernel;
+	struct usertp__source *kernel_src;
+	uint64_t *kernel_pages;	  /* per CPU: pages taken (their numbers for the reader) */
+	unsigned int kernel_took; /* pages the last usertp_session_process() took */
+	uint64_t looked_at;	  /* the session's clock at the last usertp_session_process() */
+	bool kernel_lost_said;
 	unsigned int nr_sources;
 	unsigned int nr_cpus; /* the most CPUs of any source's buffers (at least the machine's) */
 	unsigned int untraced; /* programs that joined and could not be recorded */

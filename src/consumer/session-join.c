@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -196,27 +197,91 @@ int usertp_session_attach_all(struct usertp_session *s)
 	return 0;
 }
 
-pid_t usertp_session_run(struct usertp_session *s, char *const argv[])
+/*
+ * Start @argv.  With @hold, it waits for a byte on a pipe before it execs: the caller gives
+ * it later (s->run_release), or the pipe's end, and it exits without running.
+ */
+static pid_t run(struct usertp_session *s, char *const argv[], bool hold)
 {
+	int release[2] = { -1, -1 };
 	sigset_t empty;
 	pid_t pid;
 
 	if (!argv || !argv[0])
 		return usertp__session_fail(s, -EINVAL, "no command");
+	if (s->run_release >= 0)
+		return usertp__session_fail(s, -EBUSY, "a command waits to start already");
+	if (hold && pipe2(release, O_CLOEXEC))
+		return usertp__session_fail(s, -errno, "a pipe: %s", strerror(errno));
 	s->ran = true;
 	pid = fork();
-	if (pid < 0)
-		return usertp__session_fail(s, -errno, "cannot start %s: %s", argv[0], strerror(errno));
+	if (pid < 0) {
+		int err = errno;
+
+		if (hold) {
+			close(release[0]);
+			close(release[1]);
+		}
+		return usertp__session_fail(s, -err, "cannot start %s: %s", argv[0], strerror(err));
+	}
 	if (pid == 0) {
+		char go;
+		ssize_t n;
+
 		sigemptyset(&empty);
 		sigprocmask(SIG_SETMASK, &empty, NULL);
+		if (hold) {
+			close(release[1]);
+			do
+				n = read(release[0], &go, 1);
+			while (n < 0 && errno == EINTR);
+			if (n != 1)
+				_exit(127); /* the session ended before it was to start */
+		}
 		setenv("USERTP_SESSION", s->sock_path, 1);
 		execvp(argv[0], argv);
 		fprintf(stderr, "usertp: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	s->run_pid = pid;
+	if (hold) {
+		close(release[0]);
+		s->run_release = release[1];
+	}
 	return pid;
+}
+
+pid_t usertp_session_run(struct usertp_session *s, char *const argv[])
+{
+	return run(s, argv, false);
+}
+
+pid_t usertp_session_run_only(struct usertp_session *s, char *const argv[], bool children)
+{
+	pid_t pid = run(s, argv, true);
+	int ret;
+
+	if (pid < 0)
+		return pid;
+	ret = usertp_session_set_pid_filter(s, &pid, 1, NULL, 0, children);
+	if (ret) {
+		usertp__ses_run_release(s, false);
+		waitpid(pid, NULL, 0);
+		s->run_pid = 0;
+		return ret;
+	}
+	return pid;
+}
+
+void usertp__ses_run_release(struct usertp_session *s, bool go)
+{
+	if (s->run_release < 0)
+		return;
+	if (go && write(s->run_release, "g", 1) != 1) {
+		/* (it then sees the pipe's end, and exits 127) */
+	}
+	close(s->run_release);
+	s->run_release = -1;
 }
 
 

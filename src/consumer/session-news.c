@@ -122,22 +122,50 @@ bool usertp__ses_session_message(struct usertp_session *s, struct usertp__source
 	return true;
 }
 
+/*
+ * A forked child has its parent's events: also those the parent told of after the fork, in
+ * news the session may not have read yet when the child's record comes.
+ */
+static bool inherited(struct usertp_session *s, struct usertp__source *src, unsigned int id)
+{
+	struct usertp__source *parent = src->forked_from;
+	struct pollfd p = { parent ? parent->session : -1, POLLIN, 0 };
+
+	if (!parent)
+		return false;
+	while (parent->session >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN) &&
+	       usertp__ses_session_message(s, parent))
+		;
+	usertp__source_inherit(s, src);
+	return usertp__source_has_event(src, id);
+}
+
 bool usertp__session_await_format(struct usertp_session *s, struct usertp__source *src,
 				  unsigned int id, int wait_ms)
 {
 	struct timespec t0, t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!usertp__source_has_event(src, id) && src->session >= 0 && !src->ended) {
-		struct pollfd p = { src->session, POLLIN, 0 };
+	while (!usertp__source_has_event(src, id) && !inherited(s, src, id)) {
+		struct usertp__source *parent = src->forked_from;
+		struct pollfd p[2] = { { src->session >= 0 && !src->ended ? src->session : -1, POLLIN, 0 },
+				       { parent && parent->session >= 0 ? parent->session : -1,
+					 POLLIN, 0 } };
 		long spent;
 
+		if (p[0].fd < 0 && p[1].fd < 0)
+			break; /* nobody left to tell it */
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		spent = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
-		if (spent >= wait_ms || poll(&p, 1, (int)(wait_ms - spent)) != 1)
+		if (spent >= wait_ms || poll(p, 2, (int)(wait_ms - spent)) < 1)
 			break;
-		/* (The end of the connection is left to usertp_session_process().) */
-		if (!(p.revents & POLLIN) || !usertp__ses_session_message(s, src))
+		/*
+		 * What a program said before it ended is read (its end, with nothing left to
+		 * read, is left to usertp_session_process()); the parent's, by inherited().
+		 */
+		if (!((p[0].revents | p[1].revents) & POLLIN))
+			break;
+		if ((p[0].revents & POLLIN) && !usertp__ses_session_message(s, src))
 			break;
 	}
 	return usertp__source_has_event(src, id);

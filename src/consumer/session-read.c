@@ -39,9 +39,10 @@ static int wait_for_more(struct usertp_session *s, long long deadline, int timeo
 	if (!more_can_come(s)) {
 		/* A child forked at the end may be waiting on our socket still. */
 		ret = usertp_session_process(s, 0);
-		if (ret || !more_can_come(s))
-			return ret ? ret : -ENODATA;
-		return 1;
+		if (ret)
+			return ret;
+		/* (The kernel's last pages, taken just now, are read before the end.) */
+		return more_can_come(s) || s->kernel_took ? 1 : -ENODATA;
 	}
 	left = deadline - usertp__mono_ms();
 	if (timeout_ms >= 0 && left <= 0)
@@ -61,6 +62,11 @@ static int readable(struct usertp_session *s)
 	return 0;
 }
 
+static bool give_record(struct usertp_session *s, void *out)
+{
+	return usertp__reader_give_record(s, out);
+}
+
 /*
  * Give one thing with @give (true: given) or wait for more, until @timeout_ms has passed.
  * Return: 1 when given, or what wait_for_more() says.
@@ -72,6 +78,17 @@ static int read_loop(struct usertp_session *s, int timeout_ms,
 	int ret = readable(s);
 
 	while (!ret) {
+		uint64_t ts;
+
+		/*
+		 * The programs' records are read where they are committed, but those of a program
+		 * that joined or forked since the session last looked, and the kernel's, only once
+		 * it looks again: a record newer than that look waits for one more, which may
+		 * bring older ones (a forked child says so before its first event).
+		 */
+		if (give == give_record && usertp__reader_next_ts(s, &ts) && ts >= s->looked_at &&
+		    (ret = usertp_session_process(s, 0)))
+			return ret;
 		if (give(s, out))
 			return 1;
 		ret = wait_for_more(s, deadline, timeout_ms);
@@ -82,10 +99,6 @@ static int read_loop(struct usertp_session *s, int timeout_ms,
 	return ret;
 }
 
-static bool give_record(struct usertp_session *s, void *out)
-{
-	return usertp__reader_give_record(s, out);
-}
 
 static bool give_page(struct usertp_session *s, void *out)
 {

@@ -295,10 +295,10 @@ static bool spec_possible(const struct usertp_session *s, const char *spec)
  * Add the specs of @list (comma-separated), each negated when @negate, to the session's list
  * (not applied).  Return: 0, or a negative errno with the list as it was.
  */
-static int specs_add(struct usertp_session *s, const char *list, bool negate)
+static int specs_add(struct usertp_session *s, const char *list, bool negate, bool replace)
 {
-	unsigned int old = s->nr_specs, added = 0;
-	char *copy, *tok, *save = NULL;
+	unsigned int old = s->nr_specs, added = 0, nr_kernel = 0;
+	char *copy, *tok, *save = NULL, **kernel = NULL;
 	int ret = 0;
 
 	if (!list)
@@ -318,6 +318,23 @@ static int specs_add(struct usertp_session *s, const char *list, bool negate)
 						   "%s: not an event spec (sys:event, sys:*, *:event, "
 						   "event, globs such as sys:io_*, all)", tok);
 			break;
+		}
+		/* The kernel's (its system is one of the kernel's): for the session's instance. */
+		if (!s->specs_unchecked && usertp__kernel_spec(spec)) {
+			char **more_kernel = realloc(kernel, (nr_kernel + 1) * sizeof(*kernel));
+
+			if (!more_kernel) {
+				ret = -ENOMEM;
+				break;
+			}
+			kernel = more_kernel;
+			if (asprintf(&kernel[nr_kernel], "%s%s", off ? "!" : "", spec) < 0) {
+				ret = -ENOMEM;
+				break;
+			}
+			nr_kernel++;
+			added++;
+			continue;
 		}
 		if (!s->specs_unchecked && !spec_possible(s, spec)) {
 			ret = usertp__session_fail(s, -ENOENT, "no event %s in the programs of the session",
@@ -340,6 +357,11 @@ static int specs_add(struct usertp_session *s, const char *list, bool negate)
 	free(copy);
 	if (!ret && !added)
 		ret = usertp__session_fail(s, -EINVAL, "no event spec");
+	if (!ret && (nr_kernel || replace))
+		ret = usertp__ses_kernel_specs(s, (const char *const *)kernel, nr_kernel, replace);
+	while (nr_kernel)
+		free(kernel[--nr_kernel]);
+	free(kernel);
 	if (ret)
 		while (s->nr_specs > old)
 			free(s->specs[--s->nr_specs]);
@@ -350,7 +372,7 @@ static int specs_add(struct usertp_session *s, const char *list, bool negate)
 static int specs_change(struct usertp_session *s, const char *list, bool negate)
 {
 	unsigned int old = s->nr_specs;
-	int ret = specs_add(s, list, negate);
+	int ret = specs_add(s, list, negate, false);
 
 	if (ret)
 		return ret;
@@ -381,7 +403,9 @@ int usertp_session_set_specs(struct usertp_session *s, const char *specs)
 	s->specs = NULL;
 	s->nr_specs = 0;
 	if (specs && specs[strspn(specs, ", \t\n")])
-		ret = specs_add(s, specs, false);
+		ret = specs_add(s, specs, false, true);
+	else
+		ret = usertp__ses_kernel_specs(s, NULL, 0, true);
 	if (!ret)
 		ret = settings_apply(s);
 	if (!ret) {
@@ -420,8 +444,9 @@ int usertp_session_set_tracing(struct usertp_session *s, bool on)
 	if (ret) {
 		s->tracing = was;
 		settings_apply(s);
+		return ret;
 	}
-	return ret;
+	return usertp__ses_kernel_settings(s);
 }
 
 /* The filter the session has for exactly @events, or NULL. */
@@ -450,6 +475,8 @@ int usertp_session_set_filter(struct usertp_session *s, const char *events, cons
 	if (strlen(text) > USERTP__FILTER_MAX)
 		return usertp__session_fail(s, -EINVAL, "the filter is longer than %u bytes",
 					    USERTP__FILTER_MAX);
+	if (!s->specs_unchecked && usertp__kernel_spec(events))
+		return usertp__ses_kernel_filter(s, events, text, err, errlen);
 	/* As usertp_session_enable(): a spec that selects no event of the programs is refused. */
 	if (strcmp(text, "0") && !s->specs_unchecked && !spec_possible(s, events))
 		return usertp__session_fail(s, -ENOENT,
@@ -544,7 +571,7 @@ int usertp_session_set_pid_filter(struct usertp_session *s, const pid_t *pids, s
 	}
 	free(texts[0]);
 	free(texts[1]);
-	return ret;
+	return ret ? ret : usertp__ses_kernel_settings(s);
 }
 
 unsigned int usertp_session_specs(const struct usertp_session *s, const char *const **specs)

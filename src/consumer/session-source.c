@@ -66,6 +66,7 @@ int usertp__ses_source_map(struct usertp_session *s, struct usertp__source *src,
 		return ret;
 	if (src->view->nr_cpus > USERTP_MERGE_MAX_CPUS)
 		return -EINVAL;
+	src->nr_cpus = src->view->nr_cpus;
 	src->stats = calloc(src->view->nr_cpus, sizeof(*src->stats));
 	if (!src->stats)
 		return -ENOMEM;

@@ -108,6 +108,10 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 	unsigned int i, n = 0;
 	struct pollfd *pfd;
 
+	/* The command usertp_session_run_only() holds starts now, with the settings of now. */
+	usertp__ses_run_release(s, true);
+	/* (Before anything is taken: what comes after is newer, session-read.c.) */
+	s->looked_at = s->tsc ? usertp__rb_clock_tsc() : usertp__rb_clock_mono();
 	watch_all(s);
 	if (timeout_ms)
 		epoll_wait(s->epoll_fd, events, 16, timeout_ms);
@@ -152,6 +156,7 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 	free(pfd);
 	for (i = 0; i < s->nr_sources; i++)
 		usertp__ses_source_consume(s, s->sources[i]);
+	usertp__ses_kernel_read(s);
 	/* The names of the threads, once a second. */
 	now = usertp__mono_ms();
 	if (now - last_comms >= 1000) {
@@ -190,7 +195,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->listen_fd = s->every_fd = s->wake_fd = s->epoll_fd = -1;
+	s->listen_fd = s->every_fd = s->wake_fd = s->epoll_fd = s->run_release = -1;
 	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
 	s->overwrite = opts->overwrite;
 	s->tsc = clock == USERTP_RB_CLOCK_TSC;
@@ -253,6 +258,8 @@ void usertp_session_free(struct usertp_session *s)
 	}
 	free(s->sources);
 	free(s->message);
+	usertp__ses_run_release(s, false);
+	usertp__ses_kernel_free(s);
 	if (s->sink)
 		s->sink->free(s);
 	for (unsigned int i = 0; i < s->nr_specs; i++)
@@ -351,6 +358,7 @@ void usertp_session_status(const struct usertp_session *s, struct usertp_session
 		for (unsigned int cpu = 0; src->view && cpu < src->view->nr_cpus; cpu++)
 			st->dropped += src->ended ? src->stats[cpu].dropped : live_dropped(src, cpu);
 	}
+	st->dropped += usertp__ses_kernel_dropped(s);
 }
 
 /* --- the file's end ------------------------------------------------------------------------ */

@@ -17,6 +17,7 @@
  *   session-join.c		how programs come and go: attached, run, joining, forked
  *   session-settings.c		settings given to every program at once
  *   session-news.c		what programs say unasked
+ *   session-kernel.c		the kernel's events of a reading session (kernel-rec.c)
  *   session-source.c		one program: its start, its region, what it knows, its pages
  *   session-specs.c		what the specs select; the event names programs told of
  *   reader.c, dat-writer.c	the sinks (sinks.h)
@@ -40,6 +41,28 @@ void usertp__session_drain(struct usertp_session *s);
  * events (or its start failed): stop it before its main().  Return: whether it was.
  */
 bool usertp__ses_command_stop(struct usertp_session *s, const struct usertp__source *src);
+/*
+ * session-kernel.c: the kernel's events of a reading session.  Enable (or "!SPEC": disable)
+ * @specs, all of them the kernel's; after emptying the kernel's list when @replace.  The
+ * instance is made at the first.  Return: 0 or a negative errno (said in s->error).
+ */
+int usertp__ses_kernel_specs(struct usertp_session *s, const char *const *specs,
+			     unsigned int nr_specs, bool replace);
+/* The filter of the kernel's events @spec selects.  Return: as usertp_session_set_filter(). */
+int usertp__ses_kernel_filter(struct usertp_session *s, const char *spec, const char *filter,
+			      char *err, size_t errlen);
+/* The session's pid filter and tracing on/off, to the instance.  Return: 0 or -errno. */
+int usertp__ses_kernel_settings(struct usertp_session *s);
+/* Take the pages the kernel has now, to the sink (s->kernel_took: how many). */
+void usertp__ses_kernel_read(struct usertp_session *s);
+/* What the kernel lost so far, all CPUs: dropped and overwritten. */
+uint64_t usertp__ses_kernel_dropped(const struct usertp_session *s);
+void usertp__ses_kernel_free(struct usertp_session *s);
+/*
+ * The command usertp_session_run_only() holds: started now (@go), or not at all (it exits
+ * 127).  Nothing when none waits.
+ */
+void usertp__ses_run_release(struct usertp_session *s, bool go);
 /* Connect to @src's endpoint if we are not yet; false if it cannot be reached. */
 bool usertp__ses_source_query(struct usertp__source *src);
 

@@ -15,6 +15,8 @@
 /* reader.c */
 /* Make @s a reading session.  Return: 0 or -ENOMEM. */
 USERTP__HIDDEN int usertp__reader_new(struct usertp_session *s);
+/* The timestamp of the record usertp__reader_give_record() would give now, if there is one. */
+USERTP__HIDDEN bool usertp__reader_next_ts(struct usertp_session *s, uint64_t *ts);
 /* The record with the smallest timestamp of all streams into @rec, if there is one now. */
 USERTP__HIDDEN bool usertp__reader_give_record(struct usertp_session *s, struct usertp_record *rec);
 /*

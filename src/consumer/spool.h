@@ -59,7 +59,11 @@ int usertp__spool_meta_kernel(int fd, unsigned int nr_cpus);
 int usertp__spool_meta_kernel_event(int fd, unsigned int id, const char *system,
 				   const char *format);
 
-/* (The kernel's files: usertp__spool_kernel_path(), private/usertp-consumer-private.h.) */
+/* The kernel's files in the spool @dir: its pages on @cpu, and its texts. */
+int usertp__spool_kernel_path(char *buf, size_t size, const char *dir, unsigned int cpu);
+#define USERTP_SPOOL_KERNEL_KALLSYMS "kernel.kallsyms"
+#define USERTP_SPOOL_KERNEL_PRINTK "kernel.printk_formats"
+#define USERTP_SPOOL_KERNEL_CMDLINES "kernel.cmdlines"
 
 /* Reading. */
 struct usertp__spool_source {

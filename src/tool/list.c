@@ -26,7 +26,6 @@
 #include "number.h"
 #include "private/usertp-consumer-private.h"
 #include "elf-events.h"
-#include "kernel-rec.h"
 #include "tool.h"
 
 #define CALL_TIMEOUT_MS 5000

@@ -38,12 +38,11 @@
 #include <usertp/consumer.h>
 
 #include "elf-events.h"
-#include "kernel-rec.h"
+#include "private/usertp-consumer-private.h"
 #include "number.h"
 #include "filter.h"
 #include "pid-list.h"
 #include "ring-buffer.h"
-#include "private/usertp-consumer-private.h"
 #include "spec.h"
 #include "tool.h"
 

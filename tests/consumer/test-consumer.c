@@ -21,12 +21,17 @@
  *	detach		a program taken out of a session records nothing more for it
  *	pages		raw pages (usertp_session_next_page()): every record once, the session's ids
  *	other-user	another user's program (needs root and a second user: usertp-test2)
+ *	kernel		the kernel's events in a session: typos and bad filters refused the
+ *			kernel's way, a command run alone (usertp_session_run_only()) with its
+ *			events and its threads' forks, nothing of other processes, the
+ *			instance gone with the session, refused in file mode (needs tracefs)
  *	latency		prints the time from usertp_session_enable() to the first record (no
  *			assertion on time: a figure for the docs)
  *
  *	test-consumer CASE CONS-PROG
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -1047,6 +1052,125 @@ static double now_us(void)
 }
 
 /* How soon a change takes effect: enable, then wait for the first record (a busy program). */
+/* Is there an instance whose name starts with "usertp-record-@pid"? */
+static bool kernel_instance_of(pid_t pid)
+{
+	char prefix[64];
+	bool found = false;
+	struct dirent *de;
+	DIR *d = opendir("/sys/kernel/tracing/instances");
+
+	snprintf(prefix, sizeof(prefix), "usertp-record-%d", (int)pid);
+	while (d && (de = readdir(d)))
+		found |= !strncmp(de->d_name, prefix, strlen(prefix)) &&
+			 (!de->d_name[strlen(prefix)] || de->d_name[strlen(prefix)] == '-');
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void case_kernel(void)
+{
+	char *argv[] = { (char *)cons_prog, (char *)"auto", (char *)"7", NULL };
+	struct usertp_session *s;
+	struct usertp_record rec;
+	char err[1024] = "";
+	long a = 0, b = 0, forks = 0, outside = 0, other = 0;
+	pid_t pid, tree[64];
+	unsigned int nr_tree = 0;
+	int status, ret;
+
+	if (access("/sys/kernel/tracing/instances", W_OK))
+		SKIP("no writable tracefs");
+	s = session();
+	/* A typo: refused with the close match, as trace-cmd refuses it; nothing made. */
+	ret = usertp_session_enable(s, "sched:sched_process_forkk");
+	CHECK(ret == -ENOENT && strstr(usertp_session_error(s), "sched:sched_process_fork"),
+	      "a kernel typo: %d %s", ret, usertp_session_error(s));
+	OK(usertp_session_enable(s, "sched:sched_process_fork"));
+	CHECK(kernel_instance_of(getpid()), "no tracefs instance of the session");
+	/* A filter the kernel refuses: its errno and message, with the caret. */
+	ret = usertp_session_set_filter(s, "sched:sched_process_fork", "nosuch == 1", err,
+					sizeof(err));
+	CHECK(ret == -EINVAL && strstr(err, "nosuch") && strchr(err, '^'),
+	      "a kernel filter refused: %d [%s]", ret, err);
+	OK(usertp_session_set_filter(s, "sched:sched_process_fork", "child_pid > 0", NULL, 0));
+	/* The kernel's events are read, never written to a file by a session. */
+	ret = usertp_session_write_dat(s, "/tmp/usertp-test-kernel.dat");
+	CHECK(ret == -EOPNOTSUPP, "write_dat with kernel events: %d", ret);
+	usertp_session_free(s);
+	CHECK(!kernel_instance_of(getpid()), "the session's instance is left behind");
+
+	/*
+	 * A command alone: its events, its threads' forks (the kernel's), nothing else.  (Its
+	 * pid filter first: kernel events enabled before it record every task, as tracefs's do.)
+	 */
+	s = session();
+	pid = usertp_session_run_only(s, argv, true);
+	CHECK(pid > 0, "run_only: %d %s", (int)pid, usertp_session_error(s));
+	OK(usertp_session_enable(s, "sched:sched_process_fork,cons:*"));
+	tree[nr_tree++] = pid;
+	for (;;) {
+		ret = usertp_session_next(s, &rec, 100);
+		if (ret == 1) {
+			bool in = false;
+
+			for (unsigned int i = 0; i < nr_tree; i++)
+				in |= rec.tid == tree[i];
+			outside += !in;
+			if (!in)
+				fprintf(stderr, "outside the command: pid %d tid %d %s\n",
+					(int)rec.pid, (int)rec.tid,
+					rec.event ? rec.event->name : "?");
+			if (rec.pid == 0 && rec.event &&
+			    !strcmp(rec.event->name, "sched_process_fork")) {
+				unsigned long long child = 0;
+
+				tep_read_number_field(tep_find_field(rec.event, "child_pid"),
+						      rec.data, &child);
+				if (nr_tree < 64)
+					tree[nr_tree++] = (pid_t)child;
+				forks++;
+			} else if (rec.pid == pid && rec.event &&
+				   !strcmp(rec.event->name, "cons_a")) {
+				a++;
+			} else if (rec.pid == pid && rec.event &&
+				   !strcmp(rec.event->name, "cons_b")) {
+				b++;
+			} else {
+				other++;
+			}
+			continue;
+		}
+		if (ret < 0 || waitpid(pid, &status, WNOHANG) == pid)
+			break;
+	}
+	while (usertp_session_next(s, &rec, 100) == 1) {
+		bool in = false;
+
+		for (unsigned int i = 0; i < nr_tree; i++)
+			in |= rec.tid == tree[i];
+		outside += !in;
+		a += rec.pid == pid && rec.event && !strcmp(rec.event->name, "cons_a");
+		b += rec.pid == pid && rec.event && !strcmp(rec.event->name, "cons_b");
+	}
+	CHECK(a == 7 && b == 7, "the command's events: %ld %ld", a, b);
+	/* cons-prog makes its control thread: the kernel says so. */
+	CHECK(forks >= 1, "no fork of the command's threads");
+	CHECK(outside == 0, "%ld records of tasks outside the command", outside);
+	CHECK(other == 0, "%ld records of other events", other);
+	usertp_session_free(s);
+	CHECK(!kernel_instance_of(getpid()), "the session's instance is left behind");
+
+	/* A session that writes a file refuses kernel specs. */
+	s = session();
+	OK(usertp_session_write_dat(s, "/tmp/usertp-test-kernel.dat"));
+	ret = usertp_session_enable(s, "sched:sched_process_fork");
+	CHECK(ret == -EOPNOTSUPP, "a kernel spec in file mode: %d", ret);
+	usertp_session_free(s);
+	CHECK(!kernel_instance_of(getpid()), "an instance left by a file session");
+}
+
 static void case_latency(void)
 {
 	struct usertp_session *s = session();
@@ -1134,6 +1258,8 @@ int main(int argc, char **argv)
 		case_pages();
 	else if (!strcmp(argv[1], "other-user"))
 		case_other_user();
+	else if (!strcmp(argv[1], "kernel"))
+		case_kernel();
 	else if (!strcmp(argv[1], "latency"))
 		case_latency();
 	else

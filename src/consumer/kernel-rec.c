@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel-rec.c - the kernel's events of a `usertp record` (kernel-rec.h says how).
+ * kernel-rec.c - the kernel's events of a recording, in a tracefs instance of its own
+ * (private/usertp-consumer-private.h says how).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -20,11 +21,11 @@
 #include <tracefs.h>
 
 #include "format-field.h"
-#include "kernel-rec.h"
+#include "private/usertp-consumer-private.h"
 #include "ring-buffer.h"
 #include "trace-dat.h"
 #include "spec.h"
-#include "private/usertp-consumer-private.h"
+#include "spool.h"
 
 struct usertp__kernel_rec {
 	struct tracefs_instance *inst;
@@ -195,9 +196,12 @@ void usertp__kernel_remove_leftovers(void (*say)(const char *name))
 		if (strncmp(de->d_name, USERTP__KERNEL_INSTANCE_PREFIX, prefix))
 			continue;
 		pid = strtol(de->d_name + prefix, &end, 10);
+		if (*end == '-') /* a session's second instance: "-N" */
+			strtoul(end + 1, &end, 10);
 		if (*end || pid <= 0 || pid > INT32_MAX || !kill((pid_t)pid, 0) || errno != ESRCH)
 			continue;
-		say(de->d_name);
+		if (say)
+			say(de->d_name);
 		inst = tracefs_instance_alloc(NULL, de->d_name);
 		if (inst) {
 			tracefs_instance_destroy(inst);
@@ -372,7 +376,15 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	snprintf(k->name, sizeof(k->name), "%s%d", USERTP__KERNEL_INSTANCE_PREFIX, (int)getpid());
+	static unsigned int made; /* (instances this process made: a session's gets -N) */
+	unsigned int nth = __atomic_fetch_add(&made, 1, __ATOMIC_RELAXED);
+
+	if (nth)
+		snprintf(k->name, sizeof(k->name), "%s%d-%u", USERTP__KERNEL_INSTANCE_PREFIX,
+			 (int)getpid(), nth);
+	else
+		snprintf(k->name, sizeof(k->name), "%s%d", USERTP__KERNEL_INSTANCE_PREFIX,
+			 (int)getpid());
 	if (tracefs_instance_exists(k->name)) {
 		snprintf(err, errlen, "tracefs instance %s exists already", k->name);
 		free(k);
@@ -415,8 +427,8 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++)
 		k->spool[cpu] = k->raw[cpu] = k->pipes[cpu][0] = k->pipes[cpu][1] = -1;
 	for (unsigned int cpu = 0; cpu < k->nr_cpus; cpu++) {
-		k->spool[cpu] = spool_open(spool_dir, cpu);
-		if (k->spool[cpu] < 0) {
+		k->spool[cpu] = spool_dir ? spool_open(spool_dir, cpu) : -1;
+		if (spool_dir && k->spool[cpu] < 0) {
 			snprintf(err, errlen, "a spool file in %s: %s", spool_dir, strerror(errno));
 			goto fail;
 		}
@@ -428,7 +440,7 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 		snprintf(value, sizeof(value), "per_cpu/cpu%u/trace_pipe_raw", cpu);
 		k->raw[cpu] = tracefs_instance_file_open(k->inst, value,
 							 O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (k->raw[cpu] >= 0 && pipe2(k->pipes[cpu], O_CLOEXEC)) {
+		if (spool_dir && k->raw[cpu] >= 0 && pipe2(k->pipes[cpu], O_CLOEXEC)) {
 			snprintf(err, errlen, "a pipe: %s", strerror(errno));
 			goto fail;
 		}
@@ -513,10 +525,21 @@ static uint64_t stat_value(const char *text, const char *key)
 }
 
 /* The formats of the events enabled in the instance, for the merge.  Return: 0 or -1. */
+static bool kernel_has_event(const struct usertp__kernel_rec *k, unsigned int id)
+{
+	for (unsigned int i = 0; i < k->nr_events; i++)
+		if (k->events[i].id == id)
+			return true;
+	return false;
+}
+
 static int take_formats(struct usertp__kernel_rec *k, char *err, size_t errlen)
 {
 	char *enabled = tracefs_instance_file_read(k->inst, "set_event", NULL);
-	size_t cap = 0;
+	size_t cap = k->nr_events;
+
+	if (!enabled)
+		return 0; /* (none enabled yet: the file is empty) */
 
 	for (char *save = NULL, *line = strtok_r(enabled, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -529,7 +552,8 @@ static int take_formats(struct usertp__kernel_rec *k, char *err, size_t errlen)
 			continue;
 		*colon = 0;
 		format = tracefs_event_file_read(k->inst, line, colon + 1, "format", NULL);
-		if (!format || !usertp__format_split_id(format, &head_end, &id, &body)) {
+		if (!format || !usertp__format_split_id(format, &head_end, &id, &body) ||
+		    kernel_has_event(k, id)) {
 			free(format);
 			continue;
 		}
@@ -605,6 +629,81 @@ void usertp__kernel_texts(struct usertp__kernel_rec *k, struct usertp__kernel_te
 	*t = (struct usertp__kernel_texts){ k->cmdlines, k->kallsyms, k->printk_formats,
 					    k->kallsyms ? k->kallsyms_len : 0,
 					    k->printk_formats_len };
+}
+
+/* --- a reading session's kernel events ---------------------------------------------------- */
+
+int usertp__kernel_set_events(struct usertp__kernel_rec *k, const char *const *specs,
+			      unsigned int nr_specs, bool replace, char *err, size_t errlen)
+{
+	if (known_events(specs, nr_specs, err, errlen))
+		return -ENOENT;
+	/* (A list replaced whole: emptied first, as `echo > set_event` does.) */
+	if (replace && write_file(k, "set_event", " ", false, err, errlen))
+		return -errno;
+	for (unsigned int i = 0; i < nr_specs; i++)
+		if (write_file(k, "set_event", specs[i], true, err, errlen))
+			return -errno;
+	return take_formats(k, err, errlen) ? -ENOMEM : 0;
+}
+
+int usertp__kernel_set_filter(struct usertp__kernel_rec *k, const char *spec, const char *filter,
+			      char *err, size_t errlen)
+{
+	return apply_filter(k, spec, filter ? filter : "0", err, errlen) ? -EINVAL : 0;
+}
+
+int usertp__kernel_set_pids(struct usertp__kernel_rec *k, const struct usertp__kernel_pids *pids,
+			    char *err, size_t errlen)
+{
+	/* (An empty list is written as one space: the kernel empties the file.) */
+	if ((pids->nr_pids ? write_pids(k, "set_event_pid", pids->pids, pids->nr_pids, err, errlen)
+			   : write_file(k, "set_event_pid", " ", false, err, errlen)) ||
+	    (pids->nr_notrace ? write_pids(k, "set_event_notrace_pid", pids->notrace,
+					   pids->nr_notrace, err, errlen)
+			      : write_file(k, "set_event_notrace_pid", " ", false, err, errlen)) ||
+	    write_file(k, "options/event-fork", pids->event_fork ? "1" : "0", false, err, errlen))
+		return -errno;
+	return 0;
+}
+
+int usertp__kernel_set_tracing(struct usertp__kernel_rec *k, bool on)
+{
+	return tracefs_instance_file_write(k->inst, "tracing_on", on ? "1" : "0") < 0 ? -errno : 0;
+}
+
+int usertp__kernel_read_page(struct usertp__kernel_rec *k, unsigned int cpu,
+			     unsigned char page[USERTP__KPAGE_SIZE])
+{
+	ssize_t n;
+
+	if (cpu >= k->nr_cpus || k->raw[cpu] < 0)
+		return 0;
+	do
+		n = read(k->raw[cpu], page, USERTP__KPAGE_SIZE);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (n > 0 && n < (ssize_t)USERTP__KPAGE_SIZE)
+		memset(page + n, 0, USERTP__KPAGE_SIZE - (size_t)n);
+	return n > 0 ? 1 : 0;
+}
+
+void usertp__kernel_lost(struct usertp__kernel_rec *k, unsigned int cpu, uint64_t *dropped,
+			 uint64_t *overrun)
+{
+	char file[64], *stats;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%u/stats", cpu);
+	stats = tracefs_instance_file_read(k->inst, file, NULL);
+	*dropped = stat_value(stats, "dropped events");
+	*overrun = stat_value(stats, "overrun");
+	free(stats);
+}
+
+const char *usertp__kernel_name(const struct usertp__kernel_rec *k)
+{
+	return k->name;
 }
 
 void usertp__kernel_free(struct usertp__kernel_rec *k)
