@@ -67,6 +67,22 @@ static void harness_fail(const char *file, int line, const char *cond, const cha
 		}                                                                                  \
 	} while (0)
 
+/* A fault the test found itself, said in its own words (printf-style). */
+#define FAIL(...) harness_failf(__FILE__, __LINE__, __VA_ARGS__)
+static void harness_failf(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), unused));
+static void harness_failf(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	harness_failed++;
+	fprintf(stderr, "%s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 #define SKIP(why)                                                                                  \
 	do {                                                                                       \
 		printf("SKIP: %s\n", why);                                                         \

@@ -112,10 +112,10 @@ static void on_log(const char *line, void *arg)
 
 int main(int argc, char **argv)
 {
-	struct usertp_session_options opts = { 0 };
+	struct usertp_session_options opts = USERTP_STRUCT_INIT(usertp_session_options);
 	const char *specs = "*:*";
 	struct usertp_session *s = NULL;
-	struct usertp_record rec;
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
 	int opt, ret, status = 0;
 	long forks = 0;
 	pid_t pid;
@@ -139,6 +139,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: no command\n", argv[0]);
 		return 2;
 	}
+	/*
+	 * A line as soon as it is known (a live follower); and no buffered output is left for a
+	 * process forked meanwhile (the command) to write again.
+	 */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	ret = usertp_session_new(&s, &opts);
 	if (ret) {
 		fprintf(stderr, "follow-forks: %s\n", strerror(-ret));

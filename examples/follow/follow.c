@@ -65,7 +65,7 @@ static long long field(struct usertp_record *rec, const char *name)
 int main(int argc, char **argv)
 {
 	struct usertp_session *s;
-	struct usertp_record rec;
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
 	long max_jobs = -1, idle_s = -1, done = 0;
 	int opt, ret;
 

@@ -45,8 +45,21 @@ struct usertp_session;
 struct tep_handle;
 struct tep_event;
 
-/* Settings fixed for a session's life (zeroed: the defaults). */
+/*
+ * The structures a caller allocates begin with their size, so that a later version can grow
+ * them without breaking programs built against this one: set struct_size to their sizeof,
+ * once (USERTP_STRUCT_INIT(usertp_record) does), and keep it.  The library reads and writes
+ * no byte past it, and refuses one smaller than this version's first (-EINVAL).
+ */
+#ifdef __cplusplus
+#define USERTP_STRUCT_INIT(type) usertp_struct_init<struct type>()
+#else
+#define USERTP_STRUCT_INIT(type) { .struct_size = sizeof(struct type) }
+#endif
+
+/* Settings fixed for a session's life (zeroed beyond struct_size: the defaults). */
 struct usertp_session_options {
+	size_t struct_size;
 	unsigned long buffer_kb; /* per CPU and program, 1..4194304 KiB; 0: 1408 (the kernel's) */
 	bool overwrite;		 /* flight recorder: the oldest pages go (default: new events are
 				  * dropped, and counted, while the buffer is full) */
@@ -204,6 +217,7 @@ USERTP_CONSUMER_EXPORT int usertp_session_process(struct usertp_session *s, int 
 
 /* One record of one program. */
 struct usertp_record {
+	size_t struct_size;
 	pid_t pid;		/* the program (its process id); 0: the kernel's event */
 	pid_t tid;		/* the thread (common_pid) */
 	unsigned int cpu;
@@ -219,12 +233,14 @@ struct usertp_record {
  * usertp_session_next() - the next record of the session in timestamp order, waiting up to
  * @timeout_ms for one (-1: no limit).  @rec's pointers stay valid until the next call.
  * Return: 1 with *rec filled, 0 when none came in time, -ENODATA when there is none and
- * none can come (every program attached by pid has ended, and nothing else can join).
+ * none can come (every program attached by pid has ended, and nothing else can join),
+ * -EINVAL (@rec's struct_size).
  */
 USERTP_CONSUMER_EXPORT int usertp_session_next(struct usertp_session *s, struct usertp_record *rec,
 					       int timeout_ms);
 /* One page of one program's CPU, as the kernel's trace_pipe_raw gives them. */
 struct usertp_page {
+	size_t struct_size;
 	pid_t pid;		/* the program */
 	unsigned int cpu;
 	const void *data;	/* 4096 bytes: u64 timestamp, u64 commit (the size of the entries,
@@ -255,6 +271,7 @@ USERTP_CONSUMER_EXPORT struct tep_handle *usertp_session_tep(struct usertp_sessi
 /* --- programs and counts ------------------------------------------------------------------ */
 
 struct usertp_program_info {
+	size_t struct_size;
 	pid_t pid;
 	char comm[17];
 	bool running;		/* still recording for the session */
@@ -264,6 +281,7 @@ struct usertp_program_info {
 
 /* Per CPU of one program: read + dropped + overrun = the events it fired for the session. */
 struct usertp_cpu_stats {
+	size_t struct_size;
 	uint64_t read;		/* records taken from its buffers */
 	uint64_t dropped;	/* not recorded: the buffer was full (or the record too big) */
 	uint64_t overrun;	/* overwritten before they were read (overwrite mode) */
@@ -273,13 +291,17 @@ struct usertp_cpu_stats {
 USERTP_CONSUMER_EXPORT unsigned int usertp_session_nr_programs(const struct usertp_session *s);
 USERTP_CONSUMER_EXPORT int usertp_session_program(const struct usertp_session *s, unsigned int index,
 						  struct usertp_program_info *info);
-/* Counts of program @index on @cpu so far.  Return: 0, -ERANGE (no such program or CPU). */
+/*
+ * Program @index, and its counts on @cpu so far.  Return: 0, -ERANGE (no such program or CPU),
+ * -EINVAL (struct_size).
+ */
 USERTP_CONSUMER_EXPORT int usertp_session_cpu_stats(const struct usertp_session *s,
 						    unsigned int index, unsigned int cpu,
 						    struct usertp_cpu_stats *stats);
 
 /* The session at a glance (a status line). */
 struct usertp_session_status {
+	size_t struct_size;
 	unsigned int programs;	/* it has had */
 	unsigned int running;	/* still recording for it */
 	unsigned int untraced;	/* joined, and could not be recorded (their buffers, a reply) */
@@ -291,8 +313,9 @@ struct usertp_session_status {
 	int write_error;	/* file mode: the first failed write (a negative errno) or 0; the
 				 * buffers are no longer read (what they drop is counted) */
 };
-USERTP_CONSUMER_EXPORT void usertp_session_status(const struct usertp_session *s,
-						  struct usertp_session_status *st);
+/* Return: 0, -EINVAL (struct_size). */
+USERTP_CONSUMER_EXPORT int usertp_session_status(const struct usertp_session *s,
+						 struct usertp_session_status *st);
 
 /**
  * usertp_session_spec_seen() - does @spec select an event that one of the session's programs
@@ -327,14 +350,21 @@ USERTP_CONSUMER_EXPORT int usertp_session_set_dat_format(struct usertp_session *
 							 unsigned int version,
 							 const char *compression);
 
-/* What the file holds, per CPU (summed over programs). */
+/*
+ * What the file holds, summed over programs: in all, and per CPU in the caller's arrays
+ * (cpu_events and cpu_lost, max_cpus entries each, either may be NULL; CPUs past max_cpus are
+ * in the totals alone).
+ */
 struct usertp_dat_summary {
-	unsigned int nr_cpus;
-	uint64_t events[4096]; /* records in the file */
-	uint64_t lost[4096];   /* fired and not in the file */
-	uint64_t bytes;	       /* of the file */
-	unsigned int programs; /* whose records it holds */
-	char output[4096];     /* its path */
+	size_t struct_size;
+	unsigned int nr_cpus;	/* of the file */
+	uint64_t events;	/* records in the file */
+	uint64_t lost;		/* fired and not in the file */
+	uint64_t *cpu_events, *cpu_lost; /* per CPU, given by the caller (or NULL) */
+	unsigned int max_cpus;	/* their entries */
+	uint64_t bytes;		/* of the file */
+	unsigned int programs;	/* whose records it holds */
+	char output[4096];	/* its path */
 };
 
 /**
@@ -356,6 +386,15 @@ USERTP_CONSUMER_EXPORT int usertp_dat_recover(const char *dir, const char *outpu
 					      size_t errlen);
 
 #ifdef __cplusplus
+}
+
+/* USERTP_STRUCT_INIT() in C++: the structure zeroed, its struct_size set. */
+template <typename T> static inline T usertp_struct_init()
+{
+	T t{};
+
+	t.struct_size = sizeof(T);
+	return t;
 }
 #endif
 

@@ -509,16 +509,28 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	 * marks only losses that have an event after them).  A recovery knows only the marks.
 	 */
 	if (sum) {
-		memset(sum, 0, sizeof(*sum));
-		sum->nr_cpus = nr_cpus;
-		sum->programs = n;
-		sum->bytes = stats->size;
-		snprintf(sum->output, sizeof(sum->output), "%s", output);
+		struct usertp_dat_summary all = { .struct_size = sizeof(all),
+						  .cpu_events = sum->cpu_events,
+						  .cpu_lost = sum->cpu_lost,
+						  .max_cpus = sum->max_cpus };
+
+		all.nr_cpus = nr_cpus;
+		all.programs = n;
+		all.bytes = stats->size;
+		snprintf(all.output, sizeof(all.output), "%s", output);
 		for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
-			sum->events[cpu] = stats->events[cpu];
-			sum->lost[cpu] = !fired ? stats->lost[cpu]
-				       : fired[cpu] > stats->events[cpu] ? fired[cpu] - stats->events[cpu] : 0;
+			uint64_t lost = !fired ? stats->lost[cpu]
+				      : fired[cpu] > stats->events[cpu] ? fired[cpu] - stats->events[cpu]
+									: 0;
+
+			all.events += stats->events[cpu];
+			all.lost += lost;
+			if (cpu < all.max_cpus && all.cpu_events)
+				all.cpu_events[cpu] = stats->events[cpu];
+			if (cpu < all.max_cpus && all.cpu_lost)
+				all.cpu_lost[cpu] = lost;
 		}
+		usertp__struct_give(sum, &all, sizeof(all));
 	}
 out:
 	for (unsigned int i = 0; fds && i < n; i++)
@@ -697,6 +709,12 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 	int ret;
 
 	struct stat st;
+
+	if (sum && !USERTP__STRUCT_OK(sum, usertp_dat_summary, output)) {
+		snprintf(err, errlen, "a struct usertp_dat_summary without its size "
+			 "(USERTP_STRUCT_INIT)");
+		return -EINVAL;
+	}
 
 	/*
 	 * A spool of another user (root recovering it) is that user's input: its meta does not

@@ -332,6 +332,7 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 	int32_t tid = 0;
 
 	memset(rec, 0, sizeof(*rec));
+	rec->struct_size = sizeof(*rec);
 	rec->pid = src->pid;
 	rec->cpu = cpu;
 	rec->ts = st->entry.ts;
@@ -483,8 +484,10 @@ bool usertp__reader_give_page(struct usertp_session *s, struct usertp_page *page
 		st->tail = &st->head;
 	st->nr_queued--;
 	page_given = q;
-	*page = (struct usertp_page){ best->pid, best_cpu, q->page.data, USERTP__KPAGE_SIZE,
-				      page_to_session_ids(s, best, q) };
+	*page = (struct usertp_page){ .struct_size = sizeof(*page), .pid = best->pid,
+				      .cpu = best_cpu, .data = q->page.data,
+				      .size = USERTP__KPAGE_SIZE,
+				      .events = page_to_session_ids(s, best, q) };
 	usertp__kpage_seal(q->page.data, q->page.used, q->page.lost_before);
 	best->stats[best_cpu].read += page->events;
 	s->read[best_cpu] += page->events;

@@ -20,7 +20,9 @@
 #define USERTP_CONSUMER_SESSION_CORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include <usertp/consumer.h>
@@ -189,6 +191,24 @@ struct usertp_session {
 	void (*on_comm)(pid_t tid, const char *comm, void *arg);
 	void *on_comm_arg;
 };
+
+/*
+ * The public structures a caller allocates (usertp/consumer.h): is @p's struct_size at least
+ * this version's first (up to its field @last)?  And @src (this version's whole @size bytes)
+ * given to the caller's @dst, no further than its struct_size (which stays).
+ */
+#define USERTP__STRUCT_OK(p, type, last)                                                           \
+	((p) && (p)->struct_size >= offsetof(struct type, last) + sizeof(((struct type *)0)->last))
+static inline void usertp__struct_give(void *dst, const void *src, size_t size)
+{
+	size_t room;
+
+	memcpy(&room, dst, sizeof(room));
+	if (room > size)
+		room = size;
+	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
+	       room - sizeof(size_t));
+}
 
 /* session-core.c: the session's words, and its sources' formats */
 USERTP__HIDDEN int usertp__session_fail(struct usertp_session *s, int err, const char *fmt, ...)

@@ -62,9 +62,15 @@ static int readable(struct usertp_session *s)
 	return 0;
 }
 
+/* (Given whole to the caller's, as far as its struct_size goes.) */
 static bool give_record(struct usertp_session *s, void *out)
 {
-	return usertp__reader_give_record(s, out);
+	struct usertp_record rec;
+
+	if (!usertp__reader_give_record(s, &rec))
+		return false;
+	usertp__struct_give(out, &rec, sizeof(rec));
+	return true;
 }
 
 /*
@@ -102,16 +108,27 @@ static int read_loop(struct usertp_session *s, int timeout_ms,
 
 static bool give_page(struct usertp_session *s, void *out)
 {
-	return usertp__reader_give_page(s, out);
+	struct usertp_page page;
+
+	if (!usertp__reader_give_page(s, &page))
+		return false;
+	usertp__struct_give(out, &page, sizeof(page));
+	return true;
 }
 
 int usertp_session_next(struct usertp_session *s, struct usertp_record *rec, int timeout_ms)
 {
+	if (!USERTP__STRUCT_OK(rec, usertp_record, lost_before))
+		return usertp__session_fail(s, -EINVAL, "a struct usertp_record without its size "
+					    "(USERTP_STRUCT_INIT)");
 	return read_loop(s, timeout_ms, give_record, rec);
 }
 
 int usertp_session_next_page(struct usertp_session *s, struct usertp_page *page, int timeout_ms)
 {
+	if (!USERTP__STRUCT_OK(page, usertp_page, events))
+		return usertp__session_fail(s, -EINVAL, "a struct usertp_page without its size "
+					    "(USERTP_STRUCT_INIT)");
 	usertp__reader_page_done();
 	return read_loop(s, timeout_ms, give_page, page);
 }

@@ -177,7 +177,7 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 
 int usertp_session_new(struct usertp_session **out, const struct usertp_session_options *opts)
 {
-	struct usertp_session_options none = { 0 };
+	struct usertp_session_options given = { .struct_size = sizeof(given) };
 	struct usertp_session *s;
 	struct epoll_event ev = { .events = EPOLLIN };
 	enum usertp__rb_clock clock = USERTP_RB_CLOCK_MONO;
@@ -186,8 +186,13 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	int ret;
 
 	*out = NULL;
-	if (!opts)
-		opts = &none;
+	/* (What a caller built against a later version adds past ours is not read.) */
+	if (opts && !USERTP__STRUCT_OK(opts, usertp_session_options, tracing_off))
+		return -EINVAL;
+	if (opts)
+		memcpy(&given, opts, opts->struct_size < sizeof(given) ? opts->struct_size
+								: sizeof(given));
+	opts = &given;
 	if (opts->buffer_kb > USERTP_RB_MAX_KB)
 		return -ERANGE;
 	if (opts->clock && usertp__rb_parse_clock(opts->clock, &clock, &why_not))
@@ -305,15 +310,19 @@ int usertp_session_program(const struct usertp_session *s, unsigned int index,
 {
 	const struct usertp__source *src;
 
+	struct usertp_program_info i = { .struct_size = sizeof(i) };
+
+	if (!USERTP__STRUCT_OK(info, usertp_program_info, nr_cpus))
+		return -EINVAL;
 	if (index >= s->nr_sources)
 		return -ERANGE;
 	src = s->sources[index];
-	memset(info, 0, sizeof(*info));
-	info->pid = src->pid;
-	memcpy(info->comm, src->comm, sizeof(info->comm));
-	info->running = !src->ended && src->session >= 0;
-	info->forked_from = src->forked_from ? src->forked_from->pid : 0;
-	info->nr_cpus = src->view ? src->view->nr_cpus : 0;
+	i.pid = src->pid;
+	memcpy(i.comm, src->comm, sizeof(i.comm));
+	i.running = !src->ended && src->session >= 0;
+	i.forked_from = src->forked_from ? src->forked_from->pid : 0;
+	i.nr_cpus = src->view ? src->view->nr_cpus : 0;
+	usertp__struct_give(info, &i, sizeof(i));
 	return 0;
 }
 
@@ -330,35 +339,45 @@ int usertp_session_cpu_stats(const struct usertp_session *s, unsigned int index,
 			     struct usertp_cpu_stats *stats)
 {
 	const struct usertp__source *src;
+	struct usertp_cpu_stats st;
 
+	if (!USERTP__STRUCT_OK(stats, usertp_cpu_stats, overrun))
+		return -EINVAL;
 	if (index >= s->nr_sources)
 		return -ERANGE;
 	src = s->sources[index];
 	if (!src->view || cpu >= src->view->nr_cpus)
 		return -ERANGE;
-	*stats = src->stats[cpu];
+	st = src->stats[cpu];
+	st.struct_size = sizeof(st);
 	if (!src->ended)
-		stats->dropped = live_dropped(src, cpu);
+		st.dropped = live_dropped(src, cpu);
+	usertp__struct_give(stats, &st, sizeof(st));
 	return 0;
 }
 
-void usertp_session_status(const struct usertp_session *s, struct usertp_session_status *st)
+int usertp_session_status(const struct usertp_session *s, struct usertp_session_status *out)
 {
-	memset(st, 0, sizeof(*st));
-	st->programs = s->nr_sources;
-	st->untraced = s->untraced;
-	st->refused = s->refused;
-	st->events = s->events;
-	st->bytes = s->bytes;
-	st->write_error = s->write_error;
+	struct usertp_session_status st = { .struct_size = sizeof(st) };
+
+	if (!USERTP__STRUCT_OK(out, usertp_session_status, write_error))
+		return -EINVAL;
+	st.programs = s->nr_sources;
+	st.untraced = s->untraced;
+	st.refused = s->refused;
+	st.events = s->events;
+	st.bytes = s->bytes;
+	st.write_error = s->write_error;
 	for (unsigned int i = 0; i < s->nr_sources; i++) {
 		const struct usertp__source *src = s->sources[i];
 
-		st->running += !src->ended && src->session >= 0;
+		st.running += !src->ended && src->session >= 0;
 		for (unsigned int cpu = 0; src->view && cpu < src->view->nr_cpus; cpu++)
-			st->dropped += src->ended ? src->stats[cpu].dropped : live_dropped(src, cpu);
+			st.dropped += src->ended ? src->stats[cpu].dropped : live_dropped(src, cpu);
 	}
-	st->dropped += usertp__ses_kernel_dropped(s);
+	st.dropped += usertp__ses_kernel_dropped(s);
+	usertp__struct_give(out, &st, sizeof(st));
+	return 0;
 }
 
 /* --- the file's end ------------------------------------------------------------------------ */
@@ -367,6 +386,9 @@ int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *s
 {
 	if (!s->dat)
 		return usertp__session_fail(s, -EINVAL, "no file: usertp_session_write_dat() first");
+	if (sum && !USERTP__STRUCT_OK(sum, usertp_dat_summary, output))
+		return usertp__session_fail(s, -EINVAL, "a struct usertp_dat_summary without its "
+					    "size (USERTP_STRUCT_INIT)");
 	usertp__session_drain(s);
 	return usertp__writer_finish(s, sum);
 }

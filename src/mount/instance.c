@@ -31,7 +31,7 @@
 /* Take what the session has now into the records held (under apply). */
 static void drain(struct usertp__instance *in)
 {
-	struct usertp_record rec;
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
 	bool any = false;
 
 	/* Programs that joined, their messages and thread names (next() waits for none). */

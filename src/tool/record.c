@@ -180,7 +180,7 @@ static double elapsed(void)
 static void status_line(bool final)
 {
 	static unsigned short rows;
-	struct usertp_session_status st;
+	struct usertp_session_status st = USERTP_STRUCT_INIT(usertp_session_status);
 	char text[256];
 	struct winsize ws;
 
@@ -285,7 +285,7 @@ static void loop(void)
 	while (!rec.stop) {
 		struct pollfd pfd[2] = { { usertp_session_fd(rec.session), POLLIN, 0 },
 					 { rec.sig_fd, POLLIN, 0 } };
-		struct usertp_session_status st;
+		struct usertp_session_status st = USERTP_STRUCT_INIT(usertp_session_status);
 
 		poll(pfd, 2, (int)(rec.interval_us / 1000) ? (int)(rec.interval_us / 1000) : 1);
 		if (pfd[1].revents)
@@ -312,18 +312,22 @@ static void loop(void)
 		status_line(true);
 }
 
+/* The per-CPU counts of the summary (the most CPUs a file has). */
+static uint64_t sum_events[USERTP_MERGE_MAX_CPUS], sum_lost[USERTP_MERGE_MAX_CPUS];
+#define SUMMARY_INIT                                                                               \
+	{ .struct_size = sizeof(struct usertp_dat_summary), .cpu_events = sum_events,              \
+	  .cpu_lost = sum_lost, .max_cpus = USERTP_MERGE_MAX_CPUS }
+
 /* The summary of what the file holds (-q: none). */
 static void summary(const struct usertp_dat_summary *sum, bool at_least)
 {
-	uint64_t total = 0, lost = 0;
+	uint64_t total = sum->events, lost = sum->lost;
 
-	for (unsigned int cpu = 0; cpu < sum->nr_cpus; cpu++) {
+	for (unsigned int cpu = 0; cpu < sum->nr_cpus && cpu < sum->max_cpus; cpu++)
 		if (!rec.quiet)
 			fprintf(stderr, "  CPU %u: %llu events, %llu lost\n", cpu,
-				(unsigned long long)sum->events[cpu], (unsigned long long)sum->lost[cpu]);
-		total += sum->events[cpu];
-		lost += sum->lost[cpu];
-	}
+				(unsigned long long)sum->cpu_events[cpu],
+				(unsigned long long)sum->cpu_lost[cpu]);
 	/* -q: no status line, no summary (as trace-cmd record -q); errors and warnings stay. */
 	if (!rec.quiet)
 		fprintf(stderr, "usertp record: %u program%s, %llu events, %llu lost%s, %s: %.1f MB\n",
@@ -900,7 +904,7 @@ static bool parse_options(int argc, char **argv)
  */
 static int recover_spool(void)
 {
-	static struct usertp_dat_summary sum;
+	struct usertp_dat_summary sum = SUMMARY_INIT;
 	char err[512];
 	int ret = usertp_dat_recover(rec.recover, rec.output_given ? rec.output : NULL, &sum, err,
 				     sizeof(err));
@@ -929,7 +933,7 @@ static bool set_pid_filter(void)
 /* Start: the session, its file, its events, its programs.  Return: false on failure. */
 static bool start(void)
 {
-	struct usertp_session_options opts = { .buffer_kb = rec.kb, .overwrite = rec.overwrite,
+	struct usertp_session_options opts = { .struct_size = sizeof(opts), .buffer_kb = rec.kb, .overwrite = rec.overwrite,
 					       .clock = usertp__rb_clock_name(rec.clock) };
 	int ret = usertp_session_new(&rec.session, &opts);
 
@@ -1010,8 +1014,8 @@ static bool start(void)
 
 int usertp__cmd_record(int argc, char **argv)
 {
-	static struct usertp_dat_summary sum;
-	struct usertp_session_status st;
+	struct usertp_dat_summary sum = SUMMARY_INIT;
+	struct usertp_session_status st = USERTP_STRUCT_INIT(usertp_session_status);
 	int ret;
 
 	if (!parse_options(argc, argv))

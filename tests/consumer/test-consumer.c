@@ -147,7 +147,7 @@ static long of_pid(const struct counts *c, pid_t pid, bool a)
  */
 static void drain(struct usertp_session *s, struct counts *c, int idle_ms)
 {
-	struct usertp_record rec;
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -209,8 +209,8 @@ static struct usertp_session *session(void)
 /* Records read of program @index, summed over its CPUs, and its dropped ones. */
 static void totals(struct usertp_session *s, unsigned int index, uint64_t *read, uint64_t *dropped)
 {
-	struct usertp_program_info info;
-	struct usertp_cpu_stats st;
+	struct usertp_program_info info = USERTP_STRUCT_INIT(usertp_program_info);
+	struct usertp_cpu_stats st = USERTP_STRUCT_INIT(usertp_cpu_stats);
 
 	*read = *dropped = 0;
 	if (usertp_session_program(s, index, &info))
@@ -298,7 +298,7 @@ static void wait_processing(struct usertp_session *s, pid_t pid, int *status)
  */
 static void case_small(void)
 {
-	struct usertp_session_options opts = { .buffer_kb = 8 };
+	struct usertp_session_options opts = { .struct_size = sizeof(opts), .buffer_kb = 8 };
 	struct usertp_session *s;
 	struct pollfd pfd;
 	struct counts c;
@@ -560,7 +560,8 @@ static int fake_attach(pid_t pid, bool garbage, long long *ms)
 static void case_errors(void)
 {
 	struct usertp_session *s = session(), *t;
-	struct usertp_session_options big = { .buffer_kb = 5000000 }, clock = { .clock = "bogus" };
+	struct usertp_session_options big = { .struct_size = sizeof(big), .buffer_kb = 5000000 },
+				      clock = { .struct_size = sizeof(clock), .clock = "bogus" };
 	const char *const *specs;
 	unsigned int nr;
 	struct prog p;
@@ -642,13 +643,36 @@ static void case_errors(void)
 	expect(s, "a program killed", 9, 0);
 	OK(usertp_session_disable(s, "cons:cons_a"));
 	{
-		struct usertp_session_status st;
+		struct usertp_session_status st = USERTP_STRUCT_INIT(usertp_session_status);
 
 		usertp_session_status(s, &st);
 		CHECK(st.running == 0 && st.programs == 1, "status: %u of %u running", st.running,
 		      st.programs);
-		CHECK(usertp_session_next(s, &(struct usertp_record){ 0 }, 100) == -ENODATA,
+		CHECK(usertp_session_next(s, &(struct usertp_record)USERTP_STRUCT_INIT(usertp_record),
+					  100) == -ENODATA,
 		      "nothing more can come");
+	}
+	/* A structure without its size (built against no version of ours) is refused. */
+	{
+		struct usertp_session_options opts = { .buffer_kb = 64 };
+		struct usertp_session_status st = { .programs = 0 };
+		struct usertp_record rec = { .pid = 0 };
+		struct usertp_session *other = NULL;
+
+		CHECK(usertp_session_new(&other, &opts) == -EINVAL && !other, "options of no size");
+		CHECK(usertp_session_status(s, &st) == -EINVAL, "a status of no size");
+		CHECK(usertp_session_next(s, &rec, 0) == -EINVAL, "a record of no size");
+		/* A larger one (a later version's): nothing written past ours. */
+		struct {
+			struct usertp_session_status st;
+			unsigned char later[64];
+		} grown;
+
+		memset(&grown, 0xa5, sizeof(grown));
+		grown.st.struct_size = sizeof(grown);
+		CHECK(usertp_session_status(s, &grown.st) == 0 && grown.st.programs == 1 &&
+			      grown.later[0] == 0xa5 && grown.later[63] == 0xa5,
+		      "a later version's status: %u programs", grown.st.programs);
 	}
 	fclose(p.in);
 	fclose(p.out);
@@ -806,7 +830,7 @@ static void case_detach(void)
 static void case_pages(void)
 {
 	struct usertp_session *s = session();
-	struct usertp_page page;
+	struct usertp_page page = USERTP_STRUCT_INIT(usertp_page);
 	struct prog p;
 	long records = 0, pages = 0, bad = 0;
 	int ret;
@@ -921,7 +945,7 @@ static void case_filter(void)
 /* Records of each event by thread (common_pid): cons_a's of @tid, and all of both. */
 static void drain_tid(struct usertp_session *s, pid_t tid, long *of_tid, long *all)
 {
-	struct usertp_record rec;
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
 	int ret;
 
 	*of_tid = *all = 0;
@@ -1073,7 +1097,7 @@ static void case_kernel(void)
 {
 	char *argv[] = { (char *)cons_prog, (char *)"auto", (char *)"7", NULL };
 	struct usertp_session *s;
-	struct usertp_record rec;
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
 	char err[1024] = "";
 	long a = 0, b = 0, forks = 0, outside = 0, other = 0;
 	pid_t pid, tree[64];
@@ -1174,7 +1198,7 @@ static void case_kernel(void)
 static void case_latency(void)
 {
 	struct usertp_session *s = session();
-	struct usertp_record rec;
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
 	double best = 1e12, sum = 0, worst = 0;
 	struct prog p;
 	pid_t firer;

@@ -58,7 +58,7 @@ trap restore EXIT
 		echo global > $T/trace_clock
 		rmdir $T/instances/follow-forks-other-$$ 2>/dev/null
 		i=$((i + 1))
-		echo $i > "$dir/disturbed"
+		echo $i > "$dir/disturbed.new" && mv "$dir/disturbed.new" "$dir/disturbed"
 	done
 ) &
 disturber=$!

@@ -27,9 +27,10 @@
 #include "filter.h"
 #include "format-field.h"
 
+#include "../harness.h"
+
 #define TRACEFS "/sys/kernel/tracing"
 
-static int failures;
 static char inst_a[256], inst_b[256];
 
 static char *read_file(const char *path)
@@ -132,11 +133,11 @@ static int check_parity_on(const char *event, const char *text, bool bug)
 	struct usertp__filter_error e;
 	struct usertp__filter *f = NULL;
 	char path[512], *names, *file, mine[8192];
-	int n = fields_of(event, &fields, &names), kerr, ret, before = failures;
+	int n = fields_of(event, &fields, &names), kerr, ret, before = harness_failed;
 
 	if (n < 0) {
 		fprintf(stderr, "FAIL %s: its format does not parse\n", event);
-		failures++;
+		harness_failed++;
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/events/%s/filter", inst_b, event);
@@ -149,18 +150,18 @@ static int check_parity_on(const char *event, const char *text, bool bug)
 			       kerr ? "refuses" : "takes", ret ? "refuses" : "takes");
 		if (!ret) {
 			fprintf(stderr, "FAIL [%s]: usertp takes it\n", text);
-			failures++;
+			harness_failed++;
 		}
 	} else if (!kerr != !ret || (ret && -ret != kerr)) {
 		fprintf(stderr, "FAIL %s [%s]: the kernel: %s, usertp: %s\n", event, text,
 			kerr ? strerror(kerr) : "taken", ret ? strerror(-ret) : "taken");
-		failures++;
+		harness_failed++;
 	} else if (ret) {
 		usertp__filter_error_file(text, &e, mine, sizeof(mine));
 		if (!file || strcmp(file, mine)) {
 			fprintf(stderr, "FAIL %s [%s]: the kernel's filter file:\n%susertp's:\n%s",
 				event, text, file ? file : "?", mine);
-			failures++;
+			harness_failed++;
 		}
 	}
 	usertp__filter_free(f);
@@ -168,7 +169,7 @@ static int check_parity_on(const char *event, const char *text, bool bug)
 	free(fields);
 	free(names);
 	write_file(path, "0");
-	return failures != before;
+	return harness_failed != before;
 }
 
 static void check_parity(const char *text, bool bug)
@@ -310,7 +311,7 @@ static void check_matching(const char *text, int bug_keep)
 	snprintf(path, sizeof(path), "%s/events/task/task_rename/filter", inst_b);
 	if (ret || write_file(path, text)) {
 		fprintf(stderr, "FAIL [%s]: not taken (usertp %d)\n", text, ret);
-		failures++;
+		harness_failed++;
 		goto out;
 	}
 	for (int i = 0; i < 2; i++) {
@@ -329,7 +330,7 @@ static void check_matching(const char *text, int bug_keep)
 	nb = lines_of(inst_b, b, 64);
 	if (na < (int)(sizeof(names_seq) / sizeof(names_seq[0])) - 1) {
 		fprintf(stderr, "FAIL [%s]: only %d renames recorded unfiltered\n", text, na);
-		failures++;
+		harness_failed++;
 		goto out;
 	}
 	for (int i = 0; i < na; i++) {
@@ -352,7 +353,7 @@ static void check_matching(const char *text, int bug_keep)
 		if (kept != bug_keep) {
 			fprintf(stderr, "FAIL [%s]: usertp keeps %d of %d renames, not %d\n", text, kept,
 				na, bug_keep);
-			failures++;
+			harness_failed++;
 		} else if (kept != nb) {
 			printf("note: [%s]: usertp keeps %d, the kernel %d (its suffix-match bug)\n",
 			       text, kept, nb);
@@ -360,7 +361,7 @@ static void check_matching(const char *text, int bug_keep)
 	} else if (!ok || kept != nb) {
 		fprintf(stderr, "FAIL [%s]: usertp keeps %d of %d renames, the kernel %d\n", text, kept,
 			na, nb);
-		failures++;
+		harness_failed++;
 	}
 out:
 	snprintf(path, sizeof(path), "%s/events/task/task_rename/filter", inst_b);
@@ -383,7 +384,7 @@ static void check_kernel_formats(void)
 
 		if (text && !usertp__format_check(text, strlen(text), why, sizeof(why))) {
 			fprintf(stderr, "FAIL %s: refused: %s\n", g.gl_pathv[i], why);
-			failures++;
+			harness_failed++;
 		} else if (text) {
 			ok++;
 		}
@@ -423,11 +424,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(suffix_bug) / sizeof(suffix_bug[0]); i++)
 		check_matching(suffix_bug[i].text, suffix_bug[i].keep);
 	prctl(PR_SET_NAME, orig);
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("ok: %zu expressions as the kernel takes or refuses them, %zu matched alike\n",
+	printf("%zu expressions as the kernel takes or refuses them, %zu matched alike: ",
 	       sizeof(parity) / sizeof(parity[0]), sizeof(matching) / sizeof(matching[0]));
-	return 0;
+	return harness_done();
 }

@@ -37,25 +37,13 @@
 #include "ring-buffer.h"
 #include "trace-dat.h"
 
+#include "../harness.h"
+
 #define MAX_SOURCES 4
 #define MAX_CPUS 256
 
-static int failures;
 static char dir[64];
 static const char *pool_prog, *fire_prog;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("FAIL: ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	failures++;
-}
 
 static void die(const char *what)
 {
@@ -296,7 +284,7 @@ static uint64_t check_pages(const char *path)
 			 "trace-cmd convert -i %s -o %s --file-version 6 --compression none "
 			 ">/dev/null 2>&1", path, v6);
 		if (system(cmd)) {
-			fail("%s: trace-cmd convert failed", path);
+			FAIL("%s: trace-cmd convert failed", path);
 			return UINT64_MAX;
 		}
 		path = v6;
@@ -306,7 +294,7 @@ static uint64_t check_pages(const char *path)
 		uint64_t last = 0;
 
 		if (d.cpu_size[cpu] % USERTP__KPAGE_SIZE)
-			fail("%s: CPU %u has %" PRIu64 " bytes, not whole pages", path, cpu, d.cpu_size[cpu]);
+			FAIL("%s: CPU %u has %" PRIu64 " bytes, not whole pages", path, cpu, d.cpu_size[cpu]);
 		for (p = 0; p < d.cpu_size[cpu] / USERTP__KPAGE_SIZE; p++) {
 			struct usertp__kpage_iter it;
 			struct usertp__kpage_entry e;
@@ -318,7 +306,7 @@ static uint64_t check_pages(const char *path)
 			memcpy(&commit, page.data + 8, 8);
 			page.used = (uint32_t)(commit & ~(3ull << 30));
 			if (page.used > USERTP__KPAGE_DATA) {
-				fail("%s: CPU %u page %u: commit %#" PRIx64, path, cpu, p, commit);
+				FAIL("%s: CPU %u page %u: commit %#" PRIx64, path, cpu, p, commit);
 				continue;
 			}
 			usertp__kpage_iter_init(&it, page.data, page.used);
@@ -330,14 +318,14 @@ static uint64_t check_pages(const char *path)
 				for (i = 0; i < d.nr_events && d.events[i].id != id; i++)
 					;
 				if (i == d.nr_events)
-					fail("%s: CPU %u page %u: a record of id %u, not in the file", path, cpu, p, id);
+					FAIL("%s: CPU %u page %u: a record of id %u, not in the file", path, cpu, p, id);
 				if (e.ts < last)
-					fail("%s: CPU %u page %u: time goes back", path, cpu, p);
+					FAIL("%s: CPU %u page %u: time goes back", path, cpu, p);
 				last = e.ts;
 				n++;
 			}
 			if (ret)
-				fail("%s: CPU %u page %u does not parse", path, cpu, p);
+				FAIL("%s: CPU %u page %u does not parse", path, cpu, p);
 		}
 	}
 	for (unsigned int i = 0; i < d.nr_events; i++)
@@ -347,7 +335,7 @@ static uint64_t check_pages(const char *path)
 }
 
 /* Merge @n recordings into DIR/m.dat (@path), which must succeed and parse page by page with
- * the number of records the merge counted; @what names the case in failures. */
+ * the number of records the merge counted; @what names the case in harness_failed. */
 static void merge_checked(char *path, size_t size, struct spooled **s, unsigned int n,
 			  const char *what)
 {
@@ -356,9 +344,9 @@ static void merge_checked(char *path, size_t size, struct spooled **s, unsigned 
 	snprintf(path, size, "%s/m.dat", dir);
 	ret = merge(path, s, n, false);
 	if (ret)
-		fail("%s: %d (%s)", what, ret, err);
+		FAIL("%s: %d (%s)", what, ret, err);
 	if (check_pages(path) != total(stats.events))
-		fail("%s: the pages hold another number of records than counted", what);
+		FAIL("%s: the pages hold another number of records than counted", what);
 }
 
 /* What trace-cmd report prints: per line, its CPU, and whether it is a drop mark. */
@@ -418,11 +406,11 @@ static void report(struct report *r, const char *args)
 			q = strchr(p, '[');
 			l.dropped = q ? strtoull(q + 1, NULL, 10) : 0;
 		} else if (!line_cpu(p, &l.cpu)) {
-			fail("trace-cmd report %s: unexpected line '%s'", args, p);
+			FAIL("trace-cmd report %s: unexpected line '%s'", args, p);
 			continue;
 		}
 		if (strstr(p, "FAILED TO PARSE") || strstr(p, "UNKNOWN EVENT"))
-			fail("trace-cmd report %s: '%s'", args, p);
+			FAIL("trace-cmd report %s: '%s'", args, p);
 		l.text = strdup(p);
 		r->lines = realloc(r->lines, (r->nr + 1) * sizeof(*r->lines));
 		if (!r->lines || !l.text)
@@ -433,7 +421,7 @@ static void report(struct report *r, const char *args)
 	snprintf(cmd, sizeof(cmd), "%s/report.err", dir);
 	f = fopen(cmd, "r");
 	if (f && (len = getline(&text, &cap, f)) > 0) {
-		fail("trace-cmd report %s said: %s", args, text);
+		FAIL("trace-cmd report %s said: %s", args, text);
 		r->failed = true;
 	}
 	if (f)
@@ -500,12 +488,12 @@ static uint64_t compare(const char *what, const struct report *ours, const struc
 		    unsigned int nr_cpus, const char *left_out)
 {
 	uint64_t lost[MAX_CPUS] = { 0 }, marks = 0, found = 0;
-	int failed = failures;
+	int failed = harness_failed;
 	unsigned int cpu;
 	size_t i, j;
 
 	if (ours->failed || theirs->failed)
-		fail("%s: trace-cmd report failed", what);
+		FAIL("%s: trace-cmd report failed", what);
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		const struct line **a, **b;
 		size_t na = cpu_lines(ours, (int)cpu, &a), nb = cpu_lines(theirs, (int)cpu, &b);
@@ -514,16 +502,16 @@ static uint64_t compare(const char *what, const struct report *ours, const struc
 			if (left_out && strstr(b[j]->text, left_out))
 				continue;
 			if (i == na || strcmp(a[i]->text, b[j]->text)) {
-				fail("%s: CPU %u line %zu: merged '%s', inputs '%s'", what, cpu, i,
+				FAIL("%s: CPU %u line %zu: merged '%s', inputs '%s'", what, cpu, i,
 				     i < na ? a[i]->text : "(end)", b[j]->text);
 				break;
 			}
 			i++;
 		}
 		if (j == nb && i != na)
-			fail("%s: CPU %u: %zu lines merged, %zu in the inputs", what, cpu, na, i);
+			FAIL("%s: CPU %u: %zu lines merged, %zu in the inputs", what, cpu, na, i);
 		if (stats.events[cpu] != na)
-			fail("%s: CPU %u: %" PRIu64 " events counted, %zu printed", what, cpu,
+			FAIL("%s: CPU %u: %" PRIu64 " events counted, %zu printed", what, cpu,
 			     stats.events[cpu], na);
 		free(a);
 		free(b);
@@ -541,19 +529,19 @@ static uint64_t compare(const char *what, const struct report *ours, const struc
 		if (i + 1 < ours->nr)
 			found++;
 		else
-			fail("%s: no '%s' before '%s' in the merged report", what,
+			FAIL("%s: no '%s' before '%s' in the merged report", what,
 			     theirs->lines[j].text, theirs->lines[j + 1].text);
 	}
 	for (i = 0; i < ours->nr; i++)
 		marks -= ours->lines[i].drop;
 	if (marks)
-		fail("%s: the merged report has %" PRId64 " drop marks more or less than the inputs'",
+		FAIL("%s: the merged report has %" PRId64 " drop marks more or less than the inputs'",
 		     what, -(int64_t)marks);
 	for (cpu = 0; cpu < nr_cpus; cpu++)
 		if (stats.lost[cpu] != lost[cpu])
-			fail("%s: CPU %u: %" PRIu64 " lost counted, %" PRIu64 " marked", what, cpu,
+			FAIL("%s: CPU %u: %" PRIu64 " lost counted, %" PRIu64 " marked", what, cpu,
 			     stats.lost[cpu], lost[cpu]);
-	if (failures > failed)
+	if (harness_failed > failed)
 		keep_files(what);
 	printf("%s: %" PRIu64 " events, %" PRIu64 " lost (%" PRIu64 " marks), %" PRIu64
 	       " dropped, %" PRIu64 " pages\n",
@@ -611,9 +599,9 @@ static void test_merge(void)
 	report(&ours, "-i m.dat");
 	report(&theirs, "-i a.dat -i b.dat -i c.dat");
 	if (!compare("three programs", &ours, &theirs, s[0].dat.nr_cpus, NULL))
-		fail("no lost events in the inputs: the drop marks are not tested");
+		FAIL("no lost events in the inputs: the drop marks are not tested");
 	if (stats.dropped || stats.bad_pages)
-		fail("merge: %" PRIu64 " dropped, %" PRIu64 " bad pages", stats.dropped, stats.bad_pages);
+		FAIL("merge: %" PRIu64 " dropped, %" PRIu64 " bad pages", stats.dropped, stats.bad_pages);
 	report_free(&ours);
 
 	/* A source that does not declare one event it recorded: its records are left out. */
@@ -629,7 +617,7 @@ static void test_merge(void)
 	report(&ours, "-i m.dat");
 	compare("an undeclared event", &ours, &theirs, s[0].dat.nr_cpus, " t_cond: ");
 	if (ret || stats.dropped != count_lines(&theirs, " t_cond: ") || !stats.dropped)
-		fail("undeclared t_cond: %d, %" PRIu64 " records dropped, %zu in the inputs", ret,
+		FAIL("undeclared t_cond: %d, %" PRIu64 " records dropped, %zu in the inputs", ret,
 		     stats.dropped, count_lines(&theirs, " t_cond: "));
 	report_free(&ours);
 	report_free(&theirs);
@@ -641,7 +629,7 @@ static void test_merge(void)
 	spool_all(s);
 	ret = merge(path, all, 3, true);
 	if (ret)
-		fail("merge (x86-tsc): %d (%s)", ret, err);
+		FAIL("merge (x86-tsc): %d (%s)", ret, err);
 	report(&ours, "-i m.dat");
 	report(&theirs, "-i a.dat -i b.dat -i c.dat");
 	compare("x86-tsc", &ours, &theirs, s[0].dat.nr_cpus, NULL);
@@ -686,7 +674,7 @@ static void test_corrupt(void)
 	spool_all(s);
 	snprintf(path, sizeof(path), "%s/m.dat", dir);
 	if (merge(path, all, 3, false))
-		fail("corrupt: the undamaged merge failed: %s", err);
+		FAIL("corrupt: the undamaged merge failed: %s", err);
 	good_events = total(stats.events);
 
 	/*
@@ -698,7 +686,7 @@ static void test_corrupt(void)
 	cpu = s[0].dat.cpu_size[1] > s[0].dat.cpu_size[0];
 	size = s[0].dat.cpu_size[cpu];
 	if (size < 7 * USERTP__KPAGE_SIZE)
-		fail("corrupt: worker-pool recorded fewer than 7 pages on CPU %u", cpu);
+		FAIL("corrupt: worker-pool recorded fewer than 7 pages on CPU %u", cpu);
 	fd = s[0].fd[cpu] = spool_copy(s[0].fd[cpu]);
 	commit = 5000;
 	write_at(fd, &commit, 8, 1 * USERTP__KPAGE_SIZE + 8);
@@ -730,16 +718,16 @@ static void test_corrupt(void)
 	report(&ours, "-i m.dat");
 	if (ret || stats.bad_pages != 4 || stats.dropped != 1 || events != total(stats.events) ||
 	    events >= good_events || ours.failed)
-		fail("corrupt: %d (%s), %" PRIu64 " bad pages (4 expected), %" PRIu64
+		FAIL("corrupt: %d (%s), %" PRIu64 " bad pages (4 expected), %" PRIu64
 		     " dropped (1), %" PRIu64 " events in the pages, %" PRIu64 " counted, %" PRIu64
 		     " undamaged",
 		     ret, err, stats.bad_pages, stats.dropped, events, total(stats.events),
 		     good_events);
 	/* (the spool cut short is marked too, on an empty page at the end: trace-cmd is silent) */
 	if (!count_lines(&ours, "[EVENTS DROPPED]"))
-		fail("corrupt: skipped pages are not marked as lost events");
+		FAIL("corrupt: skipped pages are not marked as lost events");
 	if (count_lines(&ours, "[") - count_lines(&ours, "DROPPED]") != total(stats.events))
-		fail("corrupt: trace-cmd prints another number of events than counted");
+		FAIL("corrupt: trace-cmd prints another number of events than counted");
 	report_free(&ours);
 	printf("corrupt: %" PRIu64 " events of %" PRIu64 " kept, %" PRIu64 " bad pages\n",
 	       total(stats.events), good_events, stats.bad_pages);
@@ -761,14 +749,14 @@ static void test_corrupt(void)
 			}
 		}
 		if (merge(path, &one, 1, false))
-			fail("random damage %u: %s", iter, err);
+			FAIL("random damage %u: %s", iter, err);
 		if (check_pages(path) != total(stats.events))
-			fail("random damage %u: the pages hold another number of records than counted",
+			FAIL("random damage %u: the pages hold another number of records than counted",
 			     iter);
 		if (iter % 40 == 0) {
 			report(&ours, "-i m.dat");
 			if (ours.failed)
-				fail("random damage %u: trace-cmd report failed", iter);
+				FAIL("random damage %u: trace-cmd report failed", iter);
 			report_free(&ours);
 		}
 		for (i = 0; i < 2; i++)
@@ -892,7 +880,7 @@ static void test_pages(void)
 	compare("hand-made pages, twice", &ours, &theirs, 2, NULL);
 	/* (the 42 are marked without their count: the page they precede is full) */
 	if (total(stats.lost) != 2 * 7)
-		fail("pages: %" PRIu64 " lost events, 14 expected", total(stats.lost));
+		FAIL("pages: %" PRIu64 " lost events, 14 expected", total(stats.lost));
 	report_free(&ours);
 	report_free(&theirs);
 	unspool(&s);
@@ -915,18 +903,18 @@ static void test_enospc(void)
 		die("mount tmpfs");
 	ret = merge(path, all, 3, false);
 	if (ret != -ENOSPC || !strstr(err, "No space left on device"))
-		fail("enospc: %d (%s)", ret, err);
+		FAIL("enospc: %d (%s)", ret, err);
 	printf("enospc: %s\n", err);
 	if (stat(path, &st) || (uint64_t)st.st_size != stats.size ||
 	    (dat_version == 6 && st.st_size % USERTP__KPAGE_SIZE) || !stats.pages)
-		fail("enospc: the file has %jd bytes, %" PRIu64 " said, %" PRIu64 " pages",
+		FAIL("enospc: the file has %jd bytes, %" PRIu64 " said, %" PRIu64 " pages",
 		     (intmax_t)st.st_size, stats.size, stats.pages);
 	if (check_pages(path) != total(stats.events))
-		fail("enospc: the pages hold another number of records than counted");
+		FAIL("enospc: the pages hold another number of records than counted");
 	report(&ours, "-i small/m.dat");
 	if (ours.failed || count_lines(&ours, "[") - count_lines(&ours, "DROPPED]") !=
 				   total(stats.events))
-		fail("enospc: trace-cmd report does not read the %" PRIu64 " events kept",
+		FAIL("enospc: trace-cmd report does not read the %" PRIu64 " events kept",
 		     total(stats.events));
 	report_free(&ours);
 	if (umount(small))
@@ -944,12 +932,12 @@ static void test_enospc(void)
 		report(&ours, "-i small/m.dat");
 		if (ret != -ENOSPC || ours.failed || total(stats.events) ||
 		    count_lines(&ours, "[") - count_lines(&ours, "DROPPED]"))
-			fail("enospc in 4 KiB: %d (%s), %" PRIu64 " events said", ret, err,
+			FAIL("enospc in 4 KiB: %d (%s), %" PRIu64 " events said", ret, err,
 			     total(stats.events));
 		report_free(&ours);
 	} else if (ret != -ENOSPC || stat(path, &st) || st.st_size ||
 		   !strstr(err, "no trace written")) {
-		fail("enospc in the header: %d (%s), %jd bytes", ret, err, (intmax_t)st.st_size);
+		FAIL("enospc in the header: %d (%s), %jd bytes", ret, err, (intmax_t)st.st_size);
 	}
 	if (umount(small))
 		die("umount");
@@ -968,7 +956,7 @@ static void test_enospc(void)
 	}
 	close(fd);
 	if (ret >= 0 || !strstr(err, "write"))
-		fail("unwritable output: %d (%s)", ret, err);
+		FAIL("unwritable output: %d (%s)", ret, err);
 	for (unsigned int i = 0; i < 3; i++)
 		unspool(&s[i]);
 }
@@ -1010,10 +998,10 @@ int main(int argc, char **argv)
 	else
 		test_enospc();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (getenv("TEST_MERGE_KEEP") || failures) /* to look at the files */
+	if (getenv("TEST_MERGE_KEEP") || harness_failed) /* to look at the files */
 		printf("files kept in %s\n", dir);
 	else
 		run(cmd);
-	printf("%s: %s\n", argv[1], failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	printf("%s: ", argv[1]);
+	return harness_done();
 }

@@ -15,7 +15,8 @@
 
 #include "private/usertp-consumer-private.h"
 
-static int failures;
+#include "../harness.h"
+
 
 /* The fields of every test event (after the common ones), at fixed offsets. */
 static const char fields[] =
@@ -134,7 +135,7 @@ int main(void)
 			 fields, cases[k].print);
 		if (tep_parse_event(tep, format, strlen(format), "fmt")) {
 			printf("FAIL: case %u: libtraceevent does not parse it\n", k);
-			failures++;
+			harness_failed++;
 			continue;
 		}
 		event = tep_find_event(tep, id);
@@ -150,7 +151,7 @@ int main(void)
 			if (fast != (cases[k].fast != 0)) {
 				printf("FAIL: case %u (%s) row %u: fast path %s\n", k, cases[k].print, r,
 				       fast ? "taken" : "not taken");
-				failures++;
+				harness_failed++;
 			}
 			if (!fast)
 				continue;
@@ -160,7 +161,7 @@ int main(void)
 			if (text.len != s.len || memcmp(text.buf, s.buffer, s.len)) {
 				printf("FAIL: case %u row %u:\n  fast: [%.*s]\n  tep:  [%s]\n", k, r,
 				       (int)text.len, text.buf, s.buffer);
-				failures++;
+				harness_failed++;
 			}
 			compared++;
 			trace_seq_destroy(&s);
@@ -177,19 +178,18 @@ int main(void)
 		text.len = 0;
 		if (event && usertp__fast_print_info(fp, event, &rec, &text)) {
 			printf("FAIL: a string without a NUL taken\n");
-			failures++;
+			harness_failed++;
 		}
 		/* A field past the record's end. */
 		rec.size = 20;
 		if (event && usertp__fast_print_info(fp, event, &rec, &text)) {
 			printf("FAIL: a field past the record's end taken\n");
-			failures++;
+			harness_failed++;
 		}
 	}
 	printf("%u texts compared with libtraceevent's\n", compared);
 	free(text.buf);
 	usertp__fast_print_free(fp);
 	tep_free(tep);
-	printf("%s\n", failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	return harness_done();
 }

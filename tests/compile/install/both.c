@@ -16,7 +16,7 @@
 int main(void)
 {
 	struct usertp_session *s;
-	struct usertp_record rec;
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
 	int ret = usertp_session_new(&s, NULL), got = 0;
 
 	if (ret || (ret = usertp_session_enable(s, "consumer:*")) ||
