@@ -23,6 +23,7 @@
 #include "pid-list.h"
 #include "number.h"
 #include "ring-buffer.h"
+#include "spec.h"
 
 /* Is @path a real directory (not a link) owned by @uid that nobody else may enter? */
 static int dir_check(const char *path, uid_t uid)
@@ -338,7 +339,13 @@ long usertp__ctl_recv(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
 
 /* --- the messages: one table ------------------------------------------------------------- */
 
-enum key_kind { KEY_NUMBER, KEY_FLAG, KEY_TEXT, KEY_PIDS /* a text: a pid list */ };
+enum key_kind {
+	KEY_NUMBER,
+	KEY_FLAG,
+	KEY_TEXT,
+	KEY_PIDS, /* a text: a pid list (pid-list.h) */
+	KEY_SPECS /* a text: a list of event specs (spec.h) */
+};
 
 static const struct key_desc {
 	const char *name;
@@ -359,7 +366,7 @@ static const struct key_desc {
 	[USERTP_CTL_KEY_COMM] = { "comm", KEY_TEXT, 0, 16 },
 	[USERTP_CTL_KEY_RECORDER] = { "recorder", KEY_TEXT, 1, 107 },
 	[USERTP_CTL_KEY_NAME] = { "name", KEY_TEXT, 3, 511 },
-	[USERTP_CTL_KEY_EVENTS] = { "events", KEY_TEXT, 0, 16383 },
+	[USERTP_CTL_KEY_EVENTS] = { "events", KEY_SPECS, 0, 16383 },
 	[USERTP_CTL_KEY_PIDS] = { "pids", KEY_PIDS, 1, USERTP_CTL_MAX_MSG / 2 },
 	[USERTP_CTL_KEY_NOTRACE_PIDS] = { "notrace_pids", KEY_PIDS, 1, USERTP_CTL_MAX_MSG / 2 },
 	[USERTP_CTL_KEY_EVENT_FORK] = { "event_fork", KEY_FLAG, 0, 1 },
@@ -437,6 +444,7 @@ static int decode_key(const struct message_desc *d, char *word, struct usertp__c
 		m->num[k] = value[0] == '1';
 		break;
 	case KEY_PIDS:
+	case KEY_SPECS:
 	case KEY_TEXT:
 		if (strlen(value) < keys[k].min || strlen(value) > keys[k].max) {
 			snprintf(why_buf, sizeof(why_buf), "%s= is not %llu to %llu characters", word,
@@ -447,6 +455,11 @@ static int decode_key(const struct message_desc *d, char *word, struct usertp__c
 		if (keys[k].kind == KEY_PIDS && usertp__pid_list_check(value, ",")) {
 			snprintf(why_buf, sizeof(why_buf), "%s= is not a list of pids from 0 to %d",
 				 word, USERTP__PID_LIST_MAX_PID);
+			*why = why_buf;
+			return -EINVAL;
+		}
+		if (keys[k].kind == KEY_SPECS && usertp__spec_list_check(value, USERTP__SPEC_GLOB)) {
+			snprintf(why_buf, sizeof(why_buf), "%s= is not a list of event specs", word);
 			*why = why_buf;
 			return -EINVAL;
 		}

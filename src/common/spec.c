@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "spec.h"
@@ -227,4 +228,90 @@ unsigned int usertp__spec_close_matches(const char *spec, const char *names, cha
 		n++;
 	}
 	return n;
+}
+
+/* --- lists of specs ----------------------------------------------------------------------- */
+
+void usertp__spec_list_free(struct usertp__spec_list *list)
+{
+	while (list->nr)
+		free(list->specs[--list->nr]);
+	free(list->specs);
+	list->specs = NULL;
+}
+
+/* The longest spec a list may hold (a system and an event name, each far shorter). */
+#define SPEC_MAX 511
+
+int usertp__spec_list_check(const char *text, unsigned int flags)
+{
+	const char *p = text;
+
+	while (*p) {
+		char spec[SPEC_MAX + 1];
+		size_t len;
+
+		p += strspn(p, ", \t\n\v\f\r");
+		if (!*p)
+			break;
+		len = strcspn(p, ", \t\n\v\f\r");
+		if (len > SPEC_MAX)
+			return -EINVAL;
+		memcpy(spec, p, len);
+		spec[len] = 0;
+		if (usertp__spec_check(spec + (spec[0] == '!'), flags))
+			return -EINVAL;
+		p += len;
+	}
+	return 0;
+}
+
+int usertp__spec_list_parse(const char *text, unsigned int flags, struct usertp__spec_list *out,
+			    unsigned int *bad)
+{
+	const char *p = text;
+
+	*out = (struct usertp__spec_list){ NULL, 0 };
+	while (*p) {
+		const char *start;
+		char **more, *spec;
+
+		while (*p == ',' || isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		for (start = p; *p && *p != ',' && !isspace((unsigned char)*p); p++)
+			;
+		more = realloc(out->specs, (out->nr + 1) * sizeof(*more));
+		if (more)
+			out->specs = more;
+		spec = more ? strndup(start, (size_t)(p - start)) : NULL;
+		if (!spec) {
+			usertp__spec_list_free(out);
+			return -ENOMEM;
+		}
+		out->specs[out->nr++] = spec;
+		if (usertp__spec_check(spec + (spec[0] == '!'), flags)) {
+			if (bad)
+				*bad = out->nr - 1;
+			usertp__spec_list_free(out);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+char *usertp__spec_list_text(const char *const *specs, unsigned int nr)
+{
+	size_t len = 1, at = 0;
+	char *text;
+
+	for (unsigned int i = 0; i < nr; i++)
+		len += strlen(specs[i]) + 1;
+	text = malloc(len);
+	for (unsigned int i = 0; text && i < nr; i++)
+		at += (size_t)sprintf(text + at, "%s%s", i ? "," : "", specs[i]);
+	if (text)
+		text[at] = 0;
+	return text;
 }

@@ -47,6 +47,27 @@ USERTP_HIDDEN bool usertp__spec_covers(const struct usertp__spec *later,
 /* Is @spec (no leading '!') well formed (0 or -EINVAL)?  Does it select the event? */
 USERTP_HIDDEN int usertp__spec_check(const char *spec, unsigned int flags);
 USERTP_HIDDEN bool usertp__spec_match(const char *spec, const char *system, const char *name);
+/*
+ * A list of specs as set_event, -e and the control protocol's events= take them: separated by
+ * commas and white space, each with a leading '!' (take out) or not.  The one splitter and
+ * joiner of such lists.
+ */
+struct usertp__spec_list {
+	char **specs; /* as given, '!' kept */
+	unsigned int nr;
+};
+/*
+ * Split @text into @out, every spec checked with @flags.  Return: 0, -EINVAL (*@bad, when not
+ * NULL, is the index of the first that is not a spec, and @out is empty) or -ENOMEM.
+ */
+USERTP_HIDDEN int usertp__spec_list_parse(const char *text, unsigned int flags,
+					  struct usertp__spec_list *out, unsigned int *bad);
+USERTP_HIDDEN void usertp__spec_list_free(struct usertp__spec_list *list);
+/* Is @text such a list (0 or -EINVAL)?  Without allocating: for the protocol's decoder. */
+USERTP_HIDDEN int usertp__spec_list_check(const char *text, unsigned int flags);
+/* @specs joined with ',' (to free()), or NULL (no memory). */
+USERTP_HIDDEN char *usertp__spec_list_text(const char *const *specs, unsigned int nr);
+
 /* Does @spec select one of the events @names lists ("sys:event" or "id sys:event" lines)? */
 USERTP_HIDDEN bool usertp__spec_matches_any(const char *spec, const char *names);
 /*

@@ -297,28 +297,40 @@ static bool spec_possible(const struct usertp_session *s, const char *spec)
  */
 static int specs_add(struct usertp_session *s, const char *list, bool negate, bool replace)
 {
-	unsigned int old = s->nr_specs, added = 0, nr_kernel = 0;
-	char *copy, *tok, *save = NULL, **kernel = NULL;
-	int ret = 0;
+	unsigned int old = s->nr_specs, added = 0, nr_kernel = 0, bad = 0;
+	struct usertp__spec_list given;
+	char **kernel = NULL;
+	int ret;
 
 	if (!list)
 		return usertp__session_fail(s, -EINVAL, "no event spec");
-	copy = strdup(list);
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ", \t\n", &save); tok && !ret; tok = strtok_r(NULL, ", \t\n", &save)) {
+	ret = usertp__spec_list_parse(list, USERTP__SPEC_GLOB, &given, &bad);
+	if (ret == -EINVAL) {
+		unsigned int n = 0;
+		const char *tok = list, *end;
+
+		/* (Named as given: the bad-th of the list.) */
+		for (;; n++) {
+			tok += strspn(tok, ", \t\n");
+			end = tok + strcspn(tok, ", \t\n");
+			if (n == bad || !*end)
+				break;
+			tok = end;
+		}
+		return usertp__session_fail(s, -EINVAL,
+					    "%.*s: not an event spec (sys:event, sys:*, *:event, "
+					    "event, globs such as sys:io_*, all)", (int)(end - tok), tok);
+	}
+	if (ret)
+		return ret;
+	for (unsigned int i = 0; i < given.nr && !ret; i++) {
+		const char *tok = given.specs[i];
 		bool off = negate != (tok[0] == '!');
 		const char *spec = tok + (tok[0] == '!');
 		char **more;
 
 		if (!strcmp(spec, "all"))
 			spec = "*:*";
-		if (usertp__spec_check(spec, USERTP__SPEC_GLOB)) {
-			ret = usertp__session_fail(s, -EINVAL,
-						   "%s: not an event spec (sys:event, sys:*, *:event, "
-						   "event, globs such as sys:io_*, all)", tok);
-			break;
-		}
 		/* The kernel's (its system is one of the kernel's): for the session's instance. */
 		if (!s->specs_unchecked && usertp__kernel_spec(spec)) {
 			char **more_kernel = realloc(kernel, (nr_kernel + 1) * sizeof(*kernel));
@@ -354,7 +366,7 @@ static int specs_add(struct usertp_session *s, const char *list, bool negate, bo
 		s->nr_specs++;
 		added++;
 	}
-	free(copy);
+	usertp__spec_list_free(&given);
 	if (!ret && !added)
 		ret = usertp__session_fail(s, -EINVAL, "no event spec");
 	if (!ret && (nr_kernel || replace))

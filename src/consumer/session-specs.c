@@ -82,20 +82,6 @@ int usertp_session_spec_seen(const struct usertp_session *s, const char *spec, c
 /* The specs as one events= value ("a,!b,c"), allocated. */
 char *usertp__ses_specs_text(const struct usertp_session *s)
 {
-	size_t len = 1;
-	char *text;
-
-	for (unsigned int i = 0; i < s->nr_specs; i++)
-		len += strlen(s->specs[i]) + 1;
-	text = malloc(len);
-	if (!text)
-		return NULL;
-	text[0] = 0;
-	for (unsigned int i = 0; i < s->nr_specs; i++) {
-		if (i)
-			strcat(text, ",");
-		strcat(text, s->specs[i]);
-	}
-	return text;
+	return usertp__spec_list_text((const char *const *)s->specs, s->nr_specs);
 }
 

@@ -11,7 +11,6 @@
  * handed to the callback at commit.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,50 +228,20 @@ void usertp__listeners_event_removed_locked(struct usertp__event_node *node)
 		file_release_locked(node->files);
 }
 
-static void specs_free(char **specs, unsigned int n)
-{
-	while (n--)
-		free(specs[n]);
-	free(specs);
-}
-
-/* Split @events at commas and white space and check every spec. */
+/* Split @events at commas and white space and check every spec (spec.h). */
 static int specs_parse(const char *events, unsigned int flags, char ***out, unsigned int *nr)
 {
-	char **specs = NULL;
-	unsigned int n = 0;
-	const char *p = events;
+	struct usertp__spec_list list;
+	int ret = usertp__spec_list_parse(events, flags, &list, NULL);
 
-	while (*p) {
-		const char *start;
-		size_t len;
-		char **more;
-		char *spec;
+	*out = list.specs;
+	*nr = list.nr;
+	return ret;
+}
 
-		while (*p == ',' || isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			break;
-		for (start = p; *p && *p != ',' && !isspace((unsigned char)*p); p++)
-			;
-		len = (size_t)(p - start);
-		more = realloc(specs, (n + 1) * sizeof(*specs));
-		spec = strndup(start, len);
-		if (!more || !spec) {
-			free(spec);
-			specs_free(more ? more : specs, n);
-			return -ENOMEM;
-		}
-		specs = more;
-		specs[n++] = spec;
-		if (usertp__spec_check(spec + (spec[0] == '!'), flags)) {
-			specs_free(specs, n);
-			return -EINVAL;
-		}
-	}
-	*out = specs;
-	*nr = n;
-	return 0;
+static void specs_free(char **specs, unsigned int n)
+{
+	usertp__spec_list_free(&(struct usertp__spec_list){ specs, n });
 }
 
 int usertp_listener_create(const char *events, usertp_record_func fn, void *arg,

@@ -114,6 +114,8 @@ static void errors(void)
 	refused("", "unknown request");
 	refused("start kb=1", "events= is missing");
 	refused("start events=a kb=0", "kb= is not a number from 1 to");
+	refused("start events=jobs:*,sys:ev:x kb=8", "events= is not a list of event specs");
+	refused("start events=!! kb=8", "events= is not a list of event specs");
 	refused("start events=a kb=99999999999999", "kb= is not a number");
 	refused("start events=a kb=12abc", "kb= is not a number");
 	refused("start events=a overwrite=2", "overwrite= is not 0 or 1");

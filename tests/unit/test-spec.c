@@ -126,8 +126,42 @@ static void close_matches(void)
 	      "no close match: '%s'", out);
 }
 
+/* The one splitter and joiner of spec lists, and the protocol's check of one. */
+static void lists(void)
+{
+	struct usertp__spec_list l;
+	unsigned int bad = 99;
+	char *text;
+
+	CHECK(!usertp__spec_list_parse(" jobs:*, !jobs:job_done\tsched  ,, ", USERTP__SPEC_GLOB, &l,
+				       NULL) && l.nr == 3,
+	      "three specs: %u", l.nr);
+	text = usertp__spec_list_text((const char *const *)l.specs, l.nr);
+	CHECK_STR(text, "jobs:*,!jobs:job_done,sched");
+	CHECK(!usertp__spec_list_check(text, USERTP__SPEC_GLOB), "its text checks");
+	free(text);
+	usertp__spec_list_free(&l);
+	CHECK(l.nr == 0 && !l.specs, "freed");
+	CHECK(usertp__spec_list_parse("a:b,c:d:e,f", USERTP__SPEC_GLOB, &l, &bad) == -EINVAL &&
+		      bad == 1 && !l.nr,
+	      "the second refused: %u", bad);
+	CHECK(!usertp__spec_list_parse("", 0, &l, NULL) && l.nr == 0, "an empty list");
+	CHECK(usertp__spec_list_check("a:b,c:d:e", USERTP__SPEC_GLOB) == -EINVAL, "check refuses");
+	{
+		char big[700];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = 0;
+		CHECK(usertp__spec_list_check(big, USERTP__SPEC_GLOB) == -EINVAL, "a 699-byte spec");
+	}
+	text = usertp__spec_list_text(NULL, 0);
+	CHECK_STR(text, "");
+	free(text);
+}
+
 int main(void)
 {
+	lists();
 	parse();
 	selecting();
 	covering();
