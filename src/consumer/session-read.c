@@ -87,13 +87,16 @@ static int read_loop(struct usertp_session *s, int timeout_ms,
 		uint64_t ts;
 
 		/*
-		 * The programs' records are read where they are committed, but those of a program
-		 * that joined or forked since the session last looked, and the kernel's, only once
-		 * it looks again: a record newer than that look waits for one more, which may
-		 * bring older ones (a forked child says so before its first event).
+		 * The programs' records are read where they are committed, but the kernel's only
+		 * when its pages are read, and those of a program that joined or forked since the
+		 * session last looked only once it looks again.  With the kernel's events, a record
+		 * newer than that look waits for one more, which may bring older ones (a forked
+		 * child says so before its first event).  (Not without them: a look per record of
+		 * a program that fires as fast as it is read costs too much, and the programs'
+		 * records alone are ordered among those readable, as the man page says.)
 		 */
-		if (give == give_record && usertp__reader_next_ts(s, &ts) && ts >= s->looked_at &&
-		    (ret = usertp_session_process(s, 0)))
+		if (give == give_record && s->kernel && usertp__reader_next_ts(s, &ts) &&
+		    ts >= s->looked_at && (ret = usertp_session_process(s, 0)))
 			return ret;
 		if (give(s, out))
 			return 1;

@@ -64,6 +64,21 @@ struct reply {
 	size_t len, cap;
 };
 
+/* control-conn.c: sending (under usertp__ctl.lock). */
+/* Queue a message on @c, with a copy of @pass_fd.  Return: 0 or -errno. */
+int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd);
+/* Send what the peer takes now.  Return: 0 (sent or waiting) or -errno. */
+int usertp__control_flush_locked(struct conn *c);
+/*
+ * Send @text on @c now if the peer takes it, else leave it to the thread (or, where there is
+ * no thread, wait for the peer at most @wait_ms).
+ */
+int usertp__control_send_locked(struct conn *c, const char *text, size_t len, int pass_fd,
+				int wait_ms);
+/* Drop what @c has queued and what it was reading. */
+void usertp__control_free_io(struct conn *c);
+/* Make the thread look at the connections again. */
+void usertp__control_wake(void);
 /* Queue the news @msg (@len bytes) on connection @arg, for its recorder. */
 void usertp__control_news_send(const char *msg, size_t len, void *arg);
 /*

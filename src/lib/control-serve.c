@@ -25,6 +25,7 @@
 
 #include "ctl-proto.h"
 #include "internal.h"
+#include "listener.h"
 #include "remote-session.h"
 #include "control-private.h"
 
@@ -183,7 +184,7 @@ static void reply_sessions(struct reply *r, const struct usertp__session *only)
 		if (usertp__ctl.conns[i].fd < 0 || !s || (only && s != only))
 			continue;
 		fprintf(f, "session %u tracing=%d\n", ++n, s->tracing);
-		usertp__listener_describe(s->sink.listener, f);
+		usertp__listener_describe(s->listener, f);
 	}
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	if (!fclose(f))

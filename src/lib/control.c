@@ -80,128 +80,9 @@
 
 #include "ctl-proto.h"
 #include "internal.h"
+#include "thread.h"
 #include "remote-session.h"
 #include "control-private.h"
-
-struct usertp__ctl usertp__ctl = { .listen_fd = -1, .wake = { -1, -1 },
-				   .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* --- sending: queued, never waited for by the thread -------------------------------------- */
-
-/* Queue a message on @c, with a copy of @pass_fd.  Under usertp__ctl.lock.  Return: 0 or -errno. */
-static int conn_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd)
-{
-	struct out_msg *m;
-	uint32_t hdr = (uint32_t)len;
-
-	if (len > USERTP_CTL_MAX_MSG || c->out_bytes + len > OUT_LIMIT)
-		return -ENOBUFS;
-	m = malloc(sizeof(*m) + sizeof(hdr) + len);
-	if (!m)
-		return -ENOMEM;
-	m->next = NULL;
-	m->len = sizeof(hdr) + len;
-	m->off = 0;
-	m->fd = pass_fd >= 0 ? fcntl(pass_fd, F_DUPFD_CLOEXEC, 3) : -1;
-	if (pass_fd >= 0 && m->fd < 0) {
-		free(m);
-		return -errno;
-	}
-	memcpy(m->data, &hdr, sizeof(hdr));
-	memcpy(m->data + sizeof(hdr), text, len);
-	if (!c->out)
-		c->out_tail = &c->out;
-	*c->out_tail = m;
-	c->out_tail = &m->next;
-	c->out_bytes += len;
-	return 0;
-}
-
-/* Send what the peer takes now.  Under usertp__ctl.lock.  Return: 0 (sent or waiting) or -errno. */
-static int conn_flush_locked(struct conn *c)
-{
-	struct out_msg *m;
-
-	while ((m = c->out)) {
-		union usertp__ctl_fd_control control;
-		struct iovec iov = { m->data + m->off, m->len - m->off };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n;
-
-		/* The descriptor goes with the message's first bytes. */
-		if (m->fd >= 0 && !m->off)
-			usertp__ctl_attach_fd(&mh, &control, m->fd);
-		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? 0 : -errno;
-		m->off += (size_t)n;
-		if (m->off < m->len)
-			continue;
-		c->out = m->next;
-		c->out_bytes -= m->len - sizeof(uint32_t);
-		if (m->fd >= 0)
-			close(m->fd);
-		free(m);
-	}
-	return 0;
-}
-
-static void conn_free_io(struct conn *c)
-{
-	struct out_msg *m;
-
-	while ((m = c->out)) {
-		c->out = m->next;
-		if (m->fd >= 0)
-			close(m->fd);
-		free(m);
-	}
-	c->out_bytes = 0;
-	free(c->in);
-	c->in = NULL;
-	c->in_len = 0;
-	c->deadline = 0;
-	if (c->in_fd >= 0)
-		close(c->in_fd);
-	c->in_fd = -1;
-}
-
-static void wake_thread(void)
-{
-	if (usertp__ctl.wake[1] >= 0)
-		(void)!write(usertp__ctl.wake[1], "", 1);
-}
-
-/*
- * Send @text on @c now if the peer takes it, else leave it to the thread (or, where there is
- * no thread, wait for the peer at most @wait_ms).  Under usertp__ctl.lock.
- */
-static int conn_send_locked(struct conn *c, const char *text, size_t len, int pass_fd,
-			    int wait_ms)
-{
-	long long until = usertp__mono_ms() + wait_ms;
-	int ret = conn_queue_locked(c, text, len, pass_fd);
-
-	if (ret)
-		return ret;
-	for (;;) {
-		struct pollfd p = { c->fd, POLLOUT, 0 };
-		long long left;
-
-		ret = conn_flush_locked(c);
-		if (ret || !c->out)
-			return ret;
-		if (usertp__ctl.thread) {
-			wake_thread(); /* it polls for POLLOUT now */
-			return 0;
-		}
-		left = until - usertp__mono_ms();
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-			return -ETIMEDOUT;
-	}
-}
 
 /* --- receiving ---------------------------------------------------------------------------- */
 
@@ -214,7 +95,7 @@ static void conn_close(struct conn *c)
 	c->fd = -1;
 	s = c->session;
 	c->session = NULL;
-	conn_free_io(c);
+	usertp__control_free_io(c);
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	/* Ending a session waits for a grace period: not under our lock. */
 	usertp__session_end(s);
@@ -239,7 +120,7 @@ static bool conn_request(struct conn *c, char *req, size_t len)
 	if (fd == -2)
 		return true;
 	pthread_mutex_lock(&usertp__ctl.lock);
-	ret = r.buf ? conn_send_locked(c, r.buf, r.len, fd, 0) : -ENOMEM;
+	ret = r.buf ? usertp__control_send_locked(c, r.buf, r.len, fd, 0) : -ENOMEM;
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	free(r.buf);
 	return !ret;
@@ -327,7 +208,7 @@ static int conn_add(int fd, struct usertp__session *s)
 		if (usertp__ctl.conns[i].fd < 0) {
 			usertp__ctl.conns[i] = (struct conn){ .fd = fd, .session = s, .in_fd = -1 };
 			pthread_mutex_unlock(&usertp__ctl.lock);
-			wake_thread();
+			usertp__control_wake();
 			return i;
 		}
 	}
@@ -420,7 +301,7 @@ static void *control_thread(void *open_endpoint)
 
 			if (pfd[i].revents & POLLOUT) {
 				pthread_mutex_lock(&usertp__ctl.lock);
-				ok = !conn_flush_locked(c);
+				ok = !usertp__control_flush_locked(c);
 				pthread_mutex_unlock(&usertp__ctl.lock);
 			}
 			if (ok && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -435,15 +316,6 @@ static void *control_thread(void *open_endpoint)
 	return NULL;
 }
 
-/* --- news for recorders ------------------------------------------------------------------- */
-
-void usertp__control_news_send(const char *msg, size_t len, void *arg)
-{
-	struct conn *c = arg;
-
-	/* Without a thread (USERTP_CONTROL=0 under a recorder) nobody sends it later. */
-	conn_send_locked(c, msg, len, -1, 1000);
-}
 
 /*
  * Events of the recorder's command that refused their filter before main() (at_start=1): the
@@ -595,10 +467,10 @@ static void at_exit(void)
 			usertp__control_reply_add(&r, "exit\n");
 			usertp__control_reply_comms_lines(&r);
 		}
-		if (!r.buf || conn_queue_locked(c, r.buf, r.len, -1))
+		if (!r.buf || usertp__control_queue_locked(c, r.buf, r.len, -1))
 			continue;
 		/* Sent here, not by the thread: the process is about to go. */
-		while (!conn_flush_locked(c) && c->out) {
+		while (!usertp__control_flush_locked(c) && c->out) {
 			struct pollfd p = { c->fd, POLLOUT, 0 };
 			long long left = deadline - usertp__mono_ms();
 
@@ -768,7 +640,7 @@ static void fork_child(void)
 			continue;
 		close(c->fd);
 		c->fd = -1;
-		conn_free_io(c); /* the parent's: it sends them */
+		usertp__control_free_io(c); /* the parent's: it sends them */
 		if (!c->session)
 			continue;
 		fd = usertp__session_fork_child(c->session);

@@ -9,7 +9,7 @@
  * `filtered`.  Listeners' records are in scratch anyway: their commit runs the filter.
  *
  * The heads the generated probes call are swapped, not tested on every event: setting a
- * filter or a pid filter (pid-filter.c) on a ring-buffer file installs a commit that takes both kinds of records (it looks
+ * filter or a pid filter (thread.c) on a ring-buffer file installs a commit that takes both kinds of records (it looks
  * whether the record is the thread's scratch one) and then a reserve that writes to scratch;
  * removing it puts back the plain reserve and leaves that commit, so that a record reserved
  * either way is always committed right; with only a pid filter, the reserve checks it and
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "rb-sink.h"
 
 /* The event's fields, as the filter compiler takes them.  Return: how many, or -ENOMEM. */
 static int event_fields(const struct usertp_event *ev, struct usertp__filter_field **out)

@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "listener.h"
+#include "scratch.h"
+#include "thread.h"
 
 /* A filter of a listener: the events @spec selects, filtered by @text where it compiles. */
 struct listener_filter {
@@ -43,33 +46,6 @@ struct usertp_listener {
 };
 
 static struct usertp_listener *listeners;
-
-__thread struct usertp__scratch *usertp__thread_scratch __attribute__((tls_model("initial-exec")));
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-
-static void scratch_free(void *p)
-{
-	free(p);
-}
-
-static void scratch_key_create(void)
-{
-	pthread_key_create(&scratch_key, scratch_free);
-}
-
-struct usertp__scratch *usertp__scratch_new(void)
-{
-	struct usertp__scratch *s;
-
-	pthread_once(&scratch_once, scratch_key_create);
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	pthread_setspecific(scratch_key, s);
-	usertp__thread_scratch = s;
-	return s;
-}
 
 static void *listener_reserve(struct usertp_event_file *file, size_t size)
 {
@@ -214,7 +190,7 @@ static void file_release_locked(struct usertp_event_file *file)
 	usertp__defer_free_locked(file);
 }
 
-void usertp__listeners_event_added_locked(struct usertp__event_node *node)
+static void listeners_event_added_locked(struct usertp__event_node *node)
 {
 	struct usertp_listener *l;
 
@@ -222,7 +198,7 @@ void usertp__listeners_event_added_locked(struct usertp__event_node *node)
 		listener_attach_locked(l, node);
 }
 
-void usertp__listeners_event_removed_locked(struct usertp__event_node *node)
+static void listeners_event_removed_locked(struct usertp__event_node *node)
 {
 	while (node->files)
 		file_release_locked(node->files);
@@ -252,6 +228,11 @@ int usertp_listener_create(const char *events, usertp_record_func fn, void *arg,
 	return usertp__listener_create_ops(events, 0, &listener_ops, fn, arg, out);
 }
 
+static const struct usertp__registry_watcher listeners_watch = {
+	.added_locked = listeners_event_added_locked,
+	.removed_locked = listeners_event_removed_locked,
+};
+
 int usertp__listener_create_ops(const char *events, unsigned int spec_flags,
 				const struct usertp_event_file_head *ops,
 				usertp_record_func fn, void *arg, struct usertp_listener **out)
@@ -275,6 +256,7 @@ int usertp__listener_create_ops(const char *events, unsigned int spec_flags,
 	l->fn = fn;
 	l->arg = arg;
 	pthread_mutex_lock(&usertp__lock);
+	usertp__registry_watch_locked(&listeners_watch);
 	l->next = listeners;
 	listeners = l;
 	for (node = usertp__events_first_locked(); node; node = node->next)
@@ -425,9 +407,18 @@ int usertp_listener_set_filter(struct usertp_listener *l, const char *events, co
 	return 0;
 }
 
-/* --- pid filters (pid-filter.c) --------------------------------------------------------- */
+/* --- pid filters (thread.c) --------------------------------------------------------- */
 
 /* Compile @l's lists into a new pid filter and give it to every file of @l. */
+static bool listeners_pid_follow_locked(int parent, int child);
+static void listeners_pid_exit_locked(int tid);
+
+/* What the listeners do for thread.c when threads and processes come and go. */
+static const struct usertp__thread_followers listeners_follow = {
+	.follow_locked = listeners_pid_follow_locked,
+	.exit_locked = listeners_pid_exit_locked,
+};
+
 static int listener_pids_update_locked(struct usertp_listener *l)
 {
 	struct usertp__pid_filter *f, *old = l->pids;
@@ -442,6 +433,8 @@ static int listener_pids_update_locked(struct usertp_listener *l)
 	}
 	if (l->following != (f && l->event_fork)) {
 		l->following = !l->following;
+		if (l->following)
+			usertp__thread_followers_set_locked(&listeners_follow);
 		__atomic_fetch_add(&usertp__pid_following, l->following ? 1u : -1u, __ATOMIC_RELAXED);
 	}
 	if (old)
@@ -498,7 +491,7 @@ int usertp_listener_set_pid_filter(struct usertp_listener *l, const pid_t *pids,
 	return ret;
 }
 
-bool usertp__listeners_pid_follow_locked(int parent, int child)
+static bool listeners_pid_follow_locked(int parent, int child)
 {
 	bool listed = false;
 
@@ -518,7 +511,7 @@ bool usertp__listeners_pid_follow_locked(int parent, int child)
 	return listed;
 }
 
-void usertp__listeners_pid_exit_locked(int tid)
+static void listeners_pid_exit_locked(int tid)
 {
 	for (struct usertp_listener *l = listeners; l; l = l->next) {
 		if (!l->pids || !l->event_fork ||

@@ -21,22 +21,14 @@
 
 #include "internal.h"
 
-bool usertp__keep_objects;
 unsigned int usertp__at_start_sessions;
 __thread bool usertp__registering_at_start;
 
-/*
- * Every program that uses tracepoints links this file; this reference makes a static link
- * keep the recorder too, whose constructor nothing else calls.
- */
-static void (*const keep_recorder)(void) __attribute__((used)) = usertp__recorder_init;
 
 /* usertp__object.registered: */
 #define OBJ_REGISTERED 1
 #define OBJ_PERMANENT 2 /* never unloaded: its destructor only runs at exit */
 
-static struct usertp__object **objects;
-static unsigned int nr_objects, objects_cap;
 
 /* How many objects list a tracepoint (interposition can make several list the same one). */
 struct tp_ref {
@@ -45,16 +37,6 @@ struct tp_ref {
 };
 static struct tp_ref *tp_refs;
 static unsigned int nr_tp_refs, tp_refs_cap;
-
-unsigned int usertp__objects_count_locked(void)
-{
-	return nr_objects;
-}
-
-struct usertp__object *usertp__object_at_locked(unsigned int i)
-{
-	return objects[i];
-}
 
 static void tp_ref_get(struct usertp_tracepoint *tp)
 {
@@ -216,7 +198,7 @@ static bool object_permanent(const struct usertp__object *obj, bool is_main)
 	return true;
 }
 
-void usertp__object_register(struct usertp__object *obj)
+bool usertp__objects_register(struct usertp__object *obj)
 {
 	bool is_main;
 	int state;
@@ -226,17 +208,15 @@ void usertp__object_register(struct usertp__object *obj)
 
 	usertp__init();
 	if (obj->registered || obj->struct_size < sizeof(struct usertp__object))
-		return;
+		return false;
 	/* Outside our lock: it may take the loader's lock. */
 	is_main = object_is_main(obj);
 	state = object_permanent(obj, is_main) ? OBJ_PERMANENT : OBJ_REGISTERED;
 	usertp__registering_at_start = __atomic_load_n(&usertp__at_start_sessions, __ATOMIC_RELAXED) &&
 				       object_at_start(obj, is_main);
 	pthread_mutex_lock(&usertp__lock);
-	if (obj->registered ||
-	    !usertp__grow((void **)&objects, &objects_cap, nr_objects + 1, sizeof(*objects)))
+	if (obj->registered || !usertp__objects_add_locked(obj))
 		goto out;
-	objects[nr_objects++] = obj;
 	obj->registered = state;
 	if (obj->tracepoints)
 		for (tp = obj->tracepoints; tp < obj->tracepoints_end; tp++)
@@ -249,16 +229,13 @@ void usertp__object_register(struct usertp__object *obj)
 			usertp__event_add_locked(*ev);
 out:
 	pthread_mutex_unlock(&usertp__lock);
-	if (obj->events && obj->events != obj->events_end)
-		usertp__control_events_changed();
-	usertp__registering_at_start = false;
+	return obj->events && obj->events != obj->events_end;
 }
 
-void usertp__object_unregister(struct usertp__object *obj)
+void usertp__objects_unregister(struct usertp__object *obj)
 {
 	struct usertp_tracepoint **tp;
 	struct usertp_event **ev;
-	unsigned int i;
 
 	if (__atomic_load_n(&usertp__exiting, __ATOMIC_RELAXED) || obj->registered == OBJ_PERMANENT)
 		return;
@@ -271,13 +248,7 @@ void usertp__object_unregister(struct usertp__object *obj)
 		for (ev = obj->events; ev < obj->events_end; ev++)
 			if (*ev)
 				usertp__event_remove_locked(*ev);
-	for (i = 0; i < nr_objects; i++) {
-		if (objects[i] == obj) {
-			memmove(&objects[i], &objects[i + 1], (nr_objects - i - 1) * sizeof(*objects));
-			nr_objects--;
-			break;
-		}
-	}
+	usertp__objects_remove_locked(obj);
 	if (obj->tracepoints)
 		for (tp = obj->tracepoints; tp < obj->tracepoints_end; tp++)
 			if (*tp && tp_ref_put(*tp))

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "rb-sink.h"
+#include "scratch.h"
+#include "thread.h"
 
 static inline struct usertp__rb *active_rb(const struct usertp_event_file *file)
 {
@@ -84,7 +87,7 @@ static const struct usertp_event_file_head rb_sink_ops_rseq_mono = { rb_sink_res
  * With a filter (event-filter.c): the record goes to the thread's scratch first, with the
  * filter it must pass; at commit, one that passes is copied into the buffers.  The commit
  * takes records reserved in the buffers too (reserved before the filter was set, or with
- * only a pid filter).  A thread the pid filter (pid-filter.c) leaves out records nothing.
+ * only a pid filter).  A thread the pid filter (thread.c) leaves out records nothing.
  */
 static void *rb_sink_reserve_filtered(struct usertp_event_file *file, size_t size)
 {

@@ -40,6 +40,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "rb-sink.h"
+#include "listener.h"
 #include "number.h"
 #include "ring-buffer.h"
 #include "trace-dat.h"
@@ -49,6 +51,7 @@
 
 static struct {
 	struct usertp__rb_sink sink;
+	struct usertp_listener *listener; /* its events, recording into sink */
 	char *events; /* USERTP_EVENTS as it was (the program may change its environment) */
 	pid_t pid;    /* of the process that started recording (not a forked child) */
 	int written; /* the output is written once */
@@ -79,7 +82,7 @@ static const struct usertp_event *lookup_event(unsigned int id, void *arg)
 	struct lookup l = { id, NULL };
 
 	(void)arg;
-	usertp__listener_files(rec.sink.listener, lookup_file, &l);
+	usertp__listener_files(rec.listener, lookup_file, &l);
 	return l.ev;
 }
 
@@ -114,11 +117,11 @@ static int write_dat(int fd, const struct usertp__rb_snapshot *snap)
 	char *cmdlines;
 	int ret = -ENOMEM;
 
-	usertp__listener_files(rec.sink.listener, count_file, &d.max);
+	usertp__listener_files(rec.listener, count_file, &d.max);
 	d.events = usertp__rb_alloc((d.max + 1) * sizeof(*d.events));
 	cmdlines = usertp__rb_alloc(cmdlines_size);
 	if (d.events && cmdlines) {
-		usertp__listener_files(rec.sink.listener, collect_event, &d);
+		usertp__listener_files(rec.listener, collect_event, &d);
 		src.events = d.events;
 		src.nr_events = d.nr;
 		src.cmdlines = cmdlines;
@@ -545,7 +548,7 @@ static bool filters_set(const char *groups, size_t len)
 
 			if (spec[0] == '!')
 				continue;
-			ret = usertp_listener_set_filter(rec.sink.listener, spec, filter, err, sizeof(err));
+			ret = usertp_listener_set_filter(rec.listener, spec, filter, err, sizeof(err));
 			if (ret) {
 				fprintf(stderr, "usertp: USERTP_EVENTS: the filter of %s: %s\n%s", spec,
 					strerror(-ret), err);
@@ -594,7 +597,7 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 	ret = usertp__listener_create_ops(events, 0, usertp__rb_sink_ops(&rec.sink.rb), NULL,
 					  &rec.sink,
-					  &rec.sink.listener);
+					  &rec.listener);
 	if (ret) {
 		__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
@@ -606,12 +609,12 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 		free(groups);
 		return;
 	}
-	usertp__listener_on_filter_refused(rec.sink.listener, filter_refused);
+	usertp__listener_on_filter_refused(rec.listener, filter_refused);
 	if (!filters_set(groups, groups_len)) {
 		/* Nothing starts: the buffers, the listener and the specs go. */
 		__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
-		usertp_listener_destroy(rec.sink.listener);
-		rec.sink.listener = NULL;
+		usertp_listener_destroy(rec.listener);
+		rec.listener = NULL;
 		__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&usertp__keep_objects, false, __ATOMIC_RELAXED);
 		usertp__rb_destroy(&rec.sink.rb);

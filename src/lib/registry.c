@@ -35,22 +35,14 @@ struct usertp__event_node *usertp__events_first_locked(void)
 	return events_head;
 }
 
-bool usertp__grow(void **array, unsigned int *cap, unsigned int need, size_t elem)
-{
-	void *bigger;
-	unsigned int n;
+bool usertp__keep_objects;
 
-	if (need <= *cap)
-		return true;
-	n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	bigger = realloc(*array, n * elem);
-	if (!bigger)
-		return false;
-	*array = bigger;
-	*cap = n;
-	return true;
+/* Who hears of events coming and going (the listeners, once there is one). */
+static const struct usertp__registry_watcher *registry_watcher;
+
+void usertp__registry_watch_locked(const struct usertp__registry_watcher *w)
+{
+	registry_watcher = w;
 }
 
 static int id_alloc(void)
@@ -265,7 +257,8 @@ void usertp__event_add_locked(struct usertp_event *ev)
 		;
 	*tail = node;
 	__atomic_store_n(&ev->runtime, node, __ATOMIC_RELEASE);
-	usertp__listeners_event_added_locked(node);
+	if (registry_watcher)
+		registry_watcher->added_locked(node);
 }
 
 void usertp__keep_formats(void)
@@ -334,7 +327,8 @@ void usertp__event_remove_locked(struct usertp_event *ev)
 	}
 	snprintf(system, sizeof(system), "%s", ev->event_class->system);
 	snprintf(name, sizeof(name), "%s", ev->name);
-	usertp__listeners_event_removed_locked(node);
+	if (registry_watcher)
+		registry_watcher->removed_locked(node);
 	for (pp = &events_head; *pp; pp = &(*pp)->next) {
 		if (*pp == node) {
 			*pp = node->next;

@@ -24,6 +24,9 @@
 
 #include "ctl-proto.h"
 #include "internal.h"
+#include "rb-sink.h"
+#include "listener.h"
+#include "thread.h"
 #include "number.h"
 #include "remote-session.h"
 
@@ -103,10 +106,10 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 	 * filter from its first record, and one that refuses its filter fails the start.
 	 */
 	ret = usertp__listener_create_ops("", USERTP__SPEC_GLOB, usertp__rb_sink_ops(&s->sink.rb),
-					  NULL, &s->sink, &s->sink.listener);
+					  NULL, &s->sink, &s->listener);
 	/* The pid filter before the events: not one record of a thread it leaves out. */
 	if (!ret && (ret = usertp__session_pids(s, request, true)))
-		usertp_listener_destroy(s->sink.listener);
+		usertp_listener_destroy(s->listener);
 	if (!ret)
 		ret = session_filters_start(s, request->body, events, why);
 	if (ret) {
@@ -174,7 +177,7 @@ static int session_filters_start(struct usertp__session *s, const char *body, co
 	char *copy = strdup(body ? body : ""), *save = NULL, err[4096];
 	int ret = copy ? 0 : -ENOMEM;
 
-	usertp__listener_on_filter_refused(s->sink.listener, session_filter_refused);
+	usertp__listener_on_filter_refused(s->listener, session_filter_refused);
 	for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line && !ret;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *text = strchr(line, ' ');
@@ -182,7 +185,7 @@ static int session_filters_start(struct usertp__session *s, const char *body, co
 		if (!text)
 			continue;
 		*text++ = 0;
-		ret = usertp_listener_set_filter(s->sink.listener, line, text, err, sizeof(err));
+		ret = usertp_listener_set_filter(s->listener, line, text, err, sizeof(err));
 		if (ret) {
 			snprintf(filter_why, sizeof(filter_why), "the filter of %s: %s\n%s", line,
 				 strerror(-ret), err);
@@ -193,7 +196,7 @@ static int session_filters_start(struct usertp__session *s, const char *body, co
 	/* (A refusal now fails the start: for the recorder's own command, that stops it.) */
 	s->starting = true;
 	if (!ret)
-		ret = usertp__listener_set_specs(s->sink.listener, events, USERTP__SPEC_GLOB);
+		ret = usertp__listener_set_specs(s->listener, events, USERTP__SPEC_GLOB);
 	s->starting = false;
 	pthread_mutex_lock(&usertp__lock);
 	if (!ret && s->refused) {
@@ -204,7 +207,7 @@ static int session_filters_start(struct usertp__session *s, const char *body, co
 	}
 	pthread_mutex_unlock(&usertp__lock);
 	if (ret)
-		usertp_listener_destroy(s->sink.listener);
+		usertp_listener_destroy(s->listener);
 	return ret;
 }
 
@@ -224,7 +227,7 @@ int usertp__session_filter(struct usertp__session *s, const char *events, const 
 	len = strlen(trimmed);
 	while (len && isspace((unsigned char)trimmed[len - 1]))
 		trimmed[--len] = 0;
-	ret = usertp_listener_set_filter(s->sink.listener, events, len ? trimmed : NULL, err,
+	ret = usertp_listener_set_filter(s->listener, events, len ? trimmed : NULL, err,
 					 sizeof(err));
 	free(trimmed);
 	if (ret) {
@@ -250,7 +253,7 @@ int usertp__session_pids(struct usertp__session *s, const struct usertp__ctl_msg
 	if (!ret && starting && follow)
 		ret = usertp__pid_lists_inherit(&trace, &notrace);
 	if (!ret)
-		ret = usertp__listener_set_pid_lists(s->sink.listener, &trace, &notrace, follow);
+		ret = usertp__listener_set_pid_lists(s->listener, &trace, &notrace, follow);
 	usertp__pid_list_free(&trace);
 	usertp__pid_list_free(&notrace);
 	return ret;
@@ -264,7 +267,7 @@ int usertp__session_set(struct usertp__session *s, const struct usertp__ctl_msg 
 	*why = NULL;
 	if (usertp__ctl_has(request, USERTP_CTL_KEY_EVENTS)) {
 		session_populate_for(s, request->text[USERTP_CTL_KEY_EVENTS]);
-		ret = usertp__listener_set_specs(s->sink.listener, request->text[USERTP_CTL_KEY_EVENTS],
+		ret = usertp__listener_set_specs(s->listener, request->text[USERTP_CTL_KEY_EVENTS],
 						 USERTP__SPEC_GLOB);
 		if (ret) {
 			*why = ret == -EINVAL ? "events= is not a list of sys:event, sys:*, *:event or event specs"
@@ -284,7 +287,7 @@ void usertp__session_end(struct usertp__session *s)
 		return;
 	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
 	/* After this no writer is inside the buffers: they can go (the recorder keeps its map). */
-	usertp_listener_destroy(s->sink.listener);
+	usertp_listener_destroy(s->listener);
 	__atomic_fetch_sub(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 	if (s->at_start)
 		__atomic_fetch_sub(&usertp__at_start_sessions, 1, __ATOMIC_RELAXED);
@@ -405,7 +408,7 @@ int usertp__session_news(struct usertp__session *s,
 			s->refused_at_start = false;
 		}
 	}
-	usertp__listener_files(s->sink.listener, recorded_add, &rec);
+	usertp__listener_files(s->listener, recorded_add, &rec);
 	pthread_mutex_unlock(&usertp__lock);
 	for (unsigned int i = 0; i < rec.n; i++) {
 		const struct usertp_event *ev = rec.list[i].ev;
@@ -470,7 +473,7 @@ size_t usertp__session_enabled(const struct usertp__session *s, char *buf, size_
 	struct enabled_text t = { buf, size, 0 };
 
 	pthread_mutex_lock(&usertp__lock);
-	usertp__listener_files(s->sink.listener, enabled_line, &t);
+	usertp__listener_files(s->listener, enabled_line, &t);
 	pthread_mutex_unlock(&usertp__lock);
 	if (t.len >= size)
 		t.len = size ? size - 1 : 0;

@@ -10,9 +10,11 @@
 
 #include "ctl-proto.h"
 #include "internal.h"
+#include "rb-sink.h"
 
 struct usertp__session {
 	struct usertp__rb_sink sink;
+	struct usertp_listener *listener; /* the session's events, recording into sink */
 	bool tracing; /* the recorder's tracing on/off (sink.active follows it) */
 	char recorder[108]; /* the recorder's socket, where forked children announce themselves */
 	/*

@@ -39,7 +39,6 @@ static char grace_token;
 #define tsan_grace_done() do { } while (0)
 #endif
 
-pthread_mutex_t usertp__lock = PTHREAD_MUTEX_INITIALIZER;
 bool usertp__exiting;
 
 /* Memory unpublished but perhaps still read (probe arrays, event files); freed after the
@@ -52,35 +51,8 @@ static struct retired *retired_list;
 static unsigned int retired_count;
 #define RETIRED_MAX 64
 
-__thread int usertp__tid __attribute__((tls_model("initial-exec")));
-
-/* A thread's first event: its id, and its name noted for the output. */
-int usertp__gettid_slow(void)
-{
-	usertp__tid = (int)syscall(SYS_gettid);
-	usertp__comm_note(usertp__tid);
-	usertp__thread_first_event();
-	return usertp__tid;
-}
-
-void usertp__tid_reset(void)
-{
-	usertp__tid = 0;
-	usertp__pid_verdicts_reset();
-}
-
-/* The thread that forks, for the pid filters that follow it into the child. */
-static int forking_tid;
-
 static void fork_prepare(void)
 {
-	/*
-	 * A thread that forks before its first event is followed first, as at that event, so
-	 * that its child is followed from it (before the lock: the first event takes it).
-	 */
-	forking_tid = 0;
-	if (__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED))
-		forking_tid = usertp__gettid();
 	pthread_mutex_lock(&usertp__lock);
 	urcu_bp_before_fork();
 }
@@ -94,9 +66,6 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	urcu_bp_after_fork_child();
-	usertp__tid_reset();
-	if (forking_tid)
-		usertp__listeners_pid_follow_locked(forking_tid, getpid());
 	pthread_mutex_unlock(&usertp__lock);
 }
 

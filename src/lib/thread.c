@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pid-filter.c - tracefs's set_event_pid and set_event_notrace_pid in the traced program: a
- * listener (a session, the embedded recorder) may record only the events of some threads,
- * or none of some; with the event-fork option, threads and processes that listed threads
- * create are listed too, and listed threads that exit are taken off.
+ * thread.c - the threads and processes that record: each thread's id (cached for the hot
+ * path, reset in a forked child), its name noted at its first event, and tracefs's
+ * set_event_pid and set_event_notrace_pid in the traced program: a listener (a session, the
+ * embedded recorder) may record only the events of some threads, or none of some; with the
+ * event-fork option, threads and processes that listed threads create are listed too, and
+ * listed threads that exit are taken off.
  *
  * On the hot path a thread asks whether it passes the filter of the event file it records
  * into: it keeps its answers (four, by the filter's serial) in TLS, so that only its first
  * event after a change looks the lists up.  A filter is never changed: a new one, with a new
  * serial, replaces it, and the old one is freed after a grace period.
  *
- * Following: a child process is listed at fork (the fork handlers, tracepoint.c), and a
+ * Following: a child process is listed at fork (this file's fork handlers), and a
  * program that a listed process started through exec (a command under `usertp record`) when
  * its session starts.  A new thread is listed at its first event where its process is listed
  * (however it was made: pthread_create(), std::thread, a library's own), and its exit is told
@@ -29,10 +31,92 @@
 
 #include "proc.h"
 #include "internal.h"
+#include "thread.h"
 
 __thread struct usertp__pid_verdicts usertp__pid_verdicts __attribute__((tls_model("initial-exec")));
 unsigned int usertp__pid_following;
 __thread bool usertp__thread_is_own __attribute__((tls_model("initial-exec")));
+__thread int usertp__tid __attribute__((tls_model("initial-exec")));
+
+/*
+ * The listeners' side of following (listener.c), given with the first listener that follows:
+ * set before usertp__pid_following counts it, so that it is there whenever that is not 0.
+ */
+static const struct usertp__thread_followers *followers;
+
+void usertp__thread_followers_set_locked(const struct usertp__thread_followers *f)
+{
+	__atomic_store_n(&followers, f, __ATOMIC_RELEASE);
+}
+
+/* Is a listener following, and who: NULL when none is. */
+static const struct usertp__thread_followers *following(void)
+{
+	if (!__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED))
+		return NULL;
+	return __atomic_load_n(&followers, __ATOMIC_ACQUIRE);
+}
+
+/* --- a thread's id, and forks ------------------------------------------------------------- */
+
+/* The thread that forks, for the listeners that follow it into the child. */
+static int forking_tid;
+
+static void thread_fork_prepare(void)
+{
+	/*
+	 * A thread that forks before its first event is followed first, as at that event, so
+	 * that its child is followed from it (before the registry's lock, which the first event
+	 * takes: these handlers come after tracepoint.c's, whose prepare takes it).
+	 */
+	forking_tid = 0;
+	if (following())
+		forking_tid = usertp__gettid();
+}
+
+static void thread_fork_child(void)
+{
+	const struct usertp__thread_followers *f = following();
+
+	usertp__tid_reset();
+	if (forking_tid && f) {
+		pthread_mutex_lock(&usertp__lock);
+		f->follow_locked(forking_tid, getpid());
+		pthread_mutex_unlock(&usertp__lock);
+	}
+}
+
+static void thread_init_once(void)
+{
+	usertp__init(); /* (its fork handlers first: see thread_fork_prepare()) */
+	pthread_atfork(thread_fork_prepare, NULL, thread_fork_child);
+}
+
+/* Before a thread's id is cached, or a pid filter made: the fork handlers are in place. */
+static void thread_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, thread_init_once);
+}
+
+/* A thread's first event: its id, and its name noted for the output. */
+int usertp__gettid_slow(void)
+{
+	thread_init();
+	usertp__tid = (int)syscall(SYS_gettid);
+	usertp__comm_note(usertp__tid);
+	usertp__thread_first_event();
+	return usertp__tid;
+}
+
+void usertp__tid_reset(void)
+{
+	usertp__tid = 0;
+	usertp__pid_verdicts_reset();
+}
+
+/* --- pid filters -------------------------------------------------------------------------- */
 
 static uint64_t pid_filter_serial;
 
@@ -45,6 +129,7 @@ int usertp__pid_filter_new(const struct usertp__pid_list *trace,
 	*out = NULL;
 	if (!trace->nr && !notrace->nr)
 		return 0;
+	thread_init();
 	f = malloc(sizeof(*f) + (trace->nr + notrace->nr) * sizeof(int));
 	if (!f)
 		return -ENOMEM;
@@ -66,14 +151,15 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 /* A listed thread exits while some listener follows: it is taken off (as the kernel does). */
 static void thread_exit(void *unused)
 {
+	const struct usertp__thread_followers *f = following();
 	int tid;
 
 	(void)unused;
-	if (!__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED))
+	if (!f)
 		return;
 	tid = usertp__gettid(); /* (before the lock: a first event may take it) */
 	pthread_mutex_lock(&usertp__lock);
-	usertp__listeners_pid_exit_locked(tid);
+	f->exit_locked(tid);
 	pthread_mutex_unlock(&usertp__lock);
 }
 
@@ -142,18 +228,19 @@ int usertp__pid_lists_inherit(struct usertp__pid_list *trace, struct usertp__pid
  */
 void usertp__thread_first_event(void)
 {
+	const struct usertp__thread_followers *f;
 	int tid = usertp__tid, pid;
 
 	if (usertp__thread_is_own)
 		return;
 	watch_exit(); /* (a thread that never records is never seen exiting) */
-	if (!__atomic_load_n(&usertp__pid_following, __ATOMIC_RELAXED))
+	if (!(f = following()))
 		return;
 	pid = getpid();
 	if (tid == pid)
 		return;
 	pthread_mutex_lock(&usertp__lock);
-	usertp__listeners_pid_follow_locked(pid, tid);
+	f->follow_locked(pid, tid);
 	pthread_mutex_unlock(&usertp__lock);
 }
 

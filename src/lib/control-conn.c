@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * control-conn.c - the control endpoint's connections (control-private.h): their table, and
+ * sending on them, queued, so that the endpoint's thread never waits for a peer.  Below the
+ * endpoint (control.c) and the requests (control-serve.c), which both send.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctl-proto.h"
+#include "internal.h"
+#include "control-private.h"
+
+struct usertp__ctl usertp__ctl = { .listen_fd = -1, .wake = { -1, -1 },
+				   .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* --- sending: queued, never waited for by the thread -------------------------------------- */
+
+/* Queue a message on @c, with a copy of @pass_fd.  Under usertp__ctl.lock.  Return: 0 or -errno. */
+int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd)
+{
+	struct out_msg *m;
+	uint32_t hdr = (uint32_t)len;
+
+	if (len > USERTP_CTL_MAX_MSG || c->out_bytes + len > OUT_LIMIT)
+		return -ENOBUFS;
+	m = malloc(sizeof(*m) + sizeof(hdr) + len);
+	if (!m)
+		return -ENOMEM;
+	m->next = NULL;
+	m->len = sizeof(hdr) + len;
+	m->off = 0;
+	m->fd = pass_fd >= 0 ? fcntl(pass_fd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (pass_fd >= 0 && m->fd < 0) {
+		free(m);
+		return -errno;
+	}
+	memcpy(m->data, &hdr, sizeof(hdr));
+	memcpy(m->data + sizeof(hdr), text, len);
+	if (!c->out)
+		c->out_tail = &c->out;
+	*c->out_tail = m;
+	c->out_tail = &m->next;
+	c->out_bytes += len;
+	return 0;
+}
+
+/* Send what the peer takes now.  Under usertp__ctl.lock.  Return: 0 (sent or waiting) or -errno. */
+int usertp__control_flush_locked(struct conn *c)
+{
+	struct out_msg *m;
+
+	while ((m = c->out)) {
+		union usertp__ctl_fd_control control;
+		struct iovec iov = { m->data + m->off, m->len - m->off };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n;
+
+		/* The descriptor goes with the message's first bytes. */
+		if (m->fd >= 0 && !m->off)
+			usertp__ctl_attach_fd(&mh, &control, m->fd);
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		m->off += (size_t)n;
+		if (m->off < m->len)
+			continue;
+		c->out = m->next;
+		c->out_bytes -= m->len - sizeof(uint32_t);
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+	}
+	return 0;
+}
+
+void usertp__control_free_io(struct conn *c)
+{
+	struct out_msg *m;
+
+	while ((m = c->out)) {
+		c->out = m->next;
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+	}
+	c->out_bytes = 0;
+	free(c->in);
+	c->in = NULL;
+	c->in_len = 0;
+	c->deadline = 0;
+	if (c->in_fd >= 0)
+		close(c->in_fd);
+	c->in_fd = -1;
+}
+
+void usertp__control_wake(void)
+{
+	if (usertp__ctl.wake[1] >= 0)
+		(void)!write(usertp__ctl.wake[1], "", 1);
+}
+
+/*
+ * Send @text on @c now if the peer takes it, else leave it to the thread (or, where there is
+ * no thread, wait for the peer at most @wait_ms).  Under usertp__ctl.lock.
+ */
+int usertp__control_send_locked(struct conn *c, const char *text, size_t len, int pass_fd,
+				 int wait_ms)
+{
+	long long until = usertp__mono_ms() + wait_ms;
+	int ret = usertp__control_queue_locked(c, text, len, pass_fd);
+
+	if (ret)
+		return ret;
+	for (;;) {
+		struct pollfd p = { c->fd, POLLOUT, 0 };
+		long long left;
+
+		ret = usertp__control_flush_locked(c);
+		if (ret || !c->out)
+			return ret;
+		if (usertp__ctl.thread) {
+			usertp__control_wake(); /* it polls for POLLOUT now */
+			return 0;
+		}
+		left = until - usertp__mono_ms();
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return -ETIMEDOUT;
+	}
+}
+
+/* --- news for recorders ------------------------------------------------------------------- */
+
+void usertp__control_news_send(const char *msg, size_t len, void *arg)
+{
+	struct conn *c = arg;
+
+	/* Without a thread (USERTP_CONTROL=0 under a recorder) nobody sends it later. */
+	usertp__control_send_locked(c, msg, len, -1, 1000);
+}
