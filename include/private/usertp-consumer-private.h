@@ -10,7 +10,7 @@
  *   - reading trace.dat files (dat-read.c) and printing their records: the checks made
  *     before libtraceevent prints a record of a format nobody vouches for (tep-check.c), and
  *     the quick printer of common print formats (fast-print.c);
- *   - what usertp record's kernel events and the mount need of a session (session.c).
+ *   - what the mount needs of a session (session.c), and whether a spec is the kernel's.
  */
 #ifndef USERTP_CONSUMER_PRIVATE_H
 #define USERTP_CONSUMER_PRIVATE_H
@@ -88,7 +88,6 @@ const char *usertp__client_body(const char *reply);
 /* An "error ERRNO text" reply as "text (ERRNO)" for messages. */
 const char *usertp__client_error_text(const char *reply, char *buf, size_t size);
 
-
 /* --- trace.dat files: reading (dat-read.c) ------------------------------------------------- */
 
 /*
@@ -138,7 +137,6 @@ bool usertp__dat_read_cpu_stats(const struct usertp__dat_input *in, int cpu, str
 
 /* Damage met while reading the CPU data so far, one message per damaged CPU, or NULL. */
 const char *usertp__dat_read_damage(const struct usertp__dat_input *in, int cpu);
-
 
 /* --- printing records (tep-check.c, fast-print.c) ----------------------------------------- */
 
@@ -200,36 +198,9 @@ void usertp__fast_print_free(struct usertp__fast_print *fp);
 bool usertp__fast_print_info(struct usertp__fast_print *fp, struct tep_event *event,
 			     struct tep_record *rec, struct usertp__text *t);
 
-
-/* --- what usertp record's kernel events and the mount take of a session (session.c) -------- */
+/* --- what the mount takes of a session (session.c), and the most CPUs of a file ---------- */
 
 #define USERTP_MERGE_MAX_CPUS 4096
-
-/* One event type of one source. */
-struct usertp__merge_event {
-	unsigned int id;    /* its common_type in that source's records */
-	const char *system;
-	const char *format; /* the tracefs "format" text: "name: NAME\nID: N\n..." */
-};
-
-/* One traced process. */
-struct usertp__merge_source {
-	const char *name; /* for warnings, e.g. "worker-pool[4242]"; NULL: "source N" */
-	const struct usertp__merge_event *events;
-	unsigned int nr_events;
-	unsigned int nr_cpus; /* entries of cpu_fd; at most the input's nr_cpus */
-	const int *cpu_fd;    /* per CPU: a file of whole pages, read with pread from offset 0
-			       * (read() if it is a pipe); -1 or an empty file: no data */
-};
-
-/* Another source of a session's file (usertp__session_extra()): usertp record's kernel. */
-struct usertp__session_extra {
-	const struct usertp__merge_source *src;
-	const uint64_t *fired, *overrun; /* per CPU, USERTP_MERGE_MAX_CPUS entries */
-	const char *cmdlines;		 /* its "pid comm" lines */
-	const char *kallsyms, *printk_formats; /* NULL: none */
-	size_t kallsyms_len, printk_formats_len;
-};
 
 /*
  * usertp mount's sessions: specs are taken whether or not a running program has an event
@@ -243,61 +214,18 @@ USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
 					       void *arg);
 
 /*
- * One more source for the file the session writes at usertp_session_finish(): @x->src, with
- * its events fired and overwritten per CPU, its "pid comm" lines (those of pids the programs
- * named are left out), kallsyms and printk formats.  All kept by the caller until then.
- * usertp record's kernel events, which the kernel records (src/tool/kernel-rec.h).
- */
-USERTP__HIDDEN void usertp__session_extra(struct usertp_session *s,
-					  const struct usertp__session_extra *x);
-
-/*
- * The spool directory of the session's file (spool.h), after usertp_session_write_dat():
- * where usertp record's kernel pages are spooled (kernel.cpuC), so that --recover finds them.
- * NULL: no file.
- */
-USERTP__HIDDEN const char *usertp__session_spool_dir(const struct usertp_session *s);
-/*
- * What the spool needs besides the kernel's pages to make them a file again: its CPUs, the
- * formats of its events, and the texts of @x (kallsyms, printk formats, "pid comm" lines),
- * written now.  Return: 0 or a negative errno (said in the session's error).
- */
-USERTP__HIDDEN int usertp__session_spool_kernel(struct usertp_session *s, unsigned int nr_cpus,
-						const struct usertp__merge_event *events,
-						unsigned int nr_events,
-						const struct usertp__session_extra *x);
-
-/*
  * Add to @trace and @notrace the threads that the programs' pid filters list now (with
  * those event-fork added there), asking each program (usertp mount's set_event_pid).
  */
 USERTP__HIDDEN int usertp__session_listed(struct usertp_session *s, struct usertp__pid_list *trace,
 					  struct usertp__pid_list *notrace);
 
-/* --- the kernel's events, in a tracefs instance of our own (kernel-rec.c) ----------------------- */
+/* --- the kernel's events (kernel-rec.c): is a spec the kernel's, can they be had --------- */
 
 /*
- * The kernel's events of a recording (usertp record's, or a session's) are recorded by the
- * kernel itself in a tracefs instance of the recording's own (libtracefs), so that the global
- * tracefs settings, and other users of tracefs, are never touched.
+ * A spec whose system is one of the kernel's is the kernel's: a session records it in a
+ * tracefs instance of its own (usertp_session_enable(3), src/consumer/kernel-rec.h).
  *
- * The instance is "usertp-record-PID" (a session's: "usertp-record-PID-N"), made at the start
- * with the recording's trace clock (mono, or x86-tsc: the clock of the programs' records) and
- * buffer size, its events enabled through its set_event (any of the kernel's forms) and its
- * filters written by event (the kernel applies them), the formats of its events taken.  For
- * a file, while it runs, each CPU's full pages are spliced from trace_pipe_raw into a spool
- * file of the recording's spool directory (so that --recover of a recorder killed has them);
- * at the end the last pages are flushed, its counts taken, and the instance removed.  The
- * spools are then one more source of the merge (dat-merge.h): the kernel's records, ids and
- * formats as they are.  For a reading session, its pages are read as they come, whole or not.
- */
-#define USERTP__KERNEL_INSTANCE_PREFIX "usertp-record-"
-/* A pid no task has, that set_event_pid takes (docs/tracefs.md: up to 2^30 - 1). */
-#define USERTP__KERNEL_NO_TASK 1073741823
-
-struct usertp__kernel_rec;
-
-/*
  * Does @spec name kernel events: is its system (or the whole spec, set_event's "SYSTEM"
  * form) a system of this kernel's tracefs?  False where tracefs cannot be read.
  */
@@ -315,56 +243,6 @@ int usertp__kernel_check(char *why, size_t whylen);
  */
 void usertp__kernel_remove_leftovers(void (*say)(const char *name));
 
-/* Which threads the kernel records: set_event_pid, set_event_notrace_pid, event-fork. */
-struct usertp__kernel_pids {
-	const int *pids, *notrace; /* none: every thread */
-	size_t nr_pids, nr_notrace;
-	bool event_fork;
-};
-
-/*
- * Start recording @specs (with @filters, NULL entries for none) in a new instance: @kb KiB per
- * CPU, @clock "mono" or "x86-tsc", the threads @pids says, spool files kernel.cpuC in the
- * recording's spool directory @spool_dir (spool.h).  Return: 0 with *@out, or -1 with a message in @err.
- */
-int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *specs,
-			 const char *const *filters, unsigned int nr_specs, unsigned long kb,
-			 const char *clock, const struct usertp__kernel_pids *pids,
-			 const char *spool_dir, char *err, size_t errlen);
-
-/*
- * The threads recorded from now: @pid too (a command, before it runs), its threads and
- * children with @event_fork.  Return: 0 or a negative errno.
- */
-int usertp__kernel_only(struct usertp__kernel_rec *k, pid_t pid, bool event_fork);
-
-/* Move the pages the kernel has filled to the spools (never waits).  Return: 0 or -errno. */
-int usertp__kernel_drain(struct usertp__kernel_rec *k);
-
-/*
- * Stop: the last pages and the counts.  *@src describes the spools and formats for the
- * merge (valid until usertp__kernel_free()); @fired and @overrun (per CPU, up to @nr_cpus) get
- * the kernel's counts added.
- */
-void usertp__kernel_stop(struct usertp__kernel_rec *k, struct usertp__merge_source *src,
-			 uint64_t *fired, uint64_t *overrun, unsigned int nr_cpus);
-
-/* The formats of the events recorded (taken at the start) and the CPUs: kept in @k. */
-void usertp__kernel_formats(const struct usertp__kernel_rec *k,
-			    const struct usertp__merge_event **events, unsigned int *nr_events,
-			    unsigned int *nr_cpus);
-
-/*
- * What a trace.dat file with kernel events holds besides them, as trace-cmd's: the "pid
- * comm" lines of saved_cmdlines, /proc/kallsyms (kernel addresses to names) and printk_formats
- * (the formats of trace_printk()), each NULL when it cannot be read.  Kept in @k.
- */
-struct usertp__kernel_texts {
-	const char *cmdlines, *kallsyms, *printk_formats;
-	size_t kallsyms_len, printk_formats_len;
-};
-void usertp__kernel_texts(struct usertp__kernel_rec *k, struct usertp__kernel_texts *t);
-
 /*
  * The kernel's events, "sys:event" lines (available_events; to free()), or NULL with why in
  * @why (tracefs not mounted, or not readable).
@@ -372,40 +250,5 @@ void usertp__kernel_texts(struct usertp__kernel_rec *k, struct usertp__kernel_te
 char *usertp__kernel_events(char *why, size_t whylen);
 /* The format text of the kernel's event "sys:event" (to free()), or NULL. */
 char *usertp__kernel_format(const char *sysname);
-
-/*
- * A reading session's kernel events: started by usertp__kernel_start() with no @spool_dir,
- * its pages read as they come.
- *
- * usertp__kernel_set_events(): enable @specs (each may be "!SPEC": disable), after emptying
- * the list with @replace; the formats of the events enabled now are added to those
- * usertp__kernel_formats() gives.  Return: 0, -ENOENT (a spec selects no event of the
- * kernel: @err says which, with close matches) or another negative errno (@err says it).
- */
-int usertp__kernel_set_events(struct usertp__kernel_rec *k, const char *const *specs,
-			      unsigned int nr_specs, bool replace, char *err, size_t errlen);
-/* The filter of the enabled events of @spec (NULL: none).  Return: 0 or -EINVAL (@err: the
- * kernel's message, its caret under the error). */
-int usertp__kernel_set_filter(struct usertp__kernel_rec *k, const char *spec, const char *filter,
-			      char *err, size_t errlen);
-/* The instance's set_event_pid, set_event_notrace_pid and event-fork.  Return: 0 or -errno. */
-int usertp__kernel_set_pids(struct usertp__kernel_rec *k, const struct usertp__kernel_pids *pids,
-			    char *err, size_t errlen);
-int usertp__kernel_set_tracing(struct usertp__kernel_rec *k, bool on);
-/*
- * The next page of @cpu into @page, full or not (never waits).  Return: 1, 0 when there is
- * none now, or a negative errno.
- */
-int usertp__kernel_read_page(struct usertp__kernel_rec *k, unsigned int cpu,
-			     unsigned char page[4096]);
-/* What the kernel lost on @cpu so far: dropped (its buffer full) and overwritten. */
-void usertp__kernel_lost(struct usertp__kernel_rec *k, unsigned int cpu, uint64_t *dropped,
-			 uint64_t *overrun);
-/* The instance's name, under tracefs's instances/. */
-const char *usertp__kernel_name(const struct usertp__kernel_rec *k);
-
-/* Everything freed, the spools closed, the instance removed if it is still there. */
-void usertp__kernel_free(struct usertp__kernel_rec *k);
-
 
 #endif /* USERTP_CONSUMER_PRIVATE_H */

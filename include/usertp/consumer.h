@@ -17,12 +17,14 @@
  * The records of all the session's programs are read merged in timestamp order, with
  * usertp_session_next(), or written to a trace.dat file (usertp_session_write_dat()).
  *
- * A reading session records the kernel's events too: a spec whose system is one of the
+ * A session records the kernel's events too: a spec whose system is one of the
  * kernel's (sched:sched_process_fork, irq) goes to a tracefs instance of the session's own,
  * made at the first such spec, with the session's clock, buffer size, pid filter and tracing
  * on/off, and removed with the session; other users of tracefs (its global files, or their
  * own instances) never change it.  Its records come merged with the programs', pid 0 (the
- * kernel's), tid the task's.  It needs tracefs: root, or tracefs's group.
+ * kernel's), tid the task's; or they go into the session's file with the programs'
+ * (usertp_session_write_dat() before the first such spec).  It needs tracefs: root, or
+ * tracefs's group.
  *
  * One thread at a time per session.  Int-returning calls return 0 (or a count) on success and
  * a negative errno on failure; usertp_session_error() then says what went wrong, in words.
@@ -149,8 +151,7 @@ USERTP_CONSUMER_EXPORT int usertp_session_detach_pid(struct usertp_session *s, p
  * recorded too.  A spec of a kernel system is the kernel's (see above).
  * Return: 0, -EINVAL (not a spec), -ENOENT (the session has programs and none has a
  * matching event, or the kernel has none: nothing changes); for a kernel spec -EACCES (no
- * tracefs, or not ours to write) or -EOPNOTSUPP (a session writing a file: `usertp record`
- * writes the kernel's events to one).
+ * tracefs, or not ours to write).
  */
 USERTP_CONSUMER_EXPORT int usertp_session_enable(struct usertp_session *s, const char *specs);
 /*

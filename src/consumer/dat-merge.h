@@ -36,6 +36,23 @@
 
 #include "private/usertp-consumer-private.h"
 
+/* One event type of one source. */
+struct usertp__merge_event {
+	unsigned int id;    /* its common_type in that source's records */
+	const char *system;
+	const char *format; /* the tracefs "format" text: "name: NAME\nID: N\n..." */
+};
+
+/* One traced process. */
+struct usertp__merge_source {
+	const char *name; /* for warnings, e.g. "worker-pool[4242]"; NULL: "source N" */
+	const struct usertp__merge_event *events;
+	unsigned int nr_events;
+	unsigned int nr_cpus; /* entries of cpu_fd; at most the input's nr_cpus */
+	const int *cpu_fd;    /* per CPU: a file of whole pages, read with pread from offset 0
+			       * (read() if it is a pipe); -1 or an empty file: no data */
+};
+
 struct usertp__merge_input {
 	const struct usertp__merge_source *sources;
 	unsigned int nr_sources;

@@ -309,9 +309,8 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 	if (s->dat || s->nr_sources)
 		return usertp__session_fail(s, -EBUSY, "the file is chosen before the first program");
 	if (s->kernel)
-		return usertp__session_fail(s, -EOPNOTSUPP, "the session reads the kernel's events: "
-					    "a session's file holds the programs' (usertp record "
-					    "writes the kernel's to one)");
+		return usertp__session_fail(s, -EBUSY, "the file is chosen before the kernel's "
+					    "events are enabled");
 	if (!path || strlen(path) + 32 >= sizeof(w->dir))
 		return usertp__session_fail(s, -ENAMETOOLONG, "the output's name is too long");
 	ret = output_check(s, path);
@@ -638,6 +637,15 @@ struct recovered_kernel {
 };
 
 /* A text file of spool @dir, whole (a link is not followed; at most 256 MiB).  NULL: none. */
+int usertp__writer_kernel_event(struct usertp_session *s, const struct usertp__merge_event *ev)
+{
+	int ret = usertp__spool_meta_kernel_event(s->dat->meta_fd, ev->id, ev->system, ev->format);
+
+	return ret ? usertp__session_fail(s, ret, "cannot write in %s: %s", s->dat->dir,
+					  strerror(-ret))
+		   : 0;
+}
+
 static char *spool_text(const char *dir, const char *name, size_t *len)
 {
 	char path[PATH_MAX + 64], *text = NULL;

@@ -21,7 +21,7 @@
 #include <tracefs.h>
 
 #include "format-field.h"
-#include "private/usertp-consumer-private.h"
+#include "kernel-rec.h"
 #include "ring-buffer.h"
 #include "trace-dat.h"
 #include "spec.h"
@@ -453,21 +453,6 @@ int usertp__kernel_start(struct usertp__kernel_rec **out, const char *const *spe
 fail:
 	usertp__kernel_free(k);
 	return -1;
-}
-
-int usertp__kernel_only(struct usertp__kernel_rec *k, pid_t pid, bool event_fork)
-{
-	char value[32];
-
-	/*
-	 * Added to, never rewritten: a write with O_TRUNC empties the list first, and an empty
-	 * list lets every thread in (for the milliseconds the kernel takes to swap lists).
-	 */
-	snprintf(value, sizeof(value), "%d", (int)pid);
-	if (tracefs_instance_file_append(k->inst, "set_event_pid", value) < 0 ||
-	    tracefs_instance_file_write(k->inst, "options/event-fork", event_fork ? "1" : "0") < 0)
-		return -errno;
-	return 0;
 }
 
 /*

@@ -78,6 +78,15 @@ struct usertp__source {
 struct usertp__reader;
 struct usertp__writer;
 
+/* Another source of a session's file (usertp__session_extra()): usertp record's kernel. */
+struct usertp__session_extra {
+	const struct usertp__merge_source *src;
+	const uint64_t *fired, *overrun; /* per CPU, USERTP_MERGE_MAX_CPUS entries */
+	const char *cmdlines;		 /* its "pid comm" lines */
+	const char *kallsyms, *printk_formats; /* NULL: none */
+	size_t kallsyms_len, printk_formats_len;
+};
+
 /*
  * Where a session's pages go: the session calls its sink through these alone (it knows no
  * sink by name but where it installs one).  A sink keeps its state in the session's reader or
@@ -120,6 +129,7 @@ struct usertp_session {
 	unsigned int nr_specs;
 	struct usertp__session_filter {
 		char *events, *text;
+		bool kernel; /* of the kernel's events: for its instance, not the programs */
 	} *filters;		/* as set, in order */
 	unsigned int nr_filters;
 	struct usertp__pid_list trace_pids, notrace_pids; /* set_event_pid, ..._notrace_pid */
@@ -149,6 +159,9 @@ struct usertp_session {
 	struct usertp__source *kernel_src;
 	uint64_t *kernel_pages;	  /* per CPU: pages taken (their numbers for the reader) */
 	unsigned int kernel_took; /* pages the last usertp_session_process() took */
+	unsigned int kernel_told; /* of its formats, those taken (by the reader, or the spool) */
+	struct usertp__merge_source kernel_merge; /* a file's: at its end, for the merge */
+	uint64_t *kernel_fired, *kernel_overrun;  /* per CPU, at the end */
 	uint64_t looked_at;	  /* the session's clock at the last usertp_session_process() */
 	bool kernel_lost_said;
 	unsigned int nr_sources;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session-kernel.c - the kernel's events of a reading session (session.h).
+ * session-kernel.c - the kernel's events of a session (session.h).
  *
  * A spec whose system is one of the kernel's (sched:sched_process_fork, irq) goes to a tracefs
  * instance of the session's own (kernel-rec.c), made with the session's clock and buffer
@@ -10,10 +10,15 @@
  * the instance's (set_event_pid, set_event_notrace_pid, options/event-fork, tracing_on,
  * events/SYS/EV/filter: the kernel applies them).
  *
- * Its pages are read as usertp_session_process() runs, whole or not, and go to the reader as
- * one more source (not a program: its records have pid 0, tid the task's), merged in
- * timestamp order with the programs' records: the instance records with the programs' clock.
- * What the kernel lost is counted in usertp_session_status()'s dropped.
+ * Reading: its pages are read as usertp_session_process() runs, whole or not, and go to the
+ * reader as one more source (not a program: its records have pid 0, tid the task's), merged
+ * in timestamp order with the programs' records: the instance records with the programs'
+ * clock.  What the kernel lost is counted in usertp_session_status()'s dropped.
+ *
+ * A file: its full pages are spliced into the spool as usertp_session_process() runs (so
+ * that --recover of a recorder killed has them; the spool's meta has the formats and the
+ * texts the file's header holds, written when they are known), and at the end its last
+ * pages, counts and texts are one more source of the merge, as the kernel wrote them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,8 +28,10 @@
 #include <sys/sysinfo.h>
 
 #include "kernel-page.h"
+#include "kernel-rec.h"
 #include "ring-buffer.h"
 #include "session.h"
+#include "sinks.h"
 #include "spec.h"
 
 #define KERNEL_ROOM_PAGES 64 /* per CPU per round, at most: the reader's queue */
@@ -39,20 +46,68 @@ static struct usertp__kernel_pids kernel_pids(const struct usertp_session *s)
 					     .event_fork = s->event_fork };
 }
 
-/* The formats of the events the instance records that the reader does not know yet. */
-static void kernel_formats(struct usertp_session *s)
+/*
+ * The formats of the events the instance records that the session has not taken yet: to the
+ * reader, or to the spool's meta.  Return: 0 or a negative errno (said).
+ */
+static int kernel_formats(struct usertp_session *s)
 {
 	const struct usertp__merge_event *events;
 	unsigned int nr_events, nr_cpus;
+	int ret = 0;
 
 	usertp__kernel_formats(s->kernel, &events, &nr_events, &nr_cpus);
-	for (unsigned int i = 0; i < nr_events; i++)
-		if (!usertp__source_has_event(s->kernel_src, events[i].id))
+	for (unsigned int i = s->kernel_told; i < nr_events && !ret; i++) {
+		if (s->dat)
+			ret = usertp__writer_kernel_event(s, &events[i]);
+		else if (!usertp__source_has_event(s->kernel_src, events[i].id))
 			usertp__source_keep_format(s, s->kernel_src, events[i].id, events[i].system,
 						   events[i].format);
+	}
+	s->kernel_told = nr_events;
+	return ret;
 }
 
-/* The instance and its source, recording nothing yet.  Return: 0 or a negative errno. */
+/* The filters the session keeps for kernel specs, to the instance (after set_event). */
+static int kernel_filters(struct usertp_session *s)
+{
+	char text[1024];
+	int ret = 0;
+
+	for (unsigned int i = 0; i < s->nr_filters && !ret; i++)
+		if (s->filters[i].kernel &&
+		    (ret = usertp__kernel_set_filter(s->kernel, s->filters[i].events,
+						     s->filters[i].text, text, sizeof(text))))
+			usertp__session_fail(s, ret, "%s", text);
+	return ret;
+}
+
+/*
+ * A file's kernel part of the spool, from the start: what a recovery needs besides the pages
+ * (the CPUs, the texts the file's header holds: their room on the disk taken before the
+ * pages').  Return: 0 or a negative errno (said).
+ */
+static int kernel_spool(struct usertp_session *s)
+{
+	const struct usertp__merge_event *events;
+	unsigned int nr_events, nr_cpus;
+	struct usertp__kernel_texts texts;
+
+	usertp__kernel_formats(s->kernel, &events, &nr_events, &nr_cpus);
+	usertp__kernel_texts(s->kernel, &texts);
+	return usertp__session_spool_kernel(s, nr_cpus, NULL, 0,
+					    &(struct usertp__session_extra){
+						    .cmdlines = texts.cmdlines,
+						    .kallsyms = texts.kallsyms,
+						    .kallsyms_len = texts.kallsyms_len,
+						    .printk_formats = texts.printk_formats,
+						    .printk_formats_len = texts.printk_formats_len });
+}
+
+/*
+ * The instance, recording nothing yet; reading, its source; a file, its spool.  Return: 0 or
+ * a negative errno.
+ */
 static int kernel_start(struct usertp_session *s)
 {
 	struct usertp__kernel_pids pids = kernel_pids(s);
@@ -64,8 +119,12 @@ static int kernel_start(struct usertp_session *s)
 		return usertp__session_fail(s, -EACCES, "%s", why);
 	usertp__kernel_remove_leftovers(NULL);
 	if (usertp__kernel_start(&s->kernel, NULL, NULL, 0, s->kb, s->tsc ? "x86-tsc" : "mono",
-				 &pids, NULL, why, sizeof(why)))
+				 &pids, s->dat ? usertp__session_spool_dir(s) : NULL, why,
+				 sizeof(why)))
 		return usertp__session_fail(s, -EIO, "%s", why);
+	if (s->dat)
+		return kernel_spool(s) ? -EIO
+				       : s->tracing ? 0 : usertp__kernel_set_tracing(s->kernel, false);
 	src = calloc(1, sizeof(*src));
 	s->kernel_src = src;
 	if (!src)
@@ -98,19 +157,23 @@ int usertp__ses_kernel_specs(struct usertp_session *s, const char *const *specs,
 
 	if (!nr_specs && (!replace || !s->kernel))
 		return 0;
-	if (s->dat)
-		return usertp__session_fail(s, -EOPNOTSUPP, "%s: the kernel's events are read from a "
-					    "session (usertp_session_next()); usertp record writes "
-					    "them to a file", specs[0]);
 	if (!s->kernel && (ret = kernel_start(s))) {
 		usertp__ses_kernel_free(s);
 		return ret;
 	}
+	/* Off while the events and their filters are set: none of them unfiltered. */
+	if (s->tracing)
+		usertp__kernel_set_tracing(s->kernel, false);
 	ret = usertp__kernel_set_events(s->kernel, specs, nr_specs, replace, err, sizeof(err));
 	if (ret)
-		return usertp__session_fail(s, ret, "%s", err);
-	kernel_formats(s);
-	return 0;
+		usertp__session_fail(s, ret, "%s", err);
+	if (!ret)
+		ret = kernel_filters(s);
+	if (!ret)
+		ret = kernel_formats(s);
+	if (s->tracing)
+		usertp__kernel_set_tracing(s->kernel, true);
+	return ret;
 }
 
 int usertp__ses_kernel_filter(struct usertp_session *s, const char *spec, const char *filter,
@@ -120,8 +183,7 @@ int usertp__ses_kernel_filter(struct usertp_session *s, const char *spec, const 
 	int ret;
 
 	if (!s->kernel)
-		return usertp__session_fail(s, -ENOENT, "%s: no event of the kernel is enabled in "
-					    "the session", spec);
+		return 0; /* (kept: the instance takes it when it is made) */
 	ret = usertp__kernel_set_filter(s->kernel, spec, filter, text, sizeof(text));
 	if (ret && err && errlen)
 		snprintf(err, errlen, "%s", strchr(text, '\n') ? strchr(text, '\n') + 1 : text);
@@ -148,6 +210,11 @@ void usertp__ses_kernel_read(struct usertp_session *s)
 	struct usertp__rb_page_copy *page;
 
 	s->kernel_took = 0;
+	/* A file's: its full pages to the spool (a failure there shows in the counts at stop). */
+	if (s->kernel && s->dat) {
+		usertp__kernel_drain(s->kernel);
+		return;
+	}
 	if (!s->kernel || !src || !(page = malloc(sizeof(*page))))
 		return;
 	for (unsigned int cpu = 0; cpu < src->nr_cpus; cpu++) {
@@ -177,6 +244,30 @@ void usertp__ses_kernel_read(struct usertp_session *s)
 		}
 	}
 	free(page);
+}
+
+int usertp__ses_kernel_stop(struct usertp_session *s)
+{
+	struct usertp__kernel_texts texts;
+
+	if (!s->kernel || !s->dat)
+		return 0;
+	s->kernel_fired = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*s->kernel_fired));
+	s->kernel_overrun = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*s->kernel_overrun));
+	if (!s->kernel_fired || !s->kernel_overrun)
+		return -ENOMEM;
+	usertp__kernel_stop(s->kernel, &s->kernel_merge, s->kernel_fired, s->kernel_overrun,
+			    USERTP_MERGE_MAX_CPUS);
+	usertp__kernel_texts(s->kernel, &texts);
+	s->extra = (struct usertp__session_extra){ .src = &s->kernel_merge,
+						   .fired = s->kernel_fired,
+						   .overrun = s->kernel_overrun,
+						   .cmdlines = texts.cmdlines,
+						   .kallsyms = texts.kallsyms,
+						   .kallsyms_len = texts.kallsyms_len,
+						   .printk_formats = texts.printk_formats,
+						   .printk_formats_len = texts.printk_formats_len };
+	return 0;
 }
 
 uint64_t usertp__ses_kernel_dropped(const struct usertp_session *s)
@@ -213,4 +304,8 @@ void usertp__ses_kernel_free(struct usertp_session *s)
 	s->kernel_src = NULL;
 	free(s->kernel_pages);
 	s->kernel_pages = NULL;
+	free(s->kernel_fired);
+	free(s->kernel_overrun);
+	s->kernel_fired = s->kernel_overrun = NULL;
+	s->extra = (struct usertp__session_extra){ .src = NULL };
 }

@@ -461,6 +461,28 @@ int usertp_session_set_tracing(struct usertp_session *s, bool on)
 	return usertp__ses_kernel_settings(s);
 }
 
+/*
+ * Keep @text as the filter of @events (@old: the one the session had for them, or NULL), for
+ * the programs that come later (their start carries it) and the kernel's instance.
+ */
+static int filter_keep(struct usertp_session *s, struct usertp__session_filter *old,
+		       const char *events, const char *text, bool kernel)
+{
+	if (!old) {
+		struct usertp__session_filter *more =
+			realloc(s->filters, (s->nr_filters + 1) * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		s->filters = more;
+		old = &s->filters[s->nr_filters++];
+		*old = (struct usertp__session_filter){ strdup(events), NULL, kernel };
+	}
+	free(old->text);
+	old->text = strdup(text);
+	return old->events && old->text ? 0 : -ENOMEM;
+}
+
 /* The filter the session has for exactly @events, or NULL. */
 static struct usertp__session_filter *filter_of(struct usertp_session *s, const char *events)
 {
@@ -487,8 +509,11 @@ int usertp_session_set_filter(struct usertp_session *s, const char *events, cons
 	if (strlen(text) > USERTP__FILTER_MAX)
 		return usertp__session_fail(s, -EINVAL, "the filter is longer than %u bytes",
 					    USERTP__FILTER_MAX);
-	if (!s->specs_unchecked && usertp__kernel_spec(events))
-		return usertp__ses_kernel_filter(s, events, text, err, errlen);
+	/* The kernel's: to its instance, and kept for the instance made later. */
+	if (!s->specs_unchecked && usertp__kernel_spec(events)) {
+		ret = usertp__ses_kernel_filter(s, events, text, err, errlen);
+		return ret ? ret : filter_keep(s, filter_of(s, events), events, text, true);
+	}
 	/* As usertp_session_enable(): a spec that selects no event of the programs is refused. */
 	if (strcmp(text, "0") && !s->specs_unchecked && !spec_possible(s, events))
 		return usertp__session_fail(s, -ENOENT,
@@ -521,20 +546,7 @@ int usertp_session_set_filter(struct usertp_session *s, const char *events, cons
 	free(results);
 	if (ret)
 		return ret;
-	/* Kept for the programs that come later (their start carries it). */
-	if (!old) {
-		struct usertp__session_filter *more =
-			realloc(s->filters, (s->nr_filters + 1) * sizeof(*more));
-
-		if (!more)
-			return -ENOMEM;
-		s->filters = more;
-		old = &s->filters[s->nr_filters++];
-		*old = (struct usertp__session_filter){ strdup(events), NULL };
-	}
-	free(old->text);
-	old->text = strdup(text);
-	return old->events && old->text ? 0 : -ENOMEM;
+	return filter_keep(s, old, events, text, false);
 }
 
 int usertp_session_set_pid_filter(struct usertp_session *s, const pid_t *pids, size_t nr_pids,

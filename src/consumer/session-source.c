@@ -288,6 +288,7 @@ int usertp__ses_settings_msg(const struct usertp_session *s, enum usertp__ctl_ty
 
 		for (unsigned int i = 0; i < s->nr_filters; i++)
 			size += strlen(s->filters[i].events) + strlen(s->filters[i].text) + 2;
+		/* (The kernel's filters are its instance's, never the programs'.) */
 		more = realloc(*events, size);
 		if (!more)
 			return -ENOMEM;
@@ -296,6 +297,8 @@ int usertp__ses_settings_msg(const struct usertp_session *s, enum usertp__ctl_ty
 		for (unsigned int i = 0; i < s->nr_filters; i++) {
 			char *at = more + strlen(more + len) + len;
 
+			if (s->filters[i].kernel)
+				continue;
 			sprintf(at, "%s %s\n", s->filters[i].events, s->filters[i].text);
 			for (char *c = at; *c && c[1]; c++)
 				if (*c == '\n')

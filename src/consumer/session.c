@@ -390,5 +390,7 @@ int usertp_session_finish(struct usertp_session *s, struct usertp_dat_summary *s
 		return usertp__session_fail(s, -EINVAL, "a struct usertp_dat_summary without its "
 					    "size (USERTP_STRUCT_INIT)");
 	usertp__session_drain(s);
+	if (usertp__ses_kernel_stop(s))
+		return -ENOMEM;
 	return usertp__writer_finish(s, sum);
 }

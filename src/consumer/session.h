@@ -55,6 +55,11 @@ int usertp__ses_kernel_filter(struct usertp_session *s, const char *spec, const 
 int usertp__ses_kernel_settings(struct usertp_session *s);
 /* Take the pages the kernel has now, to the sink (s->kernel_took: how many). */
 void usertp__ses_kernel_read(struct usertp_session *s);
+/*
+ * A file's kernel part at its end: the last pages, the counts and texts, as the merge's extra
+ * source (the instance stays until the session is freed).  Return: 0 or -ENOMEM.
+ */
+int usertp__ses_kernel_stop(struct usertp_session *s);
 /* What the kernel lost so far, all CPUs: dropped and overwritten. */
 uint64_t usertp__ses_kernel_dropped(const struct usertp_session *s);
 void usertp__ses_kernel_free(struct usertp_session *s);

@@ -173,7 +173,7 @@ bool usertp__inst_count_dropped(struct usertp__instance *in)
 		in->nr_seen = nr;
 	}
 	for (unsigned int i = 0; i < nr; i++) {
-		struct usertp_cpu_stats st;
+		struct usertp_cpu_stats st = USERTP_STRUCT_INIT(usertp_cpu_stats);
 
 		for (unsigned int cpu = 0; cpu < USERTP__INSTANCE_CPUS; cpu++) {
 			unsigned int to = cpu < in->nr_cpus ? cpu : in->nr_cpus - 1;

@@ -12,8 +12,9 @@
  *
  * Recording stops on Ctrl-C, SIGTERM, the end of CMD, or (with -P) when every program has gone.
  *
- * Specs that name a kernel system (sched:sched_switch, irq) are the kernel's: it records them in
- * a tracefs instance of the recording's own (kernel-rec.h), merged into the same file.
+ * Specs that name a kernel system (sched:sched_switch, irq) are the kernel's: the session
+ * records them in a tracefs instance of its own (usertp_session_enable(3)), merged into the
+ * same file.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -98,13 +99,9 @@ static struct {
 	unsigned int file_version; /* --file-version (0: not given) */
 	const char *compression;   /* --compression (NULL: not given) */
 
-	/* the kernel's events (their specs and filters, out of specs[] and filters[]) */
-	const char *kernel_specs[MAX_SPECS], *kernel_filters[MAX_SPECS];
-	unsigned int nr_kernel_specs;
-	struct usertp__kernel_rec *kernel;
-	bool kernel_cmd_only; /* -F: the command alone, from before it runs (run_command()) */
-	struct usertp__merge_source kernel_src;
-	uint64_t *kernel_fired, *kernel_overrun; /* per CPU */
+	/* which specs are the kernel's (kernel_specs_check()) */
+	bool spec_kernel[MAX_SPECS];
+	bool kernel;
 
 	/* state */
 	struct usertp_session *session;
@@ -150,7 +147,8 @@ static bool specs_check(const char *prefix, const char *who)
 		const char *spec = rec.specs[i];
 		char close[512];
 
-		if (spec[0] == '!' || usertp_session_spec_seen(rec.session, spec, close, sizeof(close)))
+		if (spec[0] == '!' || rec.spec_kernel[i] ||
+		    usertp_session_spec_seen(rec.session, spec, close, sizeof(close)))
 			continue;
 		ok = false;
 		fprintf(stderr, "usertp record: %sno event %s in %s", prefix, spec, who);
@@ -294,8 +292,6 @@ static void loop(void)
 			rec.stopped_at_start = true; /* (the command is stopped: said at the end) */
 			break;
 		}
-		if (rec.kernel)
-			usertp__kernel_drain(rec.kernel);
 		usertp_session_status(rec.session, &st);
 		check_write_error(&st);
 		if (tty && elapsed() - last_status >= 1.0) {
@@ -345,80 +341,42 @@ static void say_leftover(const char *name)
 }
 
 /*
- * The specs that name kernel systems, and their filters, out of rec.specs into
- * rec.kernel_specs; the kernel's tracefs checked, and instances that recorders which died left
- * removed.  Return: false (said) when kernel events are asked for and cannot be recorded.
+ * Which specs name kernel systems (the session records them); the kernel's tracefs checked,
+ * and instances that recorders which died left removed.  Return: false (said) when kernel
+ * events are asked for and cannot be recorded.
  */
-static bool split_kernel_specs(void)
+static bool kernel_specs_check(void)
 {
-	unsigned int kept = 0;
+	unsigned int first = 0;
 	char why[512];
 
 	for (unsigned int i = 0; i < rec.nr_specs; i++) {
-		if (usertp__kernel_spec(rec.specs[i])) {
-			rec.kernel_specs[rec.nr_kernel_specs] = rec.specs[i];
-			rec.kernel_filters[rec.nr_kernel_specs++] = rec.filters[i];
-			continue;
-		}
-		rec.filters[kept] = rec.filters[i];
-		rec.specs[kept++] = rec.specs[i];
+		rec.spec_kernel[i] = usertp__kernel_spec(rec.specs[i]);
+		if (rec.spec_kernel[i] && !rec.kernel)
+			first = i;
+		rec.kernel |= rec.spec_kernel[i];
 	}
-	rec.nr_specs = kept;
-	if (!rec.nr_kernel_specs)
+	if (!rec.kernel)
 		return true;
 	if (usertp__kernel_check(why, sizeof(why))) {
-		fail("-e %s: %s", rec.kernel_specs[0], why);
+		fail("-e %s: %s", rec.specs[first], why);
 		return false;
 	}
 	usertp__kernel_remove_leftovers(say_leftover);
 	return true;
 }
 
-
-/*
- * What the spool needs to make the kernel's pages a file without us (--recover), from the
- * start: their formats, and the texts the file's header holds (whose room on the disk is then
- * taken before the pages', and given back for the header at the end).
- */
-static bool kernel_spool(void)
-{
-	const struct usertp__merge_event *events;
-	unsigned int nr_events, nr_cpus;
-	struct usertp__kernel_texts texts;
-
-	usertp__kernel_formats(rec.kernel, &events, &nr_events, &nr_cpus);
-	usertp__kernel_texts(rec.kernel, &texts);
-	if (usertp__session_spool_kernel(rec.session, nr_cpus, events, nr_events,
-					 &(struct usertp__session_extra){
-						 .cmdlines = texts.cmdlines,
-						 .kallsyms = texts.kallsyms,
-						 .kallsyms_len = texts.kallsyms_len,
-						 .printk_formats = texts.printk_formats,
-						 .printk_formats_len = texts.printk_formats_len })) {
-		fail("%s", usertp_session_error(rec.session));
-		return false;
-	}
-	return true;
-}
-
-/* The kernel's instance, recording from now.  Return: false on failure (said). */
 /*
  * Which threads the kernel records, as trace-cmd's record does: --pid (with -c, their children
- * and threads); else with -P the programs' threads, following their new threads and children;
- * else with -F the command (from before it runs: run_command()); else every thread.
- * --notrace-pid leaves out.
+ * and threads); else with -P the programs' threads, following their new threads and children
+ * (the session's pid filter then: it is the same for the programs it attaches); else with -F
+ * the command (usertp_session_run_only()); else every thread.  --notrace-pid leaves out.
  * Return: false (said) on failure.
  */
-static bool kernel_scope(struct usertp__kernel_pids *scope, struct usertp__pid_list *threads)
+static bool kernel_scope(void)
 {
-	*scope = (struct usertp__kernel_pids){ .notrace = rec.notrace_pids.pids,
-					       .nr_notrace = rec.notrace_pids.nr };
-	if (rec.trace_pids.nr) {
-		scope->pids = rec.trace_pids.pids;
-		scope->nr_pids = rec.trace_pids.nr;
-		scope->event_fork = rec.event_fork;
+	if (!rec.kernel || rec.trace_pids.nr)
 		return true;
-	}
 	for (unsigned int i = 0; i < rec.nr_pids; i++) {
 		char path[64];
 		struct dirent *de;
@@ -432,138 +390,15 @@ static bool kernel_scope(struct usertp__kernel_pids *scope, struct usertp__pid_l
 			return false;
 		}
 		while ((de = readdir(d)))
-			if (atoi(de->d_name) > 0 && usertp__pid_list_add(threads, atoi(de->d_name))) {
+			if (atoi(de->d_name) > 0 &&
+			    usertp__pid_list_add(&rec.trace_pids, atoi(de->d_name))) {
 				closedir(d);
 				return false;
 			}
 		closedir(d);
-		scope->event_fork = true;
+		rec.event_fork = true;
 	}
-	/* -F: nobody yet (a pid no task has: an empty list would let everyone in). */
-	rec.kernel_cmd_only = rec.filter_cmd;
-	if (rec.filter_cmd && usertp__pid_list_add(threads, USERTP__KERNEL_NO_TASK))
-		return false;
-	scope->pids = threads->pids;
-	scope->nr_pids = threads->nr;
 	return true;
-}
-
-int usertp__record_exec(int argc, char **argv)
-{
-	char byte;
-	int fd = argc > 2 ? atoi(argv[1]) : -1;
-
-	if (fd < 0)
-		return 2;
-	while (read(fd, &byte, 1) < 0 && errno == EINTR)
-		;
-	close(fd);
-	execvp(argv[2], argv + 2);
-	fprintf(stderr, "usertp: cannot run %s: %s\n", argv[2], strerror(errno));
-	return 127;
-}
-
-/*
- * Run the command.  With -F and kernel events, through `usertp __record-exec`, which waits
- * until the kernel has been given the command's pid (and event-fork with -c): the kernel then
- * records the command from its exec, and nothing of anyone else meanwhile.
- */
-static pid_t run_command(void)
-{
-	char **argv, fd[16];
-	int go[2], n = 0, ret;
-	pid_t pid;
-
-	if (!rec.kernel || !rec.kernel_cmd_only)
-		return usertp_session_run(rec.session, rec.cmd);
-	while (rec.cmd[n])
-		n++;
-	argv = calloc((size_t)n + 4, sizeof(*argv));
-	if (!argv || pipe2(go, O_CLOEXEC) || fcntl(go[0], F_SETFD, 0)) {
-		free(argv);
-		fail("cannot run %s: %s", rec.cmd[0], strerror(errno));
-		return -1;
-	}
-	snprintf(fd, sizeof(fd), "%d", go[0]);
-	argv[0] = (char *)"/proc/self/exe";
-	argv[1] = (char *)USERTP__RECORD_EXEC;
-	argv[2] = fd;
-	memcpy(argv + 3, rec.cmd, (size_t)n * sizeof(*argv));
-	pid = usertp_session_run(rec.session, argv);
-	close(go[0]);
-	free(argv);
-	if (pid > 0 && (ret = usertp__kernel_only(rec.kernel, pid, rec.event_fork)))
-		fail("the kernel's set_event_pid: %s", strerror(-ret));
-	/* (On failure too: the command runs, its kernel events as they come.) */
-	if (write(go[1], "", 1) != 1) {
-		/* nothing to do: the end of the pipe lets it go as well */
-	}
-	close(go[1]);
-	return pid;
-}
-
-static bool kernel_start(void)
-{
-	struct usertp__pid_list threads = { NULL, 0 };
-	struct usertp__kernel_pids scope;
-	char err[8192];
-	int ret;
-
-	if (!rec.nr_kernel_specs)
-		return true;
-	rec.kernel_fired = calloc(USERTP_MERGE_MAX_CPUS, sizeof(uint64_t));
-	rec.kernel_overrun = calloc(USERTP_MERGE_MAX_CPUS, sizeof(uint64_t));
-	if (!rec.kernel_fired || !rec.kernel_overrun) {
-		fail("%s", strerror(ENOMEM));
-		return false;
-	}
-	if (!kernel_scope(&scope, &threads)) {
-		usertp__pid_list_free(&threads);
-		return false;
-	}
-	ret = usertp__kernel_start(&rec.kernel, rec.kernel_specs, rec.kernel_filters,
-				   rec.nr_kernel_specs, rec.kb, usertp__rb_clock_name(rec.clock),
-				   &scope, usertp__session_spool_dir(rec.session), err, sizeof(err));
-	usertp__pid_list_free(&threads);
-	if (ret) {
-		/* Unknown events: a line each, as the programs' ("no event X...; close matches"). */
-		bool per_line = !strncmp(err, "no event ", 9);
-
-		for (char *save = NULL, *line = per_line ? strtok_r(err, "\n", &save) : err; line;
-		     line = per_line ? strtok_r(NULL, "\n", &save) : NULL)
-			fail("%s", line);
-		return false;
-	}
-	return kernel_spool();
-}
-
-/* The kernel's part of the file: its last pages, formats and counts, given to the session. */
-static void kernel_stop(void)
-{
-	struct usertp__kernel_texts texts;
-
-	if (!rec.kernel)
-		return;
-	usertp__kernel_stop(rec.kernel, &rec.kernel_src, rec.kernel_fired, rec.kernel_overrun,
-			    USERTP_MERGE_MAX_CPUS);
-	usertp__kernel_texts(rec.kernel, &texts);
-	usertp__session_extra(rec.session, &(struct usertp__session_extra){
-						   .src = &rec.kernel_src,
-						   .fired = rec.kernel_fired,
-						   .overrun = rec.kernel_overrun,
-						   .cmdlines = texts.cmdlines,
-						   .kallsyms = texts.kallsyms,
-						   .kallsyms_len = texts.kallsyms_len,
-						   .printk_formats = texts.printk_formats,
-						   .printk_formats_len = texts.printk_formats_len });
-}
-
-static void kernel_free(void)
-{
-	usertp__kernel_free(rec.kernel);
-	rec.kernel = NULL;
-	free(rec.kernel_fired);
-	free(rec.kernel_overrun);
 }
 
 /* --- the command's events, before it runs ------------------------------------------------- */
@@ -676,7 +511,7 @@ static bool command_specs_check(void)
 	for (unsigned int i = 0; i < rec.nr_specs; i++) {
 		const char *spec = rec.specs[i];
 
-		if (spec[0] == '!' || usertp__spec_matches_any(spec, names))
+		if (spec[0] == '!' || rec.spec_kernel[i] || usertp__spec_matches_any(spec, names))
 			continue;
 		ok = false;
 		usertp__spec_close_matches(spec, names, close, sizeof(close));
@@ -878,7 +713,7 @@ static bool parse_options(int argc, char **argv)
 		fail("-F filters the command: give -- CMD");
 		return false;
 	}
-	if (!split_kernel_specs())
+	if (!kernel_specs_check())
 		return false;
 	if (rec.cmd && !rec.allow_missing && !command_specs_check())
 		return false;
@@ -930,6 +765,43 @@ static bool set_pid_filter(void)
 	return true;
 }
 
+/*
+ * The specs, to the session: the kernel's in one call (its unknown events are said together,
+ * a line each, as the programs' are: "no event X..."), then the programs', each.
+ * Return: false (said) on failure.
+ */
+static bool enable_specs(void)
+{
+	const char *kernel[MAX_SPECS];
+	unsigned int nr_kernel = 0;
+	char *list = NULL;
+	bool ok = true;
+
+	for (unsigned int i = 0; i < rec.nr_specs; i++)
+		if (rec.spec_kernel[i])
+			kernel[nr_kernel++] = rec.specs[i];
+	if (nr_kernel && !(list = usertp__spec_list_text(kernel, nr_kernel))) {
+		fail("%s", strerror(ENOMEM));
+		return false;
+	}
+	if (list && usertp_session_enable(rec.session, list)) {
+		char *text = strdup(usertp_session_error(rec.session));
+
+		for (char *save = NULL, *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save))
+			fail("%s", line);
+		free(text);
+		ok = false;
+	}
+	free(list);
+	for (unsigned int i = 0; ok && i < rec.nr_specs; i++)
+		if (!rec.spec_kernel[i] && usertp_session_enable(rec.session, rec.specs[i])) {
+			fail("%s", usertp_session_error(rec.session));
+			ok = false;
+		}
+	return ok;
+}
+
 /* Start: the session, its file, its events, its programs.  Return: false on failure. */
 static bool start(void)
 {
@@ -953,12 +825,10 @@ static bool start(void)
 		fail("%s%s", ret == -EINVAL ? "-o " : "", usertp_session_error(rec.session));
 		return false;
 	}
-	for (unsigned int i = 0; i < rec.nr_specs; i++)
-		if (usertp_session_enable(rec.session, rec.specs[i])) {
-			fail("%s", usertp_session_error(rec.session));
-			return false;
-		}
-	/* The filters go with the start of each program: one that refuses its filter fails. */
+	/*
+	 * The filters first: the programs' go with the start of each program (one that refuses
+	 * its filter fails), the kernel's with its events, before the kernel records any.
+	 */
 	for (unsigned int i = 0; i < rec.nr_specs; i++) {
 		char err[8192];
 
@@ -969,7 +839,21 @@ static bool start(void)
 			return false;
 		}
 	}
-	if (!set_pid_filter() || !kernel_start())
+	/* Who is recorded, before the kernel records anyone: --pid, -P's threads, -F. */
+	if (!kernel_scope() || !set_pid_filter())
+		return false;
+	if (rec.cmd && rec.filter_cmd) {
+		/* -F: the command alone, held until the session runs (after the events are set). */
+		rec.child = usertp_session_run_only(rec.session, rec.cmd, rec.event_fork);
+		if (rec.child < 0) {
+			fail("%s", usertp_session_error(rec.session));
+			return false;
+		}
+		/* (With the pids of --pid and --notrace-pid, as before it runs.) */
+		if (usertp__pid_list_add(&rec.trace_pids, rec.child) || !set_pid_filter())
+			return false;
+	}
+	if (!enable_specs())
 		return false;
 	if (signals_open()) {
 		fail("cannot take signals: %s", strerror(errno));
@@ -996,17 +880,12 @@ static bool start(void)
 		fail("%s", usertp_session_error(rec.session));
 		return false;
 	}
-	if (rec.cmd) {
-		rec.child = run_command();
+	if (rec.cmd && !rec.filter_cmd) {
+		rec.child = usertp_session_run(rec.session, rec.cmd);
 		if (rec.child < 0) {
-			if (!rec.kernel || !rec.kernel_cmd_only)
-				fail("%s", usertp_session_error(rec.session));
+			fail("%s", usertp_session_error(rec.session));
 			return false;
 		}
-		/* -F: the command's pid, known now; it joins (and takes it) in the loop. */
-		if (rec.filter_cmd &&
-		    (usertp__pid_list_add(&rec.trace_pids, rec.child) || !set_pid_filter()))
-			return false;
 	}
 	raise_priority();
 	return true;
@@ -1024,7 +903,6 @@ int usertp__cmd_record(int argc, char **argv)
 	if (rec.recover)
 		return recover_spool();
 	if (!start()) {
-		kernel_free();
 		usertp_session_free(rec.session);
 		return 1;
 	}
@@ -1032,17 +910,13 @@ int usertp__cmd_record(int argc, char **argv)
 	if (rec.stopped_at_start) {
 		/* As trace-cmd refuses a filter before anything runs: no file, status 2. */
 		fail("%s: %s", rec.cmd[0], usertp_session_error(rec.session));
-		kernel_stop();
-		kernel_free();
 		usertp_session_free(rec.session);
 		if (!rec.child_done)
 			waitpid(rec.child, NULL, 0);
 		return 2;
 	}
-	kernel_stop();
 	/* Programs still running stop recording when the session ends; read what is left. */
 	ret = usertp_session_finish(rec.session, &sum);
-	kernel_free();
 	usertp_session_status(rec.session, &st);
 	if (rec.cmd && !st.programs)
 		fail("no program of %s joined: not linked with libusertp, or started without the "

@@ -11,14 +11,6 @@ int usertp__cmd_record(int argc, char **argv);
 int usertp__cmd_report(int argc, char **argv);
 int usertp__cmd_mount(int argc, char **argv);
 
-/*
- * `usertp __record-exec FD CMD ARGS...`: wait for a byte (or the end) on FD, then exec CMD.
- * record -F runs its command so, to give the kernel the command's pid before the command
- * runs (as trace-cmd record -F does).  Returns only on failure.
- */
-#define USERTP__RECORD_EXEC "__record-exec"
-int usertp__record_exec(int argc, char **argv);
-
 /* "usertp <cmd>: <message>" on stderr (printf-style). */
 void usertp__tool_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

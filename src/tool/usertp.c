@@ -41,9 +41,6 @@ int main(int argc, char **argv)
 		printf("usertp %s\n", USERTP_VERSION_STRING);
 		return 0;
 	}
-	/* (Not a command of users': record -F's command, held until its pid is set.) */
-	if (!strcmp(argv[1], USERTP__RECORD_EXEC))
-		return usertp__record_exec(argc - 1, argv + 1);
 	/* Option errors are said by the subcommands, in their own words (tool.h). */
 	opterr = 0;
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)

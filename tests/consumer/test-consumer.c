@@ -1119,9 +1119,9 @@ static void case_kernel(void)
 	CHECK(ret == -EINVAL && strstr(err, "nosuch") && strchr(err, '^'),
 	      "a kernel filter refused: %d [%s]", ret, err);
 	OK(usertp_session_set_filter(s, "sched:sched_process_fork", "child_pid > 0", NULL, 0));
-	/* The kernel's events are read, never written to a file by a session. */
+	/* A file is chosen before the kernel's events are enabled (its spool has them). */
 	ret = usertp_session_write_dat(s, "/tmp/usertp-test-kernel.dat");
-	CHECK(ret == -EOPNOTSUPP, "write_dat with kernel events: %d", ret);
+	CHECK(ret == -EBUSY, "write_dat after kernel events: %d", ret);
 	usertp_session_free(s);
 	CHECK(!kernel_instance_of(getpid()), "the session's instance is left behind");
 
@@ -1186,11 +1186,29 @@ static void case_kernel(void)
 	usertp_session_free(s);
 	CHECK(!kernel_instance_of(getpid()), "the session's instance is left behind");
 
-	/* A session that writes a file refuses kernel specs. */
+	/*
+	 * A session that writes a file: the kernel's events go into it with the command's, and
+	 * the summary counts them (the command's 14, and its thread's forks).
+	 */
 	s = session();
-	OK(usertp_session_write_dat(s, "/tmp/usertp-test-kernel.dat"));
-	ret = usertp_session_enable(s, "sched:sched_process_fork");
-	CHECK(ret == -EOPNOTSUPP, "a kernel spec in file mode: %d", ret);
+	{
+		uint64_t cpu_events[1024], cpu_lost[1024];
+		struct usertp_dat_summary sum = { .struct_size = sizeof(sum), .cpu_events = cpu_events,
+						  .cpu_lost = cpu_lost, .max_cpus = 1024 };
+
+		OK(usertp_session_write_dat(s, "/tmp/usertp-test-kernel.dat"));
+		pid = usertp_session_run_only(s, argv, true);
+		CHECK(pid > 0, "run_only: %d %s", (int)pid, usertp_session_error(s));
+		OK(usertp_session_enable(s, "sched:sched_process_fork,cons:*"));
+		CHECK(kernel_instance_of(getpid()), "no tracefs instance of the file session");
+		while (waitpid(pid, &status, WNOHANG) != pid)
+			usertp_session_process(s, 10);
+		OK(usertp_session_finish(s, &sum));
+		CHECK(sum.events >= 15 && sum.lost == 0 && sum.programs == 1,
+		      "the file: %llu events, %llu lost, %u programs", (unsigned long long)sum.events,
+		      (unsigned long long)sum.lost, sum.programs);
+		unlink("/tmp/usertp-test-kernel.dat");
+	}
 	usertp_session_free(s);
 	CHECK(!kernel_instance_of(getpid()), "an instance left by a file session");
 }
