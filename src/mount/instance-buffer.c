@@ -88,14 +88,45 @@ void usertp__inst_hold(struct usertp__instance *in, struct held *h)
 	c->entries++;
 }
 
-/* @rec as held, its text made with the session's formats (in the pump, under apply). */
+/*
+ * The text of a record (@data, @size bytes, its common_type the session's id @sid), "name:
+ * payload" as libtraceevent prints it (to free()); NULL: no memory.  Takes tep_lock.
+ */
+static char *record_text(struct usertp__instance *in, const void *data, unsigned int size,
+			 uint16_t sid, uint64_t ts, unsigned int cpu)
+{
+	struct tep_record tr = { .ts = ts, .cpu = (int)cpu, .size = (int)size, .data = (void *)data };
+	const char *bad = "";
+	struct tep_event *ev;
+	struct trace_seq s;
+	char *text;
+
+	pthread_mutex_lock(&in->tep_lock);
+	ev = sid ? tep_find_event(usertp_session_tep(in->session), sid) : NULL;
+	trace_seq_init(&s);
+	if (!ev)
+		trace_seq_printf(&s, "(NULL): (an event whose format its program did not give)");
+	else if (!usertp__tep_record_ok(ev, data, (int)size, &bad))
+		/* (another user's record: libtraceevent would read where it does not say) */
+		trace_seq_printf(&s, "%s: [FIELD %s OUTSIDE THE RECORD]", ev->name, bad);
+	else
+		tep_print_event(usertp_session_tep(in->session), &s, &tr, "%s: %s", TEP_PRINT_NAME,
+				TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	pthread_mutex_unlock(&in->tep_lock);
+	text = strdup(s.buffer ? s.buffer : "");
+	trace_seq_destroy(&s);
+	return text;
+}
+
+/*
+ * @rec as held (in the pump, under apply): its raw form; its text is made when it is first
+ * read (usertp__inst_held_text(): most records are never read as text, and making it was two
+ * thirds of the pump's time, bench/RESULTS.md), or now where it has no raw form.
+ */
 struct held *usertp__inst_held_new(struct usertp__instance *in, const struct usertp_record *rec)
 {
 	struct held *h = calloc(1, sizeof(*h));
-	struct tep_record tr = { .ts = rec->ts, .cpu = (int)rec->cpu, .size = (int)rec->size,
-				 .data = (void *)rec->data };
-	const char *bad = "";
-	struct trace_seq s;
 
 	if (!h)
 		return NULL;
@@ -104,18 +135,7 @@ struct held *usertp__inst_held_new(struct usertp__instance *in, const struct use
 	h->pid = rec->pid;
 	h->cpu = rec->cpu < in->nr_cpus ? rec->cpu : in->nr_cpus - 1;
 	h->bytes = record_bytes(rec->size);
-	trace_seq_init(&s);
-	if (rec->event && !usertp__tep_record_ok(rec->event, rec->data, (int)rec->size, &bad))
-		/* (another user's record: libtraceevent would read where it does not say) */
-		trace_seq_printf(&s, "%s: [FIELD %s OUTSIDE THE RECORD]", rec->event->name, bad);
-	else if (rec->event)
-		tep_print_event(usertp_session_tep(in->session), &s, &tr, "%s: %s", TEP_PRINT_NAME,
-				TEP_PRINT_INFO);
-	else
-		trace_seq_printf(&s, "(NULL): (an event whose format its program did not give)");
-	trace_seq_terminate(&s);
-	h->text = strdup(s.buffer ? s.buffer : "");
-	trace_seq_destroy(&s);
+	h->sid = rec->event && rec->id > 0 ? (uint16_t)rec->id : 0;
 	/* The raw record, with the mount's id (the one events/SYS/EV/id says). */
 	if (rec->event && rec->size >= 2 && (h->raw = malloc(rec->size))) {
 		uint16_t id = (uint16_t)in->event_id(rec->event->system, rec->event->name);
@@ -123,12 +143,28 @@ struct held *usertp__inst_held_new(struct usertp__instance *in, const struct use
 		memcpy(h->raw, rec->data, rec->size);
 		memcpy(h->raw, &id, 2);
 		h->raw_size = rec->size;
+		return h;
 	}
+	h->text = record_text(in, rec->data, rec->size, h->sid, rec->ts, h->cpu);
 	if (!h->text) {
 		held_free(h);
 		return NULL;
 	}
 	return h;
+}
+
+const char *usertp__inst_held_text(struct usertp__instance *in, struct held *h)
+{
+	uint16_t mount_id;
+
+	if (!h->text && h->raw) {
+		/* (Its session id while it is printed: libtraceevent finds the format by it.) */
+		memcpy(&mount_id, h->raw, 2);
+		memcpy(h->raw, &h->sid, 2);
+		h->text = record_text(in, h->raw, h->raw_size, h->sid, h->ts, h->cpu);
+		memcpy(h->raw, &mount_id, 2);
+	}
+	return h->text ? h->text : "";
 }
 
 /* The CPU whose oldest record is the oldest of all (@only >= 0: of that CPU), or -1. */
@@ -210,12 +246,12 @@ static struct usertp__tlines tlines_of(const struct usertp__instance *in, FILE *
 }
 
 /* One line of `trace` and `trace_pipe` (docs/tracefs.md §6); a user-space record has no flags. */
-static void print_line(const struct usertp__tlines *t, const struct usertp__instance *in,
-		       const struct held *h)
+static void print_line(const struct usertp__tlines *t, struct usertp__instance *in,
+		       struct held *h)
 {
 	usertp__tlines_line(t, usertp__inst_comm_get(in, h->tid), (int)h->tid, (int)h->pid, h->cpu,
-			    h->flags,
-			    h->ts, false, NULL, h->text, true);
+			    h->flags, h->ts, false, NULL,
+			    usertp__inst_held_text(in, h), true);
 }
 
 int usertp__instance_trace_text(struct usertp__instance *in, int only, char **text, size_t *len)
@@ -228,6 +264,7 @@ int usertp__instance_trace_text(struct usertp__instance *in, int only, char **te
 	if (!out)
 		return -ENOMEM;
 	pthread_mutex_lock(&in->lock);
+	usertp__inst_comms_take(in);
 	at = calloc(in->nr_cpus, sizeof(*at));
 	for (unsigned int cpu = 0; cpu < in->nr_cpus; cpu++) {
 		if (only >= 0 && (unsigned int)only != cpu)
@@ -362,6 +399,7 @@ ssize_t usertp__instance_raw_read(struct usertp__instance *in, struct usertp__pi
 	int ret = 0;
 
 	pthread_mutex_lock(&in->lock);
+	usertp__inst_comms_take(in);
 	while (r->off == r->len) {
 		struct timespec until;
 

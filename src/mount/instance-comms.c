@@ -97,9 +97,32 @@ void usertp__inst_on_comm(pid_t tid, const char *comm, void *arg)
 {
 	struct usertp__instance *in = arg;
 
-	pthread_mutex_lock(&in->lock);
-	comm_put(in, tid, comm);
-	pthread_mutex_unlock(&in->lock);
+	/* (Called inside the session, under tep_lock: queued, not put under lock here.) */
+	pthread_mutex_lock(&in->comm_lock);
+	if (in->nr_told == in->told_cap) {
+		size_t cap = in->told_cap ? in->told_cap * 2 : 64;
+		struct comm_entry *more = realloc(in->told, cap * sizeof(*more));
+
+		if (more) {
+			in->told = more;
+			in->told_cap = cap;
+		}
+	}
+	if (in->nr_told < in->told_cap && tid > 0) {
+		in->told[in->nr_told].tid = tid;
+		snprintf(in->told[in->nr_told].comm, sizeof(in->told[0].comm), "%s", comm);
+		in->nr_told++;
+	}
+	pthread_mutex_unlock(&in->comm_lock);
+}
+
+void usertp__inst_comms_take(struct usertp__instance *in)
+{
+	pthread_mutex_lock(&in->comm_lock);
+	for (size_t i = 0; i < in->nr_told; i++)
+		comm_put(in, in->told[i].tid, in->told[i].comm);
+	in->nr_told = 0;
+	pthread_mutex_unlock(&in->comm_lock);
 }
 
 /* --- saved_cmdlines, saved_tgids (§14) ---------------------------------------------------- */
@@ -120,6 +143,7 @@ char *usertp__instance_saved(struct usertp__instance *in, bool tgids)
 	FILE *out;
 
 	pthread_mutex_lock(&in->lock);
+	usertp__inst_comms_take(in);
 	known = malloc((in->nr_comms ? in->nr_comms : 1) * sizeof(*known));
 	for (size_t i = 0; known && i < in->comms_cap; i++)
 		if (in->comms[i].tid && (tgids ? in->comms[i].tgid != 0 : in->comms[i].comm[0] != 0))

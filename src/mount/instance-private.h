@@ -66,7 +66,12 @@ struct held {
 	const char *flags; /* irq-info's five; NULL: "....." (static) */
 	void *raw;	   /* the record, common_type the mount's id (trace_pipe_raw), or NULL */
 	unsigned int raw_size;
-	char *text; /* "name: payload" */
+	uint16_t sid;	   /* its event's id in the session (for its text) */
+	/*
+	 * "name: payload": made when it is first read (usertp__inst_held_text()), from raw and
+	 * the session's format; set at once where there is no raw (a marker, no format)
+	 */
+	char *text;
 };
 
 /* The records of one CPU, oldest first, and its counts (per_cpu/cpuN/stats). */
@@ -114,6 +119,12 @@ struct soft_event {
 struct usertp__instance {
 	char *name;
 	pthread_mutex_t apply, lock;
+	/*
+	 * The session's libtraceevent handle: every call that may parse a format into it (the
+	 * pump's, the settings') and the making of a held record's text, which reads it, take
+	 * this, alone or inside lock, never around lock.
+	 */
+	pthread_mutex_t tep_lock;
 	pthread_cond_t more; /* records came, or tracing changed */
 	struct usertp_session *session;
 	pthread_t pump;
@@ -131,6 +142,14 @@ struct usertp__instance {
 	struct cpu_records *cpus;
 	struct comm_entry *comms; /* open addressing by tid; 0: free */
 	size_t comms_cap, nr_comms;
+	/*
+	 * Names the session told while tep_lock was held (its calls may learn them), queued here
+	 * under comm_lock and put into comms under lock by usertp__inst_comms_take(): never lock
+	 * inside tep_lock, since readers make a record's text (tep_lock) inside lock.
+	 */
+	pthread_mutex_t comm_lock;
+	struct comm_entry *told;
+	size_t nr_told, told_cap;
 	void (*notify)(void *handle);
 	unsigned int (*event_id)(const char *system, const char *name);
 	/* the pump's: events each program dropped on each CPU, as last counted */
@@ -167,6 +186,10 @@ void usertp__inst_wake(struct usertp__instance *in);
 bool usertp__inst_count_dropped(struct usertp__instance *in);
 /* @rec as held, its text made with the session's formats (in the pump, under apply). */
 struct held *usertp__inst_held_new(struct usertp__instance *in, const struct usertp_record *rec);
+/* Put the names the session told since into the table (under lock). */
+void usertp__inst_comms_take(struct usertp__instance *in);
+/* The text of @h, made now if it is not yet (under lock; NULL never: "" without memory). */
+const char *usertp__inst_held_text(struct usertp__instance *in, struct held *h);
 /* Hold @h (under lock): after the records of its CPU that are not newer. */
 void usertp__inst_hold(struct usertp__instance *in, struct held *h);
 /* The name of thread @tid as the kernel prints it: "<idle>" for 0, "<...>" if unknown. */

@@ -46,6 +46,26 @@ void usertp__inst_trigger_free(struct trigger *tr)
 
 static bool session_records(struct usertp__instance *in, bool tracing);
 
+/*
+ * A call of the session that may learn a format into its libtraceevent handle, which the
+ * records' text reads: under the instance's tep_lock (instance-private.h).
+ */
+#define WITH_TEP(in, call)                                                                         \
+	({                                                                                         \
+		pthread_mutex_lock(&(in)->tep_lock);                                               \
+		__typeof__(call) ret_ = (call);                                                    \
+		pthread_mutex_unlock(&(in)->tep_lock);                                             \
+		ret_;                                                                              \
+	})
+
+/* The session's tracing on/off for the instance's @on (session_records() first: it locks). */
+static int session_tracing(struct usertp__instance *in, bool on)
+{
+	bool records = session_records(in, on);
+
+	return WITH_TEP(in, usertp_session_set_tracing(in->session, records));
+}
+
 /* --- events ------------------------------------------------------------------------------- */
 
 static bool rules_select(const struct usertp__spec *rules, size_t nr, const char *system,
@@ -143,7 +163,7 @@ static int session_specs(struct usertp__instance *in, const struct usertp__spec 
 	pthread_mutex_lock(&in->lock);
 	specs = rules_specs(in, rules, nr);
 	pthread_mutex_unlock(&in->lock);
-	ret = specs ? usertp_session_set_specs(in->session, specs) : -ENOMEM;
+	ret = specs ? WITH_TEP(in, usertp_session_set_specs(in->session, specs)) : -ENOMEM;
 	free(specs);
 	return ret;
 }
@@ -337,7 +357,7 @@ static int session_filter(struct usertp__instance *in, const char *system, const
 	char spec[2 * USERTP__TFS_TOKEN_MAX + 2];
 
 	snprintf(spec, sizeof(spec), "%s:%s", system, name);
-	return usertp_session_set_filter(in->session, spec, text, err, errlen);
+	return WITH_TEP(in, usertp_session_set_filter(in->session, spec, text, err, errlen));
 }
 
 int usertp__instance_set_filter(struct usertp__instance *in, const char *system, const char *name,
@@ -424,8 +444,8 @@ int usertp__instance_set_system_filter(struct usertp__instance *in, const char *
 static int session_pids(struct usertp__instance *in, const struct usertp__pid_list *pids,
 			const struct usertp__pid_list *notrace, bool event_fork)
 {
-	return usertp_session_set_pid_filter(in->session, pids->pids, pids->nr, notrace->pids,
-					     notrace->nr, event_fork);
+	return WITH_TEP(in, usertp_session_set_pid_filter(in->session, pids->pids, pids->nr, notrace->pids,
+					     notrace->nr, event_fork));
 }
 
 /* Is thread @tid there still (a thread id is found in /proc, though not listed there)? */
@@ -447,7 +467,7 @@ static int pids_followed(struct usertp__instance *in, struct usertp__pid_list *l
 	int ret;
 
 	pthread_mutex_lock(&in->apply);
-	ret = usertp__session_listed(in->session, &lists[0], &lists[1]);
+	ret = WITH_TEP(in, usertp__session_listed(in->session, &lists[0], &lists[1]));
 	pthread_mutex_unlock(&in->apply);
 	for (int i = 0; i < 2 && !ret; i++) {
 		for (size_t k = 0; k < lists[i].nr && !ret; k++)
@@ -725,7 +745,7 @@ apply:
 	/* Armed in the programs, and recording while there are triggers. */
 	ret = session_specs(in, in->rules, in->nr_rules);
 	if (!ret)
-		ret = usertp_session_set_tracing(in->session, session_records(in, in->tracing));
+		ret = session_tracing(in, in->tracing);
 	pthread_mutex_unlock(&in->apply);
 	return ret;
 out:
@@ -768,7 +788,7 @@ int usertp__instance_set_tracing(struct usertp__instance *in, bool on)
 	int ret;
 
 	pthread_mutex_lock(&in->apply);
-	ret = usertp_session_set_tracing(in->session, session_records(in, on));
+	ret = session_tracing(in, on);
 	pthread_mutex_lock(&in->lock);
 	if (!ret)
 		in->tracing = on;
@@ -787,7 +807,7 @@ bool usertp__instance_pause(struct usertp__instance *in)
 	pause = in->option[OPT_PAUSE_ON_TRACE];
 	pthread_mutex_unlock(&in->lock);
 	if (pause && !in->paused++)
-		usertp_session_set_tracing(in->session, session_records(in, in->tracing));
+		session_tracing(in, in->tracing);
 	pthread_mutex_unlock(&in->apply);
 	return pause;
 }
@@ -796,7 +816,7 @@ void usertp__instance_resume(struct usertp__instance *in)
 {
 	pthread_mutex_lock(&in->apply);
 	if (in->paused && !--in->paused)
-		usertp_session_set_tracing(in->session, session_records(in, in->tracing));
+		session_tracing(in, in->tracing);
 	pthread_mutex_unlock(&in->apply);
 }
 

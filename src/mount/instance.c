@@ -28,6 +28,17 @@
 #include "instance-private.h"
 
 /* The pump: reads the session and holds what it gives. */
+/* The session's next record (it may learn a format: under tep_lock).  False: none now. */
+static bool session_next(struct usertp__instance *in, struct usertp_record *rec)
+{
+	int ret;
+
+	pthread_mutex_lock(&in->tep_lock);
+	ret = usertp_session_next(in->session, rec, 0);
+	pthread_mutex_unlock(&in->tep_lock);
+	return ret == 1;
+}
+
 /* Take what the session has now into the records held (under apply). */
 static void drain(struct usertp__instance *in)
 {
@@ -35,8 +46,10 @@ static void drain(struct usertp__instance *in)
 	bool any = false;
 
 	/* Programs that joined, their messages and thread names (next() waits for none). */
+	pthread_mutex_lock(&in->tep_lock);
 	usertp_session_process(in->session, 0);
-	while (!atomic_load(&in->stop) && usertp_session_next(in->session, &rec, 0) == 1) {
+	pthread_mutex_unlock(&in->tep_lock);
+	while (!atomic_load(&in->stop) && session_next(in, &rec)) {
 		struct held *h;
 		unsigned int cpu = rec.cpu < in->nr_cpus ? rec.cpu : in->nr_cpus - 1;
 
@@ -44,6 +57,7 @@ static void drain(struct usertp__instance *in)
 			continue;
 		h = usertp__inst_held_new(in, &rec);
 		pthread_mutex_lock(&in->lock);
+		usertp__inst_comms_take(in);
 		usertp__inst_tgid_put(in, rec.tid, rec.pid);
 		if (h)
 			usertp__inst_hold(in, h);
@@ -53,11 +67,11 @@ static void drain(struct usertp__instance *in)
 		any = true;
 	}
 	any |= usertp__inst_count_dropped(in);
-	if (any) {
-		pthread_mutex_lock(&in->lock);
+	pthread_mutex_lock(&in->lock);
+	usertp__inst_comms_take(in); /* (those the session told without a record after) */
+	if (any)
 		usertp__inst_wake(in);
-		pthread_mutex_unlock(&in->lock);
-	}
+	pthread_mutex_unlock(&in->lock);
 }
 
 static void *pump(void *arg)
@@ -105,6 +119,8 @@ int usertp__instance_new(const char *name, void (*notify)(void *handle),
 		return -ENOMEM;
 	pthread_mutex_init(&in->apply, NULL);
 	pthread_mutex_init(&in->lock, NULL);
+	pthread_mutex_init(&in->tep_lock, NULL);
+	pthread_mutex_init(&in->comm_lock, NULL);
 	pthread_cond_init(&in->more, NULL);
 	in->tracing = true;
 	for (int i = 0; i < NR_OPTIONS; i++)
@@ -178,6 +194,9 @@ void usertp__instance_free(struct usertp__instance *in)
 	free(in->name);
 	pthread_cond_destroy(&in->more);
 	pthread_mutex_destroy(&in->lock);
+	pthread_mutex_destroy(&in->tep_lock);
+	pthread_mutex_destroy(&in->comm_lock);
+	free(in->told);
 	pthread_mutex_destroy(&in->apply);
 	free(in);
 }
