@@ -152,8 +152,9 @@ struct usertp_session {
 	} bans[USERTP__FOREIGN_BANS]; /* users kept out of every_fd for now (accept_one()) */
 	struct usertp__source **sources;
 	/*
-	 * The kernel's events of a reading session (session-kernel.c): a tracefs instance of its
-	 * own, and its records as one more source, not a program (pid 0), that the reader reads.
+	 * The kernel's events of a session (session-kernel.c): a tracefs instance of its own;
+	 * reading, its records as one more source, not a program (pid 0), that the reader reads;
+	 * a file, its spools and, at the end, the merge's extra source.
 	 */
 	struct usertp__kernel_rec *kernel;
 	struct usertp__source *kernel_src;

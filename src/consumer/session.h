@@ -17,7 +17,7 @@
  *   session-join.c		how programs come and go: attached, run, joining, forked
  *   session-settings.c		settings given to every program at once
  *   session-news.c		what programs say unasked
- *   session-kernel.c		the kernel's events of a reading session (kernel-rec.c)
+ *   session-kernel.c		the kernel's events of a session (kernel-rec.c)
  *   session-source.c		one program: its start, its region, what it knows, its pages
  *   session-specs.c		what the specs select; the event names programs told of
  *   reader.c, dat-writer.c	the sinks (sinks.h)
@@ -42,7 +42,7 @@ void usertp__session_drain(struct usertp_session *s);
  */
 bool usertp__ses_command_stop(struct usertp_session *s, const struct usertp__source *src);
 /*
- * session-kernel.c: the kernel's events of a reading session.  Enable (or "!SPEC": disable)
+ * session-kernel.c: the kernel's events of a session.  Enable (or "!SPEC": disable)
  * @specs, all of them the kernel's; after emptying the kernel's list when @replace.  The
  * instance is made at the first.  Return: 0 or a negative errno (said in s->error).
  */
@@ -53,7 +53,10 @@ int usertp__ses_kernel_filter(struct usertp_session *s, const char *spec, const 
 			      char *err, size_t errlen);
 /* The session's pid filter and tracing on/off, to the instance.  Return: 0 or -errno. */
 int usertp__ses_kernel_settings(struct usertp_session *s);
-/* Take the pages the kernel has now, to the sink (s->kernel_took: how many). */
+/*
+ * Take the pages the kernel has now: reading, to the reader (s->kernel_took: how many); a
+ * file, its full pages into the spool.
+ */
 void usertp__ses_kernel_read(struct usertp_session *s);
 /*
  * A file's kernel part at its end: the last pages, the counts and texts, as the merge's extra
