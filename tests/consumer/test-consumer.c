@@ -662,6 +662,15 @@ static void case_errors(void)
 		CHECK(usertp_session_new(&other, &opts) == -EINVAL && !other, "options of no size");
 		CHECK(usertp_session_status(s, &st) == -EINVAL, "a status of no size");
 		CHECK(usertp_session_next(s, &rec, 0) == -EINVAL, "a record of no size");
+		{
+			struct usertp_cpu_stats cs = { .read = 0 };
+			struct usertp_program_info pi = { .pid = 0 };
+			struct usertp_page pg = { .pid = 0 };
+
+			CHECK(usertp_session_cpu_stats(s, 0, 0, &cs) == -EINVAL, "cpu stats of no size");
+			CHECK(usertp_session_program(s, 0, &pi) == -EINVAL, "program info of no size");
+			CHECK(usertp_session_next_page(s, &pg, 0) == -EINVAL, "a page of no size");
+		}
 		/* A larger one (a later version's): nothing written past ours. */
 		struct {
 			struct usertp_session_status st;
