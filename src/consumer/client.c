@@ -273,9 +273,12 @@ static int programs_keep_answering(struct usertp__program *list, size_t *n)
 		replies[i] = NULL;
 		if (!ret) {
 			list[kept++] = list[i];
-		} else if (ret == -ENOENT && list[i].foreign && (age = process_age_ms(list[i].pid)) >= 0 &&
+		} else if (ret == -ENOENT && (age = process_age_ms(list[i].pid)) >= 0 &&
 			   age < USERTP_CTL_STARTING_MS) {
-			/* Another user's that starts may not listen yet: asked again below. */
+			/*
+			 * A program that starts may not listen yet (its endpoint is made while its
+			 * main() begins): asked again below.  (Ours too: record -a lost one so.)
+			 */
 			again[young++] = list[i];
 			youngest = age < youngest ? age : youngest;
 		} else if (!list[i].foreign && !process_exists(list[i].pid)) {
