@@ -10,6 +10,7 @@
 # divides the mount process's user + system time by that count.  Prints each round, then the
 # medians.  Needs FUSE.
 set -eu
+. "$(dirname "$0")/mount-lib.sh"
 if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
 	echo "mount-pump: no /dev/fuse or no fusermount3: skipped"
 	exit 77
@@ -38,14 +39,7 @@ counted() {
 # One round of @build: "ns/record records".
 round() {
 	build=$1
-	"$build/bin/usertp" mount -f "$tmp/mnt" &
-	m=$!
-	i=0
-	until mountpoint -q "$tmp/mnt"; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || { echo "mount-pump: the mount did not start" >&2; exit 1; }
-		sleep 0.05
-	done
+	mount_start "$build/bin/usertp" "$tmp/mnt"
 	# (A program must run for set_event to take its events.)
 	"$build/examples/worker-pool" -w 1 -b 1000000 1 >/dev/null 2>&1 &
 	w=$!

@@ -9,6 +9,7 @@
 # start of peer-usertp reports its peak resident memory.  Prints per round the means to main()
 # and to the end, in microseconds, then the medians and what the mount adds.  Needs FUSE.
 set -eu
+. "$(dirname "$0")/mount-lib.sh"
 if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
 	echo "start-mount: no /dev/fuse or no fusermount3: skipped"
 	exit 77
@@ -28,14 +29,7 @@ r=1
 while [ $r -le "$rounds" ]; do
 	for mode in none mount; do
 		if [ $mode = mount ]; then
-			"$usertp" mount -f "$tmp/mnt" &
-			m=$!
-			i=0
-			until mountpoint -q "$tmp/mnt"; do
-				i=$((i + 1))
-				[ $i -lt 200 ] || { echo "start-mount: the mount did not start" >&2; exit 1; }
-				sleep 0.05
-			done
+			mount_start "$usertp" "$tmp/mnt"
 		fi
 		"$bin/start-time" "$starts" 1 "$bin/peer-none" "$bin/peer-usertp" |
 			awk -v mode=$mode -v r=$r '{ sub(".*/", "", $1); print mode, r, $1, $3, $4 }' >>"$tmp/all.tsv"
