@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kernel-page.c - the kernel's ring-buffer page: records encoded into it, its commit word
- * sealed (kernel-page.h).
+ * sealed and read, its entries walked, in this host's layout or another's (kernel-page.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -85,39 +85,83 @@ void usertp__kpage_seal(unsigned char *data, uint32_t used, uint64_t lost)
 	memcpy(data + 8, &commit, 8);
 }
 
-bool usertp__kpage_header(const unsigned char *data, uint32_t *used, uint64_t *lost)
-{
-	uint64_t commit = get64(data + 8);
-	uint64_t flags = commit & (USERTP__KPAGE_LOST_EVENTS | USERTP__KPAGE_LOST_COUNT);
-	uint64_t size = commit & USERTP__KPAGE_COMMIT_MASK;
+const struct usertp__kpage_format usertp__kpage_native = {
+	.page_size = USERTP__KPAGE_SIZE,
+	.long_size = 8,
+	.big_endian = false,
+};
 
-	if (size > USERTP__KPAGE_DATA || flags == USERTP__KPAGE_LOST_COUNT ||
-	    (flags & USERTP__KPAGE_LOST_COUNT && size + 8 > USERTP__KPAGE_DATA))
+/* A number of @n bytes (4 or 8) in byte order @big_endian. */
+static uint64_t load(const unsigned char *p, unsigned int n, bool big_endian)
+{
+	uint64_t v = 0;
+
+	if (!big_endian && n == 8)
+		return get64(p);
+	if (!big_endian)
+		return get32(p);
+	for (unsigned int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t load32(const unsigned char *p, bool big_endian)
+{
+	return big_endian ? (uint32_t)load(p, 4, true) : get32(p);
+}
+
+bool usertp__kpage_header_as(const struct usertp__kpage_format *f, const unsigned char *data,
+			     uint32_t *used, uint64_t *lost)
+{
+	uint32_t room = f->page_size - 8 - f->long_size;
+	uint64_t commit = load(data + 8, f->long_size, f->big_endian);
+	uint64_t size = commit & USERTP__KPAGE_COMMIT_MASK;
+	bool counted = commit & USERTP__KPAGE_LOST_COUNT;
+
+	if (size > room || (counted && size + f->long_size > room))
 		return false;
 	*used = (uint32_t)size;
-	*lost = flags & USERTP__KPAGE_LOST_COUNT ? get64(data + USERTP__KPAGE_HEADER + size) : 0;
-	/* (Lost, and no count, or a count of none: how many is not known.) */
-	if (flags && !*lost)
-		*lost = USERTP__KPAGE_LOST_UNKNOWN;
+	*lost = 0;
+	if (commit & USERTP__KPAGE_LOST_EVENTS)
+		*lost = counted ? load(data + 8 + f->long_size + size, f->long_size, f->big_endian)
+				: USERTP__KPAGE_LOST_UNKNOWN;
 	return true;
+}
+
+bool usertp__kpage_header(const unsigned char *data, uint32_t *used, uint64_t *lost)
+{
+	return usertp__kpage_header_as(&usertp__kpage_native, data, used, lost);
+}
+
+void usertp__kpage_iter_init_as(struct usertp__kpage_iter *it, const struct usertp__kpage_format *f,
+				const unsigned char *page, uint32_t used)
+{
+	uint32_t room = f->page_size - 8 - f->long_size;
+
+	it->page = page;
+	it->entries = page + 8 + f->long_size;
+	it->used = used < room ? used : room;
+	it->off = 0;
+	it->ts = load(page, 8, f->big_endian);
+	it->big_endian = f->big_endian;
 }
 
 void usertp__kpage_iter_init(struct usertp__kpage_iter *it, const unsigned char *page, uint32_t used)
 {
-	it->page = page;
-	it->used = used < USERTP__KPAGE_DATA ? used : USERTP__KPAGE_DATA;
-	it->off = 0;
-	it->ts = get64(page);
+	usertp__kpage_iter_init_as(it, &usertp__kpage_native, page, used);
 }
 
 int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_entry *entry)
 {
-	const unsigned char *data = it->page + USERTP__KPAGE_HEADER;
+	const unsigned char *data = it->entries;
 	uint32_t used = it->used;
+	bool be = it->big_endian;
 
 	while (it->off + 4 <= used) {
 		const unsigned char *p = data + it->off;
-		uint32_t word = get32(p), type = word & 31, delta = word >> 5, arg, len;
+		uint32_t word = load32(p, be), arg, len;
+		uint32_t type = be ? word >> USERTP__KPAGE_DELTA_BITS : word & 31;
+		uint32_t delta = be ? word & ((1u << USERTP__KPAGE_DELTA_BITS) - 1) : word >> 5;
 
 		switch (type) {
 		case USERTP__KPAGE_TYPE_PADDING:
@@ -125,7 +169,7 @@ int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_
 				return 0; /* the kernel's null entry: nothing more on the page */
 			if (it->off + 8 > used)
 				return -EINVAL;
-			arg = get32(p + 4);
+			arg = load32(p + 4, be);
 			if (arg < 4 || arg > used - it->off - 4)
 				return -EINVAL;
 			it->ts += delta;
@@ -134,20 +178,21 @@ int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_
 		case USERTP__KPAGE_TYPE_TIME_EXTEND:
 			if (it->off + 8 > used)
 				return -EINVAL;
-			it->ts += ((uint64_t)get32(p + 4) << USERTP__KPAGE_DELTA_BITS) + delta;
+			it->ts += ((uint64_t)load32(p + 4, be) << USERTP__KPAGE_DELTA_BITS) + delta;
 			it->off += 8;
 			continue;
 		case USERTP__KPAGE_TYPE_TIME_STAMP:
+			/* 59 bits: the 5 above them are the page's. */
 			if (it->off + 8 > used)
 				return -EINVAL;
-			it->ts = (((uint64_t)get32(p + 4) << USERTP__KPAGE_DELTA_BITS) | delta) +
-				 (get64(it->page) & (~0ull << 59));
+			it->ts = (((uint64_t)load32(p + 4, be) << USERTP__KPAGE_DELTA_BITS) | delta) +
+				 (load(it->page, 8, be) & (~0ull << 59));
 			it->off += 8;
 			continue;
 		case 0:
 			if (it->off + 8 > used)
 				return -EINVAL;
-			arg = get32(p + 4);
+			arg = load32(p + 4, be);
 			if (arg < 4)
 				return -EINVAL;
 			len = arg - 4;
@@ -157,6 +202,7 @@ int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_
 			entry->ts = it->ts;
 			entry->data = p + 8;
 			entry->size = len;
+			entry->off = it->off;
 			it->off += 8 + ((len + 3) & ~3u);
 			return 1;
 		default:
@@ -167,6 +213,7 @@ int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_
 			entry->ts = it->ts;
 			entry->data = p + 4;
 			entry->size = len;
+			entry->off = it->off;
 			it->off += 4 + len;
 			return 1;
 		}

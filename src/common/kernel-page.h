@@ -77,31 +77,59 @@ void *usertp__kpage_add(struct usertp__kpage *p, uint64_t ts, uint32_t size, uin
 void usertp__kpage_seal(unsigned char *data, uint32_t used, uint64_t lost);
 
 /*
- * The commit word of page @data: its bytes of entries into *@used, and the events lost just
- * before it into *@lost (0, their count, or USERTP__KPAGE_LOST_UNKNOWN).  Return: false when
- * it does not hold together (entries, or the count after them, past the page).
+ * How a host lays its pages out, as trace.dat files hold them: the page size, the size of a
+ * long (of the commit word and of the lost count after the entries: 8, or 4 from a 32-bit
+ * kernel, whose header is then 12 bytes) and the byte order.  On a big-endian host the kernel's
+ * bitfields put type_len in the entry word's 5 high bits and the delta in the 27 low ones.
+ * Pages this code writes are usertp__kpage_native's.
  */
+struct usertp__kpage_format {
+	uint32_t page_size;
+	uint8_t long_size;
+	bool big_endian;
+};
+extern const struct usertp__kpage_format usertp__kpage_native;
+
+/*
+ * The commit word of page @data in format @f: its bytes of entries into *@used, and the
+ * events lost just before it into *@lost: 0, the count stored after the entries, or
+ * USERTP__KPAGE_LOST_UNKNOWN when the page is flagged without one.  As libtraceevent reads
+ * it: the count's flag without the loss flag means nothing lost.  Return: false when it does
+ * not hold together (entries, or the count after them, past the page).
+ */
+bool usertp__kpage_header_as(const struct usertp__kpage_format *f, const unsigned char *data,
+			     uint32_t *used, uint64_t *lost);
+/* The same, for a page of this host's (usertp__kpage_native). */
 bool usertp__kpage_header(const unsigned char *data, uint32_t *used, uint64_t *lost);
 
-/* One record of a page; ts is absolute. */
+/*
+ * One record of a page; ts is absolute; off is where its header word is in the entries (after
+ * any time extend before it).
+ */
 struct usertp__kpage_entry {
 	uint64_t ts;
 	const unsigned char *data;
 	uint32_t size;
+	uint32_t off;
 };
 
 /*
  * The one walker of a page's entries, every offset checked: records, with the padding, time
  * extends and time stamps between them applied.  A record in the short form has the size of
- * its words.
+ * its words; one with a length word the size that word gives.
  */
 struct usertp__kpage_iter {
-	const unsigned char *page; /* USERTP__KPAGE_SIZE bytes */
-	uint32_t used;		   /* bytes of entries to walk (at most USERTP__KPAGE_DATA) */
-	uint32_t off;
+	const unsigned char *page;
+	const unsigned char *entries; /* after the page's header */
+	uint32_t used;		      /* bytes of entries to walk (at most the page's room) */
+	uint32_t off;		      /* of the next entry; of the bad one after -EINVAL */
 	uint64_t ts;
+	bool big_endian;
 };
-/* Start at the first entry of @page, of which @used bytes of entries are walked. */
+/* Start at the first entry of @page, in format @f, of which @used bytes of entries are walked. */
+void usertp__kpage_iter_init_as(struct usertp__kpage_iter *it, const struct usertp__kpage_format *f,
+				const unsigned char *page, uint32_t used);
+/* The same, for a page of this host's. */
 void usertp__kpage_iter_init(struct usertp__kpage_iter *it, const unsigned char *page, uint32_t used);
 /*
  * Return: 1 with *entry filled, 0 at the end of the entries (or the kernel's null entry),

@@ -5,9 +5,9 @@
  * The whole file is mapped (or read) and parsed through cursors that check every length
  * against what is left, so a corrupt or truncated file can only end in an error naming the
  * byte where its content stopped making sense. Event formats, task names and kernel symbols
- * go to libtraceevent; ring-buffer pages are read with its kbuffer API, after each page's
- * entry chain has been checked here: kbuffer trusts lengths, and a bad one would make it read
- * past the page or walk in circles.
+ * go to libtraceevent.  Ring-buffer pages are walked by the page codec (kernel-page.h) in the
+ * file's layout (page size, long size, byte order), every entry checked; the records it gives
+ * are what libtraceevent's kbuffer would give for an intact page, so the text is trace-cmd's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,11 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <kbuffer.h>
-
 #include "trace-dat.h"
 #include "private/usertp-consumer-private.h"
 #include "format-field.h"
+#include "kernel-page.h"
 #include "zstd.h"
 
 #define MAGIC "\x17\x08\x44tracing"
@@ -68,7 +67,9 @@ struct cpu_stream {
 	size_t chunk_size, chunk_pos;
 	uint64_t chunk_off;		/* file offset of the chunk's header */
 	uint8_t *page;			/* page being read, then zeroes (see page_room) */
-	struct kbuffer *kbuf;
+	char where[96];			/* where it is, for a message */
+	struct usertp__kpage_iter it;	/* its entries */
+	uint64_t lost;			/* before it (USERTP__KPAGE_LOST_UNKNOWN: a number unknown) */
 	bool loaded, done, have_rec;
 	bool stop;			/* damage met: no page after the current one */
 	struct tep_record rec;
@@ -87,6 +88,7 @@ struct usertp__dat_input {
 	bool big_endian;
 	int long_size;			/* the kernel's, from header_page */
 	unsigned int page_size;
+	struct usertp__kpage_format page_format;
 	bool zstd;
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
@@ -193,14 +195,6 @@ static uint64_t get_num(const struct usertp__dat_input *in, const void *p, unsig
 	for (unsigned int i = 0; i < n; i++)
 		v |= (uint64_t)b[in->big_endian ? n - 1 - i : i] << (8 * i);
 	return v;
-}
-
-static void put_num(const struct usertp__dat_input *in, void *p, unsigned int n, uint64_t v)
-{
-	uint8_t *b = p;
-
-	for (unsigned int i = 0; i < n; i++)
-		b[in->big_endian ? n - 1 - i : i] = v >> (8 * i);
 }
 
 static struct cursor file_cursor(struct usertp__dat_input *in, size_t pos)
@@ -838,6 +832,9 @@ static bool size_page_room(struct usertp__dat_input *in)
 			}
 	}
 	in->page_room = in->page_size + max_end + DYNAMIC_REACH + 64;
+	in->page_format = (struct usertp__kpage_format){ .page_size = in->page_size,
+							 .long_size = (uint8_t)in->long_size,
+							 .big_endian = in->big_endian };
 	return true;
 }
 
@@ -936,57 +933,31 @@ static bool parse_file(struct usertp__dat_input *in)
 /* ---- pages ---- */
 
 /*
- * Checks the page in s->page (avail bytes of it came from the file) and makes it safe for
- * kbuffer: commit within the page and covering whole entries, each entry moving forward.
- * Damage trims commit to the intact entries before it.
+ * Reads the commit word of the page in s->page (avail bytes of it came from the file) and
+ * starts the walk of its entries.  A commit past the page stops the CPU there; a page the file
+ * ends in is walked as far as its data goes.
  */
-static void check_page(struct usertp__dat_input *in, struct cpu_stream *s, size_t avail, const char *where)
+static void start_page(struct usertp__dat_input *in, struct cpu_stream *s, size_t avail)
 {
-	unsigned int hdr = in->long_size == 8 ? 16 : 12;
-	unsigned int room = in->page_size - hdr;
-	uint8_t *data = s->page + hdr;
-	struct kbuffer_raw_info info;
-	uint64_t flags, commit;
-	uint64_t lost = 0;
+	unsigned int hdr = 8 + in->long_size;
+	uint32_t used;
 
 	if (avail < in->page_size)
 		s->stop = true;		/* the file ends in this page */
-
-	flags = get_num(in, s->page + 8, in->long_size);
-	commit = flags & USERTP__KPAGE_COMMIT_MASK;
-	if ((flags & USERTP__KPAGE_LOST_COUNT) && commit + in->long_size <= room)
-		lost = get_num(in, data + commit, in->long_size);
-	if (commit > room || ((flags & USERTP__KPAGE_LOST_COUNT) && commit + in->long_size > room)) {
+	if (!usertp__kpage_header_as(&in->page_format, s->page, &used, &s->lost)) {
 		damage(in, s, "CPU %d: page at %s: commit %llu does not fit in a %u-byte page",
-		       s->id, where, (unsigned long long)commit, in->page_size);
+		       s->id, s->where,
+		       (unsigned long long)(get_num(in, s->page + 8, in->long_size) &
+					    USERTP__KPAGE_COMMIT_MASK), in->page_size);
 		s->stop = true;
-		commit = 0;
-	} else if (hdr + commit > avail) {
+		used = 0;
+	} else if (hdr + used > avail) {
 		damage(in, s, "CPU %d: page at %s: the data ends %llu bytes into the page, "
-		       "which commits %llu", s->id, where, (unsigned long long)avail,
-		       (unsigned long long)(hdr + commit));
-		commit = avail - hdr;
+		       "which commits %llu", s->id, s->where, (unsigned long long)avail,
+		       (unsigned long long)(hdr + used));
+		used = (uint32_t)(avail - hdr);
 	}
-	put_num(in, s->page + 8, in->long_size, (flags & ~USERTP__KPAGE_COMMIT_MASK) | commit);
-
-	info.next = data;
-	while ((uint8_t *)info.next < data + commit) {
-		uint8_t *entry = info.next;
-
-		if (!kbuffer_raw_get(s->kbuf, s->page, &info))
-			break;
-		if (info.length >= 0 && (uint8_t *)info.next > entry &&
-		    (uint8_t *)info.next <= data + commit)
-			continue;
-		damage(in, s, "CPU %d: page at %s: the entry at page offset %td has a bad length",
-		       s->id, where, entry - s->page);
-		s->stop = true;
-		commit = entry - data;
-		put_num(in, s->page + 8, in->long_size, (flags & ~USERTP__KPAGE_COMMIT_MASK) | commit);
-		break;
-	}
-	if (flags & USERTP__KPAGE_LOST_COUNT)
-		put_num(in, data + commit, in->long_size, lost);
+	usertp__kpage_iter_init_as(&s->it, &in->page_format, s->page, used);
 }
 
 /* The largest chunk a CPU of this file may hold (see MAX_CHUNK). */
@@ -1037,19 +1008,16 @@ static bool load_chunk(struct usertp__dat_input *in, struct cpu_stream *s)
 	return true;
 }
 
-/* Loads the CPU's next page into kbuffer; false at the end of its data or after damage. */
+/* Loads the CPU's next page; false at the end of its data or after damage. */
 static bool next_page(struct usertp__dat_input *in, struct cpu_stream *s)
 {
-	char where[96];
 	size_t avail;
 
 	if (s->stop)
 		return false;
 	if (!s->page) {
 		s->page = calloc(1, in->page_room);
-		s->kbuf = kbuffer_alloc(in->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-					in->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-		if (!s->page || !s->kbuf) {
+		if (!s->page) {
 			damage(in, s, "CPU %d: out of memory", s->id);
 			return false;
 		}
@@ -1059,7 +1027,7 @@ static bool next_page(struct usertp__dat_input *in, struct cpu_stream *s)
 			return false;
 		avail = in->page_size;
 		memcpy(s->page, s->chunk + s->chunk_pos, avail);
-		snprintf(where, sizeof(where), "byte %zu of the chunk at byte %llu", s->chunk_pos,
+		snprintf(s->where, sizeof(s->where), "byte %zu of the chunk at byte %llu", s->chunk_pos,
 			 (unsigned long long)s->chunk_off);
 		s->chunk_pos += avail;
 	} else {
@@ -1068,15 +1036,14 @@ static bool next_page(struct usertp__dat_input *in, struct cpu_stream *s)
 		avail = s->end - s->pos < in->page_size ? s->end - s->pos : in->page_size;
 		memcpy(s->page, in->file + s->pos, avail);
 		memset(s->page + avail, 0, in->page_size - avail);
-		snprintf(where, sizeof(where), "byte %llu", (unsigned long long)s->pos);
+		snprintf(s->where, sizeof(s->where), "byte %llu", (unsigned long long)s->pos);
 		s->pos += in->page_size;
 	}
 	if (avail < (in->long_size == 8 ? 16U : 12U)) {
-		damage(in, s, "CPU %d: page at %s: the data ends inside its header", s->id, where);
+		damage(in, s, "CPU %d: page at %s: the data ends inside its header", s->id, s->where);
 		return false;
 	}
-	check_page(in, s, avail, where);
-	kbuffer_load_subbuffer(s->kbuf, s->page);
+	start_page(in, s, avail);
 	return true;
 }
 
@@ -1087,28 +1054,45 @@ static unsigned long long timestamp(const struct usertp__dat_input *in, unsigned
 	return ts + in->ts_offset;
 }
 
+/*
+ * The record @e of CPU stream @s as libtraceevent's kbuffer gives it, which trace-cmd reads
+ * with: a size of whole words, the entry's own header counted in record_size, and the losses
+ * before the page on a record that begins the page's entries (a time extend first hides them).
+ */
+static void take_record(struct usertp__dat_input *in, struct cpu_stream *s,
+			const struct usertp__kpage_entry *e)
+{
+	memset(&s->rec, 0, sizeof(s->rec));
+	s->rec.ts = timestamp(in, e->ts);
+	s->rec.cpu = s->id;
+	s->rec.data = (void *)e->data;
+	s->rec.size = (int)((e->size + 3) & ~3u);
+	s->rec.record_size = (int)(s->it.off - e->off);
+	if (e->off == 0)
+		s->rec.missed_events = s->lost == USERTP__KPAGE_LOST_UNKNOWN ? -1 : (int)s->lost;
+	s->rec.ref_count = 1;
+	s->have_rec = true;
+}
+
 struct tep_record *usertp__dat_read_peek(struct usertp__dat_input *in, int cpu)
 {
 	struct cpu_stream *s = &in->cpu[cpu];
-	unsigned long long ts;
-	void *data;
+	struct usertp__kpage_entry e;
+	int ret;
 
 	if (s->have_rec)
 		return &s->rec;
 	while (!s->done) {
 		if (s->loaded) {
-			data = kbuffer_read_event(s->kbuf, &ts);
-			if (data) {
-				memset(&s->rec, 0, sizeof(s->rec));
-				s->rec.ts = timestamp(in, ts);
-				s->rec.cpu = s->id;
-				s->rec.data = data;
-				s->rec.size = kbuffer_event_size(s->kbuf);
-				s->rec.record_size = kbuffer_curr_size(s->kbuf);
-				s->rec.missed_events = kbuffer_missed_events(s->kbuf);
-				s->rec.ref_count = 1;
-				s->have_rec = true;
+			ret = usertp__kpage_iter_next(&s->it, &e);
+			if (ret == 1) {
+				take_record(in, s, &e);
 				return &s->rec;
+			}
+			if (ret < 0) {
+				damage(in, s, "CPU %d: page at %s: the entry at page offset %u has a "
+				       "bad length", s->id, s->where, 8 + in->long_size + s->it.off);
+				s->stop = true;
 			}
 		}
 		if (next_page(in, s))
@@ -1121,12 +1105,8 @@ struct tep_record *usertp__dat_read_peek(struct usertp__dat_input *in, int cpu)
 
 void usertp__dat_read_consume(struct usertp__dat_input *in, int cpu)
 {
-	struct cpu_stream *s = &in->cpu[cpu];
-
-	if (!s->have_rec)
-		return;
-	s->have_rec = false;
-	kbuffer_next_event(s->kbuf, NULL);
+	(void)in;
+	in->cpu[cpu].have_rec = false;
 }
 
 /* ---- opening ---- */
@@ -1245,7 +1225,6 @@ void usertp__dat_read_close(struct usertp__dat_input *in)
 	for (int i = 0; in->cpu && i < in->cpus; i++) {
 		free(in->cpu[i].page);
 		free(in->cpu[i].chunk);
-		kbuffer_free(in->cpu[i].kbuf);
 		free(in->cpu[i].damage);
 	}
 	free(in->cpu);

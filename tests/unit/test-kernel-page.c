@@ -2,12 +2,15 @@
 /*
  * test-kernel-page - the kernel's page codec (src/common/kernel-page.c) on its own: records of
  * every size and gap encoded and walked back (round trip), the commit word sealed with known
- * and unknown losses, and hostile pages walked without reading outside them.
+ * and unknown losses, hostile pages walked without reading outside them, and pages of other
+ * hosts' layouts (4-byte longs, big-endian) walked as libtraceevent's kbuffer walks them.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <kbuffer.h>
 
 #include "kernel-page.h"
 #include "../harness.h"
@@ -173,10 +176,130 @@ static void hostile(void)
 	free(page);
 }
 
+/* Store @v as @n bytes (4 or 8) in byte order @be. */
+static void store(unsigned char *p, unsigned int n, uint64_t v, bool be)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[be ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * Page @in (this host's, @used bytes of entries, records in the short form, with length words
+ * and time extends, as the encoder writes them) rewritten in layout @f into @out (of
+ * f->page_size bytes): header, commit word, entry words and the lost count in its long size
+ * and byte order; payloads as they are.
+ */
+static void relayout(const unsigned char *in, uint32_t used, uint64_t flags, uint64_t lost,
+		     const struct usertp__kpage_format *f, unsigned char *out)
+{
+	unsigned int hdr = 8 + f->long_size;
+	uint32_t off = 0;
+
+	memset(out, 0, f->page_size);
+	store(out, 8, get64(in), f->big_endian);
+	store(out + 8, f->long_size, used | flags, f->big_endian);
+	while (off + 4 <= used) {
+		uint32_t word, type, delta, len;
+
+		memcpy(&word, in + USERTP__KPAGE_HEADER + off, 4);
+		type = word & 31;
+		delta = word >> 5;
+		store(out + hdr + off, 4, f->big_endian ? type << 27 | delta : word, f->big_endian);
+		if (type == 0 || type == USERTP__KPAGE_TYPE_TIME_EXTEND) {
+			memcpy(&len, in + USERTP__KPAGE_HEADER + off + 4, 4);
+			store(out + hdr + off + 4, 4, len, f->big_endian);
+		}
+		len = type == 0 ? 4 + ((len - 4 + 3) & ~3u) : type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 4
+										       : type * 4;
+		memcpy(out + hdr + off + 4 + (type == 0 || type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 4 : 0),
+		       in + USERTP__KPAGE_HEADER + off + 4 + (type == 0 || type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 4 : 0),
+		       type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 0 : type == 0 ? len - 4 : len);
+		off += 4 + len;
+	}
+	if (flags & USERTP__KPAGE_LOST_COUNT)
+		store(out + hdr + used, f->long_size, lost, f->big_endian);
+}
+
+/*
+ * Pages of the four layouts (long 8 or 4, little- or big-endian) with records of every size,
+ * gaps that need time extends, and each kind of loss mark: walked by the codec and by
+ * kbuffer (what trace-cmd reads with), the same records, times, sizes and losses.
+ */
+static void other_hosts(void)
+{
+	static const struct usertp__kpage_format formats[] = {
+		{ 4096, 8, false }, { 4096, 4, false }, { 4096, 8, true }, { 8192, 4, true },
+	};
+	static const uint64_t marks[][2] = {
+		{ 0, 0 }, /* flags, count */
+		{ USERTP__KPAGE_LOST_EVENTS, 0 },
+		{ USERTP__KPAGE_LOST_EVENTS | USERTP__KPAGE_LOST_COUNT, 1234 },
+		{ USERTP__KPAGE_LOST_COUNT, 99 }, /* the count's flag alone: nothing lost */
+	};
+	static unsigned char page[USERTP__KPAGE_SIZE], out[8192];
+	unsigned int checked = 0;
+
+	for (unsigned int pg = 0; pg < 24; pg++) {
+		const struct usertp__kpage_format *f = &formats[pg % 4];
+		const uint64_t *mark = marks[pg / 4 % 4];
+		struct kbuffer *kb = kbuffer_alloc(f->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+						   f->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		struct usertp__kpage_iter it;
+		struct usertp__kpage_entry e;
+		struct usertp__kpage p;
+		uint64_t ts = 1ull << 40, lost;
+		uint32_t used, size = pg * 7 % 150 + 1;
+		unsigned long long kts;
+		unsigned int k = 0;
+		void *kdata;
+		int ret;
+
+		usertp__kpage_open(&p, page, ts);
+		for (unsigned int i = 0;; i++) {
+			unsigned char *at;
+
+			ts += i % 9 == 4 ? (1ull << 28) + i : i;
+			at = usertp__kpage_add(&p, ts, size, USERTP__KPAGE_DATA - 8);
+			if (!at)
+				break;
+			memset(at, (int)i, size);
+			size = size % 150 + 1;
+		}
+		relayout(page, p.used, mark[0], mark[1], f, out);
+		CHECK(usertp__kpage_header_as(f, out, &used, &lost) && used == p.used &&
+		      lost == (mark[0] & USERTP__KPAGE_LOST_EVENTS ? mark[0] & USERTP__KPAGE_LOST_COUNT ? mark[1] : USERTP__KPAGE_LOST_UNKNOWN : 0),
+		      "page %u: header: used %u of %u, lost %llu", pg, used, p.used,
+		      (unsigned long long)lost);
+		kbuffer_load_subbuffer(kb, out);
+		usertp__kpage_iter_init_as(&it, f, out, used);
+		while ((ret = usertp__kpage_iter_next(&it, &e)) == 1) {
+			kdata = kbuffer_read_event(kb, &kts);
+			CHECK(kdata == e.data && kts == e.ts &&
+			      kbuffer_event_size(kb) == (int)((e.size + 3) & ~3u) &&
+			      kbuffer_curr_size(kb) == (int)(it.off - e.off) &&
+			      kbuffer_missed_events(kb) == (e.off ? 0 : lost == USERTP__KPAGE_LOST_UNKNOWN ? -1 : (int)lost),
+			      "page %u (long %u, %s-endian) record %u: ours at %td ts %llu size %u, "
+			      "kbuffer's at %td ts %llu size %d missed %d", pg, f->long_size,
+			      f->big_endian ? "big" : "little", k, e.data - out,
+			      (unsigned long long)e.ts, e.size, kdata ? (unsigned char *)kdata - out : -1,
+			      kts, kbuffer_event_size(kb), kbuffer_missed_events(kb));
+			kbuffer_next_event(kb, NULL);
+			k++;
+		}
+		CHECK(ret == 0 && kbuffer_read_event(kb, NULL) == NULL && k > 10,
+		      "page %u: %d after %u records; kbuffer has more: %d", pg, ret, k,
+		      kbuffer_read_event(kb, NULL) != NULL);
+		checked += k;
+		kbuffer_free(kb);
+	}
+	CHECK(checked > 240, "only %u records compared", checked);
+}
+
 int main(void)
 {
 	round_trip();
 	seal();
 	hostile();
+	other_hosts();
 	return harness_done();
 }
