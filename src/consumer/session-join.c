@@ -297,6 +297,14 @@ static void source_send_settings(struct usertp_session *s, struct usertp__source
 	free(events);
 }
 
+/* Is the connection @sock to a program's session still open at the program's end? */
+static bool session_stands(int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLRDHUP };
+
+	return poll(&pfd, 1, 0) == 0;
+}
+
 /*
  * A program joined (USERTP_SESSION or all): start its session, let it run.  Its answers are
  * waited for @timeout_ms each.  Return: whether it runs recorded.
@@ -310,9 +318,16 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 
 	/*
 	 * A process we record already joins again when it has exec'd a program (its old image
-	 * and session are gone, whether or not we have seen that session's end yet).
+	 * and session are gone, whether or not we have seen that session's end yet: exec closed
+	 * its end).  While that session's connection stands, it is the same program, which we
+	 * found by its endpoint while it looked for us (control.c's second look): it keeps the
+	 * session it has.
 	 */
 	src = pid > 0 ? usertp__ses_source_of_pid(s, pid) : NULL;
+	if (src && src->session >= 0 && session_stands(src->session)) {
+		close(sock);
+		return true;
+	}
 	if (src) {
 		if (src->session >= 0)
 			close(src->session);

@@ -9,8 +9,9 @@
  * (ctl-proto.h says where and how messages look) and sleeps in poll() until someone connects:
  * no other cost for a program that is never traced, and USERTP_CONTROL=0 switches it off (no
  * thread, no socket).  The thread makes the socket while main() begins (consumers wait for the
- * endpoint of a process that young: USERTP_CTL_STARTING_MS); an exit meanwhile waits for it
- * and removes it.  Starting the program waits for nothing, except under `usertp record -- CMD`,
+ * endpoint of a process that young: USERTP_CTL_STARTING_MS), holding no lock main() takes; an
+ * exit meanwhile waits for it (EXIT_FLUSH_MS at most) and removes it.  Then it looks for the
+ * sessions of all once more (join_recorders_of_all()).  Starting the program waits for nothing, except under `usertp record -- CMD`,
  * whose USERTP_SESSION variable makes the program join the recorder before main() (up to
  * JOIN_SESSION_MS), and while `usertp record -a` runs (up to JOIN_ALL_MS).
  *
@@ -239,6 +240,11 @@ static void accept_one(void)
 }
 
 static int endpoint_open(void);
+static void join_recorders_of_all(bool wait);
+/* Held by the control thread while it makes the endpoint at start-up. */
+static pthread_mutex_t endpoint_opening = PTHREAD_MUTEX_INITIALIZER;
+/* Whether the start looked for sessions of all (not under USERTP_SESSION's recorder). */
+static bool looked_at_all;
 
 /* @open_endpoint: the thread opens the endpoint first (the program's start does not wait). */
 static void *control_thread(void *open_endpoint)
@@ -252,14 +258,22 @@ static void *control_thread(void *open_endpoint)
 	if (open_endpoint) {
 		bool ok;
 
-		/* Under the lock: an exit meanwhile waits, then removes what we made. */
-		pthread_mutex_lock(&usertp__ctl.lock);
-		ok = !usertp__ctl.exiting && !endpoint_open();
-		if (!ok)
+		/*
+		 * Not under the lock, which main() takes to register its events: a socket made
+		 * slowly must not hold up its start.  An exit meanwhile waits for
+		 * endpoint_opening, then removes what we made.
+		 */
+		pthread_mutex_lock(&endpoint_opening);
+		ok = !endpoint_open();
+		pthread_mutex_unlock(&endpoint_opening);
+		if (!ok) {
+			pthread_mutex_lock(&usertp__ctl.lock);
 			usertp__ctl.thread = false;
-		pthread_mutex_unlock(&usertp__ctl.lock);
-		if (!ok)
+			pthread_mutex_unlock(&usertp__ctl.lock);
 			return NULL;
+		}
+		if (looked_at_all)
+			join_recorders_of_all(false);
 	}
 	for (;;) {
 		long long next = 0, now;
@@ -367,11 +381,15 @@ void usertp__control_events_changed(void)
 
 /* --- start-up, fork, exit ----------------------------------------------------------------- */
 
+/*
+ * Make the endpoint and publish it (under the lock, where an exit that came meanwhile is seen:
+ * then it is removed again, and -ECANCELED).
+ */
 static int endpoint_open(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[PATH_MAX];
-	int fd, ret;
+	int fd, ret, wake[2];
 
 	ret = usertp__ctl_dir(dir, sizeof(dir), true);
 	if (ret)
@@ -389,14 +407,26 @@ static int endpoint_open(void)
 		close(fd);
 		return ret;
 	}
-	if (pipe2(usertp__ctl.wake, O_CLOEXEC | O_NONBLOCK)) {
+	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = -errno;
 		unlink(sa.sun_path);
 		close(fd);
 		return ret;
 	}
+	pthread_mutex_lock(&usertp__ctl.lock);
+	if (usertp__ctl.exiting) {
+		pthread_mutex_unlock(&usertp__ctl.lock);
+		unlink(sa.sun_path);
+		close(fd);
+		close(wake[0]);
+		close(wake[1]);
+		return -ECANCELED;
+	}
 	memcpy(usertp__ctl.path, sa.sun_path, sizeof(usertp__ctl.path));
 	usertp__ctl.listen_fd = fd;
+	usertp__ctl.wake[0] = wake[0];
+	usertp__ctl.wake[1] = wake[1];
+	pthread_mutex_unlock(&usertp__ctl.lock);
 	return 0;
 }
 
@@ -449,6 +479,9 @@ static void at_exit(void)
 		until.tv_nsec -= 1000000000;
 	}
 	deadline = usertp__mono_ms() + EXIT_FLUSH_MS;
+	/* The endpoint being made: once published, it is removed below (or by its maker). */
+	if (!pthread_mutex_timedlock(&endpoint_opening, &until))
+		pthread_mutex_unlock(&endpoint_opening);
 	if (pthread_mutex_timedlock(&usertp__ctl.lock, &until)) {
 		if (usertp__ctl.path[0])
 			unlink(usertp__ctl.path);
@@ -482,6 +515,19 @@ static void at_exit(void)
 	free(r.buf);
 }
 
+/* Say to a recorder on @fd who we are: "join" (pid, parent, name). */
+static int send_join(int fd)
+{
+	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_JOIN };
+	char comm[17];
+
+	usertp__control_process_comm(comm, sizeof(comm));
+	usertp__ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
+	usertp__ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
+	usertp__ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
+	return usertp__ctl_send_msg(fd, &m, -1);
+}
+
 /*
  * Join a recorder (`usertp record -- CMD` through USERTP_SESSION, or `record -a`): connect,
  * say who we are, and answer its requests (it starts a session) until it says "run", all
@@ -489,35 +535,26 @@ static void at_exit(void)
  * served by the thread like any other; the recorder hears of events as they come
  * (usertp__control_events_changed()).
  */
-static void join_recorder(const char *path, int deadline_ms, bool quiet)
+static bool join_recorder(const char *path, int deadline_ms, bool quiet)
 {
 	static char req[MAX_REQUEST];
 	struct conn c = { .fd = -1, .in_fd = -1 };
 	long long deadline = usertp__mono_ms() + deadline_ms;
 	uid_t uid;
-	char comm[17];
 	bool ran = false;
 
 	c.fd = usertp__ctl_connect(path);
 	if (quiet && c.fd < 0)
-		return;
+		return false;
 	if (c.fd < 0 || !usertp__ctl_peer_allowed(c.fd, &uid)) {
 		fprintf(stderr, "usertp: USERTP_SESSION=%s: cannot join the recorder there: %s; "
 				"running untraced\n", path, c.fd < 0 ? strerror(-c.fd) : "not our user");
 		if (c.fd >= 0)
 			close(c.fd);
-		return;
+		return false;
 	}
-	usertp__control_process_comm(comm, sizeof(comm));
-	{
-		struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_JOIN };
-
-		usertp__ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
-		usertp__ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
-		usertp__ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
-		if (usertp__ctl_send_msg(c.fd, &m, -1))
-			goto fail;
-	}
+	if (send_join(c.fd))
+		goto fail;
 	while (!ran) {
 		struct reply r = { NULL, 0, 0 };
 		long long left = deadline - usertp__mono_ms();
@@ -540,20 +577,60 @@ static void join_recorder(const char *path, int deadline_ms, bool quiet)
 		free(r.buf);
 	}
 	conn_add(c.fd, c.session);
-	return;
+	return true;
 fail:
 	if (!quiet)
 		fprintf(stderr, "usertp: USERTP_SESSION=%s: the recorder there did not answer; "
 				"running untraced\n", path);
 	close(c.fd);
 	usertp__session_end(c.session);
+	return false;
+}
+
+/*
+ * The sessions of all joined at start-up (their sockets' device and inode), so that the second
+ * look (join_recorders_of_all(false)) does not join one twice.  Written before the control
+ * thread starts, read by it.
+ */
+static struct {
+	dev_t dev;
+	ino_t ino;
+} joined_all[USERTP_CTL_MAX_ALL];
+static unsigned int nr_joined_all;
+
+static bool joined_already(const struct stat *st)
+{
+	for (unsigned int i = 0; i < nr_joined_all; i++)
+		if (joined_all[i].dev == st->st_dev && joined_all[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * Join the session at @path from the control thread: say who we are, and serve its requests
+ * as any connection's (its "run" needs no answer), without waiting here, since the recorder
+ * may be asking our endpoint something at the same time.
+ */
+static void join_recorder_served(const char *path)
+{
+	int fd = usertp__ctl_connect(path);
+	uid_t uid;
+
+	if (fd < 0)
+		return;
+	if (!usertp__ctl_peer_allowed(fd, &uid) || send_join(fd)) {
+		close(fd);
+		return;
+	}
+	conn_add(fd, NULL);
 }
 
 /*
  * Join the sessions whose sockets (or links to them) are in @dir, with names that begin with
- * @prefix (at most USERTP_CTL_MAX_ALL in all).
+ * @prefix (at most USERTP_CTL_MAX_ALL in all): before main() with @wait, else from the
+ * control thread those not joined before.
  */
-static void join_recorders_in(const char *dir, const char *prefix, unsigned int *joined)
+static void join_recorders_in(const char *dir, const char *prefix, unsigned int *joined, bool wait)
 {
 	char path[PATH_MAX + 300];
 	struct dirent *de;
@@ -566,30 +643,41 @@ static void join_recorders_in(const char *dir, const char *prefix, unsigned int 
 		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)) ||
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
 			continue;
-		if (!stat(path, &st) && S_ISSOCK(st.st_mode)) {
-			join_recorder(path, JOIN_ALL_MS, true);
-			(*joined)++;
+		if (stat(path, &st) || !S_ISSOCK(st.st_mode))
+			continue;
+		if (wait) {
+			if (join_recorder(path, JOIN_ALL_MS, true) && nr_joined_all < USERTP_CTL_MAX_ALL)
+				joined_all[nr_joined_all++] = (typeof(joined_all[0])){ st.st_dev, st.st_ino };
+		} else if (!joined_already(&st)) {
+			join_recorder_served(path);
 		}
+		(*joined)++;
 	}
 	closedir(d);
 }
 
 /*
  * Sessions that record every program of the user (`usertp record -a`, usertp mount's
- * instances) are running: each records this one too, from before main().  Root's record
- * every user's: another user's program finds them in the system directory.
+ * instances) are running: each records this one too, from before main() (@wait).  Root's
+ * record every user's: another user's program finds them in the system directory.
+ *
+ * The control thread looks again once its endpoint exists (!@wait): a session that began
+ * after the first look and listed the programs before the endpoint was made (those two
+ * moments are ours alone: main() does not wait for the endpoint) knows nothing of this program
+ * otherwise.  A session that found the endpoint meanwhile keeps the program it has, and
+ * refuses this join (session-join.c).
  */
-static void join_recorders_of_all(void)
+static void join_recorders_of_all(bool wait)
 {
 	char dir[PATH_MAX];
 	unsigned int joined = 0;
 
 	if (!usertp__ctl_dir(dir, sizeof(dir) - sizeof(USERTP_CTL_ALL_DIR) - 1, false)) {
 		strcat(dir, "/" USERTP_CTL_ALL_DIR);
-		join_recorders_in(dir, "", &joined);
+		join_recorders_in(dir, "", &joined, wait);
 	}
 	if (geteuid() != 0 && !usertp__ctl_system_dir(dir, sizeof(dir), false))
-		join_recorders_in(dir, USERTP_CTL_ALL_PREFIX, &joined);
+		join_recorders_in(dir, USERTP_CTL_ALL_PREFIX, &joined, wait);
 }
 
 static void fork_prepare(void)
@@ -609,6 +697,7 @@ static void fork_child(void)
 	unsigned int i;
 
 	pthread_mutex_unlock(&usertp__ctl.lock);
+	pthread_mutex_init(&endpoint_opening, NULL); /* (the parent's thread may have held it) */
 	usertp__ctl.thread = false;
 	if (!usertp__ctl.pid)
 		return; /* nothing of ours runs in this process */
@@ -675,8 +764,10 @@ static void __attribute__((constructor)) control_init(void)
 	usertp__ctl.pid = getpid();
 	if (session && *session)
 		join_recorder(session, JOIN_SESSION_MS, false);
-	else
-		join_recorders_of_all();
+	else {
+		looked_at_all = true;
+		join_recorders_of_all(true);
+	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
 	if (off)
