@@ -35,6 +35,8 @@
 #include "ring-buffer.h"
 
 #define USERTP__CALL_TIMEOUT_MS 5000
+/* Joins and forks taken in one look at most (usertp_session_process()). */
+#define USERTP__ACCEPTS_PER_LOOK 64
 /*
  * Another user's program in root's session of every user: each of its answers is waited for
  * USERTP__FOREIGN_ANSWER_MS (client.h); a user whose program failed to join or be attached

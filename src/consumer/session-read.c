@@ -91,7 +91,7 @@ static int read_loop(struct usertp_session *s, int timeout_ms,
 		 * when its pages are read, and those of a program that joined or forked since the
 		 * session last looked only once it looks again.  With the kernel's events, a record
 		 * newer than that look waits for one more, which may bring older ones (a forked
-		 * child says so before its first event).  (Not without them: a look per record of
+		 * child says so before its first event, and a look takes every such word waiting).  (Not without them: a look per record of
 		 * a program that fires as fast as it is read costs too much, and the programs'
 		 * records alone are ordered among those readable, as the man page says.)
 		 */

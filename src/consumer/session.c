@@ -100,6 +100,24 @@ static void watch_all(struct usertp_session *s)
 	}
 }
 
+/*
+ * Take the joins and forks waiting on @fd, USERTP__ACCEPTS_PER_LOOK at most.  Every one
+ * that came before this look is taken in it: a forked child says so before its first event,
+ * so records older than the look (the kernel's of that child among them) are read only once
+ * its source is known (session-read.c).  Return: false when some are left for the next look.
+ */
+static bool accept_waiting(struct usertp_session *s, int fd)
+{
+	for (unsigned int i = 0; i < USERTP__ACCEPTS_PER_LOOK; i++) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 0) != 1)
+			return true;
+		usertp__ses_accept_one(s, fd);
+	}
+	return false;
+}
+
 int usertp_session_process(struct usertp_session *s, int timeout_ms)
 {
 	struct epoll_event events[16];
@@ -149,10 +167,9 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 			usertp__ses_source_finish(s, src);
 		}
 	}
-	if (pfd[0].revents)
-		usertp__ses_accept_one(s, s->listen_fd);
-	if (pfd[2].revents)
-		usertp__ses_accept_one(s, s->every_fd);
+	if ((pfd[0].revents && !accept_waiting(s, s->listen_fd)) |
+	    (pfd[2].revents && !accept_waiting(s, s->every_fd)))
+		s->looked_at = 0; /* (not a whole look: see accept_waiting()) */
 	free(pfd);
 	for (i = 0; i < s->nr_sources; i++)
 		usertp__ses_source_consume(s, s->sources[i]);

@@ -24,7 +24,8 @@
  *	kernel		the kernel's events in a session: typos and bad filters refused the
  *			kernel's way, a command run alone (usertp_session_run_only()) with its
  *			events and its threads' forks, nothing of other processes, the
- *			instance gone with the session, refused in file mode (needs tracefs)
+ *			instance gone with the session, refused in file mode, children
+ *			forked unread each before its exit (needs tracefs)
  *	latency		prints the time from usertp_session_enable() to the first record (no
  *			assertion on time: a figure for the docs)
  *
@@ -1220,6 +1221,42 @@ static void case_kernel(void)
 	}
 	usertp_session_free(s);
 	CHECK(!kernel_instance_of(getpid()), "an instance left by a file session");
+
+	/*
+	 * Children forked while the reader does not look, each firing then exiting: each one's
+	 * events come before the kernel's sched_process_exit of it.  (Before: one fork taken per
+	 * look, so the second child's exit, older than that look, came before its events.)
+	 */
+	s = session();
+	{
+		pid_t kids[3];
+		bool exited[3] = { false, false, false };
+		long after_exit = 0, of_kids = 0;
+		struct prog p;
+
+		prog_start(&p);
+		OK(usertp_session_attach_pid(s, p.pid));
+		OK(usertp_session_enable(s, "sched:sched_process_exit,cons:*"));
+		usertp_session_process(s, 0);
+		for (unsigned int k = 0; k < 3; k++)
+			kids[k] = (pid_t)prog_cmd(&p, "fork 2");
+		while (usertp_session_next(s, &rec, 300) == 1) {
+			for (unsigned int k = 0; k < 3; k++) {
+				if (rec.pid == kids[k] && rec.event) {
+					after_exit += exited[k];
+					of_kids++;
+				}
+				if (!rec.pid && rec.tid == kids[k] && rec.event &&
+				    !strcmp(rec.event->name, "sched_process_exit"))
+					exited[k] = true;
+			}
+		}
+		CHECK(of_kids == 12 && after_exit == 0 && exited[0] && exited[1] && exited[2],
+		      "3 children: %ld events, %ld after their exits, exits %d %d %d", of_kids,
+		      after_exit, exited[0], exited[1], exited[2]);
+		prog_end(&p);
+	}
+	usertp_session_free(s);
 }
 
 static void case_latency(void)
