@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "kernel-page.h"
 #include "trace-dat.h"
 
 void usertp__dat_out_init(struct usertp__dat_out *o, int fd)
@@ -120,6 +121,8 @@ static void put_zeros(struct usertp__dat_out *o, uint64_t n)
 	}
 }
 
+/* (The page's numbers, in text: kernel-page.h's.) */
+_Static_assert(USERTP__KPAGE_HEADER == 16 && USERTP__KPAGE_DATA == 4080, "header_page's text");
 const char usertp__dat_header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"

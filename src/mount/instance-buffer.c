@@ -55,9 +55,9 @@ static void held_unlink(struct cpu_records *c, struct held *h)
 /* A CPU's room: its buffer_size_kb, less the page being written, as the kernel's. */
 static uint64_t room(const struct cpu_records *c)
 {
-	uint64_t pages = c->kb * 1024 / 4080;
+	uint64_t pages = c->kb * 1024 / USERTP__KPAGE_DATA;
 
-	return (pages > 1 ? pages - 1 : 1) * 4080;
+	return (pages > 1 ? pages - 1 : 1) * USERTP__KPAGE_DATA;
 }
 
 /* Hold @h (under lock): after the records of its CPU that are not newer. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel-page.h"
 #include "number.h"
 #include "tracefs-text.h"
 
@@ -86,10 +87,10 @@ char usertp__tfs_enable_state(size_t on, size_t total)
 
 uint64_t usertp__tfs_buffer_kb(uint64_t kb)
 {
-	uint64_t pages = (kb * 1024 + 4079) / 4080;
+	uint64_t pages = (kb * 1024 + USERTP__KPAGE_DATA - 1) / USERTP__KPAGE_DATA;
 
 	/* At least two pages: one being written, one to read (seen on the kernel: 1 -> 7). */
-	return (pages < 2 ? 2 : pages) * 4080 / 1024;
+	return (pages < 2 ? 2 : pages) * USERTP__KPAGE_DATA / 1024;
 }
 
 static const char *const trigger_names[] = {

@@ -355,7 +355,9 @@ all)
 	p6=$!
 	bg "$p6"
 	wait_ready "$dir/p6"
-	SLOW_BIND_GATE=$dir/gate LD_PRELOAD=$slowbind "$recprog" handler 3 >"$dir/p5" &
+	# (A sanitizer's runtime must come first among the preloaded.)
+	runtime=$(ldd "$recprog" | awk '/lib[at]san/ { print $3; exit }')
+	SLOW_BIND_GATE=$dir/gate LD_PRELOAD="${runtime:+$runtime }$slowbind" "$recprog" handler 3 >"$dir/p5" &
 	p5=$!
 	bg "$p5"
 	wait_ready "$dir/p5"
