@@ -12,17 +12,23 @@
 #	USDT		a <sys/sdt.h> probe: a nop; enabled, a uprobe in a tracefs instance (root)
 #	trace_marker	the event written as text to a tracefs instance's trace_marker (root)
 #
-# usage: bench/peers/run.sh [--smoke] [--rounds N] [--no-install] [--build DIR]
+# usage: bench/peers/run.sh [--smoke] [--rounds N] [--no-install] [--build DIR] [--results DIR]
 #
 # It installs what it needs from Debian packages (scripts/deps.sh peers, as root), builds a
-# Release tree (default: build-bench next to bench/), then measures in interleaved rounds
-# (every case once per round, the order turned by one each round; 7 rounds unless --rounds),
+# Release tree (default: build-bench next to bench/) with every program it runs, then
+# measures in interleaved rounds (every case once per round, the order turned by one each
+# round; 7 rounds unless --rounds),
 # and prints, per case, the median ns/event and min..max over the rounds, the median of the
 # per-round ratios to usertp's case of the same round, and instructions per event counted by
 # callgrind (--smc-check=all: usertp rewrites its call sites) as the difference of two windows
 # (callgrind-per-event.awk).  Two threads run pinned to two CPUs, each firing the same number
 # of events: per thread, each thread's time over its events; aggregate, the wall time over all
 # events.  The machine's load average is printed at the start and at the end.
+#
+# Each block of the report is printed as soon as it is measured, and kept with the raw figures
+# it came from (results.tsv, instr.tsv, record.tsv, read.tsv, start.tsv, ...) in the results
+# directory (default: BUILD/peers-results/DATE), which stays: a run that fails late keeps what
+# it measured before.
 #
 # Every usertp run is checked: its file's recorded + lost must equal the events fired.  A case
 # whose tracer is missing (LTTng-UST not installed, not root for the uprobe and trace_marker)
@@ -34,7 +40,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-rounds=7 smoke= install=1 build=$top/build-bench
+rounds=7 smoke= install=1 build=$top/build-bench keep=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 rounds=1 ;;
@@ -49,6 +55,10 @@ while [ $# -gt 0 ]; do
 	--build)
 		shift
 		build=${1:?run.sh: --build takes a directory}
+		;;
+	--results)
+		shift
+		keep=${1:?run.sh: --results takes a directory}
 		;;
 	-h | --help)
 		sed -n '4,/^set -eu/s/^# \{0,1\}//p' "$0"
@@ -72,7 +82,9 @@ fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
 	cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
 fi
-cmake --build "$build" --target usertp-cli peer-none peer-usertp bench-producer >/dev/null
+# Every program this script and bench-record.sh run (bench-peers-smoke builds them in an empty
+# tree, so that one forgotten here fails there).
+cmake --build "$build" --target usertp-cli peer-none peer-usertp bench-producer start-time >/dev/null
 for t in peer-usdt peer-marker peer-lttng peer-producer-lttng; do	# where their headers are installed
 	cmake --build "$build" --target "$t" >/dev/null 2>&1 || true
 done
@@ -80,6 +92,12 @@ bin=$build/bench
 usertp=$build/bin/usertp
 
 tmp=$(mktemp -d)
+keep=${keep:-$build/peers-results/$(date -u +%Y%m%d-%H%M%S)}
+mkdir -p "$keep"
+report=$keep/report.txt
+: >"$report"
+# say: stdin to the terminal and to the report, at once
+say() { tee -a "$report"; }
 tfs=/sys/kernel/tracing
 instance=$tfs/instances/usertp-peers-$$
 uprobe=
@@ -100,8 +118,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-note() { echo "$*" >>"$tmp/notes"; }
-: >"$tmp/notes"
+note() { echo "$*" >>"$keep/notes"; }
+: >"$keep/notes"
 
 # --- What can run here -------------------------------------------------------------------
 have_lttng= have_kernel=
@@ -164,7 +182,7 @@ fi
 # --- One run -----------------------------------------------------------------------------
 # run_case CASE THREADS: one native run, "CASE THREADS ns aggregate cpu" appended to the
 # results; or with CG=1, one run under callgrind, "CASE instructions" to the counts.
-results=$tmp/results.tsv counts=$tmp/instr.tsv
+results=$keep/results.tsv counts=$keep/instr.tsv
 : >"$results"
 : >"$counts"
 run_case() {
@@ -211,7 +229,7 @@ run_case() {
 	[ "$case" != usdt-uprobe ] || echo 0 >"$instance/events/usertp_peers_usdt/bench_event/enable"
 	if [ -n "$lttng" ]; then
 		discarded=$(lttng_session_end "$session")
-		[ "$discarded" -eq 0 ] || echo "$case, $threads thread(s): $discarded" >>"$tmp/lttng.lost"
+		[ "$discarded" -eq 0 ] || echo "$case, $threads thread(s): $discarded" >>"$keep/lttng.lost"
 	fi
 	if [ $status -ne 0 ]; then
 		echo "run.sh: $case ($threads thread) failed:" >&2
@@ -272,162 +290,14 @@ while [ $round -lt "$rounds" ]; do
 done
 remove_kernel_setup	# done with them
 
-# summary FILE [FORMAT]: "median (min..max)" of the numbers in FILE, one per line, each
-# printed with FORMAT (default %.1f)
-summary() {
-	sort -g "$1" | awk -v f="${2:-%.1f}" '{ v[++n] = $1 } END {
-		if (!n) { print "-"; exit }
-		m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-		printf f " (" f ".." f ")\n", m, v[1], v[n] }'
-}
-more=$tmp/more.txt
-: >"$more"
-
-# --- Recording: the highest rate kept with nothing lost, then the recorder's cost -------------
-# bench-record.sh (one home for the rule): two paced producer threads, files on local disk.
-# Its search (rates doubled, then bisected to 5 %; a rate is kept when 3 runs in a row at it
-# lose nothing) runs once per tracer; then, in interleaved
-# rounds at one rate both keep (80 % of the lower of the two highest: off the edge, where a
-# run may lose events), each recorder's CPU time per event and the bytes per event.
-record_secs=10
-[ -z "$smoke" ] || record_secs=0.3
-# usertp's buffers as large as LTTng's by default (4 sub-buffers of 512 KiB per CPU): the
-# same memory to ride out the moments the recorder is not running (usertp record's own
-# default is the kernel's 1408 KiB).  (-b means nothing to the LTTng runs.)
-record_kb=2048
-tracers=usertp
-[ -z "$have_lttng" ] || tracers="usertp lttng"
-common_rate=
-for t in $tracers; do
-	if [ -z "$smoke" ]; then
-		sh "$here/../bench-record.sh" --tracer "$t" --repeat 3 -b "$record_kb" -t "$record_secs" \
-			"$build" >"$tmp/search-$t"
-		best=$(sed -n 's/^highest rate with no event lost: \([0-9]*\) .*/\1/p' "$tmp/search-$t")
-	else
-		best=100000
-	fi
-	echo "$t ${best:-0}" >>"$tmp/best"
-	if [ -z "$common_rate" ] || [ "${best:-0}" -lt "$common_rate" ]; then common_rate=${best:-0}; fi
-done
-[ -n "$smoke" ] || common_rate=$((common_rate * 8 / 10))
-# usertp-zstd: usertp record --compression zstd, which compresses at the end (its highest
-# rate is usertp's: the same recording until then); measured in the rounds only.
-rounds_tracers=$(echo "$tracers" | sed 's/^usertp/usertp usertp-zstd/')
-if [ "${common_rate:-0}" -gt 0 ]; then
-	round=0
-	while [ $round -lt "$rounds" ]; do
-		round=$((round + 1))
-		for t in $rounds_tracers; do
-			sh "$here/../bench-record.sh" --once --tracer "$t" -b "$record_kb" \
-				-r "$common_rate" -t "$record_secs" "$build" >"$tmp/once" ||
-				{ echo "run.sh: bench-record.sh $t failed" >&2; exit 1; }
-			# asked reached fired recorded lost MB B/event MB/s late event_ns rec_ns verdict
-			awk -v t="$t" '$1 ~ /^[0-9]+$/ { print t, $5, $7, $11 }' "$tmp/once" >>"$tmp/record.tsv"
-		done
-	done
-fi
+# --- The table, printed now ------------------------------------------------------------------
 {
-	echo "Recording: two paced producer threads, ${record_secs} s per run, files on local disk,"
-	echo "buffers of $record_kb KiB per CPU (LTTng's default: 4 x 512 KiB)"
-	while read -r t best; do
-		printf '  %-8s highest rate with no event lost in 3 runs in a row: %s events/s\n' "$t" "$best"
-	done <"$tmp/best"
-	if [ -s "$tmp/record.tsv" ]; then
-		echo "  at $common_rate events/s, $rounds round(s):"
-		for t in $rounds_tracers; do
-			awk -v t="$t" '$1 == t { print $4 }' "$tmp/record.tsv" >"$tmp/v1"
-			awk -v t="$t" '$1 == t { print $3 }' "$tmp/record.tsv" >"$tmp/v2"
-			awk -v t="$t" '$1 == t { n += $2 } END { print n + 0 }' "$tmp/record.tsv" >"$tmp/v3"
-			printf '  %-11s %s CPU ns per event, %s bytes per event, %s events lost in all\n' "$t" \
-				"$(summary "$tmp/v1")" "$(summary "$tmp/v2")" "$(cat "$tmp/v3")"
-		done
-		echo "  (usertp: usertp record's CPU time less the producer's; LTTng: its consumer daemons';"
-		echo "   usertp-zstd: usertp record --compression zstd, trace.dat version 7)"
-	fi
-	echo
-} >>"$more"
-
-# --- Reading: events turned into text per second, and peak memory ---------------------------
-# The same events (the paced producer, under the highest rate found) recorded by usertp and by
-# LTTng; usertp report and trace-cmd report read the one trace.dat, babeltrace2 LTTng's trace.
-read_events=2000000
-[ -z "$smoke" ] || read_events=20000
-sh "$here/../bench-record.sh" --once -r 400000 -t "$(awk -v n=$read_events 'BEGIN { print n / 400000 }')" \
-	--keep "$tmp/read.dat" "$build" >/dev/null
-readers="usertp trace-cmd"
-if [ -n "$have_lttng" ]; then
-	sh "$here/../bench-record.sh" --once --tracer lttng -r 400000 \
-		-t "$(awk -v n=$read_events 'BEGIN { print n / 400000 }')" --keep "$tmp/read.lttng" \
-		"$build" >/dev/null
-	readers="$readers babeltrace2"
-fi
-round=0
-while [ $round -lt "$rounds" ]; do
-	round=$((round + 1))
-	for r in $readers; do
-		case $r in
-		usertp) set -- "$usertp" report -i "$tmp/read.dat" ;;
-		trace-cmd) set -- trace-cmd report -i "$tmp/read.dat" ;;
-		babeltrace2) set -- babeltrace2 "$tmp/read.lttng" ;;
-		esac
-		/usr/bin/time -f '%e %M' -o "$tmp/rtime" "$@" >"$tmp/text" 2>/dev/null
-		lines=$(grep -c 'bench_event' "$tmp/text" || true)
-		echo "$r $lines $(cat "$tmp/rtime")" >>"$tmp/read.tsv"
-	done
-done
-{
-	echo "Reading: the same $read_events events as text, $rounds round(s)"
-	for r in $readers; do
-		awk -v r="$r" '$1 == r && $3 > 0 { printf "%.0f\n", $2 / $3 }' "$tmp/read.tsv" >"$tmp/v1"
-		awk -v r="$r" '$1 == r { print $4 / 1024 }' "$tmp/read.tsv" >"$tmp/v2"
-		printf '  %-12s %s events/s, peak memory %s MiB\n' "$r" "$(summary "$tmp/v1" %.0f)" \
-			"$(summary "$tmp/v2")"
-	done
-	echo
-} >>"$more"
-
-# --- An untraced program: threads, resident memory, start-up --------------------------------
-starts=200
-[ -z "$smoke" ] || starts=5
-progs="none usertp"
-[ -z "$have_lttng" ] || progs="$progs lttng"
-# start-time.c: posix_spawn() to main() and to the end, per program the mean of $starts starts,
-# the programs in turn in each round.
-set --
-for p in $progs; do
-	set -- "$@" "$bin/peer-$p"
-done
-"$bin/start-time" "$starts" "$rounds" "$@" >"$tmp/start.tsv"
-{
-	echo "An untraced program (nothing enabled; LTTng's session daemon running, no session);"
-	echo "the mean of $starts starts (posix_spawn), to main() and to the end, and what each adds to"
-	echo "the plain program's in the same round"
-	for p in $progs; do
-		"$bin/peer-$p" --status >"$tmp/status"
-		printf '  %-8s %s threads, %s KiB resident\n' \
-			"$([ "$p" = none ] && echo plain || echo "$p")" \
-			"$(sed -n 's/^threads //p' "$tmp/status")" "$(sed -n 's/^rss_kb //p' "$tmp/status")"
-		for col in 3:main 4:end; do
-			awk -v p="$bin/peer-$p" -v c="${col%%:*}" '$1 == p { print $c }' "$tmp/start.tsv" >"$tmp/v1"
-			awk -v p="$bin/peer-$p" -v none="$bin/peer-none" -v c="${col%%:*}" \
-				'$1 == none { plain[$2] = $c } $1 == p { mine[$2] = $c }
-				END { for (r in mine) print mine[r] - plain[r] }' "$tmp/start.tsv" >"$tmp/v2"
-			printf '           to %-4s %s us' "${col#*:}" "$(summary "$tmp/v1")"
-			[ "$p" = none ] && echo || echo ", $(summary "$tmp/v2") us more than plain"
-		done
-	done
-	echo
-} >>"$more"
-
-load_end=$(cut -d' ' -f1-3 /proc/loadavg)
-
-# --- The table ------------------------------------------------------------------------------
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)
 echo "usertp and its peers, $started, $rounds round(s); $(nproc) CPUs, $cpu; kernel $(uname -r)"
 echo "versions: usertp $(git -C "$top" describe --always --dirty 2>/dev/null || echo '?')," \
 	"LTTng-UST $(dpkg-query -W -f='${Version}' liblttng-ust-dev 2>/dev/null || echo -)," \
 	"lttng-tools $(dpkg-query -W -f='${Version}' lttng-tools 2>/dev/null || echo -)"
-echo "load average (1, 5, 15 min): $load_start at the start, $load_end at the end"
+echo "load average (1, 5, 15 min) at the start: $load_start"
 echo
 awk -v counts="$counts" '
 	BEGIN {
@@ -495,6 +365,158 @@ echo
 echo "x usertp: the median over the rounds of the case's time over usertp's of the same round"
 echo "(disabled sites against usertp disabled, filters against usertp's filter, the rest against"
 echo "usertp with the mono clock and as many threads).  Instructions: callgrind, one thread."
-[ ! -s "$tmp/lttng.lost" ] || { echo "LTTng discarded events (its channels' count) in:"; cat "$tmp/lttng.lost"; }
+[ ! -s "$keep/lttng.lost" ] || { echo "LTTng discarded events (its channels' count) in:"; cat "$keep/lttng.lost"; }
 echo
-cat "$more" "$tmp/notes"
+} | say
+
+# summary FILE [FORMAT]: "median (min..max)" of the numbers in FILE, one per line, each
+# printed with FORMAT (default %.1f)
+summary() {
+	sort -g "$1" | awk -v f="${2:-%.1f}" '{ v[++n] = $1 } END {
+		if (!n) { print "-"; exit }
+		m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		printf f " (" f ".." f ")\n", m, v[1], v[n] }'
+}
+
+# --- Recording: the highest rate kept with nothing lost, then the recorder's cost -------------
+# bench-record.sh (one home for the rule): two paced producer threads, files on local disk.
+# Its search (rates doubled, then bisected to 5 %; a rate is kept when 3 runs in a row at it
+# lose nothing) runs once per tracer; then, in interleaved
+# rounds at one rate both keep (80 % of the lower of the two highest: off the edge, where a
+# run may lose events), each recorder's CPU time per event and the bytes per event.
+record_secs=10
+[ -z "$smoke" ] || record_secs=0.3
+# usertp's buffers as large as LTTng's by default (4 sub-buffers of 512 KiB per CPU): the
+# same memory to ride out the moments the recorder is not running (usertp record's own
+# default is the kernel's 1408 KiB).  (-b means nothing to the LTTng runs.)
+record_kb=2048
+tracers=usertp
+[ -z "$have_lttng" ] || tracers="usertp lttng"
+common_rate=
+for t in $tracers; do
+	if [ -z "$smoke" ]; then
+		sh "$here/../bench-record.sh" --tracer "$t" --repeat 3 -b "$record_kb" -t "$record_secs" \
+			"$build" >"$tmp/search-$t"
+		best=$(sed -n 's/^highest rate with no event lost: \([0-9]*\) .*/\1/p' "$tmp/search-$t")
+	else
+		best=100000
+	fi
+	echo "$t ${best:-0}" >>"$keep/best"
+	if [ -z "$common_rate" ] || [ "${best:-0}" -lt "$common_rate" ]; then common_rate=${best:-0}; fi
+done
+[ -n "$smoke" ] || common_rate=$((common_rate * 8 / 10))
+# usertp-zstd: usertp record --compression zstd, which compresses at the end (its highest
+# rate is usertp's: the same recording until then); measured in the rounds only.
+rounds_tracers=$(echo "$tracers" | sed 's/^usertp/usertp usertp-zstd/')
+if [ "${common_rate:-0}" -gt 0 ]; then
+	round=0
+	while [ $round -lt "$rounds" ]; do
+		round=$((round + 1))
+		for t in $rounds_tracers; do
+			sh "$here/../bench-record.sh" --once --tracer "$t" -b "$record_kb" \
+				-r "$common_rate" -t "$record_secs" "$build" >"$tmp/once" ||
+				{ echo "run.sh: bench-record.sh $t failed" >&2; exit 1; }
+			# asked reached fired recorded lost MB B/event MB/s late event_ns rec_ns verdict
+			awk -v t="$t" '$1 ~ /^[0-9]+$/ { print t, $5, $7, $11 }' "$tmp/once" >>"$keep/record.tsv"
+		done
+	done
+fi
+{
+	echo "Recording: two paced producer threads, ${record_secs} s per run, files on local disk,"
+	echo "buffers of $record_kb KiB per CPU (LTTng's default: 4 x 512 KiB)"
+	while read -r t best; do
+		printf '  %-8s highest rate with no event lost in 3 runs in a row: %s events/s\n' "$t" "$best"
+	done <"$keep/best"
+	if [ -s "$keep/record.tsv" ]; then
+		echo "  at $common_rate events/s, $rounds round(s):"
+		for t in $rounds_tracers; do
+			awk -v t="$t" '$1 == t { print $4 }' "$keep/record.tsv" >"$tmp/v1"
+			awk -v t="$t" '$1 == t { print $3 }' "$keep/record.tsv" >"$tmp/v2"
+			awk -v t="$t" '$1 == t { n += $2 } END { print n + 0 }' "$keep/record.tsv" >"$tmp/v3"
+			printf '  %-11s %s CPU ns per event, %s bytes per event, %s events lost in all\n' "$t" \
+				"$(summary "$tmp/v1")" "$(summary "$tmp/v2")" "$(cat "$tmp/v3")"
+		done
+		echo "  (usertp: usertp record's CPU time less the producer's; LTTng: its consumer daemons';"
+		echo "   usertp-zstd: usertp record --compression zstd, trace.dat version 7)"
+	fi
+	echo
+} | say
+
+# --- Reading: events turned into text per second, and peak memory ---------------------------
+# The same events (the paced producer, under the highest rate found) recorded by usertp and by
+# LTTng; usertp report and trace-cmd report read the one trace.dat, babeltrace2 LTTng's trace.
+read_events=2000000
+[ -z "$smoke" ] || read_events=20000
+sh "$here/../bench-record.sh" --once -r 400000 -t "$(awk -v n=$read_events 'BEGIN { print n / 400000 }')" \
+	--keep "$tmp/read.dat" "$build" >/dev/null
+readers="usertp trace-cmd"
+if [ -n "$have_lttng" ]; then
+	sh "$here/../bench-record.sh" --once --tracer lttng -r 400000 \
+		-t "$(awk -v n=$read_events 'BEGIN { print n / 400000 }')" --keep "$tmp/read.lttng" \
+		"$build" >/dev/null
+	readers="$readers babeltrace2"
+fi
+round=0
+while [ $round -lt "$rounds" ]; do
+	round=$((round + 1))
+	for r in $readers; do
+		case $r in
+		usertp) set -- "$usertp" report -i "$tmp/read.dat" ;;
+		trace-cmd) set -- trace-cmd report -i "$tmp/read.dat" ;;
+		babeltrace2) set -- babeltrace2 "$tmp/read.lttng" ;;
+		esac
+		/usr/bin/time -f '%e %M' -o "$tmp/rtime" "$@" >"$tmp/text" 2>/dev/null
+		lines=$(grep -c 'bench_event' "$tmp/text" || true)
+		echo "$r $lines $(cat "$tmp/rtime")" >>"$keep/read.tsv"
+	done
+done
+{
+	echo "Reading: the same $read_events events as text, $rounds round(s)"
+	for r in $readers; do
+		awk -v r="$r" '$1 == r && $3 > 0 { printf "%.0f\n", $2 / $3 }' "$keep/read.tsv" >"$tmp/v1"
+		awk -v r="$r" '$1 == r { print $4 / 1024 }' "$keep/read.tsv" >"$tmp/v2"
+		printf '  %-12s %s events/s, peak memory %s MiB\n' "$r" "$(summary "$tmp/v1" %.0f)" \
+			"$(summary "$tmp/v2")"
+	done
+	echo
+} | say
+
+# --- An untraced program: threads, resident memory, start-up --------------------------------
+starts=200
+[ -z "$smoke" ] || starts=5
+progs="none usertp"
+[ -z "$have_lttng" ] || progs="$progs lttng"
+# start-time.c: posix_spawn() to main() and to the end, per program the mean of $starts starts,
+# the programs in turn in each round.
+set --
+for p in $progs; do
+	set -- "$@" "$bin/peer-$p"
+done
+"$bin/start-time" "$starts" "$rounds" "$@" >"$keep/start.tsv"
+{
+	echo "An untraced program (nothing enabled; LTTng's session daemon running, no session);"
+	echo "the mean of $starts starts (posix_spawn), to main() and to the end, and what each adds to"
+	echo "the plain program's in the same round"
+	for p in $progs; do
+		"$bin/peer-$p" --status >"$tmp/status"
+		printf '  %-8s %s threads, %s KiB resident\n' \
+			"$([ "$p" = none ] && echo plain || echo "$p")" \
+			"$(sed -n 's/^threads //p' "$tmp/status")" "$(sed -n 's/^rss_kb //p' "$tmp/status")"
+		for col in 3:main 4:end; do
+			awk -v p="$bin/peer-$p" -v c="${col%%:*}" '$1 == p { print $c }' "$keep/start.tsv" >"$tmp/v1"
+			awk -v p="$bin/peer-$p" -v none="$bin/peer-none" -v c="${col%%:*}" \
+				'$1 == none { plain[$2] = $c } $1 == p { mine[$2] = $c }
+				END { for (r in mine) print mine[r] - plain[r] }' "$keep/start.tsv" >"$tmp/v2"
+			printf '           to %-4s %s us' "${col#*:}" "$(summary "$tmp/v1")"
+			[ "$p" = none ] && echo || echo ", $(summary "$tmp/v2") us more than plain"
+		done
+	done
+	echo
+} | say
+
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "load average (1, 5, 15 min) at the end: $load_end"
+	cat "$keep/notes"
+	echo "(this report and its raw figures: $keep)"
+} | say
