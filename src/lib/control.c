@@ -264,7 +264,10 @@ static void *control_thread(void *open_endpoint)
 		 * endpoint_opening, then removes what we made.
 		 */
 		pthread_mutex_lock(&endpoint_opening);
-		ok = !endpoint_open();
+		pthread_mutex_lock(&usertp__ctl.lock);
+		ok = !usertp__ctl.exiting;
+		pthread_mutex_unlock(&usertp__ctl.lock);
+		ok = ok && !endpoint_open();
 		pthread_mutex_unlock(&endpoint_opening);
 		if (!ok) {
 			pthread_mutex_lock(&usertp__ctl.lock);
@@ -479,7 +482,18 @@ static void at_exit(void)
 		until.tv_nsec -= 1000000000;
 	}
 	deadline = usertp__mono_ms() + EXIT_FLUSH_MS;
-	/* The endpoint being made: once published, it is removed below (or by its maker). */
+	if (pthread_mutex_timedlock(&usertp__ctl.lock, &until)) {
+		if (usertp__ctl.path[0])
+			unlink(usertp__ctl.path);
+		return;
+	}
+	/*
+	 * The endpoint goes: the thread, if it has not begun to make it, will not; if it is
+	 * making it, it sees this when it publishes it and removes it again, which is waited
+	 * for (not under the lock, which it takes to publish).
+	 */
+	usertp__ctl.exiting = true;
+	pthread_mutex_unlock(&usertp__ctl.lock);
 	if (!pthread_mutex_timedlock(&endpoint_opening, &until))
 		pthread_mutex_unlock(&endpoint_opening);
 	if (pthread_mutex_timedlock(&usertp__ctl.lock, &until)) {
@@ -487,8 +501,6 @@ static void at_exit(void)
 			unlink(usertp__ctl.path);
 		return;
 	}
-	/* The endpoint goes (the thread, if it has not opened it yet, will not). */
-	usertp__ctl.exiting = true;
 	if (usertp__ctl.path[0])
 		unlink(usertp__ctl.path);
 	for (i = 0; i < MAX_CONNS; i++) {
