@@ -5,7 +5,7 @@
 # the same event (bench-common.h's payload: int, long, unsigned int, 9-character string) fired
 # by the same loop (peer-event.c, one program per tracer) through
 #
-#	usertp		the embedded recorder (USERTP_EVENTS), mono clock and x86-tsc
+#	usertp		the embedded recorder (USERTP_EVENTS), mono clock, x86-tsc and tsc2nsec
 #	LTTng-UST	a session with per-CPU buffers and its consumer daemon writing them to disk;
 #			a snapshot session (the embedded recorder's counterpart: buffers in
 #			memory, nothing written)
@@ -192,6 +192,7 @@ run_case() {
 	usertp-disabled) ;;
 	usertp-mono) events="usertp_bench:*" ;;
 	usertp-tsc) events="usertp_bench:*" clock=x86-tsc ;;
+	usertp-tsc2nsec) events="usertp_bench:*" clock=tsc2nsec ;;
 	usertp-filter) events="usertp_bench:* if a >= 0 && b > 0" ;;
 	lttng-disabled) prog=$bin/peer-lttng ;;
 	lttng-consumer) prog=$bin/peer-lttng lttng=consumer ;;
@@ -255,6 +256,8 @@ run_case() {
 # --- The cases -----------------------------------------------------------------------------
 cases="loop usertp-disabled usertp-mono usertp-tsc usertp-filter"
 [ "$(uname -m)" = x86_64 ] || cases=$(echo "$cases" | sed 's/ usertp-tsc//')
+# tsc2nsec: the TSC read, CLOCK_MONOTONIC nanoseconds written (where the TSC is invariant)
+! grep -q '^flags.* constant_tsc.* nonstop_tsc' /proc/cpuinfo || cases="$cases usertp-tsc2nsec"
 [ -z "$have_lttng" ] || cases="$cases lttng-disabled lttng-consumer lttng-snapshot lttng-filter"
 [ ! -x "$bin/peer-usdt" ] || cases="$cases usdt-disabled"
 [ -z "$uprobe" ] || cases="$cases usdt-uprobe"
@@ -308,6 +311,7 @@ awk -v counts="$counts" '
 		what["usdt-disabled"] = "USDT, disabled"
 		what["usertp-mono"] = "usertp, mono clock"
 		what["usertp-tsc"] = "usertp, x86-tsc clock"
+		what["usertp-tsc2nsec"] = "usertp, tsc2nsec clock (mono ns written)"
 		what["lttng-consumer"] = "LTTng-UST, per-CPU + consumer"
 		what["lttng-snapshot"] = "LTTng-UST, snapshot"
 		what["usdt-uprobe"] = "USDT through a uprobe"

@@ -62,3 +62,19 @@ pid_t usertp__proc_parent(pid_t pid)
 		       ? 0
 		       : (pid_t)ppid;
 }
+
+int usertp__proc_boot_id(char *buf, size_t size)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC), err;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = size > 36 ? read(fd, buf, 36) : -1;
+	err = n < 0 ? errno : 0;
+	close(fd);
+	if (n != 36)
+		return err ? -err : -EINVAL;
+	buf[36] = 0;
+	return 0;
+}

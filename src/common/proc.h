@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* proc.h - what /proc says about a process (proc.c): the one reader of /proc/PID/stat. */
+/*
+ * proc.h - what /proc says about a process (proc.c): the one reader of /proc/PID/stat; and
+ * which boot this is.
+ */
 #ifndef USERTP_PROC_H
 #define USERTP_PROC_H
 
@@ -16,5 +19,10 @@ int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value);
 pid_t usertp__proc_parent(pid_t pid);
 /* The user of process @pid (the owner of /proc/PID) into *@uid.  Return: 0 or -errno. */
 int usertp__proc_owner(pid_t pid, uid_t *uid);
+/*
+ * This boot's id (/proc/sys/kernel/random/boot_id: 36 characters) into @buf (37 bytes at
+ * least).  Return: 0 or -errno.
+ */
+int usertp__proc_boot_id(char *buf, size_t size);
 
 #endif

@@ -31,6 +31,7 @@
 #include "io.h"
 #include "kernel-page.h"
 #include "trace-dat.h"
+#include "tsc2nsec.h"
 
 void usertp__dat_out_init(struct usertp__dat_out *o, int fd)
 {
@@ -269,12 +270,40 @@ void usertp__dat_put_cmdlines(struct usertp__dat_out *o, const struct usertp__da
 	put(o, src->cmdlines, src->cmdlines_len);
 }
 
-size_t usertp__dat_trace_clock(char *buf, size_t size, bool raw_clock)
+size_t usertp__dat_trace_clock(char *buf, size_t size, const struct usertp__dat_source *src)
 {
-	int n = snprintf(buf, size, "local global counter uptime perf %s %s\n",
-			 raw_clock ? "mono [x86-tsc]" : "[mono] x86-tsc", "mono_raw boot");
+	int n = src->tsc2nsec ? snprintf(buf, size, "[tsc2nsec]\n")
+			      : snprintf(buf, size, "local global counter uptime perf %s %s\n",
+					 src->raw_clock ? "mono [x86-tsc]" : "[mono] x86-tsc",
+					 "mono_raw boot");
 
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+const char *usertp__dat_clock_name(const struct usertp__dat_source *src)
+{
+	return src->tsc2nsec ? "tsc2nsec" : src->raw_clock ? "x86-tsc" : "mono";
+}
+
+void usertp__dat_put_tsc2nsec(struct usertp__dat_out *o, const struct usertp__dat_source *src)
+{
+	char offset[24];
+
+	if (!src->tsc2nsec)
+		return;
+	put_u16(o, USERTP__DAT_OPTION_TSC2NSEC);
+	put_u32(o, 16);
+	put_u32(o, src->tsc2nsec->mult);
+	put_u32(o, src->tsc2nsec->shift);
+	put_u64(o, 0);
+	/*
+	 * A fixed width, padded with spaces (readers take it with strtoll(), base 0: no leading
+	 * zeros, which would make it octal): the recorder counts the header's bytes first.
+	 */
+	snprintf(offset, sizeof(offset), "%21lld", (long long)src->tsc2nsec->offset);
+	put_u16(o, USERTP__DAT_OPTION_OFFSET);
+	put_u32(o, (uint32_t)strlen(offset) + 1);
+	put_str(o, offset);
 }
 
 /* The same bytes whether counting or writing (the recorder counts first). */
@@ -287,7 +316,7 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 	unsigned int i;
 	uint64_t table;
 	char clock[96];
-	size_t clock_len = usertp__dat_trace_clock(clock, sizeof(clock), src->raw_clock);
+	size_t clock_len = usertp__dat_trace_clock(clock, sizeof(clock), src);
 
 	put(o, magic, sizeof(magic));
 	put_u32(o, USERTP__KPAGE_SIZE);
@@ -309,6 +338,7 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 	put_u16(o, USERTP__DAT_OPTION_TRACECLOCK);
 	put_u32(o, (uint32_t)clock_len + 1);
 	put_str(o, clock);
+	usertp__dat_put_tsc2nsec(o, src);
 	o->cpustat_at = src->cpu_stats ? o->pos : 0;
 	for (i = 0; src->cpu_stats && i < nr_cpus; i++) {
 		unsigned char opt[USERTP__DAT_CPUSTAT_MAX];

@@ -61,6 +61,8 @@ struct usertp__dat_cpu_stats {
 	uint64_t dropped; /* not recorded, or recorded and not in the file (full buffer or disk...) */
 };
 
+struct usertp__tsc2nsec;
+
 /* What the file needs besides the pages. */
 struct usertp__dat_source {
 	const struct usertp__dat_event *events;
@@ -68,6 +70,8 @@ struct usertp__dat_source {
 	const char *cmdlines; /* "pid comm\n" lines */
 	size_t cmdlines_len;
 	bool raw_clock;	      /* x86-tsc ticks rather than mono nanoseconds */
+	/* the ticks' conversion to mono nanoseconds (tsc2nsec.h), for readers; NULL: none */
+	const struct usertp__tsc2nsec *tsc2nsec;
 	/* per CPU, for CPUSTAT options; NULL: none.  Fixed width: rewritable in place. */
 	const struct usertp__dat_cpu_stats *cpu_stats;
 	/* with kernel events: /proc/kallsyms and tracefs's printk_formats (NULL: none) */
@@ -157,7 +161,18 @@ void usertp__dat_put_kallsyms(struct usertp__dat_out *o, const struct usertp__da
 void usertp__dat_put_printk(struct usertp__dat_out *o, const struct usertp__dat_source *src);
 void usertp__dat_put_cmdlines(struct usertp__dat_out *o, const struct usertp__dat_source *src);
 /* The text of tracefs's trace_clock (the clock in brackets) into @buf.  Return: its length. */
-size_t usertp__dat_trace_clock(char *buf, size_t size, bool raw_clock);
+/*
+ * The trace_clock text of @src's file into @buf: the kernel's list with mono or x86-tsc in
+ * brackets, or with a conversion "[tsc2nsec]" (as trace-cmd writes it).  Return: its length.
+ */
+size_t usertp__dat_trace_clock(char *buf, size_t size, const struct usertp__dat_source *src);
+/* The clock's name alone (version 7's BUFFER option). */
+const char *usertp__dat_clock_name(const struct usertp__dat_source *src);
+/*
+ * With a conversion: the TSC2NSEC option (mult, shift, and 0: trace-cmd applies no offset
+ * from it) and the OFFSET option (the nanoseconds to add, in text), in both versions.
+ */
+void usertp__dat_put_tsc2nsec(struct usertp__dat_out *o, const struct usertp__dat_source *src);
 
 /* Zeros up to the next page boundary: where the CPU data starts. */
 void usertp__dat_put_page_padding(struct usertp__dat_out *o);

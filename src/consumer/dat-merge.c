@@ -643,10 +643,17 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 		say(err, errlen, "%s", "out of memory");
 		goto out;
 	}
-	src = (struct usertp__dat_source){ dat_events, m.ids.nr, in->cmdlines,
-					   in->cmdlines_len, in->raw_clock, placeholder,
-					   in->kallsyms, in->printk_formats, in->kallsyms_len,
-					   in->printk_formats_len };
+	src = (struct usertp__dat_source){ .events = dat_events,
+					   .nr_events = m.ids.nr,
+					   .cmdlines = in->cmdlines,
+					   .cmdlines_len = in->cmdlines_len,
+					   .raw_clock = in->raw_clock,
+					   .tsc2nsec = in->tsc2nsec,
+					   .cpu_stats = placeholder,
+					   .kallsyms = in->kallsyms,
+					   .printk_formats = in->printk_formats,
+					   .kallsyms_len = in->kallsyms_len,
+					   .printk_formats_len = in->printk_formats_len };
 	usertp__dat_out_init(m.o, out_fd);
 	if (in->file_version == 7) {
 		const char *why;

@@ -63,6 +63,8 @@ struct usertp__merge_input {
 	const char *kallsyms, *printk_formats;
 	size_t kallsyms_len, printk_formats_len; /* (each below 4 GiB) */
 	bool raw_clock;	      /* x86-tsc ticks instead of mono nanoseconds */
+	/* the ticks' conversion to mono nanoseconds (tsc2nsec.h) the file says; NULL: none */
+	const struct usertp__tsc2nsec *tsc2nsec;
 	bool release_spools;  /* punch the spools' pages out as they are read: on a full disk
 			       * the file can then take the space they held (the spools are
 			       * used up) */

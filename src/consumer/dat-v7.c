@@ -104,8 +104,8 @@ out:
 static void render_options(struct usertp__dat7 *w, struct usertp__dat_out *o)
 {
 	char clock[96];
-	size_t clock_len = usertp__dat_trace_clock(clock, sizeof(clock), w->src->raw_clock);
-	const char *clock_name = w->src->raw_clock ? "x86-tsc" : "mono";
+	size_t clock_len = usertp__dat_trace_clock(clock, sizeof(clock), w->src);
+	const char *clock_name = usertp__dat_clock_name(w->src);
 
 	for (unsigned int i = 0; i < 6; i++) {
 		put_u16(o, (uint16_t)(USERTP__DAT_OPTION_HEADER_INFO + i));
@@ -116,6 +116,7 @@ static void render_options(struct usertp__dat7 *w, struct usertp__dat_out *o)
 	put_u32(o, (uint32_t)clock_len + 1);
 	usertp__dat_put(o, clock, clock_len);
 	usertp__dat_put(o, "", 1);
+	usertp__dat_put_tsc2nsec(o, w->src);
 	put_u16(o, USERTP__DAT_OPTION_CPUCOUNT);
 	put_u32(o, 4);
 	put_u32(o, w->nr_cpus);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "proc.h"
 #include "session-core.h"
 #include "sinks.h"
 #include "spool.h"
@@ -339,7 +340,8 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		s->sink->free(s);
 	s->dat = w;
 	s->sink = &dat_sink;
-	w->meta_fd = usertp__spool_meta_create(w->dir, s->nr_cpus, s->tsc, s->dat_version,
+	w->meta_fd = usertp__spool_meta_create(w->dir, s->nr_cpus, s->tsc,
+					       s->tsc2nsec ? &s->tsc_start : NULL, s->dat_version,
 					       s->dat_compress, path);
 	if (w->meta_fd < 0) {
 		ret = usertp__session_fail(s, w->meta_fd, "cannot write in %s: %s", w->dir,
@@ -417,6 +419,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 {
 	struct usertp__merge_source *ms = calloc(n + 2, sizeof(*ms));
 	struct usertp__merge_stats *stats = calloc(1, sizeof(*stats));
+	struct usertp__tsc2nsec conv;
 	struct usertp__merge_input in = { 0 };
 	int **fds = calloc(n + 1, sizeof(*fds));
 	char err[512] = "", *cmdlines = NULL;
@@ -455,6 +458,17 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	in.printk_formats_len = s->extra.printk_formats_len;
 	in.nr_cpus = nr_cpus;
 	in.raw_clock = s->tsc;
+	/*
+	 * Ticks to nanoseconds: fitted between the start and now (exact at both, the rate
+	 * between), so that readers print CLOCK_MONOTONIC times (tsc2nsec.h).
+	 */
+	if (s->tsc2nsec) {
+		struct usertp__tsc_sample end;
+
+		usertp__tsc_sample(&end);
+		if (usertp__tsc2nsec_fit(&s->tsc_start, &end, &conv))
+			in.tsc2nsec = &conv;
+	}
 	in.release_spools = true; /* they are deleted afterwards anyway */
 	in.fired = fired;
 	in.overrun = overrun;
@@ -753,6 +767,17 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 		goto out;
 	}
 	s->tsc = meta.tsc;
+	/*
+	 * The TSC counts on only within one boot: the conversion is fitted from the start to
+	 * now on the same boot; after a restart the file keeps its ticks (its clock: x86-tsc).
+	 */
+	if (meta.tsc2nsec) {
+		char boot[40];
+
+		s->tsc2nsec = !usertp__proc_boot_id(boot, sizeof(boot)) &&
+			      !strcmp(boot, meta.boot_id);
+		s->tsc_start = meta.tsc_start;
+	}
 	s->dat_version = meta.dat_version;
 	s->dat_compress = meta.dat_compress;
 	s->output_nofollow = true;

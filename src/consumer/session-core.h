@@ -33,6 +33,7 @@
 #include "private/usertp-consumer-private.h"
 #include "pid-list.h"
 #include "ring-buffer.h"
+#include "tsc2nsec.h"
 
 #define USERTP__CALL_TIMEOUT_MS 5000
 /* Joins and forks taken in one look at most (usertp_session_process()). */
@@ -124,6 +125,8 @@ struct usertp_session {
 	/* settings */
 	unsigned long kb;
 	bool overwrite, tsc, tracing;
+	bool tsc2nsec;	/* ticks in the buffers, nanoseconds in the file (tsc2nsec.h) */
+	struct usertp__tsc_sample tsc_start; /* both clocks when the session began */
 	unsigned int dat_version; /* of the trace.dat (usertp_session_set_dat_format()) */
 	bool dat_compress;
 	bool output_nofollow; /* the output is not opened through a symbolic link (--recover) */

@@ -197,7 +197,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	struct usertp_session_options given = { .struct_size = sizeof(given) };
 	struct usertp_session *s;
 	struct epoll_event ev = { .events = EPOLLIN };
-	enum usertp__rb_clock clock = USERTP_RB_CLOCK_MONO;
+	struct usertp__clock_choice clock = { USERTP_RB_CLOCK_MONO, false };
 	const char *why_not;
 	char why[160];
 	int ret;
@@ -212,7 +212,8 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	opts = &given;
 	if (opts->buffer_kb > USERTP_RB_MAX_KB)
 		return -ERANGE;
-	if (opts->clock && usertp__rb_parse_clock(opts->clock, &clock, &why_not))
+	/* (NULL is mono here: tsc2nsec is for a session that writes a file, and asked for.) */
+	if (opts->clock && usertp__clock_parse(opts->clock, &clock, &why_not))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -220,7 +221,10 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	s->listen_fd = s->every_fd = s->wake_fd = s->epoll_fd = s->run_release = -1;
 	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
 	s->overwrite = opts->overwrite;
-	s->tsc = clock == USERTP_RB_CLOCK_TSC;
+	s->tsc = clock.buffers == USERTP_RB_CLOCK_TSC;
+	s->tsc2nsec = clock.tsc2nsec;
+	if (s->tsc2nsec)
+		usertp__tsc_sample(&s->tsc_start);
 	s->tracing = !opts->tracing_off;
 	s->nr_cpus = (unsigned int)get_nprocs_conf();
 	if (usertp__rb_size_check(s->nr_cpus, s->kb, why, sizeof(why))) {

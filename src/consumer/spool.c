@@ -13,6 +13,7 @@
 
 #include "ctl-proto.h"
 #include "number.h"
+#include "proc.h"
 #include "ring-buffer.h"
 #include "spool.h"
 
@@ -64,17 +65,26 @@ static int put_record(int fd, const char *data, size_t len, const char *fmt, ...
 }
 
 int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc,
+			      const struct usertp__tsc_sample *tsc2nsec_start,
 			      unsigned int dat_version, bool dat_compress, const char *output)
 {
-	char path[4200];
+	char path[4200], conv[160] = "", boot[40];
 	int fd, ret;
 
+	if (tsc2nsec_start) {
+		if (usertp__proc_boot_id(boot, sizeof(boot)))
+			snprintf(boot, sizeof(boot), "unknown");
+		snprintf(conv, sizeof(conv), " tsc=%llu mono=%llu boot=%s",
+			 (unsigned long long)tsc2nsec_start->tsc,
+			 (unsigned long long)tsc2nsec_start->mono_ns, boot);
+	}
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_META);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	ret = put_record(fd, NULL, 0, "%srecording cpus=%u clock=%s dat=%s output=%s\n", MAGIC,
-			 nr_cpus, usertp__rb_clock_name(tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO),
+	ret = put_record(fd, NULL, 0, "%srecording cpus=%u clock=%s%s dat=%s output=%s\n", MAGIC,
+			 nr_cpus, tsc2nsec_start ? "tsc2nsec"
+			 : usertp__rb_clock_name(tsc ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO), conv,
 			 dat_version == 7 ? (dat_compress ? "7-zstd" : "7") : "6", output);
 	if (ret) {
 		close(fd);
@@ -262,13 +272,21 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 				break;
 			}
 			meta->nr_cpus = (unsigned int)v;
-			if (usertp__rb_parse_clock(path, &clock, &why)) {
-				ret = bad(err, errlen, &c, "a clock that is not mono or x86-tsc");
+			meta->tsc2nsec = !strcmp(path, "tsc2nsec");
+			if (!meta->tsc2nsec && usertp__rb_parse_clock(path, &clock, &why)) {
+				ret = bad(err, errlen, &c, "a clock that is not mono, x86-tsc or tsc2nsec");
 				break;
 			}
-			meta->tsc = clock == USERTP_RB_CLOCK_TSC;
+			meta->tsc = meta->tsc2nsec || clock == USERTP_RB_CLOCK_TSC;
 			/* (Looked for before the output's name, which may hold anything.) */
 			strstr(line, " output=")[1] = 0;
+			if (meta->tsc2nsec &&
+			    (!field_u64(line, "tsc", UINT64_MAX, &meta->tsc_start.tsc) ||
+			     !field_u64(line, "mono", UINT64_MAX, &meta->tsc_start.mono_ns) ||
+			     !field(line, "boot", false, meta->boot_id, sizeof(meta->boot_id)))) {
+				ret = bad(err, errlen, &c, "tsc2nsec without both clocks and the boot");
+				break;
+			}
 			meta->dat_version = 6;
 			if (field(line, "dat", false, path, sizeof(path))) {
 				meta->dat_version = !strcmp(path, "6") ? 6 : 7;

@@ -46,6 +46,7 @@
 #include "ring-buffer.h"
 #include "trace-dat.h"
 #include "trace-text.h"
+#include "tsc2nsec.h"
 
 #define DEFAULT_OUTPUT "trace.txt"
 
@@ -57,6 +58,9 @@ static struct {
 	int written; /* the output is written once */
 	bool dat; /* trace.dat rather than text */
 	unsigned long buffer_kb; /* per CPU, as USERTP_BUFFER_KB said */
+	bool tsc2nsec; /* USERTP_CLOCK=tsc2nsec: ticks, written as nanoseconds (tsc2nsec.h) */
+	struct usertp__tsc_sample tsc_start;
+	struct usertp__tsc2nsec conv; /* fitted when the output is written */
 	char output[PATH_MAX];
 	char base_output[PATH_MAX]; /* as configured, before a fork renames it */
 } rec;
@@ -109,10 +113,12 @@ static void count_file(const struct usertp_event_file *file, void *arg)
 	(*(unsigned int *)arg)++;
 }
 
-static int write_dat(int fd, const struct usertp__rb_snapshot *snap)
+static int write_dat(int fd, const struct usertp__rb_snapshot *snap,
+		     const struct usertp__tsc2nsec *conv)
 {
 	const size_t cmdlines_size = 1 << 20;
-	struct usertp__dat_source src = { .raw_clock = usertp__rb_clock_id == USERTP_RB_CLOCK_TSC };
+	struct usertp__dat_source src = { .raw_clock = usertp__rb_clock_id == USERTP_RB_CLOCK_TSC,
+					  .tsc2nsec = conv };
 	struct dat_events d = { NULL, 0, 0, 0 };
 	char *cmdlines;
 	int ret = -ENOMEM;
@@ -284,12 +290,19 @@ static void check_specs(void)
 static void write_output(void)
 {
 	struct usertp__text_source src = { lookup_event, NULL, 0,
-					   usertp__rb_clock_id == USERTP_RB_CLOCK_TSC };
+					   usertp__rb_clock_id == USERTP_RB_CLOCK_TSC, NULL };
+	struct usertp__tsc_sample end;
 	struct usertp__rb_snapshot snap;
 	int fd, ret;
 
 	if (__atomic_exchange_n(&rec.written, 1, __ATOMIC_ACQ_REL))
 		return;
+	/* Ticks to nanoseconds, fitted from the start to now (tsc2nsec.h). */
+	if (rec.tsc2nsec) {
+		usertp__tsc_sample(&end);
+		if (usertp__tsc2nsec_fit(&rec.tsc_start, &end, &rec.conv))
+			src.tsc2nsec = &rec.conv;
+	}
 	__atomic_store_n(&rec.sink.active, false, __ATOMIC_RELAXED);
 	src.nr_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	/* A thread preempted in the middle of an event hides what follows it on its page. */
@@ -299,7 +312,8 @@ static void write_output(void)
 		return;
 	fd = open_output(rec.output);
 	if (fd >= 0) {
-		ret = rec.dat ? write_dat(fd, &snap) : usertp__trace_text_write(fd, &snap, &src);
+		ret = rec.dat ? write_dat(fd, &snap, src.tsc2nsec)
+			      : usertp__trace_text_write(fd, &snap, &src);
 		if (close(fd) && !ret)
 			ret = -errno;
 	} else {
@@ -452,8 +466,16 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 	if (v)
 		*overwrite = !strcmp(v, "1");
 	v = secure_getenv("USERTP_CLOCK");
-	if (v && usertp__rb_parse_clock(v, &usertp__rb_clock_id, &problem))
-		return bad("USERTP_CLOCK", v, problem);
+	if (v) {
+		struct usertp__clock_choice clock;
+
+		if (!*v || usertp__clock_parse(v, &clock, &problem))
+			return bad("USERTP_CLOCK", v, *v ? problem : "not mono, x86-tsc or tsc2nsec");
+		usertp__rb_clock_id = clock.buffers;
+		rec.tsc2nsec = clock.tsc2nsec;
+		if (rec.tsc2nsec)
+			usertp__tsc_sample(&rec.tsc_start);
+	}
 	return true;
 }
 

@@ -20,6 +20,7 @@
 #include "io.h"
 #include "trace-lines.h"
 #include "trace-text.h"
+#include "tsc2nsec.h"
 
 struct out {
 	int fd;
@@ -136,7 +137,9 @@ static void write_event(const struct usertp__tlines *t, const struct usertp__kpa
 		snprintf(text, sizeof(text), "[UNKNOWN EVENT type=%u]",
 			 e->size >= sizeof(*ent) ? ent->type : 0u);
 	}
-	usertp__tlines_line(t, comm, pid, pid, cpu, NULL, e->ts, src->raw_clock, name, text, false);
+	usertp__tlines_line(t, comm, pid, pid, cpu, NULL,
+			    src->tsc2nsec ? usertp__tsc2nsec_apply(src->tsc2nsec, e->ts) : e->ts,
+			    src->raw_clock && !src->tsc2nsec, name, text, false);
 }
 
 int usertp__trace_text_write(int fd, const struct usertp__rb_snapshot *snap,

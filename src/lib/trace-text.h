@@ -15,6 +15,8 @@ struct usertp__text_source {
 	void *arg;
 	int nr_online;	/* the "#P:" of the header */
 	bool raw_clock; /* timestamps are counter ticks, printed raw */
+	/* ... or converted to nanoseconds with this (tsc2nsec.h); NULL: none */
+	const struct usertp__tsc2nsec *tsc2nsec;
 };
 
 /* Return: 0, or a negative errno of the first failed write. */

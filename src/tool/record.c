@@ -46,6 +46,7 @@
 #include "ring-buffer.h"
 #include "spec.h"
 #include "tool.h"
+#include "tsc2nsec.h"
 
 #define RECORDER_NICE (-10)
 #define MAX_SPECS 256
@@ -66,7 +67,9 @@ static const char usage_text[] =
 	"  -c             follow: threads and children of listed threads are listed too\n"
 	"                 (the event-fork option; with --pid or -F)\n"
 	"  --overwrite    flight recorder: keep only the latest data, written at the end\n"
-	"  -C CLOCK       mono (default) or x86-tsc\n"
+	"  -C CLOCK       tsc2nsec (the default where the TSC is invariant: TSC ticks,\n"
+	"                 written as CLOCK_MONOTONIC nanoseconds), mono (the default\n"
+	"                 elsewhere) or x86-tsc (ticks)\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
 	"  -q             quiet: no status line, no summary (errors and warnings stay)\n"
 	"  --file-version N  trace.dat version 6 (default: every reader opens it) or 7\n"
@@ -85,7 +88,7 @@ static struct {
 	const char *output;
 	unsigned long kb;
 	bool overwrite, all, quiet;
-	enum usertp__rb_clock clock;
+	struct usertp__clock_choice clock; /* -C, or the default (tsc2nsec.h) */
 	unsigned int interval_us;
 	pid_t *pids;
 	unsigned int nr_pids;
@@ -546,6 +549,7 @@ static bool parse_options(int argc, char **argv)
 	uint64_t value;
 	int opt;
 
+	usertp__clock_parse(NULL, &rec.clock, &why);
 	while ((opt = getopt_long(argc, argv, "+e:f:o:b:P:aqC:s:hFc", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': {
@@ -621,7 +625,7 @@ static bool parse_options(int argc, char **argv)
 			rec.quiet = true;
 			break;
 		case 'C':
-			if (usertp__rb_parse_clock(optarg, &rec.clock, &why)) {
+			if (usertp__clock_parse(optarg, &rec.clock, &why)) {
 				fail("-C %s: %s", optarg, why);
 				return false;
 			}
@@ -806,7 +810,7 @@ static bool enable_specs(void)
 static bool start(void)
 {
 	struct usertp_session_options opts = { .struct_size = sizeof(opts), .buffer_kb = rec.kb, .overwrite = rec.overwrite,
-					       .clock = usertp__rb_clock_name(rec.clock) };
+					       .clock = usertp__clock_name(&rec.clock) };
 	int ret = usertp_session_new(&rec.session, &opts);
 
 	if (ret) {

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "spool.h"
 #include "../harness.h"
 
@@ -72,7 +73,10 @@ static const char *const format = "name: job_done\nID: 7\nformat:\n\tfield:int i
 static char *round_trip(size_t *len)
 {
 	struct usertp__spool_meta meta;
-	int fd = usertp__spool_meta_create(dir, 4, true, 7, true, "/tmp/with space=and.dat");
+	struct usertp__tsc_sample start = { 123456789012345ull, 987654321ull };
+	char boot[40] = "unknown";
+	int fd = usertp__spool_meta_create(dir, 4, true, &start, 7, true,
+					   "/tmp/with space=and.dat tsc=1 mono=2 boot=x");
 
 	CHECK(fd >= 0, "create: %d", fd);
 	if (fd < 0)
@@ -86,8 +90,15 @@ static char *round_trip(size_t *len)
 	close(fd);
 	CHECK(!read_meta(&meta), "the recorder's own meta file refused");
 	CHECK(meta.nr_cpus == 4 && meta.tsc && meta.dat_version == 7 && meta.dat_compress &&
-	      !strcmp(meta.output, "/tmp/with space=and.dat"), "recording: %u %d %u %d %s",
-	      meta.nr_cpus, meta.tsc, meta.dat_version, meta.dat_compress, meta.output);
+	      !strcmp(meta.output, "/tmp/with space=and.dat tsc=1 mono=2 boot=x"),
+	      "recording: %u %d %u %d %s", meta.nr_cpus, meta.tsc, meta.dat_version,
+	      meta.dat_compress, meta.output);
+	/* tsc2nsec: both clocks at the start and this boot (not the output's look-alikes). */
+	usertp__proc_boot_id(boot, sizeof(boot));
+	CHECK(meta.tsc2nsec && meta.tsc_start.tsc == start.tsc &&
+	      meta.tsc_start.mono_ns == start.mono_ns && !strcmp(meta.boot_id, boot),
+	      "tsc2nsec: %d %llu %llu %s", meta.tsc2nsec, (unsigned long long)meta.tsc_start.tsc,
+	      (unsigned long long)meta.tsc_start.mono_ns, meta.boot_id);
 	CHECK(meta.nr_sources == 2 && meta.sources[0].pid == 4242 &&
 	      !strcmp(meta.sources[0].comm, "worker pool") && meta.sources[0].forked_from == -1 &&
 	      meta.sources[1].forked_from == 0, "sources");
@@ -153,6 +164,11 @@ static void hostile(void)
 		{ "usertp-spool 1\nrecording cpus=1 clock=boot output=x\n", 1 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=mono dat=8 output=x\n", 1 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=mono\n", 1 },
+		/* tsc2nsec without its start, or with it only in the output's name */
+		{ "usertp-spool 1\nrecording cpus=1 clock=tsc2nsec output=x\n", 1 },
+		{ "usertp-spool 1\nrecording cpus=1 clock=tsc2nsec tsc=1 mono=x boot=b output=x\n", 1 },
+		{ "usertp-spool 1\nrecording cpus=1 clock=tsc2nsec output=x tsc=1 mono=2 boot=b\n", 1 },
+		{ "usertp-spool 1\nrecording cpus=1 clock=tsc2nsec tsc=1 mono=2 boot=b output=x\n", 0 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=mono output=x\nsource 0 pid=1 forked=0 comm=a\n", 1 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=mono output=x\nsource 1 pid=1 comm=a\n", 1 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=mono output=x\nsource 0 pid=-1 comm=a\n", 1 },
