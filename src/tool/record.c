@@ -67,9 +67,8 @@ static const char usage_text[] =
 	"  -c             follow: threads and children of listed threads are listed too\n"
 	"                 (the event-fork option; with --pid or -F)\n"
 	"  --overwrite    flight recorder: keep only the latest data, written at the end\n"
-	"  -C CLOCK       tsc2nsec (the default where the TSC is invariant: TSC ticks,\n"
-	"                 written as CLOCK_MONOTONIC nanoseconds), mono (the default\n"
-	"                 elsewhere) or x86-tsc (ticks)\n"
+	"  -C CLOCK       mono (default), x86-tsc (ticks) or tsc2nsec (ticks, written as\n"
+	"                 CLOCK_MONOTONIC nanoseconds; where the TSC is invariant)\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
 	"  -q             quiet: no status line, no summary (errors and warnings stay)\n"
 	"  --file-version N  trace.dat version 6 (default: every reader opens it) or 7\n"
@@ -549,7 +548,12 @@ static bool parse_options(int argc, char **argv)
 	uint64_t value;
 	int opt;
 
-	usertp__clock_parse(NULL, &rec.clock, &why);
+	/*
+	 * mono, not usertp__clock_parse()'s default (tsc2nsec where the TSC is invariant): a
+	 * program has one clock for all its sessions, and the mount's and the consumer API's live
+	 * sessions read mono.
+	 */
+	rec.clock = (struct usertp__clock_choice){ USERTP_RB_CLOCK_MONO, false };
 	while ((opt = getopt_long(argc, argv, "+e:f:o:b:P:aqC:s:hFc", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': {
