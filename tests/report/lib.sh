@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Shared by the report tests (sourced): a scratch directory, and `same` to compare
-# usertp report with trace-cmd report given the same arguments.
+# Shared by the report tests (sourced): a scratch directory, `same` to compare usertp report
+# with trace-cmd report given the same arguments, and `put` to damage or rewrite a file.
 
 command -v trace-cmd >/dev/null || { echo "SKIP: trace-cmd is not installed"; exit 77; }
 dir=$(mktemp -d)
@@ -35,6 +35,16 @@ same() {
 		fail=1
 	fi
 	compared=$((compared + 1))
+}
+
+# put FILE OFFSET BYTES VALUE: a little-endian number written in place.
+put() {
+	i=0
+	while [ $i -lt "$3" ]; do
+		# shellcheck disable=SC2059
+		printf "\\$(printf %03o $(( ($4 >> (8 * i)) & 255 )))"
+		i=$((i + 1))
+	done | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
 # expect FILE PATTERN WHAT: the pattern is in the file (so a comparison covered WHAT).

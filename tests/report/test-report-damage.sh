@@ -14,15 +14,6 @@ USERTP_EVENTS='usertp-test:*' USERTP_OUTPUT=$dir/full.dat taskset -c 0 "$fire" 3
 theirs "$dir/full.txt" -i "$dir/full.dat"
 
 u64() { od -An -tu8 -j "$2" -N 8 "$1" | tr -d ' '; }
-# put FILE OFFSET BYTES VALUE: a little-endian number written in place.
-put() {
-	i=0
-	while [ $i -lt "$3" ]; do
-		# shellcheck disable=SC2059
-		printf "\\$(printf %03o $(( ($4 >> (8 * i)) & 255 )))"
-		i=$((i + 1))
-	done | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
 table=$(($(grep -obUa flyrecord "$dir/full.dat" | head -1 | cut -d: -f1) + 10))
 data=$(u64 "$dir/full.dat" $table)
 size=$(u64 "$dir/full.dat" $((table + 8)))

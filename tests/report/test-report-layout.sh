@@ -12,15 +12,6 @@ usertp=$1 fire=$2
 export LC_ALL=C
 page=4096
 
-# put FILE OFFSET BYTES VALUE: a little-endian number written in place.
-put() {
-	i=0
-	while [ $i -lt "$3" ]; do
-		# shellcheck disable=SC2059
-		printf "\\$(printf %03o $(( ($4 >> (8 * i)) & 255 )))"
-		i=$((i + 1))
-	done | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
 # text FILE OLD NEW: OLD (once in FILE) overwritten by NEW, of the same length.
 text() {
 	at=$(grep -obUa -- "$2" "$1" | head -1 | cut -d: -f1)
