@@ -58,7 +58,8 @@ if [ -z "$sizes" ]; then
 fi
 
 # record N RATE SECS THREADS: one recording of N producers (THREADS threads each) at RATE in
-# all for SECS; prints "fired total_cpu_ns_per_event wait_s bytes".
+# all for SECS; prints "fired cpu_ns_per_event wait_s bytes lost" (%.0f, not %d: mawk's %d
+# stops at 2^31).
 record() {
 	n=$1 per=$(($2 / $1)) s=$3 t=$4
 	rm -rf "$work/run.dat" "$work"/p.* "$work/end"
@@ -82,7 +83,7 @@ record() {
 	awk -v f="$fired" -v p="$producers_cpu" -v end="$(cat "$work/end")" -v done="$done_at" \
 		-v bytes="$(stat -c %s "$work/run.dat")" -v lost="$lost" '
 		{ cpu = $1 + $2 - p }
-		END { printf "%d %.1f %.2f %d %d\n", f, cpu * 1e9 / f, done - end, bytes, lost }' "$work/time"
+		END { printf "%.0f %.1f %.2f %.0f %.0f\n", f, cpu * 1e9 / f, done - end, bytes, lost }' "$work/time"
 }
 
 echo "usertp record, scaling; $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1);" \
