@@ -6,17 +6,17 @@
 #
 # usage: bench/scaling.sh [--smoke] [--sizes "MB..."] [--programs "N..."] [BUILD_DIR]
 #
-# Programs: one recording per N in --programs (default "1 4 16 64") of N bench-producer
-# processes started by one shell under `usertp record -- sh -c ...` (its children join the
-# recording from before their main()), each firing RATE / N events per second (RATE 200,000 in
-# all) for SECS seconds (5).  Sizes: one recording per size in --sizes (default "100 1000",
+# Programs: one recording by `usertp record -a` per N in --programs (default "1 4 16 64") of
+# N bench-producer processes started once it runs (they join it from before their main()),
+# each firing RATE / N events per second (RATE 200,000 in all) for SECS seconds (5); once they
+# have ended, Ctrl-C to the recorder.  Sizes: one recording per size in --sizes (default "100 1000",
 # MB of trace.dat; 10000 too where the disk has 3 times the room) of two producer threads at
 # 400,000 events/s, as long as that size takes.
 #
 # Per recording: events fired and recorded + lost (checked equal, exactly), the recorder's CPU
-# time per event while the programs ran and in all (usertp record's user + system time less the
-# producers' own, which busy-wait between events), and the wait at the end: from the last
-# program's exit to usertp record's (the merge into the file).  With the sizes, the disk's
+# time per event (usertp record's user + system time, the merge included), and the wait at the
+# end: from Ctrl-C, once the last program has ended, to usertp record's exit (the file
+# complete).  With the sizes, the disk's
 # own rate beside it: the time to copy the file once (cp, then sync).
 #
 # BUILD_DIR (default: build-bench next to this directory) must hold bin/usertp and
@@ -57,32 +57,41 @@ if [ -z "$sizes" ]; then
 	[ "$room" -lt 30000 ] || sizes="$sizes 10000"
 fi
 
-# record N RATE SECS THREADS: one recording of N producers (THREADS threads each) at RATE in
-# all for SECS; prints "fired cpu_ns_per_event wait_s bytes lost" (%.0f, not %d: mawk's %d
-# stops at 2^31).
+# record N RATE SECS THREADS: one recording by `usertp record -a` of N producers (THREADS
+# threads each) started once it runs, at RATE in all for SECS; once they have ended, Ctrl-C
+# (SIGINT) to the recorder.  Prints "fired cpu_ns_per_event wait_s bytes lost" (%.0f, not
+# %d: mawk's %d stops at 2^31).  A runtime directory of its own: -a sees only these programs.
 record() {
 	n=$1 per=$(($2 / $1)) s=$3 t=$4
-	rm -rf "$work/run.dat" "$work"/p.* "$work/end"
-	# The shell starts the producers, waits for them, and notes when the last one ended.
-	/usr/bin/time -f '%U %S' -o "$work/time" "$usertp" record -q -e 'usertp_bench:*' \
-		-o "$work/run.dat" -- sh -c '
-		i=0
-		while [ $i -lt "$1" ]; do
-			"$2" -t "$3" "$4" "$5" >"$6/p.$i" &
-			i=$((i + 1))
-		done
-		wait
-		date +%s.%N >"$6/end"' sh "$n" "$producer" "$t" "$per" "$s" "$work" \
-		2>"$work/err" || { echo "scaling.sh: usertp record failed:" >&2; cat "$work/err" >&2; exit 1; }
+	rm -rf "$work/run.dat" "$work"/p.* "$work/xdg"
+	mkdir -m 700 "$work/xdg"
+	XDG_RUNTIME_DIR=$work/xdg /usr/bin/time -f '%U %S' -o "$work/time" "$usertp" record -q -a \
+		-e 'usertp_bench:*' -o "$work/run.dat" 2>"$work/err" &
+	rec=$!
+	i=0
+	while [ -z "$(ls "$work"/xdg/usertp/all/ 2>/dev/null)" ] && [ $i -lt 1000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	i=0
+	while [ $i -lt "$n" ]; do
+		XDG_RUNTIME_DIR=$work/xdg "$producer" -t "$t" "$per" "$s" >"$work/p.$i" &
+		i=$((i + 1))
+	done
+	while pgrep -f "$producer -t $t $per $s" >/dev/null; do
+		sleep 0.01
+	done
+	end=$(date +%s.%N)
+	pkill -INT -P "$rec" # (usertp record, under /usr/bin/time, which ignores SIGINT)
+	wait "$rec" || { echo "scaling.sh: usertp record failed:" >&2; cat "$work/err" >&2; exit 1; }
 	done_at=$(date +%s.%N)
-	fired=$(cat "$work"/p.* | sed -n 's/^fired \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
-	producers_cpu=$(cat "$work"/p.* | sed -n 's/.*	cpu_s \([0-9.]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
-	got=$("$usertp" report --stat "$work/run.dat" | awk '$1 == "all" { print $2 + $3 }')
+	fired=$(cat "$work"/p.* | sed -n 's/^fired \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { printf "%.0f\n", n }')
+	got=$("$usertp" report --stat "$work/run.dat" | awk '$1 == "all" { printf "%.0f\n", $2 + $3 }')
 	[ "$got" = "$fired" ] || { echo "scaling.sh: $got recorded + lost, $fired fired" >&2; exit 1; }
 	lost=$("$usertp" report --stat "$work/run.dat" | awk '$1 == "all" { print $3 }')
-	awk -v f="$fired" -v p="$producers_cpu" -v end="$(cat "$work/end")" -v done="$done_at" \
+	awk -v f="$fired" -v end="$end" -v done="$done_at" \
 		-v bytes="$(stat -c %s "$work/run.dat")" -v lost="$lost" '
-		{ cpu = $1 + $2 - p }
+		{ cpu = $1 + $2 }
 		END { printf "%.0f %.1f %.2f %.0f %.0f\n", f, cpu * 1e9 / f, done - end, bytes, lost }' "$work/time"
 }
 
@@ -112,6 +121,6 @@ for mb in $sizes; do
 		"$1" "$5" "$2" "$3" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
 done
 echo
-echo "rec CPU: usertp record's user + system time less the producers' (which busy-wait), per"
-echo "event fired; wait at end: from the last program's end to usertp record's exit (the file"
-echo "complete); every run: recorded + lost = fired, exactly."
+echo "rec CPU: usertp record -a's user + system time per event fired (the merge included);"
+echo "wait at end: from Ctrl-C, once the programs have ended, to its exit (the file complete);"
+echo "every run: recorded + lost = fired, exactly."
