@@ -73,9 +73,17 @@ record() {
 		sleep 0.01
 		i=$((i + 1))
 	done
+	# One at a time, each once the recorder has it (its spool exists): started all at once,
+	# 16 programs kept it busier than a starting program waits for it (JOIN_ALL_MS, 250 ms),
+	# and the last ones ran untraced until their control thread joined it (see RESULTS.md).
 	i=0
 	while [ $i -lt "$n" ]; do
 		XDG_RUNTIME_DIR=$work/xdg "$producer" -t "$t" "$per" "$s" >"$work/p.$i" &
+		pid=$! k=0
+		while ! ls "$work"/run.dat.spool-*/"$pid"-* >/dev/null 2>&1 && [ $k -lt 500 ]; do
+			sleep 0.01
+			k=$((k + 1))
+		done
 		i=$((i + 1))
 	done
 	while pgrep -f "$producer -t $t $per $s" >/dev/null; do
