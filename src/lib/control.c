@@ -11,9 +11,10 @@
  * thread, no socket).  The thread makes the socket while main() begins (consumers wait for the
  * endpoint of a process that young: USERTP_CTL_STARTING_MS), holding no lock main() takes; an
  * exit meanwhile waits for it (EXIT_FLUSH_MS at most) and removes it.  Then it looks for the
- * sessions of all once more (join_recorders_of_all()).  Starting the program waits for nothing, except under `usertp record -- CMD`,
- * whose USERTP_SESSION variable makes the program join the recorder before main() (up to
- * JOIN_SESSION_MS), and while `usertp record -a` runs (up to JOIN_ALL_MS).
+ * sessions of all once more (join_recorders_of_all()).  Starting the program waits for
+ * nothing, except under `usertp record -- CMD`, whose USERTP_SESSION variable makes the
+ * program join the recorder before main() (up to JOIN_SESSION_MS), and while `usertp record
+ * -a` runs (up to JOIN_ALL_MS).
  *
  * Requests (one per message; replies "ok..." or "error ERRNO text"):
  *	hello			ok pid= ppid= uid= cpus= version= comm=

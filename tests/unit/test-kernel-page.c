@@ -199,22 +199,25 @@ static void relayout(const unsigned char *in, uint32_t used, uint64_t flags, uin
 	store(out, 8, get64(in), f->big_endian);
 	store(out + 8, f->long_size, used | flags, f->big_endian);
 	while (off + 4 <= used) {
-		uint32_t word, type, delta, len;
+		const unsigned char *from = in + USERTP__KPAGE_HEADER + off;
+		unsigned char *to = out + hdr + off;
+		uint32_t word, type, delta, arg = 0, head, body;
 
-		memcpy(&word, in + USERTP__KPAGE_HEADER + off, 4);
+		memcpy(&word, from, 4);
 		type = word & 31;
 		delta = word >> 5;
-		store(out + hdr + off, 4, f->big_endian ? type << 27 | delta : word, f->big_endian);
-		if (type == 0 || type == USERTP__KPAGE_TYPE_TIME_EXTEND) {
-			memcpy(&len, in + USERTP__KPAGE_HEADER + off + 4, 4);
-			store(out + hdr + off + 4, 4, len, f->big_endian);
+		store(to, 4, f->big_endian ? type << 27 | delta : word, f->big_endian);
+		/* A length word (type 0) or the delta's high bits (a time extend) follow. */
+		head = type == 0 || type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 8 : 4;
+		if (head == 8) {
+			memcpy(&arg, from + 4, 4);
+			store(to + 4, 4, arg, f->big_endian);
 		}
-		len = type == 0 ? 4 + ((len - 4 + 3) & ~3u) : type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 4
-										       : type * 4;
-		memcpy(out + hdr + off + 4 + (type == 0 || type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 4 : 0),
-		       in + USERTP__KPAGE_HEADER + off + 4 + (type == 0 || type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 4 : 0),
-		       type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 0 : type == 0 ? len - 4 : len);
-		off += 4 + len;
+		body = type == USERTP__KPAGE_TYPE_TIME_EXTEND ? 0
+		       : type == 0			       ? (arg - 4 + 3) & ~3u
+							       : type * 4;
+		memcpy(to + head, from + head, body);
+		off += head + body;
 	}
 	if (flags & USERTP__KPAGE_LOST_COUNT)
 		store(out + hdr + used, f->long_size, lost, f->big_endian);
@@ -247,7 +250,7 @@ static void other_hosts(void)
 		struct usertp__kpage_iter it;
 		struct usertp__kpage_entry e;
 		struct usertp__kpage p;
-		uint64_t ts = 1ull << 40, lost;
+		uint64_t ts = 1ull << 40, lost, want_lost;
 		uint32_t used, size = pg * 7 % 150 + 1;
 		unsigned long long kts;
 		unsigned int k = 0;
@@ -266,8 +269,11 @@ static void other_hosts(void)
 			size = size % 150 + 1;
 		}
 		relayout(page, p.used, mark[0], mark[1], f, out);
+		want_lost = !(mark[0] & USERTP__KPAGE_LOST_EVENTS) ? 0
+			    : mark[0] & USERTP__KPAGE_LOST_COUNT ? mark[1]
+								  : USERTP__KPAGE_LOST_UNKNOWN;
 		CHECK(usertp__kpage_header_as(f, out, &used, &lost) && used == p.used &&
-		      lost == (mark[0] & USERTP__KPAGE_LOST_EVENTS ? mark[0] & USERTP__KPAGE_LOST_COUNT ? mark[1] : USERTP__KPAGE_LOST_UNKNOWN : 0),
+		      lost == want_lost,
 		      "page %u: header: used %u of %u, lost %llu", pg, used, p.used,
 		      (unsigned long long)lost);
 		kbuffer_load_subbuffer(kb, out);
@@ -277,7 +283,8 @@ static void other_hosts(void)
 			CHECK(kdata == e.data && kts == e.ts &&
 			      kbuffer_event_size(kb) == (int)((e.size + 3) & ~3u) &&
 			      kbuffer_curr_size(kb) == (int)(it.off - e.off) &&
-			      kbuffer_missed_events(kb) == (e.off ? 0 : lost == USERTP__KPAGE_LOST_UNKNOWN ? -1 : (int)lost),
+			      kbuffer_missed_events(kb) ==
+				      (e.off ? 0 : lost == USERTP__KPAGE_LOST_UNKNOWN ? -1 : (int)lost),
 			      "page %u (long %u, %s-endian) record %u: ours at %td ts %llu size %u, "
 			      "kbuffer's at %td ts %llu size %d missed %d", pg, f->long_size,
 			      f->big_endian ? "big" : "little", k, e.data - out,

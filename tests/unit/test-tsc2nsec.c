@@ -79,7 +79,8 @@ static void here(void)
 	usertp__tsc_sample(&b);
 	CHECK(usertp__tsc2nsec_fit(&a, &b, &c), "no fit of this machine's clocks");
 	CHECK(absdiff(usertp__tsc2nsec_apply(&c, m.tsc), m.mono_ns) < 5000,
-	      "a reading between: %llu ns off", (unsigned long long)absdiff(usertp__tsc2nsec_apply(&c, m.tsc), m.mono_ns));
+	      "a reading between: %llu ns off",
+	      (unsigned long long)absdiff(usertp__tsc2nsec_apply(&c, m.tsc), m.mono_ns));
 }
 
 static void names(void)
