@@ -1105,7 +1105,6 @@ struct tep_record *usertp__dat_read_peek(struct usertp__dat_input *in, int cpu)
 
 void usertp__dat_read_consume(struct usertp__dat_input *in, int cpu)
 {
-	(void)in;
 	in->cpu[cpu].have_rec = false;
 }
 
