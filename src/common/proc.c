@@ -13,33 +13,59 @@
 
 #include "proc.h"
 
-int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value)
+/* /proc/@pid/stat into @buf: return where its field 3 (the state) begins, or NULL (-errno in *@err). */
+static const char *stat_fields(pid_t pid, char *buf, size_t size, int *err)
 {
-	char path[64], buf[1024], *at, *end;
+	char path[64];
+	const char *at;
 	ssize_t n;
 	int fd;
 
-	if (field < 3)
-		return -EINVAL; /* (the pid is known, the comm is not a number) */
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	n = read(fd, buf, size - 1);
+	*err = n < 0 ? -errno : -EINVAL;
 	close(fd);
 	if (n <= 0)
-		return n ? -errno : -EINVAL;
+		return NULL;
 	buf[n] = 0;
 	/* "pid (comm) state ppid ...": the comm may hold anything, up to the last ')'. */
 	at = strrchr(buf, ')');
-	/* Field 3 (the state) is the word after it; each further field one word on. */
-	for (int f = 3; at && f <= field; f++)
-		at = strchr(at + 1, ' ');
+	return at && at[1] == ' ' && at[2] ? at + 2 : NULL;
+}
+
+int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value)
+{
+	char buf[1024], *end;
+	const char *at;
+	int err;
+
+	if (field < 3)
+		return -EINVAL; /* (the pid is known, the comm is not a number) */
+	at = stat_fields(pid, buf, sizeof(buf), &err);
+	if (!at)
+		return err;
+	/* Each further field one word on. */
+	for (int f = 4; at && f <= field; f++)
+		at = strchr(at, ' ') ? strchr(at, ' ') + 1 : NULL;
 	if (!at)
 		return -EINVAL;
 	errno = 0;
-	*value = strtoull(at + 1, &end, 10);
-	return errno || end == at + 1 ? -EINVAL : 0;
+	*value = strtoull(at, &end, 10);
+	return errno || end == at ? -EINVAL : 0;
+}
+
+char usertp__proc_state(pid_t pid)
+{
+	char buf[1024];
+	int err;
+	const char *at = stat_fields(pid, buf, sizeof(buf), &err);
+
+	return at ? *at : 0;
 }
 
 int usertp__proc_owner(pid_t pid, uid_t *uid)

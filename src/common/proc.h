@@ -15,6 +15,11 @@
  * a number there), or the errno of reading it (-ENOENT: no such process).
  */
 int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value);
+/*
+ * The state of @pid, as proc(5)'s field 3 says it ('R', 'S', 'D', 'T' stopped, 't' stopped by
+ * a tracer, 'Z', ...), or 0 if it cannot be read (no such process).
+ */
+char usertp__proc_state(pid_t pid);
 /* The parent of @pid, or 0 if it cannot be read. */
 pid_t usertp__proc_parent(pid_t pid);
 /* The user of process @pid (the owner of /proc/PID) into *@uid.  Return: 0 or -errno. */

@@ -17,7 +17,7 @@
 /*
  * How long root waits for an answer of another user's program, which it does not trust
  * to answer at all: as long as such a program waits for root's sessions when it joins
- * (JOIN_ALL_MS in src/lib/control.c).
+ * (JOIN_ALL_MS in src/lib/control.c, its wait for a recorder that is stopped).
  */
 #define USERTP__FOREIGN_ANSWER_MS 250
 

@@ -17,7 +17,8 @@
 #define REQUEST_DEADLINE_MS 2000 /* a request must arrive whole this soon after its first byte */
 #define OUT_LIMIT (16u << 20)  /* replies a peer leaves unread: past this it is dropped */
 #define JOIN_SESSION_MS 10000  /* USERTP_SESSION: the recorder the user started us under */
-#define JOIN_ALL_MS 250	       /* `usertp record -a`: a recorder the program did not ask for */
+#define JOIN_ALL_MS 250	       /* `usertp record -a`: a recorder the program did not ask for, */
+#define JOIN_ALL_BUSY_MS 2000  /* or longer while it runs (busy taking other programs' joins) */
 #define EXIT_FLUSH_MS 200      /* at exit, for the last messages to the recorders */
 
 /* A message waiting to be sent: the u32 length and the text, and a descriptor to pass. */

@@ -14,7 +14,8 @@
  * sessions of all once more (join_recorders_of_all()).  Starting the program waits for
  * nothing, except under `usertp record -- CMD`, whose USERTP_SESSION variable makes the
  * program join the recorder before main() (up to JOIN_SESSION_MS), and while `usertp record
- * -a` runs (up to JOIN_ALL_MS).
+ * -a` runs (up to JOIN_ALL_MS; up to JOIN_ALL_BUSY_MS while the recorder is not stopped: many
+ * programs that start at once are taken one after another).
  *
  * Requests (one per message; replies "ok..." or "error ERRNO text"):
  *	hello			ok pid= ppid= uid= cpus= version= comm=
@@ -81,6 +82,7 @@
 #include <unistd.h>
 
 #include "ctl-proto.h"
+#include "proc.h"
 #include "internal.h"
 #include "thread.h"
 #include "remote-session.h"
@@ -542,17 +544,34 @@ static int send_join(int fd)
 }
 
 /*
+ * Is the process that listens on @fd (a recorder) running, or sleeping, rather than stopped
+ * (or gone, or hidden from us)?  Then it is taking other programs first.
+ */
+static bool recorder_running(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char state;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
+		return false;
+	state = usertp__proc_state(cred.pid);
+	return state && !strchr("TtZXx", state);
+}
+
+/*
  * Join a recorder (`usertp record -- CMD` through USERTP_SESSION, or `record -a`): connect,
  * say who we are, and answer its requests (it starts a session) until it says "run", all
- * within @deadline_ms, so that recording starts before main().  The connection then stays,
- * served by the thread like any other; the recorder hears of events as they come
+ * within @deadline_ms, or @busy_ms while the recorder runs (not stopped: it takes programs one
+ * after another), so that recording starts before main().  The connection then stays, served
+ * by the thread like any other; the recorder hears of events as they come
  * (usertp__control_events_changed()).
  */
-static bool join_recorder(const char *path, int deadline_ms, bool quiet)
+static bool join_recorder(const char *path, int deadline_ms, int busy_ms, bool quiet)
 {
 	static char req[MAX_REQUEST];
 	struct conn c = { .fd = -1, .in_fd = -1 };
-	long long deadline = usertp__mono_ms() + deadline_ms;
+	long long start = usertp__mono_ms(), deadline = start + deadline_ms;
 	uid_t uid;
 	bool ran = false;
 
@@ -571,10 +590,22 @@ static bool join_recorder(const char *path, int deadline_ms, bool quiet)
 	while (!ran) {
 		struct reply r = { NULL, 0, 0 };
 		long long left = deadline - usertp__mono_ms();
-		long n = left > 0 ? usertp__ctl_recv(c.fd, req, sizeof(req), &c.in_fd, (int)left)
-				  : -ETIMEDOUT;
+		struct pollfd p = { c.fd, POLLIN, 0 };
+		long n;
 		int fd;
 
+		/* Nothing yet: a running recorder is given more time (never mid-message). */
+		if (poll(&p, 1, left > 0 ? (int)left : 0) == 0) {
+			if (deadline - start >= busy_ms || !recorder_running(c.fd))
+				goto fail;
+			deadline = start + busy_ms < deadline + deadline_ms ? start + busy_ms
+									    : deadline + deadline_ms;
+			continue;
+		}
+		/* A message has begun: it has its own time to arrive whole (it was late, not cut). */
+		left = deadline - usertp__mono_ms();
+		n = usertp__ctl_recv(c.fd, req, sizeof(req), &c.in_fd,
+				     left > deadline_ms ? (int)left : deadline_ms);
 		if (n == -EBADMSG || n <= 0)
 			goto fail;
 		fd = usertp__control_serve(&c, req, &r);
@@ -659,7 +690,7 @@ static void join_recorders_in(const char *dir, const char *prefix, unsigned int 
 		if (stat(path, &st) || !S_ISSOCK(st.st_mode))
 			continue;
 		if (wait) {
-			if (join_recorder(path, JOIN_ALL_MS, true) && nr_joined_all < USERTP_CTL_MAX_ALL)
+			if (join_recorder(path, JOIN_ALL_MS, JOIN_ALL_BUSY_MS, true) && nr_joined_all < USERTP_CTL_MAX_ALL)
 				joined_all[nr_joined_all++] = (typeof(joined_all[0])){ st.st_dev, st.st_ino };
 		} else if (!joined_already(&st)) {
 			join_recorder_served(path);
@@ -776,7 +807,7 @@ static void __attribute__((constructor)) control_init(void)
 	usertp__ctl.on = !off;
 	usertp__ctl.pid = getpid();
 	if (session && *session)
-		join_recorder(session, JOIN_SESSION_MS, false);
+		join_recorder(session, JOIN_SESSION_MS, JOIN_SESSION_MS, false);
 	else {
 		looked_at_all = true;
 		join_recorders_of_all(true);

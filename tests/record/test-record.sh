@@ -414,6 +414,34 @@ all)
 	# (Clock ticks of 1/100 s: idle, it polls 100 times a second; spinning, it took most of 2 s.)
 	[ $((t1 - t0)) -lt 80 ] || { echo "record -a busy after a program died: $((t1 - t0)) ticks in 2 s"; fail=1; }
 	;;
+all-burst)
+	# Sixteen programs that start at once under `record -a`: the recorder takes their joins one
+	# after another, longer than the 250 ms a program waits for a recorder that is stopped.
+	# Each is recorded from its start, once: before, the last ones gave up, ran untraced and
+	# joined again later ("18 programs", 398,656 of 400,000 events, or "cannot start
+	# recording it: Connection reset by peer" and exit 1).
+	"$usertp" record -e 'usertp_bench:*' -a -o "$dir/a.dat" >"$dir/sum" 2>&1 &
+	rec=$!
+	bg "$rec"
+	wait_file "$XDG_RUNTIME_DIR/usertp/all/record-$rec.sock"
+	for i in $(seq 16); do
+		"$producer" -t 1 20000 1 >"$dir/out$i" 2>&1 &
+		echo $! >>"$dir/burst"
+	done
+	for p in $(cat "$dir/burst"); do
+		wait "$p" || { echo "producer $p failed"; fail=1; }
+	done
+	fired_all=0
+	for i in $(seq 16); do
+		fired_all=$((fired_all + $(fired "$dir/out$i")))
+	done
+	check_count "fired" "$fired_all" 320000
+	kill -INT "$rec"
+	wait "$rec" || { echo "usertp record -a failed:"; cat "$dir/sum"; fail=1; }
+	grep -q "^usertp record: 16 programs, " "$dir/sum" ||
+		{ echo "the programs counted:"; cat "$dir/sum"; fail=1; }
+	exact "$dir/a.dat" "$dir/sum" "$fired_all"
+	;;
 unknown-event)
 	# An event the command's executable and libraries do not define: refused before it runs,
 	# with the close matches, status 2 (issue 21, item 5: it ran, warned at the end and said

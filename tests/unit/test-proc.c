@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-proc - the one reader of /proc/PID/stat (src/common/proc.c): a process's parent, start
- * time and owner, also when its name holds what would mislead a naive parser (") (", spaces,
+ * time, state and owner, also when its name holds what would mislead a naive parser (") (", spaces,
  * digits: the name sits between parentheses, and the numbers follow the last ')').
  */
 #define _GNU_SOURCE
@@ -56,6 +56,8 @@ int main(void)
 	CHECK(usertp__proc_stat_field(1 << 23, 4, &v) == -ENOENT, "no such process");
 	CHECK(usertp__proc_parent(1 << 23) == 0, "no parent of no process");
 	CHECK(usertp__proc_owner(1 << 23, &uid) == -ENOENT, "no owner of no process");
+	CHECK(usertp__proc_state(getpid()) == 'R', "our state '%c'", usertp__proc_state(getpid()));
+	CHECK(usertp__proc_state(1 << 23) == 0, "no state of no process");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		int go = -1;
 		pid_t pid = child_named(names[i], &go);
@@ -82,6 +84,17 @@ int main(void)
 		      (int)usertp__proc_parent(pid));
 		CHECK(!usertp__proc_stat_field(pid, 22, &v) && v >= start_self, "'%s': start %llu",
 		      names[i], v);
+		/* Waiting in read(): asleep; stopped: 'T' (what control.c's joins look for). */
+		for (int tries = 0; tries < 1000 && usertp__proc_state(pid) != 'S'; tries++)
+			usleep(1000);
+		CHECK(usertp__proc_state(pid) == 'S', "'%s': state '%c'", names[i],
+		      usertp__proc_state(pid));
+		kill(pid, SIGSTOP);
+		for (int tries = 0; tries < 1000 && usertp__proc_state(pid) != 'T'; tries++)
+			usleep(1000);
+		CHECK(usertp__proc_state(pid) == 'T', "'%s': stopped, state '%c'", names[i],
+		      usertp__proc_state(pid));
+		kill(pid, SIGCONT);
 		close(go);
 		waitpid(pid, NULL, 0);
 	}
