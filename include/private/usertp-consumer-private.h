@@ -203,6 +203,15 @@ bool usertp__fast_print_info(struct usertp__fast_print *fp, struct tep_event *ev
 #define USERTP_MERGE_MAX_CPUS 4096
 
 /*
+ * The clock the session's records are read on from now (a mount instance's trace_clock):
+ * mono, mono_raw, boot, tai, or x86-tsc where the programs count the TSC.  Return: 0, or
+ * -EINVAL (the reason in usertp_session_error()).
+ */
+USERTP__HIDDEN int usertp__session_set_clock(struct usertp_session *s, const char *name);
+/* Whether the session's programs count the TSC (x86-tsc can then be read). */
+USERTP__HIDDEN bool usertp__session_counts_tsc(const struct usertp_session *s);
+
+/*
  * usertp mount's sessions: specs are taken whether or not a running program has an event
  * they select (the mount checks them against its catalog, as the kernel checks set_event
  * against its events, and keeps those of programs that ended), and @on_comm gets every

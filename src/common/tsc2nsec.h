@@ -11,6 +11,8 @@
  *			conversion is fitted between two readings of both clocks, one when the
  *			recording starts and one when its file is written (trace-cmd's name)
  *
+ * A live reader converts as it reads instead (usertp__clock_conv below).
+ *
  * The default is tsc2nsec where the TSC is invariant (constant_tsc and nonstop_tsc: one rate,
  * on every CPU, in every power state), mono elsewhere.  Programs' buffers only know mono and
  * x86-tsc (ring-buffer.h); tsc2nsec is the recorder's business.
@@ -65,5 +67,58 @@ static inline uint64_t usertp__tsc2nsec_apply(const struct usertp__tsc2nsec *c, 
 {
 	return (uint64_t)((int64_t)(((unsigned __int128)ticks * c->mult) >> c->shift) + c->offset);
 }
+
+/*
+ * A live reader's clock (a reading session's records, a mount instance's trace_clock): the
+ * programs' buffers count the TSC where it is invariant (or mono where it is not), and the
+ * reader prints any of these, converted as it reads.
+ */
+enum usertp__live_clock {
+	USERTP_LIVE_MONO,     /* "mono": CLOCK_MONOTONIC */
+	USERTP_LIVE_MONO_RAW, /* "mono_raw": CLOCK_MONOTONIC_RAW */
+	USERTP_LIVE_BOOT,     /* "boot": CLOCK_BOOTTIME */
+	USERTP_LIVE_TAI,      /* "tai": CLOCK_TAI */
+	USERTP_LIVE_X86_TSC,  /* "x86-tsc": the ticks themselves (only where buffers count them) */
+	USERTP_LIVE_NR
+};
+/* The kernel's name of @c. */
+const char *usertp__live_clock_name(enum usertp__live_clock c);
+/*
+ * @name into *@c, for buffers that count the TSC (@tsc) or mono.  Return: 0, or -EINVAL with
+ * what is wrong in *@why (not a clock of this list; x86-tsc where the buffers count mono).
+ */
+int usertp__live_clock_parse(const char *name, bool tsc, enum usertp__live_clock *c,
+			     const char **why);
+
+/* Clock @c now (x86-tsc: the TSC's ticks), as a reader prints it. */
+uint64_t usertp__live_clock_now(enum usertp__live_clock c);
+
+/* A reading of the buffers' counter and of the printed clock at one moment. */
+struct usertp__clock_anchor {
+	uint64_t counter, to;
+};
+
+#define USERTP__CLOCK_ANCHORS 64       /* kept: the rate is taken over up to 64 of them, */
+#define USERTP__CLOCK_ANCHOR_MS 100    /* one per look at most every 100 ms (6.4 s in all) */
+
+/*
+ * The conversion of a live reader: the line through the newest anchor, its slope the rate
+ * between the oldest kept and the newest (so a reading's own error, some 10 ns, is spread
+ * over seconds), so each record is converted as it is read; what it gives never goes back.
+ */
+struct usertp__clock_conv {
+	bool tsc;			/* the buffers count the TSC (else mono ns) */
+	enum usertp__live_clock to;
+	bool identity;			/* to is what the buffers count */
+	struct usertp__clock_anchor ring[USERTP__CLOCK_ANCHORS];
+	unsigned int nr, newest;	/* anchors in the ring; the newest's index */
+	uint64_t last_out;		/* the last time given (never gone back from) */
+};
+/* Start converting ticks (@tsc) or mono ns to @to: two anchors 2 ms apart. */
+void usertp__clock_conv_init(struct usertp__clock_conv *cv, bool tsc, enum usertp__live_clock to);
+/* A reader's look: a new anchor if the newest is USERTP__CLOCK_ANCHOR_MS old. */
+void usertp__clock_conv_look(struct usertp__clock_conv *cv);
+/* @counter (as the buffers count) on the printed clock; records in counter order. */
+uint64_t usertp__clock_conv_apply(struct usertp__clock_conv *cv, uint64_t counter);
 
 #endif /* USERTP_TSC2NSEC_H */

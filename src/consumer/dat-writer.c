@@ -314,6 +314,10 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 					    "events are enabled");
 	if (!path || strlen(path) + 32 >= sizeof(w->dir))
 		return usertp__session_fail(s, -ENAMETOOLONG, "the output's name is too long");
+	if (!s->file_clock)
+		return usertp__session_fail(s, -EINVAL, "a file's clock is mono, x86-tsc or "
+					    "tsc2nsec; %s is for reading live",
+					    usertp__live_clock_name(s->conv.to));
 	ret = output_check(s, path);
 	if (ret)
 		return ret;

@@ -335,7 +335,7 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 	rec->struct_size = sizeof(*rec);
 	rec->pid = src->pid;
 	rec->cpu = cpu;
-	rec->ts = st->entry.ts;
+	rec->ts = usertp__clock_conv_apply(&s->conv, st->entry.ts);
 	rec->data = data;
 	rec->size = st->entry.size;
 	rec->id = -1;
@@ -450,6 +450,47 @@ static uint64_t page_to_session_ids(struct usertp_session *s, struct usertp__sou
 	return n;
 }
 
+/*
+ * @q's timestamps on the session's clock (s->conv), the records written again: the deltas
+ * of ticks become deltas of nanoseconds, never longer with a TSC of 1 GHz or more; a record
+ * that would not fit (a slower TSC) is left out, counted as lost before the page.
+ */
+static uint64_t page_to_session_clock(struct usertp_session *s, struct queued_page *q)
+{
+	static __thread unsigned char out[USERTP__KPAGE_SIZE];
+	struct usertp__kpage_iter it;
+	struct usertp__kpage_entry e;
+	struct usertp__kpage page = { .data = NULL };
+	uint64_t left_out = 0, first;
+
+	if (s->conv.identity)
+		return 0;
+	usertp__kpage_iter_init(&it, q->page.data, q->page.used);
+	while (usertp__kpage_iter_next(&it, &e) == 1) {
+		uint64_t ts = usertp__clock_conv_apply(&s->conv, e.ts);
+		void *at;
+
+		if (!page.data)
+			usertp__kpage_open(&page, out, ts);
+		at = usertp__kpage_add(&page, ts, e.size, USERTP__KPAGE_DATA);
+		if (at)
+			memcpy(at, e.data, e.size);
+		else
+			left_out++;
+	}
+	if (!page.data) {
+		memcpy(&first, q->page.data, 8);
+		usertp__kpage_open(&page, out, usertp__clock_conv_apply(&s->conv, first));
+	}
+	memcpy(q->page.data, out, USERTP__KPAGE_SIZE);
+	q->page.used = page.used;
+	if (left_out)
+		q->page.lost_before = q->page.lost_before == USERTP__KPAGE_LOST_UNKNOWN
+					      ? q->page.lost_before
+					      : q->page.lost_before + left_out;
+	return left_out;
+}
+
 /* The queued page with the smallest timestamp of all streams, if there is one now. */
 bool usertp__reader_give_page(struct usertp_session *s, struct usertp_page *page)
 {
@@ -488,6 +529,7 @@ bool usertp__reader_give_page(struct usertp_session *s, struct usertp_page *page
 				      .cpu = best_cpu, .data = q->page.data,
 				      .size = USERTP__KPAGE_SIZE,
 				      .events = page_to_session_ids(s, best, q) };
+	page->events -= page_to_session_clock(s, q);
 	usertp__kpage_seal(q->page.data, q->page.used, q->page.lost_before);
 	best->stats[best_cpu].read += page->events;
 	s->read[best_cpu] += page->events;

@@ -124,9 +124,12 @@ struct usertp__sink {
 struct usertp_session {
 	/* settings */
 	unsigned long kb;
-	bool overwrite, tsc, tracing;
+	bool overwrite, tracing;
+	bool tsc;	/* the buffers count the TSC: wherever it is invariant */
 	bool tsc2nsec;	/* ticks in the buffers, nanoseconds in the file (tsc2nsec.h) */
 	struct usertp__tsc_sample tsc_start; /* both clocks when the session began */
+	struct usertp__clock_conv conv; /* records read live: to the session's printed clock */
+	bool file_clock; /* a clock a file can have (mono, x86-tsc, tsc2nsec) */
 	unsigned int dat_version; /* of the trace.dat (usertp_session_set_dat_format()) */
 	bool dat_compress;
 	bool output_nofollow; /* the output is not opened through a symbolic link (--recover) */

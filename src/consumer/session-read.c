@@ -56,10 +56,6 @@ static int readable(struct usertp_session *s)
 {
 	if (!s->reader)
 		return usertp__session_fail(s, -EINVAL, "the session writes a file: no records to read");
-	if (s->tsc2nsec)
-		return usertp__session_fail(s, -EOPNOTSUPP, "tsc2nsec converts the TSC's ticks when "
-					    "the file is written: read a session live with mono or "
-					    "x86-tsc");
 	if (s->overwrite)
 		return usertp__session_fail(s, -EOPNOTSUPP, "an overwrite session is read at its end "
 							    "(usertp_session_write_dat())");

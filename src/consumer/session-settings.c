@@ -398,6 +398,23 @@ static int specs_change(struct usertp_session *s, const char *list, bool negate)
 	return ret;
 }
 
+int usertp__session_set_clock(struct usertp_session *s, const char *name)
+{
+	enum usertp__live_clock c;
+	const char *why;
+
+	if (usertp__live_clock_parse(name, s->tsc, &c, &why))
+		return usertp__session_fail(s, -EINVAL, "clock %s: %s", name, why);
+	if (c != s->conv.to)
+		usertp__clock_conv_init(&s->conv, s->tsc, c);
+	return 0;
+}
+
+bool usertp__session_counts_tsc(const struct usertp_session *s)
+{
+	return s->tsc;
+}
+
 void usertp__session_mount_mode(struct usertp_session *s,
 				void (*on_comm)(pid_t tid, const char *comm, void *arg), void *arg)
 {

@@ -130,6 +130,7 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 	usertp__ses_run_release(s, true);
 	/* (Before anything is taken: what comes after is newer, session-read.c.) */
 	s->looked_at = s->tsc ? usertp__rb_clock_tsc() : usertp__rb_clock_mono();
+	usertp__clock_conv_look(&s->conv);
 	watch_all(s);
 	if (timeout_ms)
 		epoll_wait(s->epoll_fd, events, 16, timeout_ms);
@@ -197,7 +198,9 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	struct usertp_session_options given = { .struct_size = sizeof(given) };
 	struct usertp_session *s;
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct usertp__clock_choice clock = { USERTP_RB_CLOCK_MONO, false };
+	struct usertp__clock_choice clock;
+	enum usertp__live_clock live;
+	bool file_clock = true;
 	const char *why_not;
 	char why[160];
 	int ret;
@@ -212,19 +215,33 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	opts = &given;
 	if (opts->buffer_kb > USERTP_RB_MAX_KB)
 		return -ERANGE;
-	/* (NULL is mono here: tsc2nsec is for a session that writes a file, and asked for.) */
-	if (opts->clock && usertp__clock_parse(opts->clock, &clock, &why_not))
+	/*
+	 * The buffers count the TSC wherever it is invariant, whatever is printed: a file
+	 * converts when it is read (tsc2nsec), a live reader as it reads (s->conv).  Files
+	 * take mono, x86-tsc and tsc2nsec; live readers the kernel's clocks of tsc2nsec.h.
+	 */
+	if (opts->clock && usertp__clock_parse(opts->clock, &clock, &why_not) &&
+	    usertp__live_clock_parse(opts->clock, usertp__tsc_invariant(), &live, &why_not))
 		return -EINVAL;
+	if (opts->clock && !usertp__live_clock_parse(opts->clock, usertp__tsc_invariant(), &live,
+						       &why_not))
+		file_clock = live == USERTP_LIVE_MONO || live == USERTP_LIVE_X86_TSC;
+	else
+		live = USERTP_LIVE_MONO; /* (tsc2nsec: mono nanoseconds) */
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->listen_fd = s->every_fd = s->wake_fd = s->epoll_fd = s->run_release = -1;
 	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
 	s->overwrite = opts->overwrite;
+	if (!file_clock || usertp__clock_parse(opts->clock, &clock, &why_not))
+		usertp__clock_parse(NULL, &clock, &why_not); /* (a clock files do not take) */
 	s->tsc = clock.buffers == USERTP_RB_CLOCK_TSC;
 	s->tsc2nsec = clock.tsc2nsec;
+	s->file_clock = file_clock;
 	if (s->tsc2nsec)
 		usertp__tsc_sample(&s->tsc_start);
+	usertp__clock_conv_init(&s->conv, s->tsc, live);
 	s->tracing = !opts->tracing_off;
 	s->nr_cpus = (unsigned int)get_nprocs_conf();
 	if (usertp__rb_size_check(s->nr_cpus, s->kb, why, sizeof(why))) {

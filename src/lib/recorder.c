@@ -9,7 +9,8 @@
  *			"*.dat" a trace.dat file for trace-cmd and KernelShark
  *	USERTP_BUFFER_KB per-CPU buffer in KiB (default 1408, the kernel's; rounded up to pages)
  *	USERTP_OVERWRITE 1: the oldest events go when full (default, as the kernel); 0: the newest
- *	USERTP_CLOCK	"mono" (CLOCK_MONOTONIC ns, default) or "x86-tsc" (raw TSC ticks, cheaper)
+ *	USERTP_CLOCK	"mono" (CLOCK_MONOTONIC ns, default: counted with the TSC where it is
+ *			invariant, as tsc2nsec), "x86-tsc" (raw TSC ticks) or "tsc2nsec"
  *
  * Recording starts in libusertp's constructor, before main(), and covers events of libraries
  * loaded later.  The output is written once: at exit() from any thread or a return from main
@@ -426,6 +427,7 @@ static bool output_writable(const char *path, char *why, size_t size)
 static bool read_settings(const char *events, unsigned long *kb, bool *overwrite)
 {
 	const char *output = secure_getenv("USERTP_OUTPUT"), *v;
+	struct usertp__clock_choice clock;
 	char why[160];
 	const char *problem;
 	size_t len;
@@ -466,16 +468,14 @@ static bool read_settings(const char *events, unsigned long *kb, bool *overwrite
 	if (v)
 		*overwrite = !strcmp(v, "1");
 	v = secure_getenv("USERTP_CLOCK");
-	if (v) {
-		struct usertp__clock_choice clock;
-
-		if (!*v || usertp__clock_parse(v, &clock, &problem))
-			return bad("USERTP_CLOCK", v, *v ? problem : "not mono, x86-tsc or tsc2nsec");
-		usertp__rb_clock_id = clock.buffers;
-		rec.tsc2nsec = clock.tsc2nsec;
-		if (rec.tsc2nsec)
-			usertp__tsc_sample(&rec.tsc_start);
-	}
+	if (v && (!*v || usertp__clock_parse(v, &clock, &problem)))
+		return bad("USERTP_CLOCK", v, *v ? problem : "not mono, x86-tsc or tsc2nsec");
+	if (!v)
+		usertp__clock_parse(NULL, &clock, &problem); /* mono: the TSC where invariant */
+	usertp__rb_clock_id = clock.buffers;
+	rec.tsc2nsec = clock.tsc2nsec;
+	if (rec.tsc2nsec)
+		usertp__tsc_sample(&rec.tsc_start);
 	return true;
 }
 

@@ -562,7 +562,7 @@ static int file_text(const struct node *n, struct open_file *f)
 		fprintf(out, "%d\n", usertp__instance_option(top, n->option));
 		break;
 	case NODE_TRACE_CLOCK:
-		fputs("[" USERTP__TFS_CLOCKS "]\n", out);
+		usertp__instance_clock_text(top, out);
 		break;
 	case NODE_TRACE_OPTIONS:
 		for (unsigned int k = 0; usertp__instance_option_name(k); k++)
@@ -1040,11 +1040,14 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		return (int)usertp__instance_mark(top, fuse_get_context()->pid, buf, size);
 	case NODE_TRACE_MARKER_RAW:
 		return (int)usertp__instance_mark_raw(top, fuse_get_context()->pid, buf, size);
-	case NODE_TRACE_CLOCK:
-		ret = usertp__tfs_clock(buf, size);
+	case NODE_TRACE_CLOCK: {
+		char name[32];
+
+		ret = usertp__tfs_clock(buf, size, name, sizeof(name));
 		if (!ret)
-			usertp__instance_clear(top, -1); /* (the kernel's clears, even for the same) */
+			ret = usertp__instance_set_clock(top, name);
 		break;
+	}
 	default:
 		return -EINVAL;
 	}

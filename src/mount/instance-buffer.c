@@ -250,7 +250,7 @@ static void print_line(const struct usertp__tlines *t, struct usertp__instance *
 		       struct held *h)
 {
 	usertp__tlines_line(t, usertp__inst_comm_get(in, h->tid), (int)h->tid, (int)h->pid, h->cpu,
-			    h->flags, h->ts, false, NULL,
+			    h->flags, h->ts, in->clock == USERTP_LIVE_X86_TSC, NULL,
 			    usertp__inst_held_text(in, h), true);
 }
 
@@ -556,27 +556,36 @@ int usertp__instance_set_buffer_kb(struct usertp__instance *in, int only, uint64
 	return 0;
 }
 
+/* A time of stats: seconds.microseconds, or a counter's ticks as they are (the kernel's). */
+static void stats_time(char *buf, size_t size, uint64_t ts, bool ticks)
+{
+	if (ticks)
+		snprintf(buf, size, "%llu", (unsigned long long)ts);
+	else
+		snprintf(buf, size, "%5llu.%06llu", (unsigned long long)(ts / 1000000000),
+			 (unsigned long long)(ts % 1000000000 / 1000));
+}
+
 char *usertp__instance_stats_text(struct usertp__instance *in, unsigned int cpu)
 {
-	struct timespec now;
 	const struct cpu_records *c;
-	char *text;
+	char *text, oldest[32], now[32];
+	bool ticks;
 	int n;
 
 	if (cpu >= in->nr_cpus)
 		return NULL;
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	pthread_mutex_lock(&in->lock);
+	ticks = in->clock == USERTP_LIVE_X86_TSC;
 	c = &in->cpus[cpu];
+	stats_time(oldest, sizeof(oldest), c->head ? c->head->ts : 0, ticks);
+	stats_time(now, sizeof(now), usertp__live_clock_now(in->clock), ticks);
 	n = asprintf(&text,
 		     "entries: %llu\noverrun: %llu\ncommit overrun: 0\nbytes: %llu\n"
-		     "oldest event ts: %5llu.%06llu\nnow ts: %5llu.%06lu\n"
+		     "oldest event ts: %s\nnow ts: %s\n"
 		     "dropped events: %llu\nread events: %llu\n",
 		     (unsigned long long)c->entries, (unsigned long long)c->overrun,
-		     (unsigned long long)c->bytes,
-		     (unsigned long long)(c->head ? c->head->ts / 1000000000 : 0),
-		     (unsigned long long)(c->head ? c->head->ts % 1000000000 / 1000 : 0),
-		     (unsigned long long)now.tv_sec, (unsigned long)now.tv_nsec / 1000,
+		     (unsigned long long)c->bytes, oldest, now,
 		     (unsigned long long)c->dropped, (unsigned long long)c->read);
 	pthread_mutex_unlock(&in->lock);
 	return n < 0 ? NULL : text;
@@ -586,13 +595,13 @@ char *usertp__instance_stats_text(struct usertp__instance *in, unsigned int cpu)
 static struct held *marker_new(struct usertp__instance *in, pid_t tid, unsigned int raw_size)
 {
 	struct held *h = calloc(1, sizeof(*h));
-	struct timespec now;
 	int cpu = sched_getcpu();
 
 	if (!h)
 		return NULL;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	h->ts = (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec;
+	pthread_mutex_lock(&in->lock);
+	h->ts = usertp__live_clock_now(in->clock);
+	pthread_mutex_unlock(&in->lock);
 	h->tid = tid;
 	h->pid = tid;
 	h->cpu = cpu >= 0 && (unsigned int)cpu < in->nr_cpus ? (unsigned int)cpu : 0;

@@ -26,6 +26,7 @@
 
 #include "filter.h"
 #include "instance.h"
+#include "tsc2nsec.h"
 #include "pid-list.h"
 
 /* A session's pages being written are looked at this often (usertp_session_next()). */
@@ -127,6 +128,7 @@ struct usertp__instance {
 	pthread_mutex_t tep_lock;
 	pthread_cond_t more; /* records came, or tracing changed */
 	struct usertp_session *session;
+	enum usertp__live_clock clock; /* trace_clock: what the session's records are read on */
 	pthread_t pump;
 	atomic_bool stop;
 	atomic_bool pumping; /* the pump holds apply (not a setting) */

@@ -798,6 +798,44 @@ int usertp__instance_set_tracing(struct usertp__instance *in, bool on)
 	return ret;
 }
 
+void usertp__instance_clock_text(struct usertp__instance *in, FILE *out)
+{
+	bool tsc = usertp__session_counts_tsc(in->session);
+	const char *sep = "";
+
+	pthread_mutex_lock(&in->lock);
+	for (unsigned int c = 0; c < USERTP_LIVE_NR; c++) {
+		if (c == USERTP_LIVE_X86_TSC && !tsc)
+			continue;
+		fprintf(out, c == in->clock ? "%s[%s]" : "%s%s", sep, usertp__live_clock_name(c));
+		sep = " ";
+	}
+	pthread_mutex_unlock(&in->lock);
+	fputc('\n', out);
+}
+
+int usertp__instance_set_clock(struct usertp__instance *in, const char *name)
+{
+	enum usertp__live_clock c;
+	const char *why;
+	int ret;
+
+	if (usertp__live_clock_parse(name, usertp__session_counts_tsc(in->session), &c, &why))
+		return -EINVAL;
+	pthread_mutex_lock(&in->apply);
+	ret = WITH_TEP(in, usertp__session_set_clock(in->session, name));
+	if (!ret) {
+		pthread_mutex_lock(&in->lock);
+		in->clock = c;
+		pthread_mutex_unlock(&in->lock);
+	}
+	pthread_mutex_unlock(&in->apply);
+	/* (The kernel's clears, even for the same clock.) */
+	if (!ret)
+		usertp__instance_clear(in, -1);
+	return ret;
+}
+
 bool usertp__instance_pause(struct usertp__instance *in)
 {
 	bool pause;

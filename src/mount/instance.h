@@ -141,6 +141,14 @@ int usertp__instance_set_tracing(struct usertp__instance *in, bool on);
 bool usertp__instance_pause(struct usertp__instance *in);
 void usertp__instance_resume(struct usertp__instance *in);
 
+/* trace_clock's text: the clocks the instance can print, the one it prints in brackets. */
+void usertp__instance_clock_text(struct usertp__instance *in, FILE *out);
+/*
+ * Print the records on clock @name from now (what is held goes, as the kernel's clears its
+ * buffer).  Return: 0 or -EINVAL (not a clock it can print).
+ */
+int usertp__instance_set_clock(struct usertp__instance *in, const char *name);
+
 /* --- the records -------------------------------------------------------------------------- */
 
 /*

@@ -73,9 +73,19 @@ int usertp__tfs_tracer(const char *buf, size_t len)
 	return is_word(buf, len, USERTP__TFS_TRACERS) ? 0 : -EINVAL;
 }
 
-int usertp__tfs_clock(const char *buf, size_t len)
+int usertp__tfs_clock(const char *buf, size_t len, char *name, size_t size)
 {
-	return is_word(buf, len, USERTP__TFS_CLOCKS) ? 0 : -EINVAL;
+	while (len && isspace((unsigned char)buf[len - 1]))
+		len--;
+	while (len && isspace((unsigned char)*buf)) {
+		buf++;
+		len--;
+	}
+	if (!len || len >= size || memchr(buf, 0, len))
+		return -EINVAL;
+	memcpy(name, buf, len);
+	name[len] = 0;
+	return 0;
 }
 
 char usertp__tfs_enable_state(size_t on, size_t total)

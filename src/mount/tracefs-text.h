@@ -60,12 +60,12 @@ int usertp__tfs_tracer(const char *buf, size_t len);
 #define USERTP__TFS_TRACERS "nop"
 
 /*
- * §10: a write to trace_clock: a clock's name, white space around it.  usertp's programs
- * stamp records with CLOCK_MONOTONIC, the kernel's "mono": the one clock listed.
- * Return: 0, or -EINVAL (any other text, or none).
+ * §10: a write to trace_clock: a clock's name, white space around it, into @name (@size
+ * bytes).  The clocks are those a live reader converts the programs' counter to
+ * (tsc2nsec.h): mono, mono_raw, boot, tai, and x86-tsc where the programs count the TSC.
+ * Return: 0, or -EINVAL (none, or too long: the name itself is checked by the session).
  */
-int usertp__tfs_clock(const char *buf, size_t len);
-#define USERTP__TFS_CLOCKS "mono"
+int usertp__tfs_clock(const char *buf, size_t len, char *name, size_t size);
 
 /* §5: the triggers usertp runs (the kernel's stacktrace, snapshot and hist are refused). */
 enum usertp__tfs_trigger_cmd {

@@ -548,12 +548,8 @@ static bool parse_options(int argc, char **argv)
 	uint64_t value;
 	int opt;
 
-	/*
-	 * mono, not usertp__clock_parse()'s default (tsc2nsec where the TSC is invariant): a
-	 * program has one clock for all its sessions, and the mount's and the consumer API's live
-	 * sessions read mono.
-	 */
-	rec.clock = (struct usertp__clock_choice){ USERTP_RB_CLOCK_MONO, false };
+	/* mono: tsc2nsec where the TSC is invariant (tsc2nsec.h) */
+	usertp__clock_parse(NULL, &rec.clock, &why);
 	while ((opt = getopt_long(argc, argv, "+e:f:o:b:P:aqC:s:hFc", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': {

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
 #include <usertp/consumer.h>
 
 #include "../harness.h"
@@ -841,6 +842,7 @@ static void case_pages(void)
 {
 	struct usertp_session *s = session();
 	struct usertp_page page = USERTP_STRUCT_INIT(usertp_page);
+	struct kbuffer *kb;
 	struct prog p;
 	long records = 0, pages = 0, bad = 0;
 	int ret;
@@ -850,41 +852,35 @@ static void case_pages(void)
 	OK(usertp_session_enable(s, "cons:cons_b"));
 	prog_cmd(&p, "fire 3000");
 	prog_end(&p); /* its last, partial page comes once it has ended */
+	/* Each page read as libtraceevent reads the kernel's (kbuffer). */
+	kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
 	while ((ret = usertp_session_next_page(s, &page, 1000)) == 1) {
-		const unsigned char *d = page.data;
+		unsigned long long ts, last = 0;
+		void *data;
 		uint64_t commit, used;
-		struct tep_record r = { 0 };
-		uint32_t off = 0;
 
 		pages++;
-		memcpy(&commit, d + 8, 8);
+		memcpy(&commit, (const unsigned char *)page.data + 8, 8);
 		used = commit & ((1ull << 30) - 1);
 		CHECK(page.size == 4096 && used <= 4080, "page %ld: size %u, used %llu", pages, page.size,
 		      (unsigned long long)used);
-		/* Each record: type_len 0 entries, common_type the session's cons_b. */
-		while (off + 8 <= used) {
-			uint32_t word, len;
-			int type;
+		kbuffer_load_subbuffer(kb, (void *)page.data);
+		/* Each record: common_type the session's cons_b; times in order. */
+		while ((data = kbuffer_read_event(kb, &ts))) {
+			struct tep_record r = { .data = data, .size = (int)kbuffer_event_size(kb) };
+			int type = tep_data_type(usertp_session_tep(s), &r);
 
-			memcpy(&word, d + 16 + off, 4);
-			if ((word & 31) == 30) { /* a time extend */
-				off += 8;
-				continue;
-			}
-			memcpy(&len, d + 16 + off + 4, 4);
-			if ((word & 31) || len < 4)
-				break;
-			r.data = (void *)(d + 16 + off + 8);
-			r.size = (int)len - 4;
-			type = tep_data_type(usertp_session_tep(s), &r);
 			bad += !tep_find_event(usertp_session_tep(s), type) ||
-			       strcmp(tep_find_event(usertp_session_tep(s), type)->name, "cons_b");
+			       strcmp(tep_find_event(usertp_session_tep(s), type)->name, "cons_b") ||
+			       ts < last;
+			last = ts;
 			records++;
-			off += 8 + ((len - 4 + 7) & ~7u);
+			kbuffer_next_event(kb, NULL);
 		}
 	}
+	kbuffer_free(kb);
 	CHECK(ret == -ENODATA, "next_page: %d", ret);
-	CHECK(records == 3000 && !bad, "pages: %ld records on %ld pages, %ld not cons_b", records, pages,
+	CHECK(records == 3000 && !bad, "pages: %ld records on %ld pages, %ld not cons_b or out of order", records, pages,
 	      bad);
 	usertp_session_free(s);
 }

@@ -265,7 +265,7 @@ rd "buffer_size_kb" "$t/buffer_size_kb"
 say "per_cpu/cpu0/stats" "$(sed 's/: .*//' "$t/per_cpu/cpu0/stats" | tr '\n' '|')"
 say "stats: ts as the kernel's" "$(grep -Ec '^(oldest event ts|now ts): +[0-9]+\.[0-9]{6}$' "$t/per_cpu/cpu0/stats")"
 
-# --- trace_clock (§10): usertp's records have one clock, mono --------------------------------
+# --- trace_clock (§10): mono, selected and read back (the rest: mount-trace-clock) -----------
 wr "trace_clock < mono" "$t/trace_clock" mono
 say "trace_clock: current" "$(sed 's/.*\[\(.*\)\].*/\1/' "$t/trace_clock")"
 for v in '  mono  ' '[mono]' nosuch ''; do

@@ -69,8 +69,8 @@ cat "$dir/out"
 
 # What cannot apply, and why.
 NOT_APPLICABLE='Basic trace clock test|Snapshot and tracing setting|Test trace_printk from module'
-#   Basic trace clock test: it writes `local` to trace_clock; usertp's records carry the clock
-#     the programs stamp them with, CLOCK_MONOTONIC, and trace_clock lists and takes only mono.
+#   Basic trace clock test: it selects each clock trace_clock lists (usertp's pass), then
+#     writes `local`, the kernel's sched_clock, which user space cannot read: refused.
 #   Snapshot and tracing setting: no snapshot buffer in usertp (the harness says UNSUPPORTED).
 #   Test trace_printk from module: a kernel module's trace_printk (UNRESOLVED: no module).
 results=$(grep -cE '^\[[0-9]+\] .*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]' "$dir/out" || true)

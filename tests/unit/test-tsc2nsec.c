@@ -88,8 +88,9 @@ static void names(void)
 	struct usertp__clock_choice c;
 	const char *why = NULL;
 
-	CHECK(!usertp__clock_parse("mono", &c, &why) && c.buffers == USERTP_RB_CLOCK_MONO &&
-	      !c.tsc2nsec && !strcmp(usertp__clock_name(&c), "mono"), "mono");
+	/* mono: CLOCK_MONOTONIC's nanoseconds, counted with the TSC where it is invariant. */
+	CHECK(!usertp__clock_parse("mono", &c, &why) && c.tsc2nsec == usertp__tsc_invariant() &&
+	      (c.buffers == USERTP_RB_CLOCK_TSC) == usertp__tsc_invariant(), "mono");
 	CHECK(usertp__clock_parse("boot", &c, &why) == -EINVAL && why &&
 	      strstr(why, "tsc2nsec"), "an unknown clock: %s", why ? why : "(accepted)");
 	CHECK(!usertp__clock_parse(NULL, &c, &why) &&
@@ -101,10 +102,74 @@ static void names(void)
 		      c.buffers == USERTP_RB_CLOCK_TSC, "tsc2nsec");
 }
 
+static uint64_t now_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A live reader's conversion (usertp__clock_conv): each clock a reader prints, from what the
+ * buffers count (the TSC here, or mono), against the clock read between two readings of the
+ * counter; at the start (two anchors 2 ms apart) and after 300 ms of looks.  Bounds loose for
+ * a loaded machine (a reading's error is some 10 ns): they fail on a wrong clock or rate.
+ */
+static void live(void)
+{
+	static const clockid_t ids[] = { CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME,
+					 CLOCK_TAI };
+	enum usertp__live_clock c;
+	const char *why = NULL;
+
+	CHECK(usertp__live_clock_parse("boot", false, &c, &why) == 0 && c == USERTP_LIVE_BOOT, "boot");
+	CHECK(usertp__live_clock_parse("x86-tsc", false, &c, &why) == -EINVAL, "x86-tsc of mono buffers");
+	CHECK(usertp__live_clock_parse("local", true, &c, &why) == -EINVAL && strstr(why, "mono_raw"),
+	      "local: %s", why);
+	for (int tsc = 0; tsc <= (int)usertp__tsc_invariant(); tsc++) {
+		for (unsigned int i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+			struct usertp__clock_conv cv;
+			uint64_t off[2], last = 0;
+
+			usertp__clock_conv_init(&cv, tsc, (enum usertp__live_clock)i);
+			for (int round = 0; round < 2; round++) {
+				for (int look = 0; round && look < 4; look++) {
+					struct timespec nap = { 0, 100 * 1000000 };
+
+					nanosleep(&nap, NULL);
+					usertp__clock_conv_look(&cv);
+				}
+				uint64_t before = tsc ? usertp__rb_clock_tsc() : now_of(CLOCK_MONOTONIC);
+				uint64_t t = now_of(ids[i]);
+				uint64_t after = tsc ? usertp__rb_clock_tsc() : now_of(CLOCK_MONOTONIC);
+				uint64_t got = usertp__clock_conv_apply(&cv, before + (after - before) / 2);
+
+				off[round] = absdiff(got, t);
+				CHECK(got >= last, "%s: back in time", usertp__live_clock_name(i));
+				last = got;
+			}
+			CHECK(off[0] < 20000 && off[1] < 5000, "%s from %s: %llu ns off at the start, %llu "
+			      "after 400 ms", usertp__live_clock_name(i), tsc ? "ticks" : "mono",
+			      (unsigned long long)off[0], (unsigned long long)off[1]);
+			/* Never back: an older count gives the last time again. */
+			CHECK(cv.identity || usertp__clock_conv_apply(&cv, 1) == last, "%s: an older count",
+			      usertp__live_clock_name(i));
+		}
+	}
+	if (usertp__tsc_invariant()) {
+		struct usertp__clock_conv cv;
+
+		usertp__clock_conv_init(&cv, true, USERTP_LIVE_X86_TSC);
+		CHECK(cv.identity && usertp__clock_conv_apply(&cv, 12345) == 12345, "x86-tsc: the ticks");
+	}
+}
+
 int main(void)
 {
 	fitted();
 	here();
 	names();
+	live();
 	return harness_done();
 }
