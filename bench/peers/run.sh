@@ -5,7 +5,9 @@
 # the same event (bench-common.h's payload: int, long, unsigned int, 9-character string) fired
 # by the same loop (peer-event.c, one program per tracer) through
 #
-#	usertp		the embedded recorder (USERTP_EVENTS), mono clock, x86-tsc and tsc2nsec
+#	usertp		the embedded recorder (USERTP_EVENTS): its default clock (mono
+#			nanoseconds, the TSC counted where it is invariant), x86-tsc, and mono
+#			read in each event (USERTP_TSC=0)
 #	LTTng-UST	a session with per-CPU buffers and its consumer daemon writing them to disk;
 #			a snapshot session (the embedded recorder's counterpart: buffers in
 #			memory, nothing written)
@@ -186,13 +188,13 @@ results=$keep/results.tsv counts=$keep/instr.tsv
 : >"$results"
 : >"$counts"
 run_case() {
-	case=$1 threads=$2 n=$fast prog=$bin/peer-usertp events= clock= lttng= marker=
+	case=$1 threads=$2 n=$fast prog=$bin/peer-usertp events= clock= tscoff= lttng= marker=
 	case $case in
 	loop) prog=$bin/peer-none ;;
 	usertp-disabled) ;;
 	usertp-mono) events="usertp_bench:*" ;;
 	usertp-tsc) events="usertp_bench:*" clock=x86-tsc ;;
-	usertp-tsc2nsec) events="usertp_bench:*" clock=tsc2nsec ;;
+	usertp-vdso) events="usertp_bench:*" tscoff=1 ;;
 	usertp-filter) events="usertp_bench:* if a >= 0 && b > 0" ;;
 	lttng-disabled) prog=$bin/peer-lttng ;;
 	lttng-consumer) prog=$bin/peer-lttng lttng=consumer ;;
@@ -221,7 +223,8 @@ run_case() {
 	rm -f "$tmp"/cg.out* "$dat"
 	set +e
 	# shellcheck disable=SC2086 # $cg is a command's words
-	env -u USERTP_EVENTS -u USERTP_CLOCK ${events:+"USERTP_EVENTS=$events"} ${clock:+"USERTP_CLOCK=$clock"} \
+	env -u USERTP_EVENTS -u USERTP_CLOCK -u USERTP_TSC ${events:+"USERTP_EVENTS=$events"} \
+		${clock:+"USERTP_CLOCK=$clock"} ${tscoff:+USERTP_TSC=0} \
 		USERTP_OUTPUT="$dat" USERTP_CONTROL=0 $standin \
 		$cg "$prog" --threads "$threads" ${marker:+--marker "$marker"} ${CG:+--callgrind} "$n" \
 		>"$out" 2>"$tmp/run.err"
@@ -256,8 +259,8 @@ run_case() {
 # --- The cases -----------------------------------------------------------------------------
 cases="loop usertp-disabled usertp-mono usertp-tsc usertp-filter"
 [ "$(uname -m)" = x86_64 ] || cases=$(echo "$cases" | sed 's/ usertp-tsc//')
-# tsc2nsec: the TSC read, CLOCK_MONOTONIC nanoseconds written (where the TSC is invariant)
-! grep -q '^flags.* constant_tsc.* nonstop_tsc' /proc/cpuinfo || cases="$cases usertp-tsc2nsec"
+# Where the TSC is invariant the default counts it: the vDSO's CLOCK_MONOTONIC beside it.
+! grep -q '^flags.* constant_tsc.* nonstop_tsc' /proc/cpuinfo || cases="$cases usertp-vdso"
 [ -z "$have_lttng" ] || cases="$cases lttng-disabled lttng-consumer lttng-snapshot lttng-filter"
 [ ! -x "$bin/peer-usdt" ] || cases="$cases usdt-disabled"
 [ -z "$uprobe" ] || cases="$cases usdt-uprobe"
@@ -309,9 +312,9 @@ awk -v counts="$counts" '
 		what["usertp-disabled"] = "usertp, disabled"
 		what["lttng-disabled"] = "LTTng-UST, disabled"
 		what["usdt-disabled"] = "USDT, disabled"
-		what["usertp-mono"] = "usertp, mono clock"
+		what["usertp-mono"] = "usertp, default clock (mono ns)"
 		what["usertp-tsc"] = "usertp, x86-tsc clock"
-		what["usertp-tsc2nsec"] = "usertp, tsc2nsec clock (mono ns written)"
+		what["usertp-vdso"] = "usertp, mono read per event (USERTP_TSC=0)"
 		what["lttng-consumer"] = "LTTng-UST, per-CPU + consumer"
 		what["lttng-snapshot"] = "LTTng-UST, snapshot"
 		what["usdt-uprobe"] = "USDT through a uprobe"
@@ -368,7 +371,7 @@ awk -v counts="$counts" '
 echo
 echo "x usertp: the median over the rounds of the case's time over usertp's of the same round"
 echo "(disabled sites against usertp disabled, filters against usertp's filter, the rest against"
-echo "usertp with the mono clock and as many threads).  Instructions: callgrind, one thread."
+echo "usertp with its default clock and as many threads).  Instructions: callgrind, one thread."
 [ ! -s "$keep/lttng.lost" ] || { echo "LTTng discarded events (its channels' count) in:"; cat "$keep/lttng.lost"; }
 echo
 } | say
