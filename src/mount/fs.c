@@ -6,10 +6,11 @@
  * that take none fail with EINVAL, as tracefs's do.  docs/mount-design.md has the plan; so
  * far: README, available_events, available_tracers, current_tracer, events/ with header_page,
  * header_event, the enable files and each event's format and id, and the top level's
- * set_event, tracing_on, trace and trace_pipe (instance.c).
+ * set_event, tracing_on, trace and trace_pipe (instance.c).  The requests are served by
+ * fs-loop.c's threads, which park reads of the pipes that would wait.
  */
 #define _GNU_SOURCE
-#define FUSE_USE_VERSION 312 /* 3.12: fuse_loop_mt() takes fuse_loop_cfg_*()'s settings */
+#define FUSE_USE_VERSION 312
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include "catalog.h"
 #include "instance.h"
 #include "fs.h"
+#include "fs-loop.h"
 #include "trace-dat.h"
 #include "tracefs-text.h"
 
@@ -689,7 +691,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 
 static bool request_interrupted(void)
 {
-	return fuse_interrupted();
+	return fuse_interrupted() || usertp__fs_loop_interrupted();
 }
 
 /*
@@ -1054,10 +1056,34 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 	return ret ? ret : (int)size;
 }
 
+/*
+ * An instance's notify: a poll() handle of libfuse's, or (its low bit set) a read parked by
+ * fs-loop.c.
+ */
 static void notify_poll(void *handle)
 {
+	if ((uintptr_t)handle & 1) {
+		usertp__fs_loop_wake((void *)((uintptr_t)handle & ~(uintptr_t)1));
+		return;
+	}
 	fuse_notify_poll(handle);
 	fuse_pollhandle_destroy(handle);
+}
+
+/* fs-loop.c asks: would this read of open file @fh wait?  Then its instance keeps @parked. */
+static bool park_read(uint64_t fh, void *parked)
+{
+	const struct open_file *f;
+	bool kept = false;
+
+	pthread_mutex_lock(&fs_lock);
+	for (f = open_files; f && (uint64_t)(uintptr_t)f != fh; f = f->next)
+		;
+	if (f && !f->nonblock && (f->kind == NODE_TRACE_PIPE || f->kind == NODE_TRACE_PIPE_RAW))
+		kept = usertp__instance_pipe_park(f->ti->inst, &f->pipe,
+						  (void *)((uintptr_t)parked | 1));
+	pthread_mutex_unlock(&fs_lock);
+	return kept;
 }
 
 /* The mount's id of an event a program recorded (instance.c: trace_pipe_raw's records). */
@@ -1249,7 +1275,6 @@ int usertp__mount_run(const char *mountpoint, const char *options,
 		      const struct usertp__mount_owner *owner, bool foreground)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
-	struct fuse_loop_config *loop = NULL;
 	struct fuse_session *se;
 	struct fuse *f = NULL;
 	char err[512] = "";
@@ -1272,20 +1297,19 @@ int usertp__mount_run(const char *mountpoint, const char *options,
 		ret = -1;
 		goto unmount;
 	}
-	ret = -1;
-	/* Requests are served by several threads: a slow one does not hold the others. */
-	loop = fuse_loop_cfg_create();
-	if (loop) {
-		fuse_loop_cfg_set_max_threads(loop, USERTP__MOUNT_MAX_THREADS);
-		ret = fuse_loop_mt(f, loop);
-		fuse_loop_cfg_destroy(loop);
-	}
+	/*
+	 * Requests are served by several threads: a slow one does not hold the others; a read of
+	 * a pipe that would wait holds none (fs-loop.c).
+	 */
+	ret = usertp__fs_loop_run(se, USERTP__MOUNT_MAX_THREADS,
+				  &(struct usertp__fs_loop_ops){ .park = park_read });
 	fuse_remove_signal_handlers(se);
 unmount:
 	fuse_unmount(f);
 out:
 	if (f)
 		fuse_destroy(f);
+	usertp__fs_loop_end();
 	fuse_opt_free_args(&args);
 	return ret;
 }

@@ -6,10 +6,11 @@
 #include <stdbool.h>
 
 /*
- * Threads serving requests at most, and how many of them may wait in reads of trace_pipe
- * and trace_pipe_raw that have nothing to give (each holds its thread until it has): the
- * rest serve every other file, however many readers wait.  A thread costs the mount about
- * 24 KB.
+ * Threads serving requests at most (a thread costs the mount about 24 KB).  A read of
+ * trace_pipe or trace_pipe_raw with nothing to give holds none: it is parked (fs-loop.c).
+ * One that cannot be (no memory, or another reader took the records in the instant between
+ * its check and its read) waits in its thread, within these shares: the rest
+ * serve every other file, however many such readers wait.
  */
 #define USERTP__MOUNT_MAX_THREADS 1024
 #define USERTP__MOUNT_MAX_PIPE_WAITERS (USERTP__MOUNT_MAX_THREADS - 64)

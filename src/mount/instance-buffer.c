@@ -185,6 +185,22 @@ static bool pipe_has(const struct usertp__instance *in, const struct usertp__pip
 	return (r && r->off < r->len) || oldest_cpu(in, only) >= 0;
 }
 
+/* Keep @handle for the next wake (under lock).  Return: false (no memory: not kept). */
+static bool poller_add(struct usertp__instance *in, void *handle)
+{
+	if (in->nr_pollers == in->cap_pollers) {
+		size_t cap = in->cap_pollers ? in->cap_pollers * 2 : 64;
+		void **more = realloc(in->pollers, cap * sizeof(*more));
+
+		if (!more)
+			return false;
+		in->pollers = more;
+		in->cap_pollers = cap;
+	}
+	in->pollers[in->nr_pollers++] = handle;
+	return true;
+}
+
 /* Wake what waits on the records (under lock). */
 void usertp__inst_wake(struct usertp__instance *in)
 {
@@ -497,12 +513,25 @@ bool usertp__instance_poll(struct usertp__instance *in, const struct usertp__pip
 
 	pthread_mutex_lock(&in->lock);
 	ready = pipe_has(in, r, r->cpu);
-	if (!ready && handle && in->nr_pollers < MAX_POLLERS)
-		in->pollers[in->nr_pollers++] = handle;
-	else if (handle)
+	if (!ready && handle && poller_add(in, handle))
+		handle = NULL; /* (kept) */
+	if (handle)
 		in->notify(handle); /* (ready, or no room to keep it: the caller looks again) */
 	pthread_mutex_unlock(&in->lock);
 	return ready;
+}
+
+bool usertp__instance_pipe_park(struct usertp__instance *in, const struct usertp__pipe_reader *r,
+				void *handle)
+{
+	bool parked = false;
+
+	pthread_mutex_lock(&in->lock);
+	/* (Not with records, nor at the end of a trace_pipe: tracing off, something given.) */
+	if (!pipe_has(in, r, r->cpu) && !(r->gave && !in->tracing))
+		parked = poller_add(in, handle);
+	pthread_mutex_unlock(&in->lock);
+	return parked;
 }
 
 /* --- buffer sizes, per-CPU stats, trace_marker ------------------------------------------- */

@@ -35,7 +35,6 @@
 #define PIPE_WAIT_MS 100
 /* The kernel's default buffer_size_kb (1408 asked, 1410 read back). */
 #define DEFAULT_BUFFER_KB 1410
-#define MAX_POLLERS 1024
 /* error_log keeps the last 8 errors, as the kernel's. */
 #define ERROR_LOG_MAX 8
 #define SYSTEM_FILTER_ERROR "Couldn't find or set field in one of a subsystem's events"
@@ -157,8 +156,9 @@ struct usertp__instance {
 	/* the pump's: events each program dropped on each CPU, as last counted */
 	uint64_t (*seen_dropped)[USERTP__INSTANCE_CPUS];
 	unsigned int nr_seen;
-	void *pollers[MAX_POLLERS];
-	size_t nr_pollers;
+	/* poll() handles and parked reads (fs-loop.c), each given to notify once */
+	void **pollers;
+	size_t nr_pollers, cap_pollers;
 	struct filter_file *filters;
 	size_t nr_filters;
 	struct soft_event *soft; /* (under lock; changed under apply too) */

@@ -168,6 +168,7 @@ void usertp__instance_free(struct usertp__instance *in)
 	pthread_mutex_lock(&in->lock);
 	usertp__inst_wake(in); /* (the pollers' handles are let go) */
 	pthread_mutex_unlock(&in->lock);
+	free(in->pollers);
 	usertp_session_free(in->session);
 	usertp__instance_clear(in, -1);
 	free(in->cpus);

@@ -190,6 +190,13 @@ ssize_t usertp__instance_raw_read(struct usertp__instance *in, struct usertp__pi
  */
 bool usertp__instance_poll(struct usertp__instance *in, const struct usertp__pipe_reader *r,
 			   void *handle);
+/*
+ * A read of trace_pipe or trace_pipe_raw that would wait (no record for it, and not the end
+ * of a trace_pipe): @handle is kept, given to notify() once when records come, tracing
+ * changes or the instance goes, and true returned.  False: it would not wait (or no memory).
+ */
+bool usertp__instance_pipe_park(struct usertp__instance *in, const struct usertp__pipe_reader *r,
+				void *handle);
 
 /* --- buffer_size_kb (§9), per_cpu/cpuN/stats, trace_marker (§15) --------------------------- */
 
