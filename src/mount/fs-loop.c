@@ -56,15 +56,17 @@ static struct {
 	uint64_t interrupts[64];	/* the last interrupts that found no parked read */
 	unsigned int next_interrupt;
 	unsigned int threads, idle;
-	bool exiting;
+	pthread_cond_t ended;	/* a thread ended */
+	atomic_bool exiting;	/* the session ended: threads end, waits end */
 	int wake_fd;		/* written when the ready queue gets a read */
-} loop = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1 };
+} loop = { .lock = PTHREAD_MUTEX_INITIALIZER, .ended = PTHREAD_COND_INITIALIZER, .wake_fd = -1 };
 
 static __thread bool serving_interrupted;
 
 bool usertp__fs_loop_interrupted(void)
 {
-	return serving_interrupted;
+	/* (At the end, a read that waits in its thread ends too: the session is gone.) */
+	return serving_interrupted || atomic_load(&loop.exiting);
 }
 
 static void parked_put(struct parked *p)
@@ -95,7 +97,7 @@ void usertp__fs_loop_wake(void *handle)
 	if (atomic_compare_exchange_strong(&p->state, &expected, READY)) {
 		pthread_mutex_lock(&loop.lock);
 		unlist(p);
-		if (loop.exiting) {
+		if (atomic_load(&loop.exiting)) {
 			pthread_mutex_unlock(&loop.lock);
 			parked_put(p); /* (ours: nobody serves it any more) */
 		} else {
@@ -223,7 +225,7 @@ static void grow(void)
 	pthread_attr_t attr;
 	pthread_t t;
 
-	if (loop.idle || loop.threads >= loop.max_threads || loop.exiting)
+	if (loop.idle || loop.threads >= loop.max_threads || atomic_load(&loop.exiting))
 		return;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -240,7 +242,7 @@ static void *worker(void *arg)
 	struct pollfd pfd[2] = { { fuse_session_fd(loop.se), POLLIN, 0 }, { loop.wake_fd, POLLIN, 0 } };
 
 	(void)arg;
-	while (!fuse_session_exited(loop.se)) {
+	while (!fuse_session_exited(loop.se) && !atomic_load(&loop.exiting)) {
 		struct parked *p = ready_pop();
 		int res;
 
@@ -287,11 +289,13 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&loop.lock);
 	}
 	free(buf.mem);
+	atomic_store(&loop.exiting, true);
+	(void)!write(loop.wake_fd, &(uint64_t){ 1 }, 8); /* (the others see the end too) */
 	pthread_mutex_lock(&loop.lock);
 	loop.threads--;
 	loop.idle--;
+	pthread_cond_broadcast(&loop.ended);
 	pthread_mutex_unlock(&loop.lock);
-	(void)!write(loop.wake_fd, &(uint64_t){ 1 }, 8); /* (the others see the end too) */
 	return NULL;
 }
 
@@ -312,18 +316,14 @@ int usertp__fs_loop_run(struct fuse_session *se, unsigned int max_threads,
 	loop.idle++;
 	pthread_mutex_unlock(&loop.lock);
 	worker(NULL);
-	/* The others end within a second (their poll's timeout) or at once (the wake). */
-	for (int i = 0; i < 300; i++) {
-		unsigned int left;
-
-		pthread_mutex_lock(&loop.lock);
-		loop.exiting = true;
-		left = loop.threads;
-		pthread_mutex_unlock(&loop.lock);
-		if (!left)
-			break;
-		usleep(10000);
-	}
+	/*
+	 * The others end at once (the wake), or once the request they serve is answered (a
+	 * read that waits in its thread: within 100 ms, usertp__fs_loop_interrupted()).
+	 */
+	pthread_mutex_lock(&loop.lock);
+	while (loop.threads)
+		pthread_cond_wait(&loop.ended, &loop.lock);
+	pthread_mutex_unlock(&loop.lock);
 	return 0;
 }
 
@@ -333,7 +333,7 @@ void usertp__fs_loop_end(void)
 
 	/* The reads still parked: their instances let them go (usertp__fs_loop_wake()). */
 	pthread_mutex_lock(&loop.lock);
-	loop.exiting = true;
+	atomic_store(&loop.exiting, true);
 	ready = loop.ready;
 	loop.ready = NULL;
 	loop.ready_tail = &loop.ready;
