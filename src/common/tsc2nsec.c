@@ -53,8 +53,8 @@ bool usertp__tsc_invariant(void)
 
 int usertp__clock_parse(const char *text, struct usertp__clock_choice *c, const char **why)
 {
-	/* mono is tsc2nsec where the TSC is invariant: the same nanoseconds, at a TSC's cost. */
-	if (!text || !*text || !strcmp(text, "mono")) {
+	/* The default: tsc2nsec where the TSC is invariant (the same nanoseconds as mono). */
+	if (!text || !*text) {
 		c->tsc2nsec = usertp__tsc_invariant();
 		c->buffers = c->tsc2nsec ? USERTP_RB_CLOCK_TSC : USERTP_RB_CLOCK_MONO;
 		return 0;

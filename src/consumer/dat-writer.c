@@ -321,6 +321,11 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 	ret = output_check(s, path);
 	if (ret)
 		return ret;
+	/* The file's clock: what the programs count from now (none has joined yet). */
+	s->tsc = s->file_choice.buffers == USERTP_RB_CLOCK_TSC;
+	s->tsc2nsec = s->file_choice.tsc2nsec;
+	if (s->tsc2nsec)
+		usertp__tsc_sample(&s->tsc_start);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;

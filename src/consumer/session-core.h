@@ -130,6 +130,7 @@ struct usertp_session {
 	struct usertp__tsc_sample tsc_start; /* both clocks when the session began */
 	struct usertp__clock_conv conv; /* records read live: to the session's printed clock */
 	bool file_clock; /* a clock a file can have (mono, x86-tsc, tsc2nsec) */
+	struct usertp__clock_choice file_choice; /* its buffers' and the file's, if so */
 	unsigned int dat_version; /* of the trace.dat (usertp_session_set_dat_format()) */
 	bool dat_compress;
 	bool output_nofollow; /* the output is not opened through a symbolic link (--recover) */

@@ -216,9 +216,11 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	if (opts->buffer_kb > USERTP_RB_MAX_KB)
 		return -ERANGE;
 	/*
-	 * The buffers count the TSC wherever it is invariant, whatever is printed: a file
-	 * converts when it is read (tsc2nsec), a live reader as it reads (s->conv).  Files
-	 * take mono, x86-tsc and tsc2nsec; live readers the kernel's clocks of tsc2nsec.h.
+	 * Read live, the buffers count the TSC wherever it is invariant, whatever is printed,
+	 * and each record is converted as it is read (s->conv: the kernel's clocks of
+	 * tsc2nsec.h).  A file takes mono (read in each event, as asked), x86-tsc and tsc2nsec
+	 * (the default where the TSC is invariant): its buffers are set when it is chosen
+	 * (usertp_session_write_dat()).
 	 */
 	if (opts->clock && usertp__clock_parse(opts->clock, &clock, &why_not) &&
 	    usertp__live_clock_parse(opts->clock, usertp__tsc_invariant(), &live, &why_not))
@@ -234,13 +236,11 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	s->listen_fd = s->every_fd = s->wake_fd = s->epoll_fd = s->run_release = -1;
 	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
 	s->overwrite = opts->overwrite;
-	if (!file_clock || usertp__clock_parse(opts->clock, &clock, &why_not))
-		usertp__clock_parse(NULL, &clock, &why_not); /* (a clock files do not take) */
+	if (!file_clock || usertp__clock_parse(opts->clock, &s->file_choice, &why_not))
+		usertp__clock_parse(NULL, &s->file_choice, &why_not); /* (files refuse it) */
+	usertp__clock_parse(NULL, &clock, &why_not);
 	s->tsc = clock.buffers == USERTP_RB_CLOCK_TSC;
-	s->tsc2nsec = clock.tsc2nsec;
 	s->file_clock = file_clock;
-	if (s->tsc2nsec)
-		usertp__tsc_sample(&s->tsc_start);
 	usertp__clock_conv_init(&s->conv, s->tsc, live);
 	s->tracing = !opts->tracing_off;
 	s->nr_cpus = (unsigned int)get_nprocs_conf();

@@ -9,8 +9,8 @@
  *			"*.dat" a trace.dat file for trace-cmd and KernelShark
  *	USERTP_BUFFER_KB per-CPU buffer in KiB (default 1408, the kernel's; rounded up to pages)
  *	USERTP_OVERWRITE 1: the oldest events go when full (default, as the kernel); 0: the newest
- *	USERTP_CLOCK	"mono" (CLOCK_MONOTONIC ns, default: counted with the TSC where it is
- *			invariant, as tsc2nsec), "x86-tsc" (raw TSC ticks) or "tsc2nsec"
+ *	USERTP_CLOCK	"mono" (CLOCK_MONOTONIC ns), "x86-tsc" (raw TSC ticks) or "tsc2nsec"
+ *			(the default where the TSC is invariant: ticks, written as mono ns)
  *
  * Recording starts in libusertp's constructor, before main(), and covers events of libraries
  * loaded later.  The output is written once: at exit() from any thread or a return from main

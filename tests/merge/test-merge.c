@@ -562,8 +562,7 @@ static size_t count_lines(const struct report *r, const char *needle)
 static void record(bool tsc, int jobs)
 {
 	char cmd[1024];
-	/* (mono nanoseconds in the buffers: USERTP_TSC=0, else mono is counted with the TSC) */
-	const char *clock = tsc ? "USERTP_CLOCK=x86-tsc" : "USERTP_CLOCK=mono USERTP_TSC=0";
+	const char *clock = tsc ? "USERTP_CLOCK=x86-tsc" : "USERTP_CLOCK=mono";
 
 	snprintf(cmd, sizeof(cmd),
 		 "cd %s && rm -f a.dat b.dat c.dat && "
