@@ -1393,6 +1393,48 @@ killed)
 	grep -q "^usertp record: 1 program, $n events" "$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
 	pkill -f "$producer -t 2 100000 4" || true
 	;;
+tracecmd-tools)
+	# trace-cmd's own split and convert on usertp's files (issue 24, item 5: rather than
+	# usertp commands of their own): the parts of a split by events, time and pages hold, one
+	# after the other, the original's lines, and usertp report prints each as trace-cmd
+	# does; convert takes a file to version 7 with zstd and a usertp zstd file back to 6,
+	# the lines unchanged.  The default clock (tsc2nsec's TSC2NSEC option) included.
+	trace-cmd split -h 2>&1 | grep -q 'split file up by n events' &&
+		trace-cmd convert -h 2>&1 | grep -q 'file-version' ||
+		{ echo "SKIP: this trace-cmd has no split or convert"; exit 77; }
+	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 20000 1 >"$dir/out" 2>"$dir/err" ||
+		{ cat "$dir/err"; fail=1; }
+	trace-cmd report -i "$dir/a.dat" 2>/dev/null | grep ' bench_event: ' >"$dir/orig.txt"
+	check_count "events recorded" "$(wc -l <"$dir/orig.txt")" "$(fired "$dir/out")"
+	for how in "-e 5000" "-m 100" "-p 20"; do
+		rm -f "$dir"/part.*
+		# shellcheck disable=SC2086 # $how: an option and its value
+		trace-cmd split -i "$dir/a.dat" $how -r -o "$dir/part" >/dev/null 2>&1 ||
+			{ echo "trace-cmd split $how failed"; fail=1; }
+		n=0
+		: >"$dir/parts.txt"
+		for part in $(ls "$dir"/part.* | sort -t. -k2 -n); do
+			n=$((n + 1))
+			same -i "$part"
+			trace-cmd report -i "$part" 2>/dev/null | grep ' bench_event: ' >>"$dir/parts.txt"
+		done
+		[ "$n" -ge 2 ] || { echo "split $how: $n parts"; fail=1; }
+		cmp -s "$dir/parts.txt" "$dir/orig.txt" || { echo "split $how: the parts' lines are not the original's"; fail=1; }
+	done
+	trace-cmd convert -i "$dir/a.dat" -o "$dir/v7.dat" --file-version 7 --compression zstd >/dev/null 2>&1 ||
+		{ echo "trace-cmd convert to 7 failed"; fail=1; }
+	"$usertp" record -q --compression zstd -e 'usertp_bench:*' -o "$dir/z.dat" -- "$producer" -t 2 20000 1 \
+		>/dev/null 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+	trace-cmd convert -i "$dir/z.dat" -o "$dir/v6.dat" --file-version 6 --compression none >/dev/null 2>&1 ||
+		{ echo "trace-cmd convert to 6 failed"; fail=1; }
+	for f in v7 v6; do
+		same -i "$dir/$f.dat"
+	done
+	"$usertp" report -i "$dir/v7.dat" | grep ' bench_event: ' | cmp -s - "$dir/orig.txt" ||
+		{ echo "convert to 7: not the original's lines"; fail=1; }
+	"$usertp" report -i "$dir/v6.dat" | grep -c ' bench_event: ' >"$dir/n6"
+	check_count "convert to 6: events" "$(cat "$dir/n6")" 20000
+	;;
 compressed)
 	# trace.dat version 7 (--file-version 7) and with zstd (--compression zstd, as trace-cmd 3
 	# writes by default): the events of version 6, read alike by trace-cmd and usertp report,
