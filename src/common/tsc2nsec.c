@@ -228,8 +228,12 @@ void usertp__clock_conv_init(struct usertp__clock_conv *cv, bool tsc, enum usert
 
 void usertp__clock_conv_look(struct usertp__clock_conv *cv)
 {
-	if (!cv->identity &&
-	    clock_ns(live_clocks[cv->to].id) - cv->ring[cv->newest].to >= USERTP__CLOCK_ANCHOR_MS * 1000000ull)
+	uint64_t since;
+
+	if (cv->identity)
+		return;
+	since = clock_ns(live_clocks[cv->to].id) - cv->ring[cv->newest].to;
+	if (since >= USERTP__CLOCK_ANCHOR_MS * 1000000ull)
 		anchor_add(cv);
 }
 
