@@ -351,6 +351,16 @@ USERTP_CONSUMER_EXPORT int usertp_session_set_dat_format(struct usertp_session *
 							 unsigned int version,
 							 const char *compression);
 
+/**
+ * usertp_session_set_dat_date() - with @date, the file's times are printed as wall-clock
+ * time, as with `trace-cmd record --date`: the file carries a DATE option, the difference
+ * between CLOCK_REALTIME and its clock when usertp_session_write_dat() starts it, which
+ * readers add.  Call it before usertp_session_write_dat().
+ * Return: 0, -EINVAL (the session's clock is x86-tsc: ticks, not nanoseconds), -EBUSY (after
+ * usertp_session_write_dat()).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_set_dat_date(struct usertp_session *s, bool date);
+
 /*
  * What the file holds, summed over programs: in all, and per CPU in the caller's arrays
  * (cpu_events and cpu_lost, max_cpus entries each, either may be NULL; CPUs past max_cpus are

@@ -285,10 +285,16 @@ const char *usertp__dat_clock_name(const struct usertp__dat_source *src)
 	return src->tsc2nsec ? "tsc2nsec" : src->raw_clock ? "x86-tsc" : "mono";
 }
 
-void usertp__dat_put_tsc2nsec(struct usertp__dat_out *o, const struct usertp__dat_source *src)
+void usertp__dat_put_time_options(struct usertp__dat_out *o, const struct usertp__dat_source *src)
 {
 	char offset[24];
 
+	if (src->date_offset_us) {
+		snprintf(offset, sizeof(offset), "0x%llx", (unsigned long long)src->date_offset_us);
+		put_u16(o, USERTP__DAT_OPTION_DATE);
+		put_u32(o, (uint32_t)strlen(offset) + 1);
+		put_str(o, offset);
+	}
 	if (!src->tsc2nsec)
 		return;
 	put_u16(o, USERTP__DAT_OPTION_TSC2NSEC);
@@ -338,7 +344,7 @@ uint64_t usertp__dat_put_header(struct usertp__dat_out *o, const struct usertp__
 	put_u16(o, USERTP__DAT_OPTION_TRACECLOCK);
 	put_u32(o, (uint32_t)clock_len + 1);
 	put_str(o, clock);
-	usertp__dat_put_tsc2nsec(o, src);
+	usertp__dat_put_time_options(o, src);
 	o->cpustat_at = src->cpu_stats ? o->pos : 0;
 	for (i = 0; src->cpu_stats && i < nr_cpus; i++) {
 		unsigned char opt[USERTP__DAT_CPUSTAT_MAX];

@@ -72,6 +72,8 @@ struct usertp__dat_source {
 	bool raw_clock;	      /* x86-tsc ticks rather than mono nanoseconds */
 	/* the ticks' conversion to mono nanoseconds (tsc2nsec.h), for readers; NULL: none */
 	const struct usertp__tsc2nsec *tsc2nsec;
+	/* usertp record --date: CLOCK_REALTIME less the file's clock, in us (0: no DATE option) */
+	uint64_t date_offset_us;
 	/* per CPU, for CPUSTAT options; NULL: none.  Fixed width: rewritable in place. */
 	const struct usertp__dat_cpu_stats *cpu_stats;
 	/* with kernel events: /proc/kallsyms and tracefs's printk_formats (NULL: none) */
@@ -169,10 +171,12 @@ size_t usertp__dat_trace_clock(char *buf, size_t size, const struct usertp__dat_
 /* The clock's name alone (version 7's BUFFER option). */
 const char *usertp__dat_clock_name(const struct usertp__dat_source *src);
 /*
- * With a conversion: the TSC2NSEC option (mult, shift, and 0: trace-cmd applies no offset
- * from it) and the OFFSET option (the nanoseconds to add, in text), in both versions.
+ * The options that make the file's times what readers print, in both versions: with a
+ * conversion, the TSC2NSEC option (mult, shift, and 0: trace-cmd applies no offset from it)
+ * and the OFFSET option (the nanoseconds to add, in text); with a date offset, the DATE
+ * option (trace-cmd record --date's: "0x" and the microseconds in hex).
  */
-void usertp__dat_put_tsc2nsec(struct usertp__dat_out *o, const struct usertp__dat_source *src);
+void usertp__dat_put_time_options(struct usertp__dat_out *o, const struct usertp__dat_source *src);
 
 /* Zeros up to the next page boundary: where the CPU data starts. */
 void usertp__dat_put_page_padding(struct usertp__dat_out *o);

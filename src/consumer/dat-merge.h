@@ -65,6 +65,7 @@ struct usertp__merge_input {
 	bool raw_clock;	      /* x86-tsc ticks instead of mono nanoseconds */
 	/* the ticks' conversion to mono nanoseconds (tsc2nsec.h) the file says; NULL: none */
 	const struct usertp__tsc2nsec *tsc2nsec;
+	uint64_t date_offset_us; /* the DATE option's (trace-dat.h); 0: none */
 	bool release_spools;  /* punch the spools' pages out as they are read: on a full disk
 			       * the file can then take the space they held (the spools are
 			       * used up) */

@@ -116,7 +116,7 @@ static void render_options(struct usertp__dat7 *w, struct usertp__dat_out *o)
 	put_u32(o, (uint32_t)clock_len + 1);
 	usertp__dat_put(o, clock, clock_len);
 	usertp__dat_put(o, "", 1);
-	usertp__dat_put_tsc2nsec(o, w->src);
+	usertp__dat_put_time_options(o, w->src);
 	put_u16(o, USERTP__DAT_OPTION_CPUCOUNT);
 	put_u32(o, 4);
 	put_u32(o, w->nr_cpus);

@@ -302,6 +302,44 @@ int usertp_session_set_dat_format(struct usertp_session *s, unsigned int version
 	return 0;
 }
 
+int usertp_session_set_dat_date(struct usertp_session *s, bool date)
+{
+	if (s->dat)
+		return usertp__session_fail(s, -EBUSY, "--date is chosen before the file");
+	if (date && s->file_clock && s->file_choice.buffers == USERTP_RB_CLOCK_TSC &&
+	    !s->file_choice.tsc2nsec)
+		return usertp__session_fail(s, -EINVAL, "--date needs a clock in nanoseconds "
+					    "(mono or tsc2nsec), not x86-tsc");
+	s->dat_date = date;
+	return 0;
+}
+
+/*
+ * CLOCK_REALTIME less CLOCK_MONOTONIC now, in microseconds (the DATE option's unit): the
+ * closest of a few readings of mono around realtime.
+ */
+static uint64_t realtime_offset_us(void)
+{
+	uint64_t best = UINT64_MAX, offset = 0;
+
+	for (int i = 0; i < 5; i++) {
+		struct timespec a, r, b;
+		uint64_t before, after, real;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		before = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+		after = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+		real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
+		if (after - before < best) {
+			best = after - before;
+			offset = (real - (before + (after - before) / 2)) / 1000;
+		}
+	}
+	return offset;
+}
+
 int usertp_session_write_dat(struct usertp_session *s, const char *path)
 {
 	struct usertp__writer *w;
@@ -326,6 +364,7 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 	s->tsc2nsec = s->file_choice.tsc2nsec;
 	if (s->tsc2nsec)
 		usertp__tsc_sample(&s->tsc_start);
+	s->date_offset_us = s->dat_date ? realtime_offset_us() : 0;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
@@ -350,8 +389,8 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 	s->dat = w;
 	s->sink = &dat_sink;
 	w->meta_fd = usertp__spool_meta_create(w->dir, s->nr_cpus, s->tsc,
-					       s->tsc2nsec ? &s->tsc_start : NULL, s->dat_version,
-					       s->dat_compress, path);
+					       s->tsc2nsec ? &s->tsc_start : NULL, s->date_offset_us,
+					       s->dat_version, s->dat_compress, path);
 	if (w->meta_fd < 0) {
 		ret = usertp__session_fail(s, w->meta_fd, "cannot write in %s: %s", w->dir,
 					   strerror(-w->meta_fd));
@@ -483,6 +522,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	in.overrun = overrun;
 	in.file_version = s->dat_version;
 	in.compress = s->dat_compress;
+	in.date_offset_us = s->date_offset_us;
 	if (reserve_fd >= 0 && ftruncate(reserve_fd, 0)) {
 		/* nothing to do: the space comes back when the spool directory goes */
 	}
@@ -789,6 +829,7 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 	}
 	s->dat_version = meta.dat_version;
 	s->dat_compress = meta.dat_compress;
+	s->date_offset_us = meta.date_offset_us;
 	s->output_nofollow = true;
 	if (!output)
 		output = meta.output;

@@ -133,6 +133,8 @@ struct usertp_session {
 	struct usertp__clock_choice file_choice; /* its buffers' and the file's, if so */
 	unsigned int dat_version; /* of the trace.dat (usertp_session_set_dat_format()) */
 	bool dat_compress;
+	bool dat_date;		  /* usertp_session_set_dat_date() */
+	uint64_t date_offset_us;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at the file's start, in us */
 	bool output_nofollow; /* the output is not opened through a symbolic link (--recover) */
 	char **specs;
 	unsigned int nr_specs;

@@ -65,10 +65,10 @@ static int put_record(int fd, const char *data, size_t len, const char *fmt, ...
 }
 
 int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc,
-			      const struct usertp__tsc_sample *tsc2nsec_start,
+			      const struct usertp__tsc_sample *tsc2nsec_start, uint64_t date_offset_us,
 			      unsigned int dat_version, bool dat_compress, const char *output)
 {
-	char path[4200], conv[160] = "", boot[40];
+	char path[4200], conv[200] = "", boot[40];
 	int fd, ret;
 
 	if (tsc2nsec_start) {
@@ -78,6 +78,9 @@ int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc,
 			 (unsigned long long)tsc2nsec_start->tsc,
 			 (unsigned long long)tsc2nsec_start->mono_ns, boot);
 	}
+	if (date_offset_us)
+		snprintf(conv + strlen(conv), sizeof(conv) - strlen(conv), " date=%llu",
+			 (unsigned long long)date_offset_us);
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_META);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -285,6 +288,12 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 			     !field_u64(line, "mono", UINT64_MAX, &meta->tsc_start.mono_ns) ||
 			     !field(line, "boot", false, meta->boot_id, sizeof(meta->boot_id)))) {
 				ret = bad(err, errlen, &c, "tsc2nsec without both clocks and the boot");
+				break;
+			}
+			if (strstr(line, " date=") &&
+			    (!field_u64(line, "date", UINT64_MAX / 1000, &meta->date_offset_us) ||
+			     !meta->date_offset_us)) {
+				ret = bad(err, errlen, &c, "a date offset that is not a number of us");
 				break;
 			}
 			meta->dat_version = 6;

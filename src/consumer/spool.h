@@ -13,8 +13,9 @@
  *			directory `usertp record --recover` turns into a valid trace.dat:
  *
  *	usertp-spool 1\n			first line
- *	recording cpus=C clock=mono|x86-tsc|tsc2nsec [tsc=T mono=NS boot=ID] [dat=6|7|7-zstd]
- *	          output=PATH\n			(tsc2nsec: both clocks at the start, on boot ID)
+ *	recording cpus=C clock=mono|x86-tsc|tsc2nsec [tsc=T mono=NS boot=ID] [date=US]
+ *	          [dat=6|7|7-zstd] output=PATH\n	(tsc2nsec: both clocks at the start, on boot
+ *						ID; --date: CLOCK_REALTIME - the clock, in us)
  *	source N pid=PID comm=COMM\n		(forked=M: a child of source M, whose events it has)
  *	event N id=ID system=SYS len=L\n	then the L bytes of the format text
  *	comms N len=L\n				then L bytes of "tid comm" lines (the latest count)
@@ -51,9 +52,12 @@ int usertp__spool_path(char *buf, size_t size, const char *dir, pid_t pid, unsig
 		      unsigned int cpu);
 
 /* Writing (errors are the caller's to notice: each returns 0 or a negative errno). */
-/* @tsc2nsec_start: with a conversion of ticks to write, both clocks at the start; else NULL. */
+/*
+ * @tsc2nsec_start: with a conversion of ticks to write, both clocks at the start; else NULL.
+ * @date_offset_us: --date's offset (0: none).
+ */
 int usertp__spool_meta_create(const char *dir, unsigned int nr_cpus, bool tsc,
-			      const struct usertp__tsc_sample *tsc2nsec_start,
+			      const struct usertp__tsc_sample *tsc2nsec_start, uint64_t date_offset_us,
 			      unsigned int dat_version, bool dat_compress, const char *output);
 int usertp__spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *comm, int forked_from);
 int usertp__spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
@@ -85,6 +89,7 @@ struct usertp__spool_meta {
 	bool tsc2nsec;		/* with tsc_start, on boot boot_id */
 	struct usertp__tsc_sample tsc_start;
 	char boot_id[40];
+	uint64_t date_offset_us; /* --date: the DATE option's microseconds (0: none) */
 	unsigned int dat_version; /* of the file (6 if the line does not say) */
 	bool dat_compress;
 	char output[4096];

@@ -67,8 +67,9 @@ static const char usage_text[] =
 	"  -c             follow: threads and children of listed threads are listed too\n"
 	"                 (the event-fork option; with --pid or -F)\n"
 	"  --overwrite    flight recorder: keep only the latest data, written at the end\n"
-	"  -C CLOCK       mono (default), x86-tsc (ticks) or tsc2nsec (ticks, written as\n"
-	"                 CLOCK_MONOTONIC nanoseconds; where the TSC is invariant)\n"
+	"  -C CLOCK       mono, x86-tsc (ticks) or tsc2nsec (ticks, written as\n"
+	"                 CLOCK_MONOTONIC nanoseconds; the default where the TSC is invariant)\n"
+	"  --date         times printed as wall-clock time (the file's DATE option)\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
 	"  -q             quiet: no status line, no summary (errors and warnings stay)\n"
 	"  --file-version N  trace.dat version 6 (default: every reader opens it) or 7\n"
@@ -100,6 +101,7 @@ static struct {
 	bool output_given;
 	unsigned int file_version; /* --file-version (0: not given) */
 	const char *compression;   /* --compression (NULL: not given) */
+	bool date;		   /* --date */
 
 	/* which specs are the kernel's (kernel_specs_check()) */
 	bool spec_kernel[MAX_SPECS];
@@ -532,7 +534,7 @@ static bool command_specs_check(void)
 static bool parse_options(int argc, char **argv)
 {
 	enum { OPT_OVERWRITE = 256, OPT_RECOVER, OPT_PID, OPT_NOTRACE_PID, OPT_FILE_VERSION,
-	       OPT_COMPRESSION, OPT_ALLOW_MISSING };
+	       OPT_COMPRESSION, OPT_ALLOW_MISSING, OPT_DATE };
 	static const struct option longopts[] = {
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
@@ -541,6 +543,7 @@ static bool parse_options(int argc, char **argv)
 		{ "file-version", required_argument, NULL, OPT_FILE_VERSION },
 		{ "compression", required_argument, NULL, OPT_COMPRESSION },
 		{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
+		{ "date", no_argument, NULL, OPT_DATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -679,6 +682,9 @@ static bool parse_options(int argc, char **argv)
 		case OPT_ALLOW_MISSING:
 			rec.allow_missing = true;
 			break;
+		case OPT_DATE:
+			rec.date = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
@@ -691,7 +697,7 @@ static bool parse_options(int argc, char **argv)
 		rec.cmd = argv + optind;
 	if (rec.recover) {
 		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all || rec.file_version ||
-		    rec.compression) {
+		    rec.compression || rec.date) {
 			fail("--recover DIR takes only -o FILE (the file's format is the recording's)");
 			return false;
 		}
@@ -715,6 +721,10 @@ static bool parse_options(int argc, char **argv)
 	}
 	if (rec.filter_cmd && !rec.cmd) {
 		fail("-F filters the command: give -- CMD");
+		return false;
+	}
+	if (rec.date && rec.clock.buffers == USERTP_RB_CLOCK_TSC && !rec.clock.tsc2nsec) {
+		fail("--date needs a clock in nanoseconds (mono or tsc2nsec), not x86-tsc");
 		return false;
 	}
 	if (!kernel_specs_check())
@@ -818,8 +828,9 @@ static bool start(void)
 		return false;
 	}
 	usertp_session_set_log(rec.session, session_log, NULL);
-	if (rec.file_version &&
-	    usertp_session_set_dat_format(rec.session, rec.file_version, rec.compression)) {
+	if ((rec.file_version &&
+	     usertp_session_set_dat_format(rec.session, rec.file_version, rec.compression)) ||
+	    (rec.date && usertp_session_set_dat_date(rec.session, true))) {
 		fail("%s", usertp_session_error(rec.session));
 		return false;
 	}

@@ -75,8 +75,8 @@ static char *round_trip(size_t *len)
 	struct usertp__spool_meta meta;
 	struct usertp__tsc_sample start = { 123456789012345ull, 987654321ull };
 	char boot[40] = "unknown";
-	int fd = usertp__spool_meta_create(dir, 4, true, &start, 7, true,
-					   "/tmp/with space=and.dat tsc=1 mono=2 boot=x");
+	int fd = usertp__spool_meta_create(dir, 4, true, &start, 1795000000123456ull, 7, true,
+					   "/tmp/with space=and.dat tsc=1 mono=2 boot=x date=3");
 
 	CHECK(fd >= 0, "create: %d", fd);
 	if (fd < 0)
@@ -90,9 +90,11 @@ static char *round_trip(size_t *len)
 	close(fd);
 	CHECK(!read_meta(&meta), "the recorder's own meta file refused");
 	CHECK(meta.nr_cpus == 4 && meta.tsc && meta.dat_version == 7 && meta.dat_compress &&
-	      !strcmp(meta.output, "/tmp/with space=and.dat tsc=1 mono=2 boot=x"),
+	      !strcmp(meta.output, "/tmp/with space=and.dat tsc=1 mono=2 boot=x date=3"),
 	      "recording: %u %d %u %d %s", meta.nr_cpus, meta.tsc, meta.dat_version,
 	      meta.dat_compress, meta.output);
+	CHECK(meta.date_offset_us == 1795000000123456ull, "date: %llu",
+	      (unsigned long long)meta.date_offset_us);
 	/* tsc2nsec: both clocks at the start and this boot (not the output's look-alikes). */
 	usertp__proc_boot_id(boot, sizeof(boot));
 	CHECK(meta.tsc2nsec && meta.tsc_start.tsc == start.tsc &&
@@ -169,6 +171,12 @@ static void hostile(void)
 		{ "usertp-spool 1\nrecording cpus=1 clock=tsc2nsec tsc=1 mono=x boot=b output=x\n", 1 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=tsc2nsec output=x tsc=1 mono=2 boot=b\n", 1 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=tsc2nsec tsc=1 mono=2 boot=b output=x\n", 0 },
+		/* --date's offset: a number of us, not 0; one in the output's name is not it */
+		{ "usertp-spool 1\nrecording cpus=1 clock=mono date=x output=x\n", 1 },
+		{ "usertp-spool 1\nrecording cpus=1 clock=mono date=0 output=x\n", 1 },
+		{ "usertp-spool 1\nrecording cpus=1 clock=mono date=99999999999999999999 output=x\n", 1 },
+		{ "usertp-spool 1\nrecording cpus=1 clock=mono date=1795000000000000 output=x\n", 0 },
+		{ "usertp-spool 1\nrecording cpus=1 clock=mono output=x date=x\n", 0 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=mono output=x\nsource 0 pid=1 forked=0 comm=a\n", 1 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=mono output=x\nsource 1 pid=1 comm=a\n", 1 },
 		{ "usertp-spool 1\nrecording cpus=1 clock=mono output=x\nsource 0 pid=-1 comm=a\n", 1 },
