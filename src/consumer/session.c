@@ -198,9 +198,9 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	struct usertp_session_options given = { .struct_size = sizeof(given) };
 	struct usertp_session *s;
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct usertp__clock_choice clock;
-	enum usertp__live_clock live;
-	bool file_clock = true;
+	struct usertp__clock_choice file_choice = { USERTP_RB_CLOCK_MONO, false }, live_buffers;
+	enum usertp__live_clock live = USERTP_LIVE_MONO; /* (no clock, tsc2nsec: mono read live) */
+	bool file_ok, live_ok;
 	const char *why_not;
 	char why[160];
 	int ret;
@@ -222,25 +222,21 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	 * (the default where the TSC is invariant): its buffers are set when it is chosen
 	 * (usertp_session_write_dat()).
 	 */
-	if (opts->clock && usertp__clock_parse(opts->clock, &clock, &why_not) &&
-	    usertp__live_clock_parse(opts->clock, usertp__tsc_invariant(), &live, &why_not))
+	file_ok = !usertp__clock_parse(opts->clock, &file_choice, &why_not);
+	live_ok = opts->clock && !usertp__live_clock_parse(opts->clock, usertp__tsc_invariant(),
+							   &live, &why_not);
+	if (!file_ok && !live_ok)
 		return -EINVAL;
-	if (opts->clock && !usertp__live_clock_parse(opts->clock, usertp__tsc_invariant(), &live,
-						       &why_not))
-		file_clock = live == USERTP_LIVE_MONO || live == USERTP_LIVE_X86_TSC;
-	else
-		live = USERTP_LIVE_MONO; /* (tsc2nsec: mono nanoseconds) */
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->listen_fd = s->every_fd = s->wake_fd = s->epoll_fd = s->run_release = -1;
 	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
 	s->overwrite = opts->overwrite;
-	if (!file_clock || usertp__clock_parse(opts->clock, &s->file_choice, &why_not))
-		usertp__clock_parse(NULL, &s->file_choice, &why_not); /* (files refuse it) */
-	usertp__clock_parse(NULL, &clock, &why_not);
-	s->tsc = clock.buffers == USERTP_RB_CLOCK_TSC;
-	s->file_clock = file_clock;
+	s->file_clock = file_ok; /* (else usertp_session_write_dat() refuses) */
+	s->file_choice = file_choice;
+	usertp__clock_parse(NULL, &live_buffers, &why_not);
+	s->tsc = live_buffers.buffers == USERTP_RB_CLOCK_TSC;
 	usertp__clock_conv_init(&s->conv, s->tsc, live);
 	s->tracing = !opts->tracing_off;
 	s->nr_cpus = (unsigned int)get_nprocs_conf();
