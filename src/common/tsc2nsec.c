@@ -91,19 +91,34 @@ static uint64_t tsc_ordered(void)
 #endif
 }
 
-void usertp__tsc_sample(struct usertp__tsc_sample *s)
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void usertp__clock_pair(bool tsc, clockid_t to, int tries, uint64_t *counter, uint64_t *to_ns)
 {
 	uint64_t best = UINT64_MAX;
 
-	for (int i = 0; i < 7; i++) {
-		uint64_t before = tsc_ordered(), mono = usertp__rb_clock_mono(), after = tsc_ordered();
+	for (int i = 0; i < tries; i++) {
+		uint64_t before = tsc ? tsc_ordered() : clock_ns(CLOCK_MONOTONIC);
+		uint64_t t = clock_ns(to);
+		uint64_t after = tsc ? tsc_ordered() : clock_ns(CLOCK_MONOTONIC);
 
 		if (after - before < best) {
 			best = after - before;
-			s->tsc = before + (after - before) / 2;
-			s->mono_ns = mono;
+			*counter = before + (after - before) / 2;
+			*to_ns = t;
 		}
 	}
+}
+
+void usertp__tsc_sample(struct usertp__tsc_sample *s)
+{
+	usertp__clock_pair(true, CLOCK_MONOTONIC, 7, &s->tsc, &s->mono_ns);
 }
 
 bool usertp__tsc2nsec_fit(const struct usertp__tsc_sample *a, const struct usertp__tsc_sample *b,
@@ -168,35 +183,9 @@ int usertp__live_clock_parse(const char *name, bool tsc, enum usertp__live_clock
 	return -EINVAL;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t usertp__live_clock_now(enum usertp__live_clock c)
 {
 	return c == USERTP_LIVE_X86_TSC ? tsc_ordered() : clock_ns(live_clocks[c].id);
-}
-
-/* Both read at one moment: the counter just before and just after the clock, averaged. */
-static void anchor_read(const struct usertp__clock_conv *cv, struct usertp__clock_anchor *a)
-{
-	uint64_t best = UINT64_MAX;
-
-	for (int i = 0; i < 5; i++) {
-		uint64_t before = cv->tsc ? tsc_ordered() : clock_ns(CLOCK_MONOTONIC);
-		uint64_t to = clock_ns(live_clocks[cv->to].id);
-		uint64_t after = cv->tsc ? tsc_ordered() : clock_ns(CLOCK_MONOTONIC);
-
-		if (after - before < best) {
-			best = after - before;
-			a->counter = before + (after - before) / 2;
-			a->to = to;
-		}
-	}
 }
 
 static void anchor_add(struct usertp__clock_conv *cv)
@@ -204,7 +193,7 @@ static void anchor_add(struct usertp__clock_conv *cv)
 	struct usertp__clock_anchor a;
 	unsigned int at = cv->nr ? (cv->newest + 1) % USERTP__CLOCK_ANCHORS : 0;
 
-	anchor_read(cv, &a);
+	usertp__clock_pair(cv->tsc, live_clocks[cv->to].id, 5, &a.counter, &a.to);
 	if (cv->nr && (a.counter <= cv->ring[cv->newest].counter || a.to <= cv->ring[cv->newest].to))
 		return; /* (no time between them to take a rate from) */
 	cv->ring[at] = a;

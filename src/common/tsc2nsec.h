@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "ring-buffer.h"
 
@@ -48,6 +49,12 @@ struct usertp__tsc_sample {
 };
 /* Read both, the best of a few tries (the one whose two TSC reads are closest). */
 void usertp__tsc_sample(struct usertp__tsc_sample *s);
+/*
+ * The one way both clocks are read at one moment: clock @to (nanoseconds) read between two
+ * readings of the counter (the TSC with @tsc, else CLOCK_MONOTONIC's nanoseconds), the
+ * counter taken as their middle; the best of @tries (the closest pair).
+ */
+void usertp__clock_pair(bool tsc, clockid_t to, int tries, uint64_t *counter, uint64_t *to_ns);
 
 /* ns = (ticks * mult >> shift) + offset, as trace.dat's options hold it. */
 struct usertp__tsc2nsec {

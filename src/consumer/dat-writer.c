@@ -314,30 +314,13 @@ int usertp_session_set_dat_date(struct usertp_session *s, bool date)
 	return 0;
 }
 
-/*
- * CLOCK_REALTIME less CLOCK_MONOTONIC now, in microseconds (the DATE option's unit): the
- * closest of a few readings of mono around realtime.
- */
+/* CLOCK_REALTIME less CLOCK_MONOTONIC now, in microseconds (the DATE option's unit). */
 static uint64_t realtime_offset_us(void)
 {
-	uint64_t best = UINT64_MAX, offset = 0;
+	uint64_t mono, real;
 
-	for (int i = 0; i < 5; i++) {
-		struct timespec a, r, b;
-		uint64_t before, after, real;
-
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		clock_gettime(CLOCK_REALTIME, &r);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		before = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
-		after = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
-		real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
-		if (after - before < best) {
-			best = after - before;
-			offset = (real - (before + (after - before) / 2)) / 1000;
-		}
-	}
-	return offset;
+	usertp__clock_pair(false, CLOCK_REALTIME, 5, &mono, &real);
+	return (real - mono) / 1000;
 }
 
 int usertp_session_write_dat(struct usertp_session *s, const char *path)

@@ -56,15 +56,21 @@ ssize_t usertp__tfs_set_event_write(const char *buf, size_t len, const struct us
 	return taken;
 }
 
+/* @buf, @len without the white space around it. */
+static void trim(const char **buf, size_t *len)
+{
+	while (*len && isspace((unsigned char)(*buf)[*len - 1]))
+		(*len)--;
+	while (*len && isspace((unsigned char)**buf)) {
+		(*buf)++;
+		(*len)--;
+	}
+}
+
 /* Is @buf, white space around it, the word @word? */
 static bool is_word(const char *buf, size_t len, const char *word)
 {
-	while (len && isspace((unsigned char)buf[len - 1]))
-		len--;
-	while (len && isspace((unsigned char)*buf)) {
-		buf++;
-		len--;
-	}
+	trim(&buf, &len);
 	return len == strlen(word) && !memcmp(buf, word, len);
 }
 
@@ -75,12 +81,7 @@ int usertp__tfs_tracer(const char *buf, size_t len)
 
 int usertp__tfs_clock(const char *buf, size_t len, char *name, size_t size)
 {
-	while (len && isspace((unsigned char)buf[len - 1]))
-		len--;
-	while (len && isspace((unsigned char)*buf)) {
-		buf++;
-		len--;
-	}
+	trim(&buf, &len);
 	if (!len || len >= size || memchr(buf, 0, len))
 		return -EINVAL;
 	memcpy(name, buf, len);
