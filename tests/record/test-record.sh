@@ -52,18 +52,27 @@ wait_gone() {
 	wait_until "process $1 to end" sh -c "! kill -0 $1"
 }
 
-# killed_recorder: a recorder of the bench producer SIGKILLed once its spool holds 16 pages (1000
-# events or more, whenever the kill comes after); $rec its pid, $spool what it left
+# killed_recorder [NAME [MIN_BYTES [RECORD-OPTION...]]]: a recorder (writing $dir/NAME.dat,
+# default a) of the bench producer SIGKILLed once its spool holds MIN_BYTES (default 16 pages:
+# 1000 events or more, whenever the kill comes after), then its program killed too; $rec its
+# pid, $spool what it left.  The program fires until it is killed, from one thread, so the
+# kill never comes after its end (before: two threads for 4 s busy-waited both cores of a
+# loaded machine, the recorder lost most events, the program ended before 16 pages were
+# spooled and the wait timed out).
 killed_recorder() {
-	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 100000 4 >"$dir/out" 2>"$dir/err" &
+	name=${1:-a} min=${2:-65536}
+	shift $(($# < 2 ? $# : 2))
+	"$usertp" record -q "$@" -e 'usertp_bench:*' -o "$dir/$name.dat" -- "$producer" -t 1 20000 3600 >"$dir/out" 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
-	wait_dump='ls -la "$dir" "$dir"/a.dat.spool-*; cat "$dir/err" "$dir/out"; ps -ef | grep -v grep | grep -F "$producer"'
-	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
+	wait_dump='ls -la "$dir" "$dir"/$name.dat.spool-*; cat "$dir/err" "$dir/out"; ps -ef | grep -v grep | grep -F "$producer"'
+	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/$name.dat.spool-*/*.cpu* 2>/dev/null | wc -c) -ge $min ]"
 	wait_dump=
+	program=$(pgrep -P "$rec" || true)
 	kill -KILL "$rec"
-	wait "$rec" || true
-	spool=$(ls -d "$dir"/a.dat.spool-*)
+	wait "$rec" 2>/dev/null || true
+	[ -z "$program" ] || kill -KILL "$program" 2>/dev/null || true
+	spool=$(ls -d "$dir"/$name.dat.spool-*)
 }
 
 # wait_file PATTERN: a file matching it exists (the recorder's spool of a program: its session
@@ -1391,7 +1400,6 @@ killed)
 	n=$(count "$dir/report.txt" " bench_event: ")
 	[ "$n" -ge 1000 ] || { echo "only $n events recovered"; fail=1; }
 	grep -q "^usertp record: 1 program, $n events" "$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
-	pkill -f "$producer -t 2 100000 4" || true
 	;;
 date)
 	# --date (issue 24, item 5, as trace-cmd record --date): the file's DATE option makes
@@ -1416,13 +1424,7 @@ date)
 	to=$(($(date +%s) + 1))
 	in_range "$dir/d6.dat" "$from" "$to"
 	in_range "$dir/d7.dat" "$from" "$to"
-	"$usertp" record -q --date -e 'usertp_bench:*' -o "$dir/k.dat" -- "$producer" -t 2 100000 4 >/dev/null 2>"$dir/err" &
-	rec=$!
-	bg "$rec"
-	wait_until "a spool with the first events" sh -c "[ \$(cat '$dir'/k.dat.spool-*/*.cpu* 2>/dev/null | wc -c) -ge 4096 ]"
-	kill -KILL "$rec"
-	wait "$rec" 2>/dev/null || true
-	pkill -f "$producer -t 2 100000 4" || true
+	killed_recorder k 4096 --date
 	"$usertp" record --recover "$(ls -d "$dir"/k.dat.spool-*)" -o "$dir/k.dat" 2>"$dir/err" ||
 		{ echo "--recover failed:"; cat "$dir/err"; fail=1; }
 	same -i "$dir/k.dat"
@@ -1529,13 +1531,7 @@ compressed)
 		[ ! -e "$dir/bad.dat" ] && [ ! -s "$dir/out" ] || { echo "${bad%%:*}: something ran"; fail=1; }
 	done
 	# A recorder killed: --recover writes the format it was writing.
-	"$usertp" record -q --compression zstd -e 'usertp_bench:*' -o "$dir/k.dat" -- "$producer" -t 2 100000 4 \
-		>"$dir/out" 2>"$dir/err" &
-	rec=$!
-	bg "$rec"
-	wait_until "a spool with pages" sh -c "[ \$(cat '$dir'/k.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
-	kill -KILL "$rec"
-	wait "$rec" || true
+	killed_recorder k 65536 --compression zstd
 	set +e
 	"$usertp" record --recover "$(ls -d "$dir"/k.dat.spool-*)" --compression none 2>"$dir/err-rec"
 	status=$?
@@ -1546,7 +1542,6 @@ compressed)
 	report "$dir/k.dat"
 	n=$(count "$dir/report.txt" " bench_event: ")
 	[ "$n" -ge 1000 ] || { echo "only $n events recovered"; fail=1; }
-	pkill -f "$producer -t 2 100000 4" || true
 	;;
 big-buffers)
 	# The largest -b: a program starts at once (its buffers are populated as they are first
