@@ -865,11 +865,7 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 out:
 	for (unsigned int i = 0; i < n; i++) {
 		writer_source_free(sources[i]);
-		for (unsigned int e = 0; e < sources[i]->nr_events; e++) {
-			free((char *)sources[i]->events[e].system);
-			free((char *)sources[i]->events[e].format);
-		}
-		free(sources[i]->events);
+		usertp__source_free_formats(sources[i]);
 		free(sources[i]->comms);
 		free(sources[i]);
 	}

@@ -60,7 +60,28 @@ bool usertp__source_has_event(const struct usertp__source *src, unsigned int id)
 	return false;
 }
 
-/* Keep @format as the format of event @id (of @system) of @src. */
+bool usertp__source_refused(const struct usertp__source *src, unsigned int id)
+{
+	for (unsigned int i = 0; i < src->nr_refused; i++)
+		if (src->refused[i] == id)
+			return true;
+	return false;
+}
+
+void usertp__source_free_formats(struct usertp__source *src)
+{
+	for (unsigned int e = 0; e < src->nr_events; e++) {
+		free((char *)src->events[e].system);
+		free((char *)src->events[e].format);
+	}
+	free(src->events);
+	src->events = NULL;
+	src->nr_events = 0;
+	free(src->refused);
+	src->refused = NULL;
+	src->nr_refused = 0;
+}
+
 void usertp__source_keep_format(struct usertp_session *s, struct usertp__source *src,
 				unsigned int id, const char *system, const char *format)
 {
@@ -69,8 +90,17 @@ void usertp__source_keep_format(struct usertp_session *s, struct usertp__source 
 
 	/* Another user's program is not trusted: a format is checked before it goes anywhere. */
 	if (!usertp__format_check(format, strlen(format), why, sizeof(why))) {
+		unsigned int *more;
+
+		if (usertp__source_refused(src, id))
+			return;
 		usertp__session_log(s, "%s: the format of event %u is refused (%s); its records "
 				       "come without one", src->name, id, why);
+		more = realloc(src->refused, (src->nr_refused + 1) * sizeof(*more));
+		if (more) {
+			src->refused = more;
+			src->refused[src->nr_refused++] = id;
+		}
 		return;
 	}
 	ev = realloc(src->events, (src->nr_events + 1) * sizeof(*ev));

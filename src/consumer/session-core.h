@@ -69,6 +69,8 @@ struct usertp__source {
 	struct usertp_cpu_stats *stats; /* per CPU */
 	struct usertp__merge_event *events; /* the formats of the events it records */
 	unsigned int nr_events;
+	unsigned int *refused;	     /* ids of events whose formats were refused */
+	unsigned int nr_refused;
 	char *comms;	     /* "tid comm" lines */
 	struct usertp__source *forked_from; /* the parent whose image it runs (until it execs) */
 	struct usertp__spool *spools;	    /* file mode: per CPU */
@@ -76,6 +78,8 @@ struct usertp__source {
 	struct usertp__stream *streams;	    /* reading mode: per CPU */
 	uint16_t *ids;			    /* reading mode: session id by the source's id */
 	unsigned int nr_ids;
+	uint64_t *awaited;		    /* reading mode: a bit per id whose format was
+					       waited for in vain (never waited for again) */
 };
 
 struct usertp__reader;
@@ -242,7 +246,12 @@ USERTP__HIDDEN void usertp__session_log(struct usertp_session *s, const char *fm
 	__attribute__((format(printf, 2, 3)));
 /* Has @src told of event @id? */
 USERTP__HIDDEN bool usertp__source_has_event(const struct usertp__source *src, unsigned int id);
-/* Keep @format as the format of event @id (of @system) of @src, and tell the sink. */
+/* Has @src told of event @id in a format that was refused (not asked for, or said, again)? */
+USERTP__HIDDEN bool usertp__source_refused(const struct usertp__source *src, unsigned int id);
+/* Free what @src was told of its events (the formats kept and the ids refused). */
+USERTP__HIDDEN void usertp__source_free_formats(struct usertp__source *src);
+/* Keep @format as the format of event @id (of @system) of @src, and tell the sink; a format
+ * that does not pass usertp__format_check() is refused (said once, its id remembered). */
 USERTP__HIDDEN void usertp__source_keep_format(struct usertp_session *s,
 					       struct usertp__source *src, unsigned int id,
 					       const char *system, const char *format);

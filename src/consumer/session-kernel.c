@@ -293,11 +293,7 @@ void usertp__ses_kernel_free(struct usertp_session *s)
 	if (src) {
 		if (s->sink)
 			s->sink->source_free(src);
-		for (unsigned int e = 0; e < src->nr_events; e++) {
-			free((char *)src->events[e].system);
-			free((char *)src->events[e].format);
-		}
-		free(src->events);
+		usertp__source_free_formats(src);
 		free(src->stats);
 		free(src);
 	}

@@ -134,7 +134,7 @@ static void source_add_format(struct usertp_session *s, struct usertp__source *s
 	const char *name;
 
 	usertp__ses_names_add(s, line, strlen(line));
-	if (usertp__source_has_event(src, id) ||
+	if (usertp__source_has_event(src, id) || usertp__source_refused(src, id) ||
 	    !usertp__ses_split_event(line, system, sizeof(system), &name) ||
 	    !usertp__session_selects(s, system, name))
 		return;

@@ -285,11 +285,7 @@ void usertp_session_free(struct usertp_session *s)
 			s->sink->source_free(src);
 		if (src->map)
 			munmap(src->map, src->size);
-		for (unsigned int e = 0; e < src->nr_events; e++) {
-			free((char *)src->events[e].system);
-			free((char *)src->events[e].format);
-		}
-		free(src->events);
+		usertp__source_free_formats(src);
 		free(src->view);
 		free(src->stats);
 		free(src->comms);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test-robust.sh CASE USERTP CONS-PROG [CTL-CONNECT]: usertp mount under stress and failure (issue 12, 4-5).
+# test-robust.sh CASE USERTP CONS-PROG [CTL-CONNECT SOCK-LISTEN REL-LEN-PROG]: usertp mount under stress and failure (issue 12, 4-5).
 #   concurrent     200 processes read and write control files at once for 3 s: no deadlock,
 #                  no error but the kernel's, and the state is what the last writes made it
 #   killed-program a program SIGKILLed right after it fired: the mount answers at once, and
@@ -57,10 +57,14 @@
 #   tiny-buffer    buffer_size_kb of 4 and 8, a small and a 4054-byte trace_marker write (one
 #                  evicts the other: the tail the insertion kept was freed, issue 21 item 13),
 #                  over and over: the records held and the stats agree, and clear to 0
+#   refused-format a program fires 1000 records of an event whose format is refused
+#                  (libtraceevent faults on it) and 1000 of one that prints: all are on the
+#                  mount at once, those of no format as such (before: the mount waited 200 ms
+#                  for the format at each record, and every file waited with it: 200 s)
 # Exit 77 where FUSE cannot be used (or, for other-user and every-user, without root or a
 # second user).
 set -eu
-case=$1 usertp=$2 cons=$3 ctlconnect=${4:-} sock_listen=${5:-}
+case=$1 usertp=$2 cons=$3 ctlconnect=${4:-} sock_listen=${5:-} rellen=${6:-}
 test_name=robust
 . "$(dirname "$0")/mount-lib.sh"
 # start: cons-prog, the mount, and cons-prog's events seen there
@@ -581,6 +585,24 @@ flood)
 	rm "$dir/flooding"
 	n=$(grep 'cons_a: seq=0' "$mnt/trace" | grep -v "cons-prog-$p " | sed 's/^ *cons-prog-\([0-9]*\) .*/\1/' | sort -u | wc -l)
 	[ "$n" -eq 20 ] || bad "$n of the third user's 20 programs recorded"
+	;;
+refused-format)
+	start_mount
+	mkfifo "$dir/rel.in"
+	"$rellen" <"$dir/rel.in" >"$dir/rel.out" &
+	q=$!
+	pids=$q
+	exec 4>"$dir/rel.in"
+	wait_until "rel-len-prog's events" grep -q '^usertp-test:t_rel_len$' "$mnt/available_events"
+	echo usertp-test:t_rel_len >"$mnt/set_event"
+	echo usertp-test:t_plain_text >>"$mnt/set_event"
+	echo "fire 1000" >&4
+	wait_until "rel-len-prog fired" grep -q fired "$dir/rel.out"
+	wait_until "1000 t_plain_text" sh -c "[ \$(grep -c -- '-$q .* t_plain_text: ' '$mnt/trace') -eq 1000 ]"
+	[ "$(grep -c -- "-$q .*: (an event whose format its program did not give)" "$mnt/trace")" -eq 1000 ] ||
+		bad "not 1000 records of no format"
+	[ "$(sum_stats entries)" -eq 2000 ] || bad "entries: $(sum_stats entries), not 2000"
+	exec 4>&-
 	;;
 stalled-reader)
 	start
