@@ -6,10 +6,10 @@
 wait_until() {
 	what=$1
 	shift
-	i=0
+	wait_tries=0 # (not i: the loops of the tests that call it)
 	until "$@" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || {
+		wait_tries=$((wait_tries + 1))
+		[ $wait_tries -lt 200 ] || {
 			echo "timed out waiting for $what"
 			[ -z "${wait_dump:-}" ] || eval "$wait_dump"
 			exit 1

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * proc.c - what /proc says about a process: the one reader of /proc/PID/stat (proc.h).
+ * proc.c - what /proc says about a process: the one reader of /proc/PID/stat and of threads'
+ * names (proc.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,6 +67,33 @@ char usertp__proc_state(pid_t pid)
 	const char *at = stat_fields(pid, buf, sizeof(buf), &err);
 
 	return at ? *at : 0;
+}
+
+int usertp__proc_comm(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if (!size)
+		return -EINVAL;
+	if (pid)
+		snprintf(path, sizeof(path), tid ? "/proc/%d/task/%d/comm" : "/proc/%d/comm",
+			 (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), tid ? "/proc/self/task/%d/comm" : "/proc/self/comm",
+			 (int)tid);
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
 }
 
 int usertp__proc_owner(pid_t pid, uid_t *uid)

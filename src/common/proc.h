@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * proc.h - what /proc says about a process (proc.c): the one reader of /proc/PID/stat; and
- * which boot this is.
+ * proc.h - what /proc says about a process (proc.c): the one reader of /proc/PID/stat and of
+ * threads' names; and which boot this is.
  */
 #ifndef USERTP_PROC_H
 #define USERTP_PROC_H
@@ -22,6 +22,13 @@ int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value);
 char usertp__proc_state(pid_t pid);
 /* The parent of @pid, or 0 if it cannot be read. */
 pid_t usertp__proc_parent(pid_t pid);
+/*
+ * The name of thread @tid of process @pid (0: this process's own, /proc/self; @tid 0: its
+ * main thread) into @buf, without its newline.  Return: 0, or -errno (-ENOENT: gone); @buf
+ * is "" then.  (/proc/PID/comm is read from the kernel's task, not from the process's
+ * memory: it never waits on the process.)
+ */
+int usertp__proc_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 /* The user of process @pid (the owner of /proc/PID) into *@uid.  Return: 0 or -errno. */
 int usertp__proc_owner(pid_t pid, uid_t *uid);
 /*

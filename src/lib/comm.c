@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "proc.h"
 
 #define COMM_LEN 16
 #define COMM_MAX 8192
@@ -47,23 +48,11 @@ void usertp__comm_note(int tid)
 const char *usertp__comm_find(int tid, char *buf, size_t size)
 {
 	unsigned int n = __atomic_load_n(&nr_comms, __ATOMIC_ACQUIRE), i;
-	char path[64];
-	ssize_t len;
-	int fd;
 
 	if (size < COMM_LEN)
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		len = read(fd, buf, size - 1);
-		close(fd);
-		if (len > 0) {
-			buf[len] = '\0';
-			buf[strcspn(buf, "\n")] = '\0';
-			return buf;
-		}
-	}
+	if (!usertp__proc_comm(0, tid, buf, size) && buf[0])
+		return buf;
 	if (n > COMM_MAX)
 		n = COMM_MAX;
 	for (i = n; i-- > 0;) {

@@ -26,6 +26,7 @@
 #include "ctl-proto.h"
 #include "internal.h"
 #include "listener.h"
+#include "proc.h"
 #include "remote-session.h"
 #include "control-private.h"
 
@@ -195,13 +196,7 @@ static void reply_sessions(struct reply *r, const struct usertp__session *only)
 /* The process's name: its main thread's (not the name of the thread asking). */
 void usertp__control_process_comm(char *buf, size_t size)
 {
-	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
+	usertp__proc_comm(0, 0, buf, size);
 }
 
 static bool is_eventfd(int fd)

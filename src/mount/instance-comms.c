@@ -25,6 +25,7 @@
 #include "trace-lines.h"
 #include "private/usertp-consumer-private.h"
 #include "pid-list.h"
+#include "proc.h"
 #include "instance-private.h"
 
 /* --- thread names (saved_cmdlines) -------------------------------------------------------- */
@@ -71,13 +72,21 @@ static void comm_put(struct usertp__instance *in, pid_t tid, const char *comm)
 		snprintf(e->comm, sizeof(e->comm), "%s", comm);
 }
 
-/* Under lock. */
-void usertp__inst_tgid_put(struct usertp__instance *in, pid_t tid, pid_t tgid)
+/*
+ * Under lock.  A thread's first record: its name is taken from /proc now, as the kernel
+ * saves a task's name when it records (the program tells its threads' names only once a
+ * second: before, `cat trace` right after a program ran showed "<...>-PID"); what the
+ * program tells later replaces it.
+ */
+void usertp__inst_thread_put(struct usertp__instance *in, pid_t tid, pid_t tgid)
 {
 	struct comm_entry *e = tid > 0 ? comm_entry_of(in, tid) : NULL;
 
-	if (e)
-		e->tgid = tgid;
+	if (!e)
+		return;
+	if (!e->tgid && !e->comm[0] && tgid > 0)
+		usertp__proc_comm(tgid, tid, e->comm, sizeof(e->comm));
+	e->tgid = tgid;
 }
 
 /* The name of thread @tid as the kernel prints it: "<idle>" for 0, "<...>" if unknown. */

@@ -196,8 +196,8 @@ const char *usertp__inst_held_text(struct usertp__instance *in, struct held *h);
 void usertp__inst_hold(struct usertp__instance *in, struct held *h);
 /* The name of thread @tid as the kernel prints it: "<idle>" for 0, "<...>" if unknown. */
 const char *usertp__inst_comm_get(const struct usertp__instance *in, pid_t tid);
-/* Under lock. */
-void usertp__inst_tgid_put(struct usertp__instance *in, pid_t tid, pid_t tgid);
+/* Thread @tid of process @tgid has a record (under lock): its tgid, and its name if not known. */
+void usertp__inst_thread_put(struct usertp__instance *in, pid_t tid, pid_t tgid);
 /* A thread's name as the session learns it (its on_comm callback; @arg: the instance). */
 void usertp__inst_on_comm(pid_t tid, const char *comm, void *arg);
 

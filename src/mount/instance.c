@@ -58,7 +58,7 @@ static void drain(struct usertp__instance *in)
 		h = usertp__inst_held_new(in, &rec);
 		pthread_mutex_lock(&in->lock);
 		usertp__inst_comms_take(in);
-		usertp__inst_tgid_put(in, rec.tid, rec.pid);
+		usertp__inst_thread_put(in, rec.tid, rec.pid);
 		if (h)
 			usertp__inst_hold(in, h);
 		else

@@ -61,6 +61,9 @@
 #                  (libtraceevent faults on it) and 1000 of one that prints: all are on the
 #                  mount at once, those of no format as such (before: the mount waited 200 ms
 #                  for the format at each record, and every file waited with it: 200 s)
+#   names          a thread's first record shows its name as soon as it is on the mount (the
+#                  kernel saves a task's name as it records; before, "<...>-TID" until the
+#                  program told its threads' names, once a second)
 # Exit 77 where FUSE cannot be used (or, for other-user and every-user, without root or a
 # second user).
 set -eu
@@ -585,6 +588,19 @@ flood)
 	rm "$dir/flooding"
 	n=$(grep 'cons_a: seq=0' "$mnt/trace" | grep -v "cons-prog-$p " | sed 's/^ *cons-prog-\([0-9]*\) .*/\1/' | sort -u | wc -l)
 	[ "$n" -eq 20 ] || bad "$n of the third user's 20 programs recorded"
+	;;
+names)
+	start
+	echo cons:cons_a >"$mnt/set_event"
+	for i in 1 2 3 4 5; do
+		echo hold >&3
+		wait_until "a held thread" sh -c "[ \$(grep -c '^held ' '$dir/cons.out') -eq $i ]"
+		tid=$(grep '^held ' "$dir/cons.out" | tail -1 | cut -d' ' -f2)
+		wait_until "thread $tid's record" sh -c "grep -- '-$tid .* cons_a: ' '$mnt/trace' >'$dir/line'"
+		grep -q -- "^ *cons-prog-$tid " "$dir/line" || { bad "thread $tid's first record:"; cat "$dir/line"; }
+		echo release >&3
+		wait_until "the thread released" sh -c "[ \$(grep -c '^released' '$dir/cons.out') -eq $i ]"
+	done
 	;;
 refused-format)
 	start_mount
