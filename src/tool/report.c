@@ -14,6 +14,7 @@
 #include "number.h"
 #include "trace-dat.h"
 #include "private/usertp-consumer-private.h"
+#include "report-line.h"
 #include "tool.h"
 
 struct filter_spec {
@@ -47,10 +48,7 @@ struct input {
 	bool *cpu_lost_unknown;
 	struct event_count *counts;
 	int nr_counts;
-	/* the default line's quick way (usertp-consumer-private.h) */
-	struct usertp__fast_print *fast;
-	int comm_pid;	  /* the last pid named, and its name (NULL: look it up) */
-	const char *comm;
+	struct usertp__report_line line; /* its printer (report-line.h) */
 };
 
 static void usage(FILE *out)
@@ -234,125 +232,6 @@ static void print_label(FILE *out, const struct input *in, int width)
 		fprintf(out, "%*s: ", width, in->label);
 }
 
-/*
- * The default line (trace-cmd report's, microseconds), without libtraceevent's format parsing
- * for the columns, and through fast-print.c for the event's text where it can: the same
- * bytes as print_record()'s way (test-report compares them on every file).
- * Return: false if the event's text is libtraceevent's to print (nothing written).
- */
-static bool print_record_fast(FILE *out, struct input *in, struct tep_handle *tep,
-			      struct tep_event *event, struct tep_record *rec,
-			      struct usertp__text *t)
-{
-	unsigned long long usecs = (rec->ts + 500) / 1000;
-	int pid = tep_data_pid(tep, rec);
-	size_t len, name_len;
-
-	t->len = 0;
-	t->failed = false;
-	if (!event)
-		return false;
-	if (rec->missed_events) {
-		usertp__text_put(t, "CPU:", 4);
-		usertp__text_put_u64(t, (unsigned long long)rec->cpu, 0, false, ' ');
-		if (rec->missed_events > 0) {
-			usertp__text_put(t, " [", 2);
-			usertp__text_put_u64(t, (unsigned long long)rec->missed_events, 0, false, ' ');
-			usertp__text_put(t, " EVENTS DROPPED]\n", 17);
-		} else {
-			usertp__text_put(t, " [EVENTS DROPPED]\n", 18);
-		}
-	}
-	if (!in->comm || pid != in->comm_pid) {
-		in->comm = tep_data_comm_from_pid(tep, pid);
-		in->comm_pid = pid;
-	}
-	/* "%16s-%-5d [%03d] %5llu.%06llu: %s: " and spaces to 20 columns of name */
-	len = strlen(in->comm);
-	for (; len < 16; len++)
-		usertp__text_putc(t, ' ');
-	usertp__text_put(t, in->comm, strlen(in->comm));
-	usertp__text_putc(t, '-');
-	if (pid < 0)
-		return false;
-	usertp__text_put_u64(t, (unsigned long long)pid, 5, true, ' ');
-	usertp__text_put(t, " [", 2);
-	usertp__text_put_u64(t, (unsigned long long)rec->cpu, 3, false, '0');
-	usertp__text_put(t, "] ", 2);
-	usertp__text_put_u64(t, usecs / 1000000, 5, false, ' ');
-	usertp__text_putc(t, '.');
-	usertp__text_put_u64(t, usecs % 1000000, 6, false, '0');
-	usertp__text_put(t, ": ", 2);
-	name_len = strlen(event->name);
-	usertp__text_put(t, event->name, name_len);
-	usertp__text_put(t, ": ", 2);
-	for (; name_len < 20; name_len++)
-		usertp__text_putc(t, ' ');
-	if (!usertp__fast_print_info(in->fast, event, rec, t) || t->failed)
-		return false;
-	len = t->len;
-	if (len && t->buf[len - 1] == '\n')
-		len--;
-	fwrite(t->buf, 1, len, out);
-	fputc('\n', out);
-	return true;
-}
-
-/* One event, as trace-cmd's trace_show_data() lays it out. */
-static void print_record(FILE *out, struct input *in, struct tep_record *rec,
-			 const struct options *opt, struct trace_seq *s, struct usertp__text *t)
-{
-	static const char spaces[] = "                    ";
-	struct tep_handle *tep = usertp__dat_read_tep(in->dat);
-	struct tep_event *event = tep_find_event_by_record(tep, rec);
-	const char *bad = "";
-	int len;
-
-	if (!opt->latency && !opt->raw && !opt->nsec && in->fast &&
-	    usertp__dat_read_time_in_usecs(in->dat) &&
-	    print_record_fast(out, in, tep, event, rec, t))
-		return;
-	/*
-	 * libtraceevent's way: a plugin's handler may register task names as it prints (the
-	 * sched_switch one does), which can move them: the name kept is looked up again.
-	 */
-	in->comm = NULL;
-	trace_seq_reset(s);
-	if (rec->missed_events > 0)
-		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", rec->cpu, rec->missed_events);
-	else if (rec->missed_events < 0)
-		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", rec->cpu);
-	tep_print_event(tep, s, rec, opt->latency ? "%8.8s-%-5d %3d" : "%16s-%-5d [%03d]",
-			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
-	if (opt->latency) {
-		if (opt->raw)
-			trace_seq_printf(s, "-0x%x", tep_data_flags(tep, rec));
-		else
-			tep_print_event(tep, s, rec, "%s", TEP_PRINT_LATENCY);
-	}
-	if (!usertp__dat_read_time_in_usecs(in->dat))
-		tep_print_event(tep, s, rec, "%12d:", TEP_PRINT_TIME);
-	else if (opt->nsec)
-		tep_print_event(tep, s, rec, " %9.1d:", TEP_PRINT_TIME);
-	else
-		tep_print_event(tep, s, rec, " %6.1000d:", TEP_PRINT_TIME);
-	/* the name (trace-cmd's "(NULL)" for an id without a format), then spaces to 20 columns */
-	trace_seq_printf(s, " %s: ", event ? event->name : "(NULL)");
-	len = (int)strlen(event ? event->name : "(NULL)");
-	if (len < 20)
-		trace_seq_printf(s, "%.*s", 20 - len, spaces);
-	if (usertp__tep_record_ok(event, rec->data, rec->size, &bad))
-		tep_print_event(tep, s, rec, "%s", opt->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
-	else /* (libtraceevent would read where the record does not say) */
-		trace_seq_printf(s, "[FIELD %s OUTSIDE THE RECORD]", bad);
-	trace_seq_terminate(s);
-	len = s->len;
-	if (len && s->buffer[len - 1] == '\n')
-		len--;
-	fwrite(s->buffer, 1, len, out);
-	fputc('\n', out);
-}
-
 static void count_event(struct input *in, int cpu, struct tep_record *rec)
 {
 	struct tep_handle *tep = usertp__dat_read_tep(in->dat);
@@ -447,8 +326,6 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		  bool quiet)
 {
 	int width = 0, status = 0;
-	struct usertp__text line = { 0 };
-	struct trace_seq s;
 
 	if (nr_inputs > 1)
 		for (int i = 0; i < nr_inputs; i++)
@@ -477,7 +354,6 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		}
 	}
 
-	trace_seq_init(&s);
 	for (;;) {
 		struct tep_record *best = NULL, *rec;
 		struct input *from = NULL;
@@ -498,13 +374,16 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		if (opt->stat) {
 			count_event(from, best_cpu, best);
 		} else {
+			struct usertp__line_style style = {
+				.latency = opt->latency, .nsec = opt->nsec, .raw = opt->raw,
+				.usecs = usertp__dat_read_time_in_usecs(from->dat) };
+
 			print_label(out, from, width);
-			print_record(out, from, best, opt, &s, &line);
+			usertp__report_line_print(out, &from->line, usertp__dat_read_tep(from->dat),
+						  best, &style);
 		}
 		usertp__dat_read_consume(from->dat, best_cpu);
 	}
-	trace_seq_destroy(&s);
-	free(line.buf);
 
 	for (int i = 0; i < nr_inputs; i++) {
 		if (opt->stat) {
@@ -544,7 +423,7 @@ static void close_inputs(struct input *inputs, int nr_inputs)
 		free(in->cpu_lost);
 		free(in->cpu_lost_unknown);
 		free(in->counts);
-		usertp__fast_print_free(in->fast);
+		usertp__report_line_free(&in->line);
 		usertp__dat_read_close(in->dat);
 	}
 	free(inputs);
@@ -645,8 +524,7 @@ int usertp__cmd_report(int argc, char **argv)
 			goto out;
 		}
 		/* (USERTP_REPORT_LIBTRACEEVENT=1: every line through libtraceevent, to compare) */
-		if (!getenv("USERTP_REPORT_LIBTRACEEVENT"))
-			inputs[i].fast = usertp__fast_print_new();
+		usertp__report_line_init(&inputs[i].line, !getenv("USERTP_REPORT_LIBTRACEEVENT"));
 	}
 	status = report(inputs, nr_files, &opt, stdout, false);
 	if (fflush(stdout) || ferror(stdout)) {
@@ -679,7 +557,7 @@ int usertp_report_fuzz_one(const uint8_t *data, size_t size)
 		in->dat = usertp__dat_read_open_mem("fuzz.dat", data, size, err, sizeof(err));
 		opened = in->dat;
 		if (opened) {
-			in->fast = usertp__fast_print_new();
+			usertp__report_line_init(&in->line, true);
 			report(in, 1, pass ? &stat : &plain, out, true);
 		}
 		close_inputs(in, opened);
