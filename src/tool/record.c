@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.c - usertp record: record events of running programs into a trace.dat file.
+ * record.c - usertp record: record events of running programs into a trace.dat file; and
+ * usertp stream: print them live, as usertp report prints them afterwards.
  *
  *	usertp record -e SPEC [-f FILTER]... [-o FILE] [-b KIB] [--overwrite] [-C CLOCK] [-q]
  *		      (-P PID... | -a | -- CMD ARGS...)
+ *	usertp stream -e SPEC [-f FILTER]... [-b KIB] [-C CLOCK] [-q] (-P PID... | -a | -- CMD)
  *
  * A command line over one libusertp-consumer session in file mode (usertp/consumer.h):
  * -P attaches to programs, -a to every program of the user, -- runs a command in the session;
@@ -39,6 +41,8 @@
 #include <usertp/consumer.h>
 
 #include "elf-events.h"
+#include "proc.h"
+#include "report-line.h"
 #include "private/usertp-consumer-private.h"
 #include "number.h"
 #include "filter.h"
@@ -79,7 +83,16 @@ static const char usage_text[] =
 	"                 refused at the start (libraries it dlopen()s, programs it runs)\n"
 	"  -- CMD ARGS    run CMD and record it (and its children)\n";
 
+static const char stream_usage_text[] =
+	"usage: usertp stream -e SPEC [-e SPEC]... [options] (-P PID... | -a | -- CMD [ARGS...])\n"
+	"  prints the events live, in the lines of usertp report (trace-cmd stream's way);\n"
+	"  the options of usertp record that choose what is recorded and how:\n"
+	"  -e SPEC, -f FILTER, -b KIB, -P PID, -a, --pid, --notrace-pid, -F, -c, -C CLOCK,\n"
+	"  -s USECS, --allow-missing, -- CMD ARGS; -q: no summary at the end\n";
+
 static struct {
+	const char *name; /* "record", or "stream" (usertp__cmd_stream()) */
+	bool stream;
 	/* options */
 	const char *specs[MAX_SPECS];
 	unsigned int nr_specs;
@@ -118,14 +131,18 @@ static struct {
 	unsigned int untraced; /* programs of -P that could not be recorded */
 	int nice;	 /* ours before raise_priority() */
 	struct timespec start;
-} rec = { .output = "trace.dat", .kb = USERTP_RB_DEFAULT_KB, .interval_us = 10000, .sig_fd = -1 };
+	/* stream: the printer, and what it printed and found lost, per CPU */
+	struct usertp__report_line line;
+	pid_t last_tid;
+	uint64_t printed[USERTP_MERGE_MAX_CPUS], lost[USERTP_MERGE_MAX_CPUS], unknown;
+} rec = { .name = "record", .output = "trace.dat", .kb = USERTP_RB_DEFAULT_KB, .interval_us = 10000, .sig_fd = -1 };
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "usertp record: ");
+	fprintf(stderr, "usertp %s: ", rec.name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -155,7 +172,7 @@ static bool specs_check(const char *prefix, const char *who)
 		    usertp_session_spec_seen(rec.session, spec, close, sizeof(close)))
 			continue;
 		ok = false;
-		fprintf(stderr, "usertp record: %sno event %s in %s", prefix, spec, who);
+		fprintf(stderr, "usertp %s: %sno event %s in %s", rec.name, prefix, spec, who);
 		if (close[0])
 			fprintf(stderr, "; close matches: %s", close);
 		fputc('\n', stderr);
@@ -279,10 +296,112 @@ static void check_write_error(const struct usertp_session_status *st)
 		     : "recording stops");
 }
 
+/* --- stream: the records as usertp report prints them ------------------------------------ */
+
+/*
+ * A thread's first record: its name from /proc, as the kernel saves a task's name as it
+ * records (a program tells its threads' names once a second).
+ */
+static void stream_name(struct tep_handle *tep, pid_t tid)
+{
+	char comm[17];
+
+	if (tid == rec.last_tid)
+		return;
+	rec.last_tid = tid;
+	if (tid <= 0 || tep_is_pid_registered(tep, tid))
+		return;
+	if (!usertp__proc_comm(tid, 0, comm, sizeof(comm)) && comm[0]) {
+		tep_register_comm(tep, comm, tid);
+		usertp__report_line_forget_comm(&rec.line);
+	}
+}
+
+static void stream_print(const struct usertp_record *r)
+{
+	struct tep_handle *tep = usertp_session_tep(rec.session);
+	/* (x86-tsc prints ticks, as a file of them does) */
+	struct usertp__line_style style = {
+		.usecs = rec.clock.buffers != USERTP_RB_CLOCK_TSC || rec.clock.tsc2nsec };
+	unsigned int cpu = r->cpu < USERTP_MERGE_MAX_CPUS ? r->cpu : USERTP_MERGE_MAX_CPUS - 1;
+	struct tep_record tr = { .ts = r->ts, .cpu = (int)r->cpu, .data = (void *)r->data,
+				 .size = (int)r->size, .record_size = (int)r->size,
+				 .missed_events = (long long)r->lost_before };
+
+	if (!r->event) {
+		/* Its format never came, or was refused: lost, as a file counts it. */
+		if (!rec.unknown++)
+			fail("warning: records of an event whose format did not come are counted "
+			     "lost (later ones are not said)");
+		rec.lost[cpu]++;
+		return;
+	}
+	stream_name(tep, r->tid);
+	usertp__report_line_print(stdout, &rec.line, tep, &tr, &style);
+	rec.printed[cpu]++;
+}
+
+/* Print what the session has, waiting up to @timeout_ms for the first.  Return: false when
+ * nothing more can come (-ENODATA) or nothing came in time. */
+static bool stream_drain(int timeout_ms)
+{
+	struct usertp_record r = USERTP_STRUCT_INIT(usertp_record);
+	bool any = false;
+	int ret;
+
+	while ((ret = usertp_session_next(rec.session, &r, timeout_ms)) == 1) {
+		stream_print(&r);
+		timeout_ms = 0;
+		any = true;
+	}
+	fflush(stdout);
+	return ret != -ENODATA && any;
+}
+
+/*
+ * The end: the programs stop recording for us (tracing off, as trace-cmd stream's end), what
+ * they recorded is printed, then the summary: per CPU, printed + lost = fired.
+ */
+static void stream_end(void)
+{
+	uint64_t events = 0, lost = 0;
+	unsigned int nr_cpus = 0;
+
+	usertp_session_set_tracing(rec.session, false);
+	while (stream_drain(20))
+		;
+	for (unsigned int i = 0; i < usertp_session_nr_programs(rec.session); i++) {
+		struct usertp_program_info pi = USERTP_STRUCT_INIT(usertp_program_info);
+
+		if (usertp_session_program(rec.session, i, &pi))
+			continue;
+		for (unsigned int cpu = 0; cpu < pi.nr_cpus && cpu < USERTP_MERGE_MAX_CPUS; cpu++) {
+			struct usertp_cpu_stats cs = USERTP_STRUCT_INIT(usertp_cpu_stats);
+
+			if (!usertp_session_cpu_stats(rec.session, i, cpu, &cs))
+				rec.lost[cpu] += cs.dropped + cs.overrun;
+		}
+		if (pi.nr_cpus > nr_cpus)
+			nr_cpus = pi.nr_cpus;
+	}
+	for (unsigned int cpu = 0; cpu < nr_cpus && cpu < USERTP_MERGE_MAX_CPUS; cpu++) {
+		events += rec.printed[cpu];
+		lost += rec.lost[cpu];
+		if (!rec.quiet)
+			fprintf(stderr, "  CPU %u: %llu events, %llu lost\n", cpu,
+				(unsigned long long)rec.printed[cpu], (unsigned long long)rec.lost[cpu]);
+	}
+	if (!rec.quiet)
+		fprintf(stderr, "usertp stream: %u program%s, %llu events, %llu lost\n",
+			usertp_session_nr_programs(rec.session),
+			usertp_session_nr_programs(rec.session) == 1 ? "" : "s",
+			(unsigned long long)events, (unsigned long long)lost);
+}
+
 static void loop(void)
 {
 	double last_status = 0;
-	bool tty = isatty(STDERR_FILENO) && !rec.quiet;
+	bool tty = isatty(STDERR_FILENO) && !rec.quiet && !rec.stream;
 
 	while (!rec.stop) {
 		struct pollfd pfd[2] = { { usertp_session_fd(rec.session), POLLIN, 0 },
@@ -296,6 +415,8 @@ static void loop(void)
 			rec.stopped_at_start = true; /* (the command is stopped: said at the end) */
 			break;
 		}
+		if (rec.stream)
+			stream_drain(0);
 		usertp_session_status(rec.session, &st);
 		check_write_error(&st);
 		if (tty && elapsed() - last_status >= 1.0) {
@@ -686,15 +807,31 @@ static bool parse_options(int argc, char **argv)
 			rec.date = true;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(rec.stream ? stream_usage_text : usage_text, stdout);
 			exit(0);
 		default:
-			usertp__tool_bad_option("record", "+e:f:o:b:P:aqC:s:hFc", argv);
+			usertp__tool_bad_option(rec.name, "+e:f:o:b:P:aqC:s:hFc", argv);
 			return false;
 		}
 	}
 	if (optind < argc)
 		rec.cmd = argv + optind;
+	if (rec.stream) {
+		/* (What only a file has: refused, as trace-cmd stream has no -o.) */
+		const char *file_option = rec.output_given ? "-o"
+					  : rec.overwrite   ? "--overwrite"
+					  : rec.recover	    ? "--recover"
+					  : rec.file_version ? "--file-version"
+					  : rec.compression ? "--compression"
+					  : rec.date	    ? "--date"
+							    : NULL;
+
+		if (file_option) {
+			fail("%s: an option of a file; stream prints (usertp record writes one)",
+			     file_option);
+			return false;
+		}
+	}
 	if (rec.recover) {
 		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all || rec.file_version ||
 		    rec.compression || rec.date) {
@@ -835,7 +972,7 @@ static bool start(void)
 		return false;
 	}
 	/* The output must be writable, as a trace.dat, before anything starts. */
-	ret = usertp_session_write_dat(rec.session, rec.output);
+	ret = rec.stream ? 0 : usertp_session_write_dat(rec.session, rec.output);
 	if (ret) {
 		fail("%s%s", ret == -EINVAL ? "-o " : "", usertp_session_error(rec.session));
 		return false;
@@ -931,7 +1068,12 @@ int usertp__cmd_record(int argc, char **argv)
 		return 2;
 	}
 	/* Programs still running stop recording when the session ends; read what is left. */
-	ret = usertp_session_finish(rec.session, &sum);
+	if (rec.stream) {
+		stream_end();
+		ret = 0;
+	} else {
+		ret = usertp_session_finish(rec.session, &sum);
+	}
 	usertp_session_status(rec.session, &st);
 	if (rec.cmd && !st.programs)
 		fail("no program of %s joined: not linked with libusertp, or started without the "
@@ -940,8 +1082,10 @@ int usertp__cmd_record(int argc, char **argv)
 		specs_check("warning: ", "the programs recorded");
 	if (ret)
 		fail("%s", usertp_session_error(rec.session));
-	summary(&sum, false);
+	if (!rec.stream)
+		summary(&sum, false);
 	usertp_session_free(rec.session);
+	usertp__report_line_free(&rec.line);
 	/* Under -- the command's failure comes first; then ours. */
 	/*
 	 * Interrupted: Ctrl-C reaches the command too (one process group), which may end of it
@@ -961,4 +1105,12 @@ int usertp__cmd_record(int argc, char **argv)
 		return 128 + WTERMSIG(rec.child_status);
 	/* (An event left out because it refused its filter was said: it fails the run too.) */
 	return ret || st.write_error || st.untraced || st.refused || rec.untraced ? 1 : 0;
+}
+
+int usertp__cmd_stream(int argc, char **argv)
+{
+	rec.name = "stream";
+	rec.stream = true;
+	usertp__report_line_init(&rec.line, !getenv("USERTP_REPORT_LIBTRACEEVENT"));
+	return usertp__cmd_record(argc, argv);
 }

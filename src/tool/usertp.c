@@ -16,6 +16,7 @@ static const struct {
 	{ "list", usertp__cmd_list, "list the events of running programs that use libusertp" },
 	{ "record", usertp__cmd_record, "record events of programs into a trace.dat file" },
 	{ "report", usertp__cmd_report, "print the events of trace.dat files" },
+	{ "stream", usertp__cmd_stream, "print events of programs live, as report prints them" },
 	{ "mount", usertp__cmd_mount, "serve tracefs's files for the events of running programs" },
 };
 

@@ -1308,6 +1308,80 @@ dlopen)
 	kill -TERM "$p1"
 	wait "$p1" || { echo "the program failed:"; cat "$dir/p1.err"; fail=1; }
 	;;
+stream)
+	# usertp stream (issue 24, item 3): the bundled example's events (strings, arrays,
+	# numbers after strings) and rec-prog's, printed live in the lines usertp report prints
+	# of a recording of the same run (but for the task, CPU and time columns: two runs);
+	# per CPU printed + lost = fired in its summary, with a buffer too small to keep them
+	# all; the options of a file refused; a typo refused before anything runs.
+	# body FILE: the lines of job_queued and job_started (what does not change between runs),
+	# from the event's name on, sorted
+	body() {
+		grep -v '^cpus=' "$1" | sed 's/^.*\] *[0-9]*\.[0-9]*: //' | grep '^job_queued: \|^job_started: ' | sort
+	}
+	# jobs_of FILE: the events the program's own line counts (queued + started + done + slow)
+	jobs_of() {
+		sed -n 's/^worker-pool: \([0-9]*\) queued, \([0-9]*\) started, \([0-9]*\) done, \([0-9]*\) slow.*/\1 \2 \3 \4/p' "$1" |
+			awk '{ print $1 + $2 + $3 + $4 }'
+	}
+	"$usertp" stream -e 'jobs:*' -- "$pool" -w 3 -b 5000 300 >"$dir/s.txt" 2>"$dir/s.err" ||
+		{ echo "stream failed:"; cat "$dir/s.err"; fail=1; }
+	"$usertp" record -q -e 'jobs:*' -o "$dir/r.dat" -- "$pool" -w 3 -b 5000 300 >"$dir/r.out" 2>"$dir/r.err" ||
+		{ echo "record failed:"; cat "$dir/r.err"; fail=1; }
+	"$usertp" report "$dir/r.dat" >"$dir/r.txt"
+	cp "$dir/s.txt" "$dir/s.events"
+	n=$(jobs_of "$dir/s.err")
+	check_count "streamed events" "$(grep -c ': job_' "$dir/s.events")" "$n"
+	check_count "reported events" "$(grep -c ': job_' "$dir/r.txt")" "$(jobs_of "$dir/r.err")"
+	body "$dir/s.events" >"$dir/s.body"
+	body "$dir/r.txt" >"$dir/r.body"
+	check_count "job_queued and job_started lines" "$(wc -l <"$dir/s.body")" 600
+	cmp -s "$dir/s.body" "$dir/r.body" || { echo "stream and report differ:"; diff "$dir/s.body" "$dir/r.body" | head; fail=1; }
+	# job_done: the same text but for the times (ns=, chunks_us=) and the worker that took it.
+	grep ': job_done: ' "$dir/s.events" | head -1 | grep -q 'job_done: *id=[0-9]* worker=worker-[0-9] ns=[0-9]* flags=[A-Z|]* chunks_us=[0-9 ]*$' ||
+		{ echo "job_done:"; grep -m1 ': job_done: ' "$dir/s.events"; fail=1; }
+	# The columns before: a task and pid, the CPU, seconds and microseconds, as report's.
+	grep -q '^ *worker-pool-[0-9]*  *\[00[0-9]\] *[0-9]*\.[0-9]\{6\}: job_queued: ' "$dir/s.events" ||
+		{ echo "not report's columns:"; head -3 "$dir/s.events"; fail=1; }
+	expect "$dir/s.err" "^usertp stream: 1 program, $n events, 0 lost\$" "the summary"
+	# One thread, in order: the same lines as report's, but for the columns of the run.
+	"$usertp" stream -e 'rec:*' -- "$recprog" mixed 500 >"$dir/m.txt" 2>"$dir/m.err" || { cat "$dir/m.err"; fail=1; }
+	"$usertp" record -q -e 'rec:*' -o "$dir/m.dat" -- "$recprog" mixed 500 >/dev/null 2>&1 || fail=1
+	"$usertp" report "$dir/m.dat" | grep -v '^cpus=' | sed 's/^.*\] *[0-9]*\.[0-9]*: //' >"$dir/m.report"
+	sed 's/^.*\] *[0-9]*\.[0-9]*: //' "$dir/m.txt" >"$dir/m.stream"
+	check_count "rec-prog's streamed events" "$(wc -l <"$dir/m.stream")" 1000
+	cmp -s "$dir/m.stream" "$dir/m.report" || { echo "stream and report differ (one thread):"; diff "$dir/m.stream" "$dir/m.report" | head; fail=1; }
+	# A buffer of one page: per CPU, printed + lost = fired, the losses marked in the lines.
+	"$usertp" stream -b 4 -e 'usertp_bench:*' -- sh -c "'$producer' -t 2 400000 1 >'$dir/out'" \
+		>"$dir/b.txt" 2>"$dir/b.err" || { cat "$dir/b.err"; fail=1; }
+	total=0
+	while read -r cpu events lost; do
+		total=$((total + events + lost))
+		check_count "CPU $cpu: lines against the summary" \
+			"$(grep -c "\[$(printf %03d "$cpu")\] .* bench_event: " "$dir/b.txt")" "$events"
+	done <<EOT
+$(sed -n 's/^  CPU \([0-9]*\): \([0-9]*\) events, \([0-9]*\) lost$/\1 \2 \3/p' "$dir/b.err")
+EOT
+	check_count "stream -b 4: printed + lost" "$total" "$(fired "$dir/out")"
+	grep -q 'EVENTS DROPPED\]' "$dir/b.txt" || echo "(no loss with -b 4 this run: nothing to mark)"
+	# Mistakes, before anything runs: an option of a file, a typo.
+	for bad in "-o:-o $dir/x.dat" "--overwrite:--overwrite" "--date:--date"; do
+		set +e
+		"$usertp" stream ${bad#*:} -e 'jobs:*' -- "$pool" 3 >"$dir/out" 2>"$dir/err"
+		status=$?
+		set -e
+		check_count "stream ${bad%%:*}: status" "$status" 2
+		expect "$dir/err" "^usertp stream: ${bad%%:*}: an option of a file" "${bad%%:*} refused"
+		[ ! -s "$dir/out" ] || { echo "stream ${bad%%:*}: the program ran"; fail=1; }
+	done
+	set +e
+	"$usertp" stream -e jobs:job_dne -- "$pool" 3 >"$dir/out" 2>"$dir/err"
+	status=$?
+	set -e
+	check_count "stream of a typo: status" "$status" 2
+	expect "$dir/err" "^usertp stream: no event jobs:job_dne in " "the typo named"
+	[ ! -s "$dir/out" ] || { echo "stream of a typo: the program ran"; fail=1; }
+	;;
 recover-foreign)
 	# Root recovers another user's spool (issue 21, item 15b): the spool's meta does not choose
 	# root's output (refused without -o; before, root wrote where the user's meta said), the
