@@ -1364,6 +1364,24 @@ $(sed -n 's/^  CPU \([0-9]*\): \([0-9]*\) events, \([0-9]*\) lost$/\1 \2 \3/p' "
 EOT
 	check_count "stream -b 4: printed + lost" "$total" "$(fired "$dir/out")"
 	grep -q 'EVENTS DROPPED\]' "$dir/b.txt" || echo "(no loss with -b 4 this run: nothing to mark)"
+	# -P and -f: a running program, from when it is attached, through a filter that runs in
+	# the program; the stream ends with it.
+	"$recprog" term-fire 1000 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	timeout 60 "$usertp" stream -e rec:rec_event -f 'seq >= 100' -P "$p1" >"$dir/p.txt" 2>"$dir/p.err" &
+	st=$!
+	bg "$st"
+	wait_until "the stream's buffers in the program" grep -q usertp-buffers "/proc/$p1/maps"
+	kill -TERM "$p1"
+	wait_until "fired in $dir/p1" grep -q fired "$dir/p1"
+	kill -KILL "$p1"
+	wait "$st" || { echo "usertp stream -P failed:"; cat "$dir/p.err"; fail=1; }
+	check_count "stream -P -f: lines" "$(grep -c ' rec_event: ' "$dir/p.txt")" 900
+	sed -n 's/.* rec_event: *thread=0 seq=\([0-9]*\).*/\1/p' "$dir/p.txt" >"$dir/seqs"
+	seq 100 999 | cmp -s - "$dir/seqs" || { echo "stream -P: not seq 100..999 in order"; fail=1; }
+	expect "$dir/p.err" "^usertp stream: 1 program, 900 events, 0 lost\$" "the -P summary"
 	# Mistakes, before anything runs: an option of a file, a typo.
 	for bad in "-o:-o $dir/x.dat" "--overwrite:--overwrite" "--date:--date"; do
 		set +e
