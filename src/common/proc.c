@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -94,6 +95,12 @@ int usertp__proc_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+void usertp__child_exit(int status)
+{
+	for (;;)
+		syscall(SYS_exit_group, status);
 }
 
 int usertp__proc_owner(pid_t pid, uid_t *uid)

@@ -29,6 +29,13 @@ pid_t usertp__proc_parent(pid_t pid);
  * memory: it never waits on the process.)
  */
 int usertp__proc_comm(pid_t pid, pid_t tid, char *buf, size_t size);
+/*
+ * The end of a child forked to do some work (a trial parse) and not exec: the exit_group
+ * system call itself, so that nothing of the parent's copy runs again in it: no atexit
+ * handler, no flush of stdio buffers it inherited (under ThreadSanitizer, _exit() flushed
+ * them: usertp stream printed records twice), no sanitizer's end-of-process work.
+ */
+__attribute__((noreturn)) void usertp__child_exit(int status);
 /* The user of process @pid (the owner of /proc/PID) into *@uid.  Return: 0 or -errno. */
 int usertp__proc_owner(pid_t pid, uid_t *uid);
 /*

@@ -27,6 +27,7 @@
 #include "format-field.h"
 #include "kernel-page.h"
 #include "zstd.h"
+#include "proc.h"
 
 #define MAGIC "\x17\x08\x44tracing"
 #define MAGIC_LEN 10
@@ -873,14 +874,13 @@ static bool trial_parse(struct usertp__dat_input *in, struct cursor c)
 	if (at == MAP_FAILED)
 		return fail(in, "mmap: %s", strerror(errno));
 	strcpy(at, "the file's metadata");
-	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		/* die quietly: no sanitizer or fuzzer report for a crash in the library */
 		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 			signal(fatal[i], SIG_DFL);
 		in->trial_at = at;
-		_exit(parse_metadata(in, c) ? 0 : 2);
+		usertp__child_exit(parse_metadata(in, c) ? 0 : 2);
 	}
 	while (pid > 0 && (waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		; /* (a signal meanwhile: wait again, or the child is left a zombie) */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "private/usertp-consumer-private.h"
+#include "proc.h"
 
 /* A format's trial parse takes well under a millisecond; it is given 2 s. */
 #define TICK_US 200
@@ -76,12 +77,12 @@ bool usertp__tep_format_ok(const char *text, size_t len, const char *system, int
 		signal(SIGABRT, SIG_DFL);
 		trial = tep_alloc();
 		if (!trial)
-			_exit(1);
+			usertp__child_exit(1);
 		tep_set_loglevel(TEP_LOG_NONE);
 		tep_set_long_size(trial, long_size);
 		ok = !tep_parse_format(trial, &ev, text, len, system) && ev &&
 		     !(ev->flags & TEP_EVENT_FL_FAILED);
-		_exit(ok ? 0 : 1);
+		usertp__child_exit(ok ? 0 : 1);
 	}
 	/* Bounded: a child stuck (a lock another thread held at the fork) is killed, refused. */
 	for (int tick = 0; pid > 0; tick++) {

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-proc - the one reader of /proc/PID/stat (src/common/proc.c): a process's parent, start
- * time, state and owner, also when its name holds what would mislead a naive parser (") (", spaces,
- * digits: the name sits between parentheses, and the numbers follow the last ')').
+ * test-proc - what /proc says (src/common/proc.c): a process's parent, start time, state and
+ * owner from the one reader of /proc/PID/stat, also when its name holds what would mislead a
+ * naive parser (") (", spaces, digits: the name sits between parentheses, and the numbers
+ * follow the last ')'); threads' names; and a worker child's end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -65,21 +67,14 @@ int main(void)
 
 		if (pid <= 0)
 			continue;
-		/* Its name set (read back from comm), then its stat read. */
-		for (int tries = 0; tries < 1000 && strncmp(comm, names[i], strlen(names[i])); tries++) {
-			char path[64];
-			int fd;
-			ssize_t n;
-
-			snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-			fd = open(path, O_RDONLY);
-			n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
-			if (fd >= 0)
-				close(fd);
-			comm[n > 0 ? n : 0] = 0;
-			if (strncmp(comm, names[i], strlen(names[i])))
+		/* Its name set (read back from comm: usertp__proc_comm()), then its stat read. */
+		for (int tries = 0; tries < 1000 && strncmp(comm, names[i], strlen(names[i])); tries++)
+			if (usertp__proc_comm(pid, 0, comm, sizeof(comm)) ||
+			    strncmp(comm, names[i], strlen(names[i])))
 				usleep(1000);
-		}
+		CHECK(!strcmp(comm, names[i]), "'%s': comm '%s'", names[i], comm);
+		CHECK(!usertp__proc_comm(pid, pid, comm, sizeof(comm)) && !strcmp(comm, names[i]),
+		      "'%s': its main thread's comm '%s'", names[i], comm);
 		CHECK(usertp__proc_parent(pid) == getpid(), "'%s': parent %d", names[i],
 		      (int)usertp__proc_parent(pid));
 		CHECK(!usertp__proc_stat_field(pid, 22, &v) && v >= start_self, "'%s': start %llu",
@@ -97,6 +92,41 @@ int main(void)
 		kill(pid, SIGCONT);
 		close(go);
 		waitpid(pid, NULL, 0);
+	}
+	/* Our own name, and none of no process. */
+	{
+		char comm[17] = "x";
+
+		CHECK(!usertp__proc_comm(0, 0, comm, sizeof(comm)) && !strcmp(comm, "test-proc"),
+		      "our comm '%s'", comm);
+		CHECK(usertp__proc_comm(1 << 23, 0, comm, sizeof(comm)) == -ENOENT && !comm[0],
+		      "comm of no process");
+	}
+	/*
+	 * A worker child's end: nothing of what the parent's stdio held is written again (under
+	 * ThreadSanitizer, _exit() flushed it: usertp stream printed records twice).
+	 */
+	{
+		int fds[2], status = 0;
+		char buf[64];
+		ssize_t n;
+		pid_t pid;
+
+		if (pipe(fds))
+			return 1;
+		pid = fork();
+		if (pid == 0) {
+			dup2(fds[1], STDOUT_FILENO);
+			setvbuf(stdout, NULL, _IOFBF, 4096);
+			printf("held in the buffer");
+			usertp__child_exit(3);
+		}
+		close(fds[1]);
+		n = read(fds[0], buf, sizeof(buf));
+		waitpid(pid, &status, 0);
+		CHECK(n == 0, "the child wrote %zd bytes of its stdio buffer", n);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %#x", (unsigned)status);
+		close(fds[0]);
 	}
 	return harness_done();
 }
