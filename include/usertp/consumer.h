@@ -387,6 +387,20 @@ USERTP_CONSUMER_EXPORT int usertp_session_finish(struct usertp_session *s,
 						 struct usertp_dat_summary *sum);
 
 /**
+ * usertp_session_rotate() - close the file being written and go on into @next: what the
+ * session recorded since usertp_session_write_dat() or the last rotation (the complete pages
+ * read so far) is written to the current file, complete and readable on its own, with its own
+ * counts (its records plus those lost meanwhile are what the programs fired meanwhile); the
+ * recording goes on into @next, which usertp_session_finish() (or the next rotation) writes.
+ * @sum (may be NULL) gets the closed file's counts.  Not in overwrite mode, nor with the
+ * kernel's events (-EOPNOTSUPP).
+ * Return: 0, or a negative errno (usertp_session_error() says more): -EINVAL without a file,
+ * @next not a file that can be written (nothing changed), or the errno of writing it.
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_rotate(struct usertp_session *s, const char *next,
+						 struct usertp_dat_summary *sum);
+
+/**
  * usertp_dat_recover() - the spool directory @dir left by a session in file mode whose process
  * was killed, merged into a trace.dat: @output, or (NULL) the file it was writing.  The
  * directory is removed once the file is written.  Lost events are those the pages mark.

@@ -81,6 +81,9 @@ struct usertp__writer {
 	int meta_fd;	  /* the spool's meta file (spool.h) */
 	int reserve_fd;
 	bool meta_said;
+	/* at the last rotation: per CPU, what had been fired, and overwritten (the file's counts
+	 * are what came since) */
+	uint64_t fired_before[USERTP_MERGE_MAX_CPUS], overrun_before[USERTP_MERGE_MAX_CPUS];
 };
 
 /* What the meta file could not take is said once: a recovery would miss it. */
@@ -587,32 +590,89 @@ out:
 	return ret;
 }
 
-int usertp__writer_finish(struct usertp_session *s, struct usertp_dat_summary *sum)
+/*
+ * The file of what was recorded since the last rotation (or the start): per CPU, what was
+ * fired and overwritten meanwhile, into w->output.  @rotating: the totals of now become the
+ * next file's start.
+ */
+static int write_part(struct usertp_session *s, bool rotating, struct usertp_dat_summary *sum)
 {
 	struct usertp__writer *w = s->dat;
-	uint64_t *fired, *overrun;
+	unsigned int nr = s->nr_cpus < USERTP_MERGE_MAX_CPUS ? s->nr_cpus : USERTP_MERGE_MAX_CPUS;
+	uint64_t *fired = calloc(4 * (size_t)USERTP_MERGE_MAX_CPUS, sizeof(*fired));
+	uint64_t *overrun = fired + USERTP_MERGE_MAX_CPUS, *fired_now = overrun + USERTP_MERGE_MAX_CPUS;
+	uint64_t *overrun_now = fired_now + USERTP_MERGE_MAX_CPUS;
 	int ret;
 
-	fired = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*fired));
 	if (!fired)
 		return -ENOMEM;
-	overrun = calloc(USERTP_MERGE_MAX_CPUS, sizeof(*overrun));
-	if (!overrun) {
-		free(fired);
-		return -ENOMEM;
-	}
-	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		fired[cpu] = s->read[cpu] + s->dropped[cpu] + s->overrun[cpu];
-		overrun[cpu] = s->overrun[cpu];
+	for (unsigned int cpu = 0; cpu < nr; cpu++) {
+		fired_now[cpu] = s->read[cpu] + s->dropped[cpu] + s->overrun[cpu];
+		overrun_now[cpu] = s->overrun[cpu];
 		if (s->extra.src) {
-			fired[cpu] += s->extra.fired[cpu];
-			overrun[cpu] += s->extra.overrun[cpu];
+			fired_now[cpu] += s->extra.fired[cpu];
+			overrun_now[cpu] += s->extra.overrun[cpu];
 		}
+		fired[cpu] = fired_now[cpu] - w->fired_before[cpu];
+		overrun[cpu] = overrun_now[cpu] - w->overrun_before[cpu];
 	}
 	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, w->output, fired, overrun,
 			   w->reserve_fd, w->dir, sum);
+	/* (A file not written: its pages stay in the spools, for the next try.) */
+	if (!ret && rotating) {
+		memcpy(w->fired_before, fired_now, nr * sizeof(*fired_now));
+		memcpy(w->overrun_before, overrun_now, nr * sizeof(*overrun_now));
+	}
 	free(fired);
-	free(overrun);
+	return ret;
+}
+
+int usertp__writer_finish(struct usertp_session *s, struct usertp_dat_summary *sum)
+{
+	return write_part(s, false, sum);
+}
+
+int usertp_session_rotate(struct usertp_session *s, const char *next, struct usertp_dat_summary *sum)
+{
+	struct usertp__writer *w = s->dat;
+	int ret;
+
+	if (!w)
+		return usertp__session_fail(s, -EINVAL, "no file to rotate: "
+					    "usertp_session_write_dat() first");
+	if (s->overwrite || s->kernel || s->extra.src)
+		return usertp__session_fail(s, -EOPNOTSUPP, "a recording %s does not rotate",
+					    s->overwrite ? "in overwrite mode (written at its end)"
+							 : "with the kernel's events");
+	if (!next || strlen(next) >= sizeof(w->output))
+		return usertp__session_fail(s, -ENAMETOOLONG, "the next file's name is too long");
+	ret = output_check(s, next);
+	if (ret)
+		return ret;
+	/* What every program has now, on the pages it completed, goes into this file. */
+	usertp_session_process(s, 0);
+	ret = write_part(s, true, sum);
+	if (ret)
+		return ret;
+	/* Its pages are in it: the spools start again, empty. */
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++) {
+			struct usertp__spool *sp = &src->spools[cpu];
+
+			if (!sp->out)
+				continue;
+			if (ftruncate(sp->fd, 0) || lseek(sp->fd, 0, SEEK_SET))
+				ret = ret ? ret : usertp__session_fail(s, -errno, "%s: %s", w->dir,
+								       strerror(errno));
+			sp->out->pos = sp->out->written = 0;
+			sp->out->len = 0;
+			sp->allocated = 0;
+		}
+	}
+	snprintf(w->output, sizeof(w->output), "%s", next);
+	meta_check(s, usertp__spool_meta_rotated(w->meta_fd, next));
 	return ret;
 }
 

@@ -119,6 +119,11 @@ int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms)
 	return put_record(fd, comms, strlen(comms), "comms %u len=%zu\n", idx, strlen(comms));
 }
 
+int usertp__spool_meta_rotated(int fd, const char *output)
+{
+	return put_record(fd, NULL, 0, "rotated output=%s\n", output);
+}
+
 int usertp__spool_meta_kernel(int fd, unsigned int nr_cpus)
 {
 	return put_record(fd, NULL, 0, "kernel cpus=%u\n", nr_cpus);
@@ -304,6 +309,14 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 					ret = bad(err, errlen, &c, "a trace.dat format not 6, 7 or 7-zstd");
 					break;
 				}
+			}
+			continue;
+		}
+		if (!strncmp(line, "rotated ", 8)) {
+			/* The files before are written: a recovery writes the one being written. */
+			if (!field(line, "output", true, meta->output, sizeof(meta->output))) {
+				ret = bad(err, errlen, &c, "a malformed rotated line");
+				break;
 			}
 			continue;
 		}

@@ -63,6 +63,8 @@ int usertp__spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *c
 int usertp__spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
 			    const char *format);
 int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms);
+/* The file before was written (usertp_session_rotate()): @output is the one being written. */
+int usertp__spool_meta_rotated(int fd, const char *output);
 int usertp__spool_meta_kernel(int fd, unsigned int nr_cpus);
 int usertp__spool_meta_kernel_event(int fd, unsigned int id, const char *system,
 				   const char *format);

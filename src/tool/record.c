@@ -74,6 +74,10 @@ static const char usage_text[] =
 	"  -C CLOCK       mono, x86-tsc (ticks) or tsc2nsec (ticks, written as\n"
 	"                 CLOCK_MONOTONIC nanoseconds; the default where the TSC is invariant)\n"
 	"  --date         times printed as wall-clock time (the file's DATE option)\n"
+	"  --rotate-size SIZE  a new file each SIZE bytes recorded (k, M, G: KiB, MiB, GiB):\n"
+	"                 FILE.1, FILE.2, ..., each complete once closed\n"
+	"  --rotate-time SECS  a new file each SECS seconds\n"
+	"  --rotate-keep N  keep the last N files, removing older ones\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
 	"  -q             quiet: no status line, no summary (errors and warnings stay)\n"
 	"  --file-version N  trace.dat version 6 (default: every reader opens it) or 7\n"
@@ -115,6 +119,12 @@ static struct {
 	unsigned int file_version; /* --file-version (0: not given) */
 	const char *compression;   /* --compression (NULL: not given) */
 	bool date;		   /* --date */
+	uint64_t rotate_size, rotate_secs; /* --rotate-size, --rotate-time (0: not given) */
+	unsigned int rotate_keep;	   /* --rotate-keep (0: all) */
+	unsigned int part;		   /* rotating: the number of the file being written */
+	uint64_t part_bytes_at;		   /* the session's bytes when it began */
+	double part_started;		   /* elapsed() when it began */
+	uint64_t parts_events, parts_lost; /* in the files closed */
 
 	/* which specs are the kernel's (kernel_specs_check()) */
 	bool spec_kernel[MAX_SPECS];
@@ -296,6 +306,51 @@ static void check_write_error(const struct usertp_session_status *st)
 		     : "recording stops");
 }
 
+/* --- rotation: numbered files ----------------------------------------------------------- */
+
+/* The name of file @n of a rotating recording: -o's, then ".N". */
+static void part_path(char *buf, size_t size, unsigned int n)
+{
+	snprintf(buf, size, "%s.%u", rec.output, n);
+}
+
+/* The file of part @closed is written: with --rotate-keep N, the one N before it goes. */
+static void parts_keep(unsigned int closed)
+{
+	char old[PATH_MAX];
+
+	if (!rec.rotate_keep || closed <= rec.rotate_keep)
+		return;
+	part_path(old, sizeof(old), closed - rec.rotate_keep);
+	if (unlink(old) && errno != ENOENT)
+		fail("warning: cannot remove %s: %s", old, strerror(errno));
+}
+
+/* Close the file being written, its counts said, and go on into the next one. */
+static void rotate(const struct usertp_session_status *st)
+{
+	struct usertp_dat_summary sum = { .struct_size = sizeof(sum) };
+	char next[PATH_MAX];
+
+	part_path(next, sizeof(next), rec.part + 1);
+	if (usertp_session_rotate(rec.session, next, &sum)) {
+		/* (Its pages stay in the spool: the next rotation, or the end, writes them.) */
+		fail("%s", usertp_session_error(rec.session));
+		rec.part_started = elapsed();
+		return;
+	}
+	if (!rec.quiet)
+		fprintf(stderr, "usertp record: %s: %llu events, %llu lost, %.1f MB\n", sum.output,
+			(unsigned long long)sum.events, (unsigned long long)sum.lost,
+			(double)sum.bytes / 1e6);
+	rec.parts_events += sum.events;
+	rec.parts_lost += sum.lost;
+	parts_keep(rec.part);
+	rec.part++;
+	rec.part_bytes_at = st->bytes;
+	rec.part_started = elapsed();
+}
+
 /* --- stream: the records as usertp report prints them ------------------------------------ */
 
 /*
@@ -419,6 +474,11 @@ static void loop(void)
 			stream_drain(0);
 		usertp_session_status(rec.session, &st);
 		check_write_error(&st);
+		if (rec.part && ((rec.rotate_size && st.bytes - rec.part_bytes_at >= rec.rotate_size) ||
+				 (rec.rotate_secs && elapsed() - rec.part_started >= (double)rec.rotate_secs))) {
+			rotate(&st);
+			usertp_session_status(rec.session, &st);
+		}
 		if (tty && elapsed() - last_status >= 1.0) {
 			last_status = elapsed();
 			status_line(false);
@@ -652,10 +712,34 @@ static bool command_specs_check(void)
 
 /* --- options ------------------------------------------------------------------------------ */
 
+/* --rotate-size: bytes, or KiB, MiB, GiB with k, M, G; from 64 KiB to 1 TiB. */
+static int parse_size(const char *text, uint64_t *bytes)
+{
+	static const struct {
+		char suffix;
+		unsigned int shift;
+	} units[] = { { 0, 0 }, { 'k', 10 }, { 'K', 10 }, { 'M', 20 }, { 'G', 30 } };
+	const char *end;
+	uint64_t v;
+
+	if (usertp__parse_u64_prefix(text, &end, 1, 1ull << 40, &v))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (end[0] != units[i].suffix || (units[i].suffix && end[1]))
+			continue;
+		if (v > (1ull << 40) >> units[i].shift)
+			return -ERANGE;
+		*bytes = v << units[i].shift;
+		return *bytes >= 65536 ? 0 : -ERANGE;
+	}
+	return -EINVAL;
+}
+
 static bool parse_options(int argc, char **argv)
 {
 	enum { OPT_OVERWRITE = 256, OPT_RECOVER, OPT_PID, OPT_NOTRACE_PID, OPT_FILE_VERSION,
-	       OPT_COMPRESSION, OPT_ALLOW_MISSING, OPT_DATE };
+	       OPT_COMPRESSION, OPT_ALLOW_MISSING, OPT_DATE, OPT_ROTATE_SIZE, OPT_ROTATE_TIME,
+	       OPT_ROTATE_KEEP };
 	static const struct option longopts[] = {
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
@@ -665,6 +749,9 @@ static bool parse_options(int argc, char **argv)
 		{ "compression", required_argument, NULL, OPT_COMPRESSION },
 		{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
 		{ "date", no_argument, NULL, OPT_DATE },
+		{ "rotate-size", required_argument, NULL, OPT_ROTATE_SIZE },
+		{ "rotate-time", required_argument, NULL, OPT_ROTATE_TIME },
+		{ "rotate-keep", required_argument, NULL, OPT_ROTATE_KEEP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -806,6 +893,27 @@ static bool parse_options(int argc, char **argv)
 		case OPT_DATE:
 			rec.date = true;
 			break;
+		case OPT_ROTATE_SIZE:
+			if (parse_size(optarg, &rec.rotate_size)) {
+				fail("--rotate-size %s: a size from 64k to 1024G (bytes, or with k, M "
+				     "or G)", optarg);
+				return false;
+			}
+			break;
+		case OPT_ROTATE_TIME:
+			if (usertp__parse_u64(optarg, 1, 366 * 86400, &value)) {
+				fail("--rotate-time %s: a number of seconds from 1 to 31622400", optarg);
+				return false;
+			}
+			rec.rotate_secs = value;
+			break;
+		case OPT_ROTATE_KEEP:
+			if (usertp__parse_u64(optarg, 1, 1000000, &value)) {
+				fail("--rotate-keep %s: a number of files from 1 to 1000000", optarg);
+				return false;
+			}
+			rec.rotate_keep = (unsigned int)value;
+			break;
 		case 'h':
 			fputs(rec.stream ? stream_usage_text : usage_text, stdout);
 			exit(0);
@@ -824,7 +932,9 @@ static bool parse_options(int argc, char **argv)
 					  : rec.file_version ? "--file-version"
 					  : rec.compression ? "--compression"
 					  : rec.date	    ? "--date"
-							    : NULL;
+					  : rec.rotate_size || rec.rotate_secs || rec.rotate_keep
+						  ? "--rotate-*"
+						  : NULL;
 
 		if (file_option) {
 			fail("%s: an option of a file; stream prints (usertp record writes one)",
@@ -834,7 +944,8 @@ static bool parse_options(int argc, char **argv)
 	}
 	if (rec.recover) {
 		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all || rec.file_version ||
-		    rec.compression || rec.date) {
+		    rec.compression || rec.date || rec.rotate_size || rec.rotate_secs ||
+		    rec.rotate_keep) {
 			fail("--recover DIR takes only -o FILE (the file's format is the recording's)");
 			return false;
 		}
@@ -866,6 +977,18 @@ static bool parse_options(int argc, char **argv)
 	}
 	if (!kernel_specs_check())
 		return false;
+	if (rec.rotate_keep && !rec.rotate_size && !rec.rotate_secs) {
+		fail("--rotate-keep: give --rotate-size or --rotate-time");
+		return false;
+	}
+	if ((rec.rotate_size || rec.rotate_secs) && (rec.overwrite || rec.kernel)) {
+		fail("--rotate-%s: not %s", rec.rotate_size ? "size" : "time",
+		     rec.overwrite ? "with --overwrite (a flight recorder writes at its end)"
+				   : "with the kernel's events yet");
+		return false;
+	}
+	if (rec.rotate_size || rec.rotate_secs)
+		rec.part = 1;
 	if (rec.cmd && !rec.allow_missing && !command_specs_check())
 		return false;
 	if (rec.event_fork && !rec.filter_cmd && !rec.trace_pids.nr && !rec.notrace_pids.nr) {
@@ -972,7 +1095,14 @@ static bool start(void)
 		return false;
 	}
 	/* The output must be writable, as a trace.dat, before anything starts. */
-	ret = rec.stream ? 0 : usertp_session_write_dat(rec.session, rec.output);
+	if (rec.part) {
+		char first[PATH_MAX];
+
+		part_path(first, sizeof(first), 1);
+		ret = usertp_session_write_dat(rec.session, first);
+	} else {
+		ret = rec.stream ? 0 : usertp_session_write_dat(rec.session, rec.output);
+	}
 	if (ret) {
 		fail("%s%s", ret == -EINVAL ? "-o " : "", usertp_session_error(rec.session));
 		return false;
@@ -1084,6 +1214,13 @@ int usertp__cmd_record(int argc, char **argv)
 		fail("%s", usertp_session_error(rec.session));
 	if (!rec.stream)
 		summary(&sum, false);
+	if (rec.part) {
+		parts_keep(rec.part);
+		if (!rec.quiet)
+			fprintf(stderr, "usertp record: %u files, %llu events, %llu lost in all\n",
+				rec.part, (unsigned long long)(rec.parts_events + sum.events),
+				(unsigned long long)(rec.parts_lost + sum.lost));
+	}
 	usertp_session_free(rec.session);
 	usertp__report_line_free(&rec.line);
 	/* Under -- the command's failure comes first; then ours. */

@@ -1400,6 +1400,98 @@ EOT
 	expect "$dir/err" "^usertp stream: no event jobs:job_dne in " "the typo named"
 	[ ! -s "$dir/out" ] || { echo "stream of a typo: the program ran"; fail=1; }
 	;;
+rotate)
+	# --rotate-size, --rotate-time, --rotate-keep (issue 24, item 2): numbered files, each
+	# complete and readable by trace-cmd on its own, with exact counts each (recorded + lost
+	# = fired in all the files together); kept to the last N over a recording of 20 times
+	# the size; a recorder killed between rotations leaves a spool that --recover writes as
+	# the file it was writing; bad values refused before anything runs.
+	# parts NAME: the numbers of $dir/NAME.dat.N, in order
+	parts() {
+		ls "$dir" | sed -n "s/^$1\.dat\.\([0-9]*\)\$/\1/p" | sort -n
+	}
+	# in_file FILE: its records + lost, by its CPUSTAT options
+	in_file() {
+		trace-cmd report --stat -i "$1" 2>/dev/null | awk '/^overrun:/ { s += $2 }
+			/^(read|dropped) events:/ { s += $3 } END { print s + 0 }'
+	}
+	"$usertp" record --rotate-size 1M -e 'usertp_bench:*' -o "$dir/r.dat" -- \
+		sh -c "'$producer' -t 1 200000 2 >'$dir/out'" 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+	n=$(parts r | tail -1)
+	[ "$n" -ge 10 ] || { echo "only $n files for 20 MB in parts of 1 MiB"; fail=1; }
+	in_all=0
+	for i in $(parts r); do
+		f="$dir/r.dat.$i"
+		exact "$f" /dev/null -
+		report "$f"
+		k=$(in_file "$f")
+		in_all=$((in_all + k))
+		# What the recorder said of each file is what the file says.
+		[ "$i" -eq "$n" ] || grep -q "^usertp record: $f: $(count "$dir/report.txt" ' bench_event: ') events, $((k - $(count "$dir/report.txt" ' bench_event: '))) lost, " "$dir/err" ||
+			{ echo "$f: not what the recorder said:"; grep "$f" "$dir/err"; fail=1; }
+	done
+	check_count "recorded + lost in all the files" "$in_all" "$(fired "$dir/out")"
+	expect "$dir/err" "^usertp record: $n files, [0-9]* events, [0-9]* lost in all\$" "the total line"
+	[ -z "$(ls -d "$dir"/r.dat.*.spool-* 2>/dev/null)" ] || { echo "a spool left"; fail=1; }
+	# --rotate-keep 3: the last three files stay, 20 times the size recorded.
+	"$usertp" record -q --rotate-size 1M --rotate-keep 3 -e 'usertp_bench:*' -o "$dir/k.dat" -- \
+		sh -c "'$producer' -t 1 200000 2 >'$dir/out'" 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+	kept=$(parts k | tr '\n' ' ')
+	last=$(parts k | tail -1)
+	[ "$kept" = "$((last - 2)) $((last - 1)) $last " ] && [ "$last" -ge 10 ] ||
+		{ echo "--rotate-keep 3 kept: $kept"; fail=1; }
+	size=$(du -k -c "$dir"/k.dat.* | tail -1 | cut -f1)
+	[ "$size" -le 3500 ] || { echo "--rotate-keep 3: $size KiB on disk"; fail=1; }
+	for i in $(parts k); do
+		report "$dir/k.dat.$i"
+	done
+	# --rotate-time 1: a file a second.
+	"$usertp" record -q --rotate-time 1 -e 'usertp_bench:*' -o "$dir/t.dat" -- \
+		sh -c "'$producer' -t 2 2000 3 >'$dir/out'" 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+	in_all=0
+	for i in $(parts t); do
+		in_all=$((in_all + $(in_file "$dir/t.dat.$i")))
+	done
+	[ "$(parts t | wc -l)" -ge 3 ] || { echo "--rotate-time 1 over 3 s: $(parts t | wc -l) files"; fail=1; }
+	check_count "--rotate-time: recorded + lost in all the files" "$in_all" "$(fired "$dir/out")"
+	# Killed between rotations: the closed files stay; --recover writes the one being written.
+	"$usertp" record -q --rotate-size 256k -e 'usertp_bench:*' -o "$dir/c.dat" -- \
+		"$producer" -t 1 20000 3600 >/dev/null 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_dump='ls -la "$dir" "$dir"/c.dat.*.spool-*; cat "$dir/err"'
+	wait_until "three files closed" sh -c "[ -e '$dir/c.dat.3' ] && ls '$dir'/c.dat.*.spool-*/*.cpu0"
+	program=$(pgrep -P "$rec" || true)
+	kill -KILL "$rec"
+	wait "$rec" 2>/dev/null || true
+	[ -z "$program" ] || kill -KILL "$program" 2>/dev/null || true
+	# (The file being written: the meta's last output, c.dat.N+1, or c.dat.N if the kill
+	# came while N was being written.)
+	spool=$(ls -d "$dir"/c.dat.*.spool-*)
+	writing=$(sed -n 's/^.* output=//p' "$spool/meta" | tail -1)
+	"$usertp" record --recover "$spool" 2>"$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	[ "$writing" = "$dir/c.dat.$(parts c | tail -1)" ] ||
+		{ echo "recovered: $(parts c | tr '\n' ' '), not $writing"; fail=1; }
+	[ "$(parts c | tr '\n' ' ')" = "$(seq 1 "$(parts c | tail -1)" | tr '\n' ' ')" ] ||
+		{ echo "files: $(parts c | tr '\n' ' ')"; fail=1; }
+	for i in $(parts c); do
+		report "$dir/c.dat.$i"
+	done
+	# Bad values, before anything runs.
+	for bad in "--rotate-size 1000:--rotate-size 1000: a size from 64k" \
+		"--rotate-size 5X:--rotate-size 5X: a size" "--rotate-time 0:--rotate-time 0: a number" \
+		"--rotate-keep 2:--rotate-keep: give --rotate-size" \
+		"--rotate-size 1M --overwrite:--rotate-size: not with --overwrite"; do
+		set +e
+		# shellcheck disable=SC2086
+		"$usertp" record ${bad%%:*} -e 'jobs:*' -o "$dir/bad.dat" -- "$pool" 3 >"$dir/out" 2>"$dir/err"
+		status=$?
+		set -e
+		check_count "${bad%%:*}: status" "$status" 2
+		grep -q -- "${bad#*:}" "$dir/err" || { echo "${bad%%:*}: not said:"; cat "$dir/err"; fail=1; }
+		[ ! -s "$dir/out" ] || { echo "${bad%%:*}: the program ran"; fail=1; }
+	done
+	;;
 recover-foreign)
 	# Root recovers another user's spool (issue 21, item 15b): the spool's meta does not choose
 	# root's output (refused without -o; before, root wrote where the user's meta said), the
