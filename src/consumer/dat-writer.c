@@ -549,6 +549,9 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 			ret = -errno;
 			snprintf(err, sizeof(err), "close: %s", strerror(errno));
 		}
+		/* Not even the header: no file is left that no reader can open. */
+		if (ret && !stat(output, &st) && !st.st_size)
+			unlink(output);
 		if (ret)
 			usertp__session_fail(s, ret, "%s: %s", output, err);
 	}

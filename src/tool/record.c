@@ -125,6 +125,7 @@ static struct {
 	uint64_t part_bytes_at;		   /* the session's bytes when it began */
 	double part_started;		   /* elapsed() when it began */
 	uint64_t parts_events, parts_lost; /* in the files closed */
+	unsigned int rotate_failed;	   /* rotations that could not write their file */
 
 	/* which specs are the kernel's (kernel_specs_check()) */
 	bool spec_kernel[MAX_SPECS];
@@ -334,8 +335,14 @@ static void rotate(const struct usertp_session_status *st)
 
 	part_path(next, sizeof(next), rec.part + 1);
 	if (usertp_session_rotate(rec.session, next, &sum)) {
-		/* (Its pages stay in the spool: the next rotation, or the end, writes them.) */
-		fail("%s", usertp_session_error(rec.session));
+		/*
+		 * Its pages stay in the spool: the next rotation (another size or time on) or the
+		 * end writes them.  Said once (a full disk fails each time).
+		 */
+		if (!rec.rotate_failed++)
+			fail("%s (tried again at the next rotation; later failures are not said)",
+			     usertp_session_error(rec.session));
+		rec.part_bytes_at = st->bytes;
 		rec.part_started = elapsed();
 		return;
 	}

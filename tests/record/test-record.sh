@@ -1477,6 +1477,28 @@ rotate)
 	for i in $(parts c); do
 		report "$dir/c.dat.$i"
 	done
+	# A full disk (root: a tmpfs of 12 MB for 20 MB): every closed file stays valid, the last
+	# keeps the whole pages that fitted, the failure is said once, and the files still
+	# account for every event.
+	if [ "$(id -u)" -eq 0 ] && mkdir "$dir/small" && mount -t tmpfs -o size=12m none "$dir/small"; then
+		echo "umount '$dir/small'" >>"$dir/undo"
+		set +e
+		"$usertp" record --rotate-size 1M -e 'usertp_bench:*' -o "$dir/small/f.dat" -- \
+			sh -c "'$producer' -t 1 200000 2 >'$dir/out'" 2>"$dir/err"
+		status=$?
+		set -e
+		check_count "rotation on a full disk: status" "$status" 1
+		# (Each failure once: the spool's, a rotation's, the last file's.)
+		said=$(grep -c 'No space left on device' "$dir/err" || true)
+		[ "$said" -ge 1 ] && [ "$said" -le 3 ] || { echo "the full disk said $said times:"; cat "$dir/err"; fail=1; }
+		for f in "$dir"/small/f.dat.*; do
+			report "$f" # (none empty: a file that could not hold its header is not left)
+		done
+		sed -n 's/^usertp record: [0-9]* files, \([0-9]*\) events, \([0-9]*\) lost in all$/\1 \2/p' "$dir/err" >"$dir/total"
+		read -r e l <"$dir/total" || { echo "no total line:"; cat "$dir/err"; fail=1; }
+		check_count "a full disk: recorded + lost, in all" "$((e + l))" "$(fired "$dir/out")"
+		umount "$dir/small"
+	fi
 	# Bad values, before anything runs.
 	for bad in "--rotate-size 1000:--rotate-size 1000: a size from 64k" \
 		"--rotate-size 5X:--rotate-size 5X: a size" "--rotate-time 0:--rotate-time 0: a number" \
