@@ -361,6 +361,17 @@ USERTP_CONSUMER_EXPORT int usertp_session_set_dat_format(struct usertp_session *
  */
 USERTP_CONSUMER_EXPORT int usertp_session_set_dat_date(struct usertp_session *s, bool date);
 
+/**
+ * usertp_session_set_dat_limit() - keep at most about @bytes (64 KiB or more; 0: no limit) of
+ * each program's events per CPU, as trace-cmd record -m keeps its per-CPU files: the oldest
+ * pages beyond it are given back to the file system as the recording goes on (the disk holds
+ * about that much per program and CPU however long it runs), and their events are counted
+ * lost in the file.  Any time; what was given back stays lost.
+ * Return: 0, or -EINVAL (under 64 KiB).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_set_dat_limit(struct usertp_session *s,
+							uint64_t bytes);
+
 /*
  * What the file holds, summed over programs: in all, and per CPU in the caller's arrays
  * (cpu_events and cpu_lost, max_cpus entries each, either may be NULL; CPUs past max_cpus are

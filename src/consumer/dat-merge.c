@@ -230,6 +230,13 @@ static int read_page(struct reader *r, const char *name)
 		/* A partial page left: moved to the front, the rest read after it. */
 		memmove(r->ahead, r->ahead + r->ahead_pos, got);
 		r->ahead_pos = 0;
+		/* Pages given back (a hole: usertp_session_set_dat_limit()) are not read. */
+		if (!got && !r->use_read) {
+			off_t data = lseek(r->fd, (off_t)r->off, SEEK_DATA);
+
+			if (data > (off_t)r->off)
+				r->off = (uint64_t)data / USERTP__KPAGE_SIZE * USERTP__KPAGE_SIZE;
+		}
 		while (got < READ_AHEAD) {
 			if (!r->use_read) {
 				n = pread(r->fd, r->ahead + got, READ_AHEAD - got,

@@ -48,6 +48,7 @@ struct usertp__spool {
 	int fd;
 	struct usertp__dat_out *out;
 	uint64_t allocated; /* bytes of the file given blocks ahead of the writes */
+	uint64_t dropped;   /* bytes at its start given back (usertp_session_set_dat_limit()) */
 };
 
 /*
@@ -58,11 +59,17 @@ struct usertp__spool {
 #define ALLOCATE_MIN (1u << 20)
 #define ALLOCATE_MAX (32u << 20)
 
-/* Blocks for @fd up to past @end (its size unchanged); *allocated says how far it has them. */
-static void allocate_ahead(int fd, uint64_t end, uint64_t *allocated)
+/*
+ * Blocks for @fd up to past @end (its size unchanged); *allocated says how far it has them.
+ * @most: at most this much at a time (0: no bound but ALLOCATE_MAX).
+ */
+static void allocate_ahead(int fd, uint64_t end, uint64_t *allocated, uint64_t most)
 {
 	uint64_t more = *allocated < ALLOCATE_MIN ? ALLOCATE_MIN
 			: *allocated > ALLOCATE_MAX ? ALLOCATE_MAX : *allocated;
+
+	if (most && more > most)
+		more = most;
 
 	if (end <= *allocated)
 		return;
@@ -152,7 +159,8 @@ static int spool_page(struct usertp_session *s, struct usertp__source *src, unsi
 	struct usertp__spool *sp = &src->spools[cpu];
 	uint64_t before = sp->out->pos;
 
-	allocate_ahead(sp->fd, before + 2 * USERTP__KPAGE_SIZE, &sp->allocated);
+	/* (With a limit, no more ahead than it: the disk holds about the limit.) */
+	allocate_ahead(sp->fd, before + 2 * USERTP__KPAGE_SIZE, &sp->allocated, s->dat_limit);
 	/*
 	 * A full page has no room after its entries for the count of the events lost before it:
 	 * the count then goes on an empty page of its own just before it, which the merge marks
@@ -196,6 +204,18 @@ static void writer_flush(struct usertp_session *s, struct usertp__source *src, u
 	usertp__dat_flush(sp->out);
 	if (sp->out->error)
 		write_failed(s, -sp->out->error);
+	/*
+	 * A limit: the oldest pages beyond it are given back to the file system (a hole, which
+	 * reads as empty pages); the file's CPUSTAT counts their events lost (fired less kept).
+	 */
+	if (s->dat_limit && sp->out->written > sp->dropped + s->dat_limit) {
+		uint64_t to = (sp->out->written - s->dat_limit) / USERTP__KPAGE_SIZE * USERTP__KPAGE_SIZE;
+
+		if (to > sp->dropped &&
+		    !fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)sp->dropped,
+			       (off_t)(to - sp->dropped)))
+			sp->dropped = to;
+	}
 }
 
 static void writer_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
@@ -302,6 +322,15 @@ int usertp_session_set_dat_format(struct usertp_session *s, unsigned int version
 		return usertp__session_fail(s, -ENOTSUP, "zstd: libzstd.so.1 could not be loaded");
 	s->dat_version = version;
 	s->dat_compress = zstd;
+	return 0;
+}
+
+int usertp_session_set_dat_limit(struct usertp_session *s, uint64_t bytes)
+{
+	if (bytes && bytes < 16 * USERTP__KPAGE_SIZE)
+		return usertp__session_fail(s, -EINVAL, "a limit of %llu bytes: 64 KiB at least",
+					    (unsigned long long)bytes);
+	s->dat_limit = bytes;
 	return 0;
 }
 
@@ -539,7 +568,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 				if (ms[i].cpu_fd[cpu] >= 0 && !fstat(ms[i].cpu_fd[cpu], &st))
 					estimate += (uint64_t)st.st_size;
 		if (estimate)
-			allocate_ahead(fd, estimate + ALLOCATE_MIN, &allocated);
+			allocate_ahead(fd, estimate + ALLOCATE_MIN, &allocated, 0);
 		ret = usertp__merge_write(fd, &in, stats, err, sizeof(err));
 		/* What was given ahead and not written goes back. */
 		if (allocated && allocated != UINT64_MAX && !fstat(fd, &st) && ftruncate(fd, st.st_size)) {
@@ -671,7 +700,7 @@ int usertp_session_rotate(struct usertp_session *s, const char *next, struct use
 								       strerror(errno));
 			sp->out->pos = sp->out->written = 0;
 			sp->out->len = 0;
-			sp->allocated = 0;
+			sp->allocated = sp->dropped = 0;
 		}
 	}
 	snprintf(w->output, sizeof(w->output), "%s", next);

@@ -138,6 +138,8 @@ struct usertp_session {
 	unsigned int dat_version; /* of the trace.dat (usertp_session_set_dat_format()) */
 	bool dat_compress;
 	bool dat_date;		  /* usertp_session_set_dat_date() */
+	uint64_t dat_limit;	  /* usertp_session_set_dat_limit(): bytes per program and CPU
+				     kept in the spool (0: all) */
 	uint64_t date_offset_us;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at the file's start, in us */
 	bool output_nofollow; /* the output is not opened through a symbolic link (--recover) */
 	char **specs;

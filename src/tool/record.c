@@ -63,6 +63,8 @@ static const char usage_text[] =
 	"                 run in the programs before anything is stored\n"
 	"  -o FILE        output (default trace.dat)\n"
 	"  -b KIB         buffer size per CPU and program, in KiB (default 1408)\n"
+	"  -m KIB         keep at most about KIB per CPU and program, the oldest pages\n"
+	"                 dropped as it goes (counted lost), as trace-cmd record -m\n"
 	"  -P PID         record a running program (repeatable)\n"
 	"  -a             record every program of this user, also those that start later\n"
 	"  --pid TID[,TID]...  only the events of these threads (set_event_pid; repeatable)\n"
@@ -119,6 +121,7 @@ static struct {
 	unsigned int file_version; /* --file-version (0: not given) */
 	const char *compression;   /* --compression (NULL: not given) */
 	bool date;		   /* --date */
+	uint64_t limit_kb;		   /* -m (0: none) */
 	uint64_t rotate_size, rotate_secs; /* --rotate-size, --rotate-time (0: not given) */
 	unsigned int rotate_keep;	   /* --rotate-keep (0: all) */
 	unsigned int part;		   /* rotating: the number of the file being written */
@@ -768,7 +771,7 @@ static bool parse_options(int argc, char **argv)
 
 	/* mono: tsc2nsec where the TSC is invariant (tsc2nsec.h) */
 	usertp__clock_parse(NULL, &rec.clock, &why);
-	while ((opt = getopt_long(argc, argv, "+e:f:o:b:P:aqC:s:hFc", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:f:o:b:m:P:aqC:s:hFc", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': {
 			struct usertp__filter_error fe;
@@ -819,6 +822,12 @@ static bool parse_options(int argc, char **argv)
 		case 'b':
 			if (usertp__rb_parse_kb(optarg, &rec.kb, &why)) {
 				fail("-b %s: %s", optarg, why);
+				return false;
+			}
+			break;
+		case 'm':
+			if (usertp__parse_u64(optarg, 64, 1ull << 30, &rec.limit_kb)) {
+				fail("-m %s: a number of KiB from 64 to 1073741824", optarg);
 				return false;
 			}
 			break;
@@ -925,7 +934,7 @@ static bool parse_options(int argc, char **argv)
 			fputs(rec.stream ? stream_usage_text : usage_text, stdout);
 			exit(0);
 		default:
-			usertp__tool_bad_option(rec.name, "+e:f:o:b:P:aqC:s:hFc", argv);
+			usertp__tool_bad_option(rec.name, "+e:f:o:b:m:P:aqC:s:hFc", argv);
 			return false;
 		}
 	}
@@ -939,6 +948,7 @@ static bool parse_options(int argc, char **argv)
 					  : rec.file_version ? "--file-version"
 					  : rec.compression ? "--compression"
 					  : rec.date	    ? "--date"
+					  : rec.limit_kb    ? "-m"
 					  : rec.rotate_size || rec.rotate_secs || rec.rotate_keep
 						  ? "--rotate-*"
 						  : NULL;
@@ -952,7 +962,7 @@ static bool parse_options(int argc, char **argv)
 	if (rec.recover) {
 		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all || rec.file_version ||
 		    rec.compression || rec.date || rec.rotate_size || rec.rotate_secs ||
-		    rec.rotate_keep) {
+		    rec.rotate_keep || rec.limit_kb) {
 			fail("--recover DIR takes only -o FILE (the file's format is the recording's)");
 			return false;
 		}
@@ -1097,7 +1107,8 @@ static bool start(void)
 	usertp_session_set_log(rec.session, session_log, NULL);
 	if ((rec.file_version &&
 	     usertp_session_set_dat_format(rec.session, rec.file_version, rec.compression)) ||
-	    (rec.date && usertp_session_set_dat_date(rec.session, true))) {
+	    (rec.date && usertp_session_set_dat_date(rec.session, true)) ||
+	    (rec.limit_kb && usertp_session_set_dat_limit(rec.session, rec.limit_kb * 1024))) {
 		fail("%s", usertp_session_error(rec.session));
 		return false;
 	}

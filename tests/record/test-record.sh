@@ -1401,11 +1401,12 @@ EOT
 	[ ! -s "$dir/out" ] || { echo "stream of a typo: the program ran"; fail=1; }
 	;;
 rotate)
-	# --rotate-size, --rotate-time, --rotate-keep (issue 24, item 2): numbered files, each
-	# complete and readable by trace-cmd on its own, with exact counts each (recorded + lost
-	# = fired in all the files together); kept to the last N over a recording of 20 times
+	# --rotate-size, --rotate-time, --rotate-keep and -m (issue 24, item 2): numbered files,
+	# each complete and readable by trace-cmd on its own, with exact counts each (recorded +
+	# lost = fired in all the files together); kept to the last N over a recording of 20 times
 	# the size; a recorder killed between rotations leaves a spool that --recover writes as
-	# the file it was writing; bad values refused before anything runs.
+	# the file it was writing; a full disk; -m's cap per CPU, on disk while it runs and in the
+	# file; bad values refused before anything runs.
 	# parts NAME: the numbers of $dir/NAME.dat.N, in order
 	parts() {
 		ls "$dir" | sed -n "s/^$1\.dat\.\([0-9]*\)\$/\1/p" | sort -n
@@ -1499,8 +1500,26 @@ rotate)
 		check_count "a full disk: recorded + lost, in all" "$((e + l))" "$(fired "$dir/out")"
 		umount "$dir/small"
 	fi
+	# -m 1024 (as trace-cmd record -m): 20 MB recorded, about 1 MiB per CPU kept, the newest;
+	# the spool on disk stays near that while it runs; recorded + lost = fired.
+	"$usertp" record -m 1024 -e 'usertp_bench:*' -o "$dir/m.dat" -- \
+		sh -c "'$producer' -t 1 200000 2 >'$dir/out'" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	# (The spools' apparent sizes: what went through them, given back or not.)
+	wait_until "8 MB through the spool" sh -c \
+		"[ \$(stat -c %s '$dir'/m.dat.spool-*/*.cpu* | awk '{ s += \$1 } END { print s + 0 }') -ge 8000000 ]"
+	held=$(du -k -c "$dir"/m.dat.spool-*/ | tail -1 | cut -f1)
+	[ "$held" -le 6144 ] || { echo "-m 1024: $held KiB on disk with 8 MB through the spool"; fail=1; }
+	wait "$rec" || { cat "$dir/err"; fail=1; }
+	exact "$dir/m.dat" "$dir/err" "$(fired "$dir/out")"
+	report "$dir/m.dat"
+	size=$(stat -c %s "$dir/m.dat")
+	[ "$size" -le 2621440 ] || { echo "-m 1024: a file of $size bytes"; fail=1; }
+	grep -q ' bench_event: *a=399999 ' "$dir/report.txt" || { echo "-m 1024: the last event not kept"; fail=1; }
+	! grep -q ' bench_event: *a=0 ' "$dir/report.txt" || { echo "-m 1024: the first event kept"; fail=1; }
 	# Bad values, before anything runs.
-	for bad in "--rotate-size 1000:--rotate-size 1000: a size from 64k" \
+	for bad in "-m 10:-m 10: a number of KiB" "--rotate-size 1000:--rotate-size 1000: a size from 64k" \
 		"--rotate-size 5X:--rotate-size 5X: a size" "--rotate-time 0:--rotate-time 0: a number" \
 		"--rotate-keep 2:--rotate-keep: give --rotate-size" \
 		"--rotate-size 1M --overwrite:--rotate-size: not with --overwrite"; do
