@@ -328,6 +328,16 @@ int usertp__ses_source_start(struct usertp_session *s, struct usertp__source *sr
 	char *events = NULL, *reply = NULL, err[256], *pids[2] = { NULL, NULL };
 	int fd = -1, ret;
 
+	/*
+	 * The formats of the events it has that the session records, before they can fire: a
+	 * program that fires and ends as soon as it is started can no longer be asked, and its
+	 * events would be left out without them (`record -P` of such a program under load).
+	 * Those of events it adds later come as news, before they can fire.
+	 */
+	if (!usertp__client_call(sock, USERTP_CTL_MSG_IDS, NULL, &reply, NULL, timeout_ms))
+		source_add_formats(s, src, sock, usertp__client_body(reply));
+	free(reply);
+	reply = NULL;
 	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
 	ret = usertp__ses_settings_msg(s, USERTP_CTL_MSG_START, &req, &events, pids);
 	if (s->run_pid && src->pid == s->run_pid && !src->forked_from)

@@ -82,6 +82,11 @@ run() {
 		rec=$!
 		pids="$pids $rec"
 		wait_until "$name's recording" sh -c "ls $dir/x.dat.spool-*/$prog-*.cpu0 >/dev/null"
+		# Its events' formats are known before it records: a program that fires and ends at
+		# once can no longer be asked (before: asked after its start, and under load a
+		# program's job_done was left out, "undeclared", 0 or 200 of 400 recorded).
+		[ "$(grep -ac '^event [0-9]* id=[0-9]* system=jobs ' "$dir"/x.dat.spool-*/meta)" -ge 2 ] ||
+			bad "$name: its formats not known when it started recording"
 		echo go >&5
 		wait $prog || { bad "$name: exit $?: $(cat "$dir/err")"; }
 		exec 5>&-
