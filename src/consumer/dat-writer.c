@@ -122,9 +122,12 @@ static int writer_source(struct usertp_session *s, struct usertp__source *src)
 	src->nr_spools = src->view->nr_cpus;
 	for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++)
 		src->spools[cpu].fd = -1;
-	/* Whoever recovers the spool learns of the program first. */
+	/* Whoever recovers the spool learns of the program first, then of the formats known. */
 	meta_check(s, usertp__spool_meta_source(w->meta_fd, src->index, src->pid, src->comm,
 					       src->forked_from ? (int)src->forked_from->index : -1));
+	for (unsigned int i = 0; i < src->nr_events; i++)
+		meta_check(s, usertp__spool_meta_event(w->meta_fd, src->index, src->events[i].id,
+						       src->events[i].system, src->events[i].format));
 	for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++) {
 		char path[PATH_MAX + 64];
 		struct usertp__spool *sp = &src->spools[cpu];
@@ -221,7 +224,10 @@ static void writer_flush(struct usertp_session *s, struct usertp__source *src, u
 static void writer_event(struct usertp_session *s, struct usertp__source *src, unsigned int id,
 			 const char *system, const char *format)
 {
-	meta_check(s, usertp__spool_meta_event(s->dat->meta_fd, src->index, id, system, format));
+	/* (Before its source line, none: writer_source() writes those it knows then.) */
+	if (src->spools)
+		meta_check(s, usertp__spool_meta_event(s->dat->meta_fd, src->index, id, system,
+						       format));
 }
 
 static void writer_comms(struct usertp_session *s, struct usertp__source *src)

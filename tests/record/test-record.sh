@@ -1571,6 +1571,25 @@ killed)
 	n=$(count "$dir/report.txt" " bench_event: ")
 	[ "$n" -ge 1000 ] || { echo "only $n events recovered"; fail=1; }
 	grep -q "^usertp record: 1 program, $n events" "$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	# The same of a program attached with -P, whose formats the recorder learns before it
+	# starts recording (the spool's meta names the program before them: before, a recovery
+	# said "a record of no source").
+	"$recprog" term-fire 20000 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	"$usertp" record -q -e 'rec:*' -P "$p1" -o "$dir/p.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$dir/p.dat.spool-*/$p1-*.cpu0"
+	kill -TERM "$p1"
+	wait_until "fired in $dir/p1" grep -q fired "$dir/p1"
+	wait_until "its pages spooled" sh -c "[ \$(cat '$dir'/p.dat.spool-*/*.cpu* | wc -c) -ge 65536 ]"
+	kill -KILL "$rec"
+	wait "$rec" 2>/dev/null || true
+	"$usertp" record --recover "$(ls -d "$dir"/p.dat.spool-*)" 2>"$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
+	report "$dir/p.dat"
+	[ "$(count "$dir/report.txt" " rec_event: ")" -ge 1000 ] || { echo "-P: only $(count "$dir/report.txt" " rec_event: ") events recovered"; fail=1; }
 	;;
 date)
 	# --date (issue 24, item 5, as trace-cmd record --date): the file's DATE option makes
