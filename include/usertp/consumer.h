@@ -135,6 +135,18 @@ USERTP_CONSUMER_EXPORT pid_t usertp_session_run_only(struct usertp_session *s, c
 						     bool children);
 
 /**
+ * usertp_session_run_also() - the command the next usertp_session_run() (or
+ * usertp_session_run_only()) of @s starts joins @also as well, after @s, before its main():
+ * a second session on the same command from its first event (a trigger's, say: usertp
+ * record --snapshot-on).  @also takes its joins as any session does
+ * (usertp_session_process()), and stops the command before its main() when a filter of
+ * @also does not fit one of its events, as @s does (its usertp_session_process() then
+ * returns -ECANCELED).  Return: 0, or -EINVAL (@also is @s).
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_run_also(struct usertp_session *s,
+						   struct usertp_session *also);
+
+/**
  * usertp_session_detach_pid() - take program @pid out of the session: it stops recording for
  * the session at once (and frees those buffers), and goes on running; what it recorded until
  * then is still read.  A child it forks later is not added.
@@ -410,6 +422,18 @@ USERTP_CONSUMER_EXPORT int usertp_session_finish(struct usertp_session *s,
  */
 USERTP_CONSUMER_EXPORT int usertp_session_rotate(struct usertp_session *s, const char *next,
 						 struct usertp_dat_summary *sum);
+
+/**
+ * usertp_session_snapshot() - a flight recorder's snapshot: what the session's programs hold
+ * in their buffers now (overwrite mode: the latest pages), written to @path as the file
+ * usertp_session_finish() would write if the recording ended now (its counts: every event
+ * fired so far, in the file or lost); the recording goes on, and what a later snapshot or the
+ * end writes may hold the same events again.  @sum (may be NULL) gets the file's counts.
+ * Return: 0, or a negative errno (usertp_session_error() says more): -EINVAL without a file,
+ * -EOPNOTSUPP not in overwrite mode or with the kernel's events, or the errno of writing it.
+ */
+USERTP_CONSUMER_EXPORT int usertp_session_snapshot(struct usertp_session *s, const char *path,
+						   struct usertp_dat_summary *sum);
 
 /**
  * usertp_dat_recover() - the spool directory @dir left by a session in file mode whose process

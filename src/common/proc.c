@@ -97,6 +97,32 @@ int usertp__proc_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 	return 0;
 }
 
+int usertp__proc_arg(pid_t pid, unsigned int n, char *buf, size_t size)
+{
+	char path[64], text[4096];
+	const char *at = text, *end;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, text, sizeof(text));
+	close(fd);
+	if (len < 0)
+		return -EIO;
+	end = text + len;
+	for (; n && at < end; n--)
+		at += strnlen(at, (size_t)(end - at)) + 1;
+	if (at >= end || memchr(at, 0, (size_t)(end - at)) == NULL)
+		return -ENOENT;
+	if (strlen(at) >= size)
+		return -ERANGE;
+	strcpy(buf, at);
+	return 0;
+}
+
 void usertp__child_exit(int status)
 {
 	for (;;)

@@ -36,6 +36,12 @@ int usertp__proc_comm(pid_t pid, pid_t tid, char *buf, size_t size);
  * them: usertp stream printed records twice), no sanitizer's end-of-process work.
  */
 __attribute__((noreturn)) void usertp__child_exit(int status);
+/*
+ * Argument @n (0: the program) of process @pid's command line into @buf.  Return: 0, or
+ * -errno (-ENOENT: gone or no such argument; -ERANGE: longer than @size).  (Reads the
+ * process's memory: for processes of one's own, such as another usertp command.)
+ */
+int usertp__proc_arg(pid_t pid, unsigned int n, char *buf, size_t size);
 /* The user of process @pid (the owner of /proc/PID) into *@uid.  Return: 0 or -errno. */
 int usertp__proc_owner(pid_t pid, uid_t *uid);
 /*

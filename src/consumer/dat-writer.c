@@ -484,7 +484,7 @@ static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n,
 static int write_output(struct usertp_session *s, struct usertp__source *const *sources,
 			unsigned int n, unsigned int nr_cpus, const char *output,
 			const uint64_t *fired, const uint64_t *overrun, int reserve_fd,
-			const char *spool_dir, struct usertp_dat_summary *sum)
+			const char *spool_dir, bool keep_spools, struct usertp_dat_summary *sum)
 {
 	struct usertp__merge_source *ms = calloc(n + 2, sizeof(*ms));
 	struct usertp__merge_stats *stats = calloc(1, sizeof(*stats));
@@ -538,7 +538,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 		if (usertp__tsc2nsec_fit(&s->tsc_start, &end, &conv))
 			in.tsc2nsec = &conv;
 	}
-	in.release_spools = true; /* they are deleted afterwards anyway */
+	in.release_spools = !keep_spools; /* (else deleted afterwards anyway) */
 	in.fired = fired;
 	in.overrun = overrun;
 	in.file_version = s->dat_version;
@@ -655,7 +655,7 @@ static int write_part(struct usertp_session *s, bool rotating, struct usertp_dat
 		overrun[cpu] = overrun_now[cpu] - w->overrun_before[cpu];
 	}
 	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, w->output, fired, overrun,
-			   w->reserve_fd, w->dir, sum);
+			   w->reserve_fd, w->dir, false, sum);
 	/* (A file not written: its pages stay in the spools, for the next try.) */
 	if (!ret && rotating) {
 		memcpy(w->fired_before, fired_now, nr * sizeof(*fired_now));
@@ -668,6 +668,120 @@ static int write_part(struct usertp_session *s, bool rotating, struct usertp_dat
 int usertp__writer_finish(struct usertp_session *s, struct usertp_dat_summary *sum)
 {
 	return write_part(s, false, sum);
+}
+
+/*
+ * A snapshot's spools of the live source @src: its buffers' pages now, copied into files of
+ * their own (unnamed, in the spool directory), its counts added to @fired and @overrun; the
+ * session's own spools and counts are not touched.  Return: the spools (nr_cpus), or NULL.
+ */
+static struct usertp__spool *snapshot_spools(struct usertp_session *s, struct usertp__source *src,
+					    uint64_t *fired, uint64_t *overrun)
+{
+	struct usertp__spool *sp = calloc(src->nr_spools, sizeof(*sp));
+	struct usertp__rb_snapshot snap;
+
+	if (!sp)
+		return NULL;
+	for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++) {
+		sp[cpu].cpu = cpu;
+		sp[cpu].fd = open(s->dat->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		sp[cpu].out = malloc(sizeof(*sp[cpu].out));
+		if (sp[cpu].fd >= 0 && sp[cpu].out)
+			usertp__dat_out_init(sp[cpu].out, sp[cpu].fd);
+	}
+	if (usertp__rb_snapshot(src->map, src->size, &snap))
+		return sp; /* (a buffer that does not hold together: nothing of it) */
+	for (unsigned int cpu = 0; cpu < snap.nr_cpus && cpu < src->nr_spools; cpu++) {
+		const struct usertp__rb_cpu_snapshot *c = &snap.cpus[cpu];
+
+		if (!sp[cpu].out || sp[cpu].fd < 0)
+			continue;
+		for (unsigned int p = 0; p < c->nr_pages; p++) {
+			/* Overwritten events were before the oldest page kept. */
+			uint64_t lost = c->pages[p].lost_before + (p == 0 ? c->overrun : 0);
+
+			if (c->pages[p].used || lost)
+				usertp__dat_put_page(sp[cpu].out, c->pages[p].data, c->pages[p].used, lost);
+		}
+		usertp__dat_flush(sp[cpu].out);
+		fired[cpu] += c->entries + c->dropped + c->overrun;
+		overrun[cpu] += c->overrun;
+	}
+	usertp__rb_snapshot_free(&snap);
+	return sp;
+}
+
+static void snapshot_spools_free(struct usertp__spool *sp, unsigned int nr)
+{
+	for (unsigned int cpu = 0; sp && cpu < nr; cpu++) {
+		if (sp[cpu].fd >= 0)
+			close(sp[cpu].fd);
+		free(sp[cpu].out);
+	}
+	free(sp);
+}
+
+int usertp_session_snapshot(struct usertp_session *s, const char *path, struct usertp_dat_summary *sum)
+{
+	struct usertp__writer *w = s->dat;
+	struct usertp__spool **saved = NULL;
+	uint64_t *fired = NULL, *overrun;
+	int ret;
+
+	if (!w || !s->overwrite)
+		return usertp__session_fail(s, w ? -EOPNOTSUPP : -EINVAL, "a snapshot is of a flight "
+					    "recorder: a file in overwrite mode");
+	if (s->kernel || s->extra.src)
+		return usertp__session_fail(s, -EOPNOTSUPP, "a recording with the kernel's events "
+					    "takes no snapshot yet");
+	if (!path || strlen(path) >= sizeof(w->output))
+		return usertp__session_fail(s, -ENAMETOOLONG, "the snapshot's name is too long");
+	ret = output_check(s, path);
+	if (ret)
+		return ret;
+	usertp_session_process(s, 0);
+	fired = calloc(2 * (size_t)USERTP_MERGE_MAX_CPUS, sizeof(*fired));
+	saved = calloc(s->nr_sources ? s->nr_sources : 1, sizeof(*saved));
+	if (!fired || !saved) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	overrun = fired + USERTP_MERGE_MAX_CPUS;
+	/*
+	 * A program still recording: its buffers as they are now, in spools of the snapshot's.
+	 * One that has ended: what the session took of it then, in its own spools.
+	 */
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		saved[i] = src->spools;
+		if (!src->spools)
+			continue;
+		if (src->ended) {
+			for (unsigned int cpu = 0; cpu < src->nr_spools && cpu < USERTP_MERGE_MAX_CPUS; cpu++) {
+				fired[cpu] += src->stats[cpu].read + src->stats[cpu].dropped +
+					      src->stats[cpu].overrun;
+				overrun[cpu] += src->stats[cpu].overrun;
+			}
+			continue;
+		}
+		src->spools = snapshot_spools(s, src, fired, overrun);
+	}
+	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, path, fired, overrun, -1,
+			   NULL, true, sum);
+	for (unsigned int i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		if (src->spools != saved[i]) {
+			snapshot_spools_free(src->spools, src->nr_spools);
+			src->spools = saved[i];
+		}
+	}
+out:
+	free(saved);
+	free(fired);
+	return ret;
 }
 
 int usertp_session_rotate(struct usertp_session *s, const char *next, struct usertp_dat_summary *sum)
@@ -953,7 +1067,7 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 		ret = recover_kernel(s, dir, &meta, &kernel);
 	/* (The spool is left whole until the file is written: no room given back.) */
 	if (!ret)
-		ret = write_output(s, sources, n, meta.nr_cpus, output, NULL, NULL, -1, NULL, sum);
+		ret = write_output(s, sources, n, meta.nr_cpus, output, NULL, NULL, -1, NULL, false, sum);
 	if (ret && s->error[0])
 		snprintf(err, errlen, "%s", s->error);
 	else if (ret)

@@ -160,6 +160,7 @@ struct usertp_session {
 	int run_release;      /* usertp_session_run_only(): its command's start (a pipe), or -1 */
 	bool run_stopped;     /* it was stopped before its main(): a filter did not fit */
 	char sock_path[108];  /* our socket */
+	struct usertp_session *run_also; /* usertp_session_run_also(): another (NULL: none) */
 	char all_path[4096];  /* while attached to all: the all.* link to it (ctl-proto.h) */
 	char every_path[108]; /* root's, attached to all: its all.* socket for every user's */
 	int listen_fd, every_fd, wake_fd, epoll_fd;

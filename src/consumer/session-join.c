@@ -238,17 +238,35 @@ static pid_t run(struct usertp_session *s, char *const argv[], bool hold)
 			if (n != 1)
 				_exit(127); /* the session ended before it was to start */
 		}
-		setenv("USERTP_SESSION", s->sock_path, 1);
+		/* (Several recorders: their sockets a line each, joined in order: libusertp(3).) */
+		if (s->run_also) {
+			char both[2 * sizeof(s->sock_path) + 1];
+
+			snprintf(both, sizeof(both), "%s\n%s", s->sock_path, s->run_also->sock_path);
+			setenv("USERTP_SESSION", both, 1);
+		} else {
+			setenv("USERTP_SESSION", s->sock_path, 1);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "usertp: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	s->run_pid = pid;
+	if (s->run_also)
+		s->run_also->run_pid = pid; /* (its filters stop it before main() too) */
 	if (hold) {
 		close(release[0]);
 		s->run_release = release[1];
 	}
 	return pid;
+}
+
+int usertp_session_run_also(struct usertp_session *s, struct usertp_session *also)
+{
+	if (!also || also == s)
+		return usertp__session_fail(s, -EINVAL, "another session, not this one");
+	s->run_also = also;
+	return 0;
 }
 
 pid_t usertp_session_run(struct usertp_session *s, char *const argv[])

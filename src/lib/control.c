@@ -806,9 +806,19 @@ static void __attribute__((constructor)) control_init(void)
 	usertp__init();
 	usertp__ctl.on = !off;
 	usertp__ctl.pid = getpid();
-	if (session && *session)
-		join_recorder(session, JOIN_SESSION_MS, JOIN_SESSION_MS, false);
-	else {
+	if (session && *session) {
+		/* Its recorders' sockets, a line each (usertp_session_run_also()), in order. */
+		for (const char *p = session; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+			char path[PATH_MAX];
+			size_t len = strcspn(p, "\n");
+
+			if (!len || len >= sizeof(path))
+				continue;
+			memcpy(path, p, len);
+			path[len] = 0;
+			join_recorder(path, JOIN_SESSION_MS, JOIN_SESSION_MS, false);
+		}
+	} else {
 		looked_at_all = true;
 		join_recorders_of_all(true);
 	}

@@ -80,6 +80,11 @@ static const char usage_text[] =
 	"                 FILE.1, FILE.2, ..., each complete once closed\n"
 	"  --rotate-time SECS  a new file each SECS seconds\n"
 	"  --rotate-keep N  keep the last N files, removing older ones\n"
+	"  --snapshot-on 'SPEC[ if FILTER]'  a flight recorder (--overwrite) that writes what\n"
+	"                 it holds to FILE.1, FILE.2, ... each time such an event fires\n"
+	"                 (SIGUSR2, or usertp snapshot, asks for one too)\n"
+	"  --snapshot-after MS  the snapshot MS milliseconds after its trigger\n"
+	"  --snapshots N  at most N snapshots\n"
 	"  -s USECS       how often buffers are read (default 10000)\n"
 	"  -q             quiet: no status line, no summary (errors and warnings stay)\n"
 	"  --file-version N  trace.dat version 6 (default: every reader opens it) or 7\n"
@@ -129,6 +134,16 @@ static struct {
 	double part_started;		   /* elapsed() when it began */
 	uint64_t parts_events, parts_lost; /* in the files closed */
 	unsigned int rotate_failed;	   /* rotations that could not write their file */
+	/* snapshots (--snapshot-on, SIGUSR2): FILE.N, N = snapshots + 1 */
+	const char *snapshot_on;	   /* its spec, and filter (after " if ") */
+	char snapshot_spec[512];
+	const char *snapshot_filter;
+	uint64_t snapshot_after_ms, snapshots_max;
+	struct usertp_session *trigger;	   /* reading the trigger event alone */
+	bool trigger_refused;		   /* its filter stopped the command before main() */
+	unsigned int snapshots;		   /* written */
+	double snapshot_due[64];	   /* elapsed() when each one asked for is due, in order */
+	unsigned int snapshots_pending;
 
 	/* which specs are the kernel's (kernel_specs_check()) */
 	bool spec_kernel[MAX_SPECS];
@@ -239,6 +254,98 @@ static void status_line(bool final)
 	fflush(stderr);
 }
 
+/* --- snapshots ----------------------------------------------------------------------------- */
+
+/* A snapshot asked for (@why: what asked): due now, or --snapshot-after from now. */
+static void snapshot_asked(const char *why)
+{
+	if (!rec.overwrite || rec.stream) {
+		static bool said;
+
+		if (!said)
+			fail("%s: a snapshot is of a flight recorder (--overwrite or --snapshot-on); "
+			     "none taken", why);
+		said = true;
+		return;
+	}
+	/* (More asked for than can wait: the later ones are taken by the ones waiting.) */
+	if ((rec.snapshots_max && rec.snapshots + rec.snapshots_pending >= rec.snapshots_max) ||
+	    rec.snapshots_pending == sizeof(rec.snapshot_due) / sizeof(rec.snapshot_due[0]))
+		return;
+	rec.snapshot_due[rec.snapshots_pending++] = elapsed() + (double)rec.snapshot_after_ms / 1000;
+}
+
+/* FILE.N: what the programs hold now. */
+static void snapshot_take(void)
+{
+	struct usertp_dat_summary sum = { .struct_size = sizeof(sum) };
+	char path[PATH_MAX];
+
+	memmove(rec.snapshot_due, rec.snapshot_due + 1,
+		--rec.snapshots_pending * sizeof(rec.snapshot_due[0]));
+	snprintf(path, sizeof(path), "%s.%u", rec.output, rec.snapshots + 1);
+	if (usertp_session_snapshot(rec.session, path, &sum)) {
+		fail("%s", usertp_session_error(rec.session));
+		return;
+	}
+	rec.snapshots++;
+	if (!rec.quiet)
+		fprintf(stderr, "usertp record: snapshot %s: %llu events, %llu lost, %.1f MB\n",
+			sum.output, (unsigned long long)sum.events, (unsigned long long)sum.lost,
+			(double)sum.bytes / 1e6);
+}
+
+/*
+ * --snapshot-on: a session of its own reads the trigger event alone (its filter run in the
+ * programs, as every filter); the flight recorder's session reads nothing until it is asked.
+ */
+static bool trigger_start(void)
+{
+	struct usertp_session_options opts = { .struct_size = sizeof(opts), .buffer_kb = 64 };
+	char err[8192];
+
+	if (usertp_session_new(&rec.trigger, &opts)) {
+		fail("--snapshot-on: cannot make its session");
+		return false;
+	}
+	usertp_session_set_log(rec.trigger, session_log, NULL);
+	if ((rec.snapshot_filter && usertp_session_set_filter(rec.trigger, rec.snapshot_spec,
+							     rec.snapshot_filter, err, sizeof(err))) ||
+	    usertp_session_enable(rec.trigger, rec.snapshot_spec)) {
+		fail("--snapshot-on: %s", usertp_session_error(rec.trigger));
+		return false;
+	}
+	for (unsigned int i = 0; i < rec.nr_pids; i++)
+		usertp_session_attach_pid(rec.trigger, rec.pids[i]);
+	if (rec.all && usertp_session_attach_all(rec.trigger)) {
+		fail("--snapshot-on: %s", usertp_session_error(rec.trigger));
+		return false;
+	}
+	if (rec.cmd)
+		usertp_session_run_also(rec.session, rec.trigger);
+	return true;
+}
+
+/* A turn of the loop: the trigger's records, and the snapshot when it is due. */
+static void snapshots_turn(void)
+{
+	struct usertp_record r = USERTP_STRUCT_INIT(usertp_record);
+
+	if (rec.trigger) {
+		if (usertp_session_process(rec.trigger, 0) == -ECANCELED) {
+			/* Its filter does not fit the command's event: stopped before main(). */
+			rec.trigger_refused = true;
+			rec.stop = true;
+			return;
+		}
+		while (usertp_session_next(rec.trigger, &r, 0) == 1)
+			if (r.event)
+				snapshot_asked(rec.snapshot_on);
+	}
+	while (rec.snapshots_pending && elapsed() >= rec.snapshot_due[0])
+		snapshot_take();
+}
+
 /* --- the run ------------------------------------------------------------------------------ */
 
 static int signals_open(void)
@@ -250,6 +357,7 @@ static int signals_open(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGUSR2); /* a snapshot (usertp snapshot) */
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -errno;
 	rec.sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -261,6 +369,10 @@ static void on_signals(void)
 	struct signalfd_siginfo si;
 
 	while (read(rec.sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR2) {
+			snapshot_asked("SIGUSR2");
+			continue;
+		}
 		if (si.ssi_signo != SIGCHLD) {
 			rec.stop = true;
 			if (!rec.stop_signal)
@@ -482,6 +594,7 @@ static void loop(void)
 		}
 		if (rec.stream)
 			stream_drain(0);
+		snapshots_turn();
 		usertp_session_status(rec.session, &st);
 		check_write_error(&st);
 		if (rec.part && ((rec.rotate_size && st.bytes - rec.part_bytes_at >= rec.rotate_size) ||
@@ -713,6 +826,12 @@ static bool command_specs_check(void)
 		fail("no event %s in %s or the libraries it links%s%s", spec, rec.cmd[0],
 		     close[0] ? "; close matches: " : "", close);
 	}
+	if (rec.snapshot_on && !usertp__spec_matches_any(rec.snapshot_spec, names)) {
+		ok = false;
+		usertp__spec_close_matches(rec.snapshot_spec, names, close, sizeof(close));
+		fail("--snapshot-on: no event %s in %s or the libraries it links%s%s",
+		     rec.snapshot_spec, rec.cmd[0], close[0] ? "; close matches: " : "", close);
+	}
 	if (!ok)
 		fail("(events of libraries %s loads later with dlopen(), or of programs it runs: "
 		     "--allow-missing)", rec.cmd[0]);
@@ -749,7 +868,7 @@ static bool parse_options(int argc, char **argv)
 {
 	enum { OPT_OVERWRITE = 256, OPT_RECOVER, OPT_PID, OPT_NOTRACE_PID, OPT_FILE_VERSION,
 	       OPT_COMPRESSION, OPT_ALLOW_MISSING, OPT_DATE, OPT_ROTATE_SIZE, OPT_ROTATE_TIME,
-	       OPT_ROTATE_KEEP };
+	       OPT_ROTATE_KEEP, OPT_SNAPSHOT_ON, OPT_SNAPSHOT_AFTER, OPT_SNAPSHOTS };
 	static const struct option longopts[] = {
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
@@ -762,6 +881,9 @@ static bool parse_options(int argc, char **argv)
 		{ "rotate-size", required_argument, NULL, OPT_ROTATE_SIZE },
 		{ "rotate-time", required_argument, NULL, OPT_ROTATE_TIME },
 		{ "rotate-keep", required_argument, NULL, OPT_ROTATE_KEEP },
+		{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
+		{ "snapshot-after", required_argument, NULL, OPT_SNAPSHOT_AFTER },
+		{ "snapshots", required_argument, NULL, OPT_SNAPSHOTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -923,6 +1045,49 @@ static bool parse_options(int argc, char **argv)
 			}
 			rec.rotate_secs = value;
 			break;
+		case OPT_SNAPSHOT_ON: {
+			const char *cut = strstr(optarg, " if ");
+			size_t len = cut ? (size_t)(cut - optarg) : strlen(optarg);
+			struct usertp__filter_error fe;
+
+			if (len >= sizeof(rec.snapshot_spec)) {
+				fail("--snapshot-on: a spec too long");
+				return false;
+			}
+			memcpy(rec.snapshot_spec, optarg, len);
+			rec.snapshot_spec[len] = 0;
+			if (usertp__spec_check(rec.snapshot_spec, USERTP__SPEC_GLOB)) {
+				fail("--snapshot-on %s: not an event spec (sys:event, globs), then "
+				     "optionally \" if FILTER\"", optarg);
+				return false;
+			}
+			rec.snapshot_filter = cut ? cut + 4 : NULL;
+			if (rec.snapshot_filter && usertp__filter_check(rec.snapshot_filter, &fe)) {
+				char text[8192];
+
+				usertp__filter_error_file(rec.snapshot_filter, &fe, text, sizeof(text));
+				while (strlen(text) && text[strlen(text) - 1] == '\n')
+					text[strlen(text) - 1] = 0;
+				fail("--snapshot-on: %s\n%s", strerror(-fe.err), text);
+				return false;
+			}
+			rec.snapshot_on = optarg;
+			rec.overwrite = true; /* (a snapshot is a flight recorder's) */
+			break;
+		}
+		case OPT_SNAPSHOT_AFTER:
+			if (usertp__parse_u64(optarg, 0, 3600000, &rec.snapshot_after_ms)) {
+				fail("--snapshot-after %s: a number of milliseconds from 0 to 3600000",
+				     optarg);
+				return false;
+			}
+			break;
+		case OPT_SNAPSHOTS:
+			if (usertp__parse_u64(optarg, 1, 1000000, &rec.snapshots_max)) {
+				fail("--snapshots %s: a number from 1 to 1000000", optarg);
+				return false;
+			}
+			break;
 		case OPT_ROTATE_KEEP:
 			if (usertp__parse_u64(optarg, 1, 1000000, &value)) {
 				fail("--rotate-keep %s: a number of files from 1 to 1000000", optarg);
@@ -943,6 +1108,7 @@ static bool parse_options(int argc, char **argv)
 	if (rec.stream) {
 		/* (What only a file has: refused, as trace-cmd stream has no -o.) */
 		const char *file_option = rec.output_given ? "-o"
+					  : rec.snapshot_on ? "--snapshot-on"
 					  : rec.overwrite   ? "--overwrite"
 					  : rec.recover	    ? "--recover"
 					  : rec.file_version ? "--file-version"
@@ -994,6 +1160,14 @@ static bool parse_options(int argc, char **argv)
 	}
 	if (!kernel_specs_check())
 		return false;
+	if ((rec.snapshot_after_ms || rec.snapshots_max) && !rec.snapshot_on) {
+		fail("--snapshot-%s: give --snapshot-on", rec.snapshots_max ? "s" : "after");
+		return false;
+	}
+	if (rec.snapshot_on && rec.kernel) {
+		fail("--snapshot-on: not with the kernel's events yet");
+		return false;
+	}
 	if (rec.rotate_keep && !rec.rotate_size && !rec.rotate_secs) {
 		fail("--rotate-keep: give --rotate-size or --rotate-time");
 		return false;
@@ -1142,6 +1316,9 @@ static bool start(void)
 	/* Who is recorded, before the kernel records anyone: --pid, -P's threads, -F. */
 	if (!kernel_scope() || !set_pid_filter())
 		return false;
+	/* The trigger's session before the command: it joins that too, before its main(). */
+	if (rec.snapshot_on && !trigger_start())
+		return false;
 	if (rec.cmd && rec.filter_cmd) {
 		/* -F: the command alone, held until the session runs (after the events are set). */
 		rec.child = usertp_session_run_only(rec.session, rec.cmd, rec.event_fork);
@@ -1207,6 +1384,14 @@ int usertp__cmd_record(int argc, char **argv)
 		return 1;
 	}
 	loop();
+	if (rec.trigger_refused) {
+		fail("%s: --snapshot-on: %s", rec.cmd[0], usertp_session_error(rec.trigger));
+		usertp_session_free(rec.trigger);
+		usertp_session_free(rec.session);
+		if (!rec.child_done)
+			waitpid(rec.child, NULL, 0);
+		return 2;
+	}
 	if (rec.stopped_at_start) {
 		/* As trace-cmd refuses a filter before anything runs: no file, status 2. */
 		fail("%s: %s", rec.cmd[0], usertp_session_error(rec.session));
@@ -1215,6 +1400,12 @@ int usertp__cmd_record(int argc, char **argv)
 			waitpid(rec.child, NULL, 0);
 		return 2;
 	}
+	/* The trigger's last records; snapshots asked for and not yet due: taken now. */
+	snapshots_turn();
+	while (rec.snapshots_pending)
+		snapshot_take();
+	usertp_session_free(rec.trigger);
+	rec.trigger = NULL;
 	/* Programs still running stop recording when the session ends; read what is left. */
 	if (rec.stream) {
 		stream_end();

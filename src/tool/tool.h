@@ -10,6 +10,7 @@ int usertp__cmd_list(int argc, char **argv);
 int usertp__cmd_record(int argc, char **argv);
 int usertp__cmd_report(int argc, char **argv);
 int usertp__cmd_stream(int argc, char **argv); /* record.c */
+int usertp__cmd_snapshot(int argc, char **argv);
 int usertp__cmd_mount(int argc, char **argv);
 
 /* "usertp <cmd>: <message>" on stderr (printf-style). */

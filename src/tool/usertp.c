@@ -17,6 +17,7 @@ static const struct {
 	{ "record", usertp__cmd_record, "record events of programs into a trace.dat file" },
 	{ "report", usertp__cmd_report, "print the events of trace.dat files" },
 	{ "stream", usertp__cmd_stream, "print events of programs live, as report prints them" },
+	{ "snapshot", usertp__cmd_snapshot, "ask flight recorders for a snapshot" },
 	{ "mount", usertp__cmd_mount, "serve tracefs's files for the events of running programs" },
 };
 

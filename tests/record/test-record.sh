@@ -96,6 +96,19 @@ fired() {
 	sed -n 's/^fired \([0-9]*\).*/\1/p' "$1"
 }
 
+# refused "OPTIONS" PATTERN: `usertp record OPTIONS -e 'jobs:*' -- worker-pool 3` is refused
+# before anything runs: status 2, PATTERN said, the program not run
+refused() {
+	set +e
+	# shellcheck disable=SC2086
+	"$usertp" record $1 -e 'jobs:*' -o "$dir/bad.dat" -- "$pool" 3 >"$dir/out" 2>"$dir/err"
+	status=$?
+	set -e
+	check_count "$1: status" "$status" 2
+	grep -q -- "$2" "$dir/err" || { echo "$1: not said:"; cat "$dir/err"; fail=1; }
+	[ ! -s "$dir/out" ] || { echo "$1: the program ran"; fail=1; }
+}
+
 # kernel_setup: for the kernel-* tests (issue 13: the kernel's events beside the programs'),
 # root and a writable tracefs, or exit 77; the global settings kept in $dir/state.before
 # (tfs_state), which a recording must never touch; instances_of_ours lists the recorders'.
@@ -1419,7 +1432,7 @@ rotate)
 	"$usertp" record --rotate-size 1M -e 'usertp_bench:*' -o "$dir/r.dat" -- \
 		sh -c "'$producer' -t 1 200000 2 >'$dir/out'" 2>"$dir/err" || { cat "$dir/err"; fail=1; }
 	n=$(parts r | tail -1)
-	[ "$n" -ge 10 ] || { echo "only $n files for 20 MB in parts of 1 MiB"; fail=1; }
+	[ "$n" -ge 5 ] || { echo "only $n files for 20 MB in parts of 1 MiB"; fail=1; }
 	in_all=0
 	for i in $(parts r); do
 		f="$dir/r.dat.$i"
@@ -1439,7 +1452,7 @@ rotate)
 		sh -c "'$producer' -t 1 200000 2 >'$dir/out'" 2>"$dir/err" || { cat "$dir/err"; fail=1; }
 	kept=$(parts k | tr '\n' ' ')
 	last=$(parts k | tail -1)
-	[ "$kept" = "$((last - 2)) $((last - 1)) $last " ] && [ "$last" -ge 10 ] ||
+	[ "$kept" = "$((last - 2)) $((last - 1)) $last " ] && [ "$last" -ge 5 ] ||
 		{ echo "--rotate-keep 3 kept: $kept"; fail=1; }
 	size=$(du -k -c "$dir"/k.dat.* | tail -1 | cut -f1)
 	[ "$size" -le 3500 ] || { echo "--rotate-keep 3: $size KiB on disk"; fail=1; }
@@ -1462,6 +1475,7 @@ rotate)
 	bg "$rec"
 	wait_dump='ls -la "$dir" "$dir"/c.dat.*.spool-*; cat "$dir/err"'
 	wait_until "three files closed" sh -c "[ -e '$dir/c.dat.3' ] && ls '$dir'/c.dat.*.spool-*/*.cpu0"
+	wait_dump=
 	program=$(pgrep -P "$rec" || true)
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null || true
@@ -1500,38 +1514,92 @@ rotate)
 		check_count "a full disk: recorded + lost, in all" "$((e + l))" "$(fired "$dir/out")"
 		umount "$dir/small"
 	fi
-	# -m 1024 (as trace-cmd record -m): 20 MB recorded, about 1 MiB per CPU kept, the newest;
-	# the spool on disk stays near that while it runs; recorded + lost = fired.
-	"$usertp" record -m 1024 -e 'usertp_bench:*' -o "$dir/m.dat" -- \
+	# -m 256 (as trace-cmd record -m): 20 MB recorded, about 256 KiB per CPU kept, the
+	# newest; the spool on disk stays near that while it runs; recorded + lost = fired.
+	"$usertp" record -m 256 -e 'usertp_bench:*' -o "$dir/m.dat" -- \
 		sh -c "'$producer' -t 1 200000 2 >'$dir/out'" 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
 	# (The spools' apparent sizes: what went through them, given back or not.)
-	wait_until "8 MB through the spool" sh -c \
-		"[ \$(stat -c %s '$dir'/m.dat.spool-*/*.cpu* | awk '{ s += \$1 } END { print s + 0 }') -ge 8000000 ]"
+	wait_until "4 MB through the spool" sh -c \
+		"[ \$(stat -c %s '$dir'/m.dat.spool-*/*.cpu* | awk '{ s += \$1 } END { print s + 0 }') -ge 4000000 ]"
 	held=$(du -k -c "$dir"/m.dat.spool-*/ | tail -1 | cut -f1)
-	[ "$held" -le 6144 ] || { echo "-m 1024: $held KiB on disk with 8 MB through the spool"; fail=1; }
+	[ "$held" -le 2560 ] || { echo "-m 256: $held KiB on disk with 4 MB through the spool"; fail=1; }
 	wait "$rec" || { cat "$dir/err"; fail=1; }
 	exact "$dir/m.dat" "$dir/err" "$(fired "$dir/out")"
 	report "$dir/m.dat"
 	size=$(stat -c %s "$dir/m.dat")
-	[ "$size" -le 2621440 ] || { echo "-m 1024: a file of $size bytes"; fail=1; }
-	grep -q ' bench_event: *a=399999 ' "$dir/report.txt" || { echo "-m 1024: the last event not kept"; fail=1; }
-	! grep -q ' bench_event: *a=0 ' "$dir/report.txt" || { echo "-m 1024: the first event kept"; fail=1; }
+	[ "$size" -le 1048576 ] || { echo "-m 256: a file of $size bytes"; fail=1; }
+	grep -q ' bench_event: *a=399999 ' "$dir/report.txt" || { echo "-m 256: the last event not kept"; fail=1; }
+	! grep -q ' bench_event: *a=0 ' "$dir/report.txt" || { echo "-m 256: the first event kept"; fail=1; }
 	# Bad values, before anything runs.
-	for bad in "-m 10:-m 10: a number of KiB" "--rotate-size 1000:--rotate-size 1000: a size from 64k" \
-		"--rotate-size 5X:--rotate-size 5X: a size" "--rotate-time 0:--rotate-time 0: a number" \
-		"--rotate-keep 2:--rotate-keep: give --rotate-size" \
-		"--rotate-size 1M --overwrite:--rotate-size: not with --overwrite"; do
-		set +e
-		# shellcheck disable=SC2086
-		"$usertp" record ${bad%%:*} -e 'jobs:*' -o "$dir/bad.dat" -- "$pool" 3 >"$dir/out" 2>"$dir/err"
-		status=$?
-		set -e
-		check_count "${bad%%:*}: status" "$status" 2
-		grep -q -- "${bad#*:}" "$dir/err" || { echo "${bad%%:*}: not said:"; cat "$dir/err"; fail=1; }
-		[ ! -s "$dir/out" ] || { echo "${bad%%:*}: the program ran"; fail=1; }
+	refused "-m 10" "-m 10: a number of KiB"
+	refused "--rotate-size 1000" "--rotate-size 1000: a size from 64k"
+	refused "--rotate-size 5X" "--rotate-size 5X: a size"
+	refused "--rotate-time 0" "--rotate-time 0: a number"
+	refused "--rotate-keep 2" "--rotate-keep: give --rotate-size"
+	refused "--rotate-size 1M --overwrite" "--rotate-size: not with --overwrite"
+	;;
+snapshot)
+	# Snapshots (issue 24, item 1): a flight recorder of the bundled example, triggered by
+	# two slow jobs (their filter run in the program): two files, each holding its job's
+	# events and the events before it, counts consistent in each; the end's file too;
+	# --snapshots 1 takes one; SIGUSR2 through usertp snapshot; mistakes refused.
+	"$usertp" record --snapshot-on 'jobs:job_slow if id == 1806 || id == 2406' -e 'jobs:*' \
+		-o "$dir/s.dat" -- "$pool" -w 2 -b 30 3000 >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+	[ -f "$dir/s.dat.1" ] && [ -f "$dir/s.dat.2" ] && [ ! -e "$dir/s.dat.3" ] && [ -f "$dir/s.dat" ] ||
+		{ echo "snapshots:"; ls "$dir"; cat "$dir/err"; fail=1; }
+	for i in 1 2; do
+		exact "$dir/s.dat.$i" /dev/null -
+		report "$dir/s.dat.$i"
+		id=$((1806 + 600 * (i - 1)))
+		for e in "job_queued: *id=$id " "job_started: *id=$id " "job_slow: *id=$id " "job_queued: *id=$((id - 1)) " \
+			"job_done: *id=$((id - 10)) "; do
+			grep -q " $e" "$dir/report.txt" || { echo "snapshot $i: no '$e'"; fail=1; }
+		done
+		expect "$dir/err" "^usertp record: snapshot $dir/s.dat.$i: [0-9]* events, [0-9]* lost" "snapshot $i said"
 	done
+	exact "$dir/s.dat" "$dir/err" -
+	"$usertp" record -q --snapshots 1 --snapshot-on 'jobs:job_slow if id == 1806 || id == 2406' \
+		-e 'jobs:*' -o "$dir/o.dat" -- "$pool" -w 2 -b 30 3000 >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+	[ -f "$dir/o.dat.1" ] && [ ! -e "$dir/o.dat.2" ] || { echo "--snapshots 1:"; ls "$dir"; fail=1; }
+	# usertp snapshot: SIGUSR2 to the recorders of this user, or the one named.
+	"$usertp" record -q --overwrite -e 'rec:*' -o "$dir/u.dat" -- "$recprog" wait 100 >"$dir/p1" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_ready "$dir/p1"
+	# (Without a pid: the recorders of this runtime directory, the test's own.)
+	"$usertp" snapshot >"$dir/said" || { echo "usertp snapshot failed"; fail=1; }
+	expect "$dir/said" "^snapshot asked of 1 recorder\$" "usertp snapshot's word"
+	wait_file "$dir/u.dat.1"
+	"$usertp" snapshot "$rec" >/dev/null || { echo "usertp snapshot PID failed"; fail=1; }
+	wait_file "$dir/u.dat.2"
+	for i in 1 2; do
+		exact "$dir/u.dat.$i" /dev/null 100
+	done
+	set +e
+	"$usertp" snapshot 1 2>"$dir/err-snap"
+	status=$?
+	set -e
+	check_count "usertp snapshot of init: status" "$status" 1
+	expect "$dir/err-snap" "1: not a usertp record of yours" "init refused"
+	# (The command ended: the recording ends, and writes its file as a flight recorder does.)
+	pkill -INT -P "$rec" -x rec-prog 2>/dev/null || true
+	wait "$rec" || true
+	exact "$dir/u.dat" /dev/null 100
+	# Mistakes, before anything runs.
+	refused "--snapshot-on jobs::x" "--snapshot-on jobs::x: not an event spec"
+	refused "--snapshot-on jobs:job_slwo" "--snapshot-on: no event jobs:job_slwo in .*close matches: jobs:job_slow"
+	refused "--snapshot-after 5" "--snapshot-after: give --snapshot-on"
+	refused "--snapshots 0" "--snapshots 0: a number"
+	set +e
+	"$usertp" record --snapshot-on 'jobs:job_slow if idd == 1' -e 'jobs:*' -o "$dir/bad.dat" -- "$pool" 3 >"$dir/out" 2>"$dir/err"
+	status=$?
+	set -e
+	check_count "a trigger's filter of no field: status" "$status" 2
+	expect "$dir/err" "^parse_error: Field not found" "the filter's error"
+	expect "$dir/err" "--snapshot-on: the command was stopped before its main()" "the command stopped"
+	[ ! -s "$dir/out" ] || { echo "a trigger's bad filter: the program ran"; fail=1; }
 	;;
 recover-foreign)
 	# Root recovers another user's spool (issue 21, item 15b): the spool's meta does not choose

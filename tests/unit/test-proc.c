@@ -3,7 +3,7 @@
  * test-proc - what /proc says (src/common/proc.c): a process's parent, start time, state and
  * owner from the one reader of /proc/PID/stat, also when its name holds what would mislead a
  * naive parser (") (", spaces, digits: the name sits between parentheses, and the numbers
- * follow the last ')'); threads' names; and a worker child's end.
+ * follow the last ')'); threads' names; command lines; and a worker child's end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,6 +92,16 @@ int main(void)
 		kill(pid, SIGCONT);
 		close(go);
 		waitpid(pid, NULL, 0);
+	}
+	/* Our own command line (argv[0], nothing after it), and none of no process. */
+	{
+		char arg[4096];
+
+		CHECK(!usertp__proc_arg(getpid(), 0, arg, sizeof(arg)) && strstr(arg, "test-proc"),
+		      "argv[0] '%s'", arg);
+		CHECK(usertp__proc_arg(getpid(), 1, arg, sizeof(arg)) == -ENOENT, "no argv[1]");
+		CHECK(usertp__proc_arg(getpid(), 0, arg, 2) == -ERANGE, "argv[0] in 2 bytes");
+		CHECK(usertp__proc_arg(1 << 23, 0, arg, sizeof(arg)) == -ENOENT, "no process");
 	}
 	/* Our own name, and none of no process. */
 	{
