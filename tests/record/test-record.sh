@@ -1588,6 +1588,30 @@ snapshot)
 	wait "$rec" || true
 	exact "$dir/u.dat" /dev/null 100
 	# Mistakes, before anything runs.
+	# A program that dies: what its buffers held is in the next snapshot (-a: the recording
+	# goes on without it).
+	"$recprog" term-fire 300 >"$dir/p2" &
+	p2=$!
+	bg "$p2"
+	wait_ready "$dir/p2"
+	"$usertp" record -q --overwrite -a -e 'rec:*' -o "$dir/d.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_file "$dir/d.dat.spool-*/$p2-*.cpu0"
+	kill -TERM "$p2"
+	wait_until "fired in $dir/p2" grep -q fired "$dir/p2"
+	kill -KILL "$p2"
+	wait "$p2" 2>/dev/null || true
+	"$usertp" snapshot "$rec" >/dev/null || { echo "usertp snapshot of record -a failed"; fail=1; }
+	wait_file "$dir/d.dat.1"
+	exact "$dir/d.dat.1" /dev/null 300
+	kill -INT "$rec"
+	wait "$rec" || { cat "$dir/err"; fail=1; }
+	# --snapshot-after: the snapshot that much later, the trigger's job in it.
+	"$usertp" record -q --snapshot-after 50 --snapshot-on 'jobs:job_slow if id == 1806' -e 'jobs:*' \
+		-o "$dir/a.dat" -- "$pool" -w 2 -b 30 3000 >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail=1; }
+	report "$dir/a.dat.1"
+	grep -q ' job_slow: *id=1806 ' "$dir/report.txt" || { echo "--snapshot-after: no job 1806"; fail=1; }
 	refused "--snapshot-on jobs::x" "--snapshot-on jobs::x: not an event spec"
 	refused "--snapshot-on jobs:job_slwo" "--snapshot-on: no event jobs:job_slwo in .*close matches: jobs:job_slow"
 	refused "--snapshot-after 5" "--snapshot-after: give --snapshot-on"
