@@ -740,7 +740,6 @@ int usertp_session_snapshot(struct usertp_session *s, const char *path, struct u
 	ret = output_check(s, path);
 	if (ret)
 		return ret;
-	usertp_session_process(s, 0);
 	fired = calloc(2 * (size_t)USERTP_MERGE_MAX_CPUS, sizeof(*fired));
 	saved = calloc(s->nr_sources ? s->nr_sources : 1, sizeof(*saved));
 	if (!fired || !saved) {
@@ -801,8 +800,7 @@ int usertp_session_rotate(struct usertp_session *s, const char *next, struct use
 	ret = output_check(s, next);
 	if (ret)
 		return ret;
-	/* What every program has now, on the pages it completed, goes into this file. */
-	usertp_session_process(s, 0);
+	/* What the session took so far goes into this file (the caller processes first). */
 	ret = write_part(s, true, sum);
 	if (ret)
 		return ret;
