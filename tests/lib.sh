@@ -49,6 +49,35 @@ exact() {
 	[ "$3" = - ] || check_count "$1: recorded + lost" "$total" "$3"
 }
 
+# This file, for the shells a test starts (sh -c ". '$tests_lib'; ...")
+tests_lib="$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+
+# wait_source OUTPUT PID: the recording into OUTPUT (usertp record -o OUTPUT) has taken the
+# program PID in (its spool's meta has its source line: src/consumer/spool.h)
+wait_source() {
+	wait_until "$2 in the recording of $1" sh -c "grep -qs '^source [0-9]* pid=$2 ' $1.spool-*/meta"
+}
+
+# spool_bytes SPOOL...: the bytes of pages the spool directories hold: their CPU files, and the
+# direct file's blocks (it is sparse: written from its regions' starts on, nothing between)
+spool_bytes() {
+	for d in "$@"; do
+		cat "$d"/*.cpu* 2>/dev/null | wc -c
+		[ ! -e "$d/direct" ] || du -B1 "$d/direct" | cut -f1
+	done | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# spool_through SPOOL: the bytes that went through spool SPOOL, given back (-m) or not: its CPU
+# files' sizes, and the direct file's end less its first region's start (all its pages when
+# only the first CPU has some: run the program on CPU 0)
+spool_through() {
+	base=$(sed -n 's/^direct [0-9]* base=\([0-9]*\) .*/\1/p' "$1/meta")
+	{
+		stat -c %s "$1"/*.cpu* 2>/dev/null
+		[ -z "$base" ] || echo $(($(stat -c %s "$1/direct") - base))
+	} | awk '{ if ($1 > 0) n += $1 } END { print n + 0 }'
+}
+
 # recover_foreign SPOOL: SPOOL (a killed recorder's) made another user's (usertp-test2) and
 # hostile (issue 21, item 15b): its meta names an output in $dir/root-only, one of its CPU
 # files is a link to a secret there; then root recovers it three times: without -o (refused:
@@ -59,7 +88,7 @@ recover_foreign() {
 	mkdir -p -m 700 "$dir/root-only"
 	printf 'SECRET-MARKER-4711\n' >"$dir/root-only/secret"
 	sed -i "1s| output=.*| output=$dir/root-only/chosen.dat|" "$1/meta"
-	cpu0=$(ls "$1"/*.cpu0 | head -1)
+	cpu0=$(ls "$1"/*.cpu0 "$1"/direct 2>/dev/null | head -1)
 	rm "$cpu0"
 	ln -s "$dir/root-only/secret" "$cpu0"
 	chown -hR usertp-test2 "$1"

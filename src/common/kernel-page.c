@@ -235,3 +235,39 @@ int usertp__kpage_records(const unsigned char *page, uint32_t used,
 		ret = 0; /* (no page holds more) */
 	return ret < 0 ? ret : (int)n;
 }
+
+int usertp__kpage_split(const unsigned char *data, uint32_t used, uint32_t room,
+			unsigned char *first, uint32_t *used1, unsigned char *second, uint32_t *used2)
+{
+	struct usertp__kpage_iter it;
+	struct usertp__kpage_entry e;
+	struct usertp__kpage p = { 0 };
+	unsigned char *at;
+	bool in_second = false;
+	int ret;
+
+	*used1 = *used2 = 0;
+	usertp__kpage_iter_init(&it, data, used);
+	while ((ret = usertp__kpage_iter_next(&it, &e)) == 1) {
+		if (!p.data || !(at = usertp__kpage_add(&p, e.ts, e.size, in_second ? USERTP__KPAGE_DATA : room))) {
+			if (in_second)
+				return -EINVAL; /* (the rest of one page fits in one) */
+			if (p.data) {
+				*used1 = p.used;
+				in_second = true;
+			}
+			usertp__kpage_open(&p, in_second ? second : first, e.ts);
+			at = usertp__kpage_add(&p, e.ts, e.size, in_second ? USERTP__KPAGE_DATA : room);
+			if (!at)
+				return -EINVAL;
+		}
+		memcpy(at, e.data, e.size);
+	}
+	if (ret < 0)
+		return ret;
+	if (in_second)
+		*used2 = p.used;
+	else if (p.data)
+		*used1 = p.used;
+	return 0;
+}

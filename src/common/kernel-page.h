@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #define USERTP__KPAGE_SIZE 4096u
 #define USERTP__KPAGE_HEADER 16u
@@ -75,6 +76,18 @@ void *usertp__kpage_add(struct usertp__kpage *p, uint64_t ts, uint32_t size, uin
  * fits (USERTP__KPAGE_LOST_UNKNOWN: the flag alone), zeros after.
  */
 void usertp__kpage_seal(unsigned char *data, uint32_t used, uint64_t lost);
+
+/*
+ * Is page @data's commit word @used bytes of entries and nothing else (no loss marked), as the
+ * ring buffer's writer seals a page it leaves: the page is then one a file can hold as it is.
+ */
+static inline bool usertp__kpage_sealed_as_is(const unsigned char *data, uint32_t used)
+{
+	uint64_t commit;
+
+	memcpy(&commit, data + 8, 8);
+	return commit == used;
+}
 
 /*
  * How a host lays its pages out, as trace.dat files hold them: the page size, the size of a
@@ -147,5 +160,15 @@ int usertp__kpage_iter_next(struct usertp__kpage_iter *it, struct usertp__kpage_
  */
 int usertp__kpage_records(const unsigned char *page, uint32_t used,
 			  struct usertp__kpage_entry *out, unsigned int max);
+
+/*
+ * Page @data's @used bytes of entries made two pages, for a count of events lost before it
+ * that a full page has no room for: its records in order, re-encoded (usertp__kpage_add()),
+ * into @first as far as @room bytes of entries take them, the rest into @second; *@used1 and
+ * *@used2 their bytes of entries (0: no records there).  Neither is sealed.  Return: 0, or
+ * -EINVAL when @data does not parse.
+ */
+int usertp__kpage_split(const unsigned char *data, uint32_t used, uint32_t room,
+			unsigned char *first, uint32_t *used1, unsigned char *second, uint32_t *used2);
 
 #endif /* USERTP_KERNEL_PAGE_H */

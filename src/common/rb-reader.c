@@ -351,14 +351,14 @@ int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
 }
 
 int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cpu,
-			     int (*fn)(const struct usertp__rb_page_ref *page, void *arg), void *arg,
-			     uint64_t *consumed)
+			     int (*fn)(const struct usertp__rb_page_ref *pages, unsigned int n, void *arg),
+			     void *arg, uint64_t *consumed)
 {
 	struct usertp__rb_cpu *c = (struct usertp__rb_cpu *)((unsigned char *)view->base +
 							   view->cpu_offset[cpu]);
 	const unsigned char *pages = (const unsigned char *)view->base + view->pages_offset[cpu];
-	unsigned int nr = view->nr_pages;
-	struct usertp__rb_page_ref ref;
+	unsigned int nr = view->nr_pages, n = 0;
+	struct usertp__rb_page_ref refs[USERTP_RB_CONSUME_BATCH], *ref;
 	uint64_t p, head;
 	uint32_t head_off;
 	int ret;
@@ -367,24 +367,43 @@ int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cp
 	ret = unconsumed(view, cpu, &p, &head, &head_off);
 	if (ret <= 0)
 		return ret;
-	for (; p < head && usertp__rb_page_complete(c, pages, nr, view->rseq, p, &ref.events, &ref.used); p++) {
-		unsigned int slot = (unsigned int)(p % nr);
+	for (;;) {
+		bool complete = p < head;
 
-		ref.page = pages + (size_t)slot * USERTP__KPAGE_SIZE;
-		/* CAS mode: the completeness came from the slot's counter; the entries' end is walked. */
-		if (!view->rseq)
-			usertp__rb_page_walk(ref.page + USERTP__KPAGE_HEADER, USERTP__KPAGE_DATA, &ref.events,
-				  &ref.used);
-		ref.page_no = p;
-		ref.lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
-		ret = fn(&ref, arg);
-		if (ret)
-			return ret;
-		/* The slot is the writer's again. */
-		__atomic_store_n(&c->read_page, p + 1, __ATOMIC_RELEASE);
-		++*consumed;
+		ref = &refs[n];
+		if (complete)
+			complete = usertp__rb_page_complete(c, pages, nr, view->rseq, p, &ref->events,
+							   &ref->used);
+		if (complete) {
+			unsigned int slot = (unsigned int)(p % nr);
+
+			ref->page = pages + (size_t)slot * USERTP__KPAGE_SIZE;
+			/* CAS mode: complete by the slot's counter; the entries' end is walked. */
+			if (!view->rseq)
+				usertp__rb_page_walk(ref->page + USERTP__KPAGE_HEADER, USERTP__KPAGE_DATA,
+						  &ref->events, &ref->used);
+			ref->page_no = p++;
+			ref->lost_before = __atomic_load_n(&c->commit[nr + slot], __ATOMIC_RELAXED);
+			n++;
+		}
+		if (n && (!complete || n == USERTP_RB_CONSUME_BATCH)) {
+			ret = fn(refs, n, arg);
+			if (ret < 0)
+				return ret;
+			if ((unsigned int)ret > n)
+				ret = (int)n;
+			/* The slots taken are the writer's again. */
+			if (ret)
+				__atomic_store_n(&c->read_page, refs[ret - 1].page_no + 1,
+						 __ATOMIC_RELEASE);
+			*consumed += (unsigned int)ret;
+			if ((unsigned int)ret < n)
+				return 0;
+			n = 0;
+		}
+		if (!complete)
+			return 0;
 	}
-	return 0;
 }
 
 /* The bytes of @page's entries before the first one still being written (padding with a delta). */

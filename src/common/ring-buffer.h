@@ -510,11 +510,13 @@ int usertp__rb_consume(const struct usertp__rb_view *view, unsigned int cpu,
 		      void *arg, uint64_t *consumed);
 
 /*
- * The same without copying: each complete page is handed over where it is (the writer does
- * not touch it until it is consumed), with the end of its entries and their number, found
- * by walking its headers.  For a consumer that moves pages as they are (to a file): the
- * bytes may still be anything a hostile writer put there, and are checked where they are
- * read.
+ * The same without copying: the complete pages are handed over where they are (the writer does
+ * not touch them until they are consumed), up to USERTP_RB_CONSUME_BATCH at a time, in order,
+ * each with the end of its entries and their number, found by walking its headers.  @fn takes
+ * a prefix of them: it returns how many (those are consumed; fewer than given stops the
+ * round), or a negative errno (none is consumed, and that is returned).  For a consumer that
+ * moves pages as they are (to a file, several in one system call): the bytes may still be
+ * anything a hostile writer put there, and are checked where they are read.
  */
 struct usertp__rb_page_ref {
 	const unsigned char *page; /* its USERTP__KPAGE_SIZE bytes, in the region */
@@ -523,9 +525,10 @@ struct usertp__rb_page_ref {
 	uint64_t lost_before;	   /* events lost just before it */
 	uint64_t events;
 };
+#define USERTP_RB_CONSUME_BATCH 64u
 int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cpu,
-			     int (*fn)(const struct usertp__rb_page_ref *page, void *arg), void *arg,
-			     uint64_t *consumed);
+			     int (*fn)(const struct usertp__rb_page_ref *pages, unsigned int n, void *arg),
+			     void *arg, uint64_t *consumed);
 
 /*
  * Copy the oldest page of @cpu not consumed yet, whether complete or being written, cut

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ring-buffer.h"
@@ -48,6 +49,7 @@ struct reader {
 	unsigned int index, cpu;
 	int fd;
 	uint64_t off;  /* of the next page in the spool */
+	uint64_t end;  /* of the spool's pages in the file (UINT64_MAX: its end) */
 	bool use_read; /* a pipe: read() rather than pread() */
 	bool release;  /* give the spool's pages back to the file system once read */
 	uint64_t released; /* up to where */
@@ -239,7 +241,14 @@ static int read_page(struct reader *r, const char *name)
 		}
 		while (got < READ_AHEAD) {
 			if (!r->use_read) {
-				n = pread(r->fd, r->ahead + got, READ_AHEAD - got,
+				uint64_t left = r->end - (r->off + got);
+
+				if (r->off + got >= r->end) {
+					n = 0;
+					break;
+				}
+				n = pread(r->fd, r->ahead + got,
+					  left < READ_AHEAD - got ? (size_t)left : READ_AHEAD - got,
 					  (off_t)(r->off + got));
 				if (n < 0 && errno == ESPIPE && !r->off && !got) {
 					r->use_read = true;
@@ -465,6 +474,8 @@ static void merge_cpu(struct merge *m, unsigned int cpu)
 		r->index = s;
 		r->cpu = cpu;
 		r->fd = cpu < src->nr_cpus && src->cpu_fd ? src->cpu_fd[cpu] : -1;
+		r->off = r->released = r->fd >= 0 && src->cpu_base ? src->cpu_base[cpu] : 0;
+		r->end = r->fd >= 0 && src->cpu_len ? r->off + src->cpu_len[cpu] : UINT64_MAX;
 		r->release = m->in->release_spools;
 		reader_advance(m, r);
 	}
@@ -495,6 +506,72 @@ static void merge_cpu(struct merge *m, unsigned int cpu)
 	if ((p->lost || p->lost_unknown) && !p->open)
 		page_open(p, m->last_ts);
 	page_close(m);
+}
+
+/* Has source @s pages on any CPU? */
+static bool source_has_pages(const struct usertp__merge_source *src)
+{
+	struct stat st;
+
+	for (unsigned int cpu = 0; src->cpu_fd && cpu < src->nr_cpus; cpu++) {
+		if (src->cpu_fd[cpu] < 0)
+			continue;
+		if (src->cpu_len ? src->cpu_len[cpu] != 0
+				 : fstat(src->cpu_fd[cpu], &st) || st.st_size != 0)
+			return true;
+	}
+	return false;
+}
+
+/* Can source in->adopt - 1's pages be the file's as they are (usertp__merge_input)? */
+static bool adoptable(const struct merge *m)
+{
+	const struct usertp__merge_input *in = m->in;
+	unsigned int a = in->adopt - 1;
+	const struct usertp__merge_source *src = &in->sources[a];
+
+	if (a >= in->nr_sources || in->file_version == 7 || in->compress || !src->cpu_base ||
+	    !src->cpu_len || !src->cpu_events || !src->cpu_lost)
+		return false;
+	for (unsigned int s = 0; s < in->nr_sources; s++)
+		if (s != a && source_has_pages(&in->sources[s]))
+			return false;
+	/* Every id it declared is the file's same id: its records need no new common_type. */
+	for (unsigned int i = 0; i < m->nr_maps[a]; i++)
+		if (m->maps[a][i].from != m->maps[a][i].to)
+			return false;
+	return true;
+}
+
+/*
+ * CPU @cpu's pages of the adopted source, moved to where the file is (*@shift: how far the
+ * moves before have brought its pages down).  Return: 0, or a negative errno.
+ */
+static int adopt_cpu(struct merge *m, int fd, unsigned int cpu, uint64_t *shift)
+{
+	const struct usertp__merge_source *src = &m->in->sources[m->in->adopt - 1];
+	uint64_t at, len = cpu < src->nr_cpus ? src->cpu_len[cpu] : 0;
+
+	usertp__dat_flush(m->o);
+	if (m->o->error)
+		return -m->o->error;
+	if (!len)
+		return 0;
+	at = src->cpu_base[cpu] - *shift;
+	if (at < m->o->pos || m->o->pos % USERTP__KPAGE_SIZE || len % USERTP__KPAGE_SIZE)
+		return -EINVAL;
+	if (at > m->o->pos && fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)m->o->pos,
+					(off_t)(at - m->o->pos)))
+		return -errno;
+	*shift += at - m->o->pos;
+	m->o->pos += len;
+	m->o->written += len;
+	if (lseek(fd, (off_t)m->o->pos, SEEK_SET) < 0)
+		return -errno;
+	m->stats->events[cpu] += src->cpu_events[cpu];
+	m->stats->lost[cpu] += src->cpu_lost[cpu];
+	m->stats->pages += len / USERTP__KPAGE_SIZE;
+	return 0;
 }
 
 /* Say where CPU @cpu's data is, in the table of the file's header. */
@@ -618,7 +695,7 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 	struct usertp__dat_event *dat_events = NULL;
 	struct usertp__dat_source src;
 	struct usertp__dat7 *v7 = NULL;
-	uint64_t table = 0, meta_end, data_start, cpu_start = 0;
+	uint64_t table = 0, meta_end, data_start, cpu_start = 0, shift = 0;
 	unsigned int cpu = 0, s;
 	int ret;
 
@@ -645,6 +722,11 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 		goto out;
 	}
 
+	if (in->adopt && !adoptable(&m)) {
+		ret = -EXDEV;
+		say(err, errlen, "%s", "the pages are not the file's as they are");
+		goto out;
+	}
 	if (in->fired && in->overrun && !(placeholder = calloc(in->nr_cpus, sizeof(*placeholder)))) {
 		ret = -ENOMEM;
 		say(err, errlen, "%s", "out of memory");
@@ -686,7 +768,16 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 				m.pending_start = m.o->written; /* (after the padding) */
 		}
 		cpu_start = m.o->pos;
-		merge_cpu(&m, cpu);
+		if (in->adopt) {
+			ret = adopt_cpu(&m, out_fd, cpu, &shift);
+			if (ret) {
+				say(err, errlen, "moving CPU %u's pages in place: %s", cpu, strerror(-ret));
+				goto out;
+			}
+			m.pending_start = m.o->pos;
+		} else {
+			merge_cpu(&m, cpu);
+		}
 		usertp__dat_flush(m.o);
 		if (m.o->error)
 			break;
@@ -742,6 +833,11 @@ int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 		m.stats->size = m.o->pos;
 	} else {
 		m.stats->size = m.o->pos;
+		/* Adopted: what is past the last CPU's pages (empty regions) goes. */
+		if (in->adopt && ftruncate(out_fd, (off_t)m.o->pos)) {
+			ret = -errno;
+			say(err, errlen, "ftruncate: %s", strerror(errno));
+		}
 	}
 	/* (Also after a failed write: the header, with its CPUSTAT, is there.) */
 	if (!v7 && m.o->cpustat_at && m.stats->size > m.o->cpustat_at) {

@@ -51,6 +51,10 @@ struct usertp__merge_source {
 	unsigned int nr_cpus; /* entries of cpu_fd; at most the input's nr_cpus */
 	const int *cpu_fd;    /* per CPU: a file of whole pages, read with pread from offset 0
 			       * (read() if it is a pipe); -1 or an empty file: no data */
+	/* per CPU, where the pages are in cpu_fd, and how many bytes (NULL: the whole file) */
+	const uint64_t *cpu_base, *cpu_len;
+	/* for an adopted source (below): per CPU, its records and the losses its pages mark */
+	const uint64_t *cpu_events, *cpu_lost;
 };
 
 struct usertp__merge_input {
@@ -79,6 +83,15 @@ struct usertp__merge_input {
 	/* the file's format: version 6 (0 too) or 7; compressed (version 7 only): zstd */
 	unsigned int file_version;
 	bool compress;
+	/*
+	 * Source adopt - 1 (0: none) has its pages in the output file itself (its cpu_fd), at
+	 * cpu_base, past all the merge writes.  If it is the only source with pages, its ids are
+	 * the file's and the file is version 6 uncompressed, its pages become the file's where
+	 * they are: each CPU's are moved down behind what is before them (fallocate's collapse:
+	 * no byte is read or written) and the file is cut after the last.  Otherwise nothing is
+	 * written and -EXDEV returned (merge into another file).
+	 */
+	unsigned int adopt;
 };
 
 /* What went into the file (about 64 KiB: keep it off small stacks). */
@@ -103,7 +116,8 @@ struct usertp__merge_stats {
  *	 "write: No space left on device at offset 123456; kept 30 whole pages (126976 bytes)"
  *
  * Return: 0, or a negative errno: -EINVAL for input that cannot be written (no CPUs, too many,
- * a source with more CPUs than the file), -ENOMEM, or the error of a failed write.
+ * a source with more CPUs than the file), -EXDEV (in->adopt, not adoptable), -ENOMEM, or the
+ * error of a failed write.
  */
 int usertp__merge_write(int out_fd, const struct usertp__merge_input *in,
 		       struct usertp__merge_stats *stats, char *err, size_t errlen);

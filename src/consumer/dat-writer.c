@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -42,13 +43,19 @@
 
 static void spool_kernel_texts_release(const char *dir);
 
-/* One spool file: the pages of one program on one CPU. */
+/*
+ * One spool: the pages of one program on one CPU, in a file of its own, or in its region of
+ * the direct file (spool.h), from @base on (out->written bytes; a recovery's: @len).
+ */
 struct usertp__spool {
 	unsigned int cpu;
 	int fd;
 	struct usertp__dat_out *out;
 	uint64_t allocated; /* bytes of the file given blocks ahead of the writes */
 	uint64_t dropped;   /* bytes at its start given back (usertp_session_set_dat_limit()) */
+	bool region;	    /* in the direct file */
+	uint64_t base, len;
+	uint64_t events, lost; /* the records of its pages, and the losses they mark */
 };
 
 /*
@@ -91,6 +98,10 @@ struct usertp__writer {
 	/* at the last rotation: per CPU, what had been fired, and overwritten (the file's counts
 	 * are what came since) */
 	uint64_t fired_before[USERTP_MERGE_MAX_CPUS], overrun_before[USERTP_MERGE_MAX_CPUS];
+	/* the direct file (spool.h; fd -1: none), and the source whose pages it has */
+	struct usertp__spool_direct direct;
+	unsigned int direct_cpus; /* its regions */
+	struct usertp__source *direct_src;
 };
 
 /* What the meta file could not take is said once: a recovery would miss it. */
@@ -128,13 +139,32 @@ static int writer_source(struct usertp_session *s, struct usertp__source *src)
 	for (unsigned int i = 0; i < src->nr_events; i++)
 		meta_check(s, usertp__spool_meta_event(w->meta_fd, src->index, src->events[i].id,
 						       src->events[i].system, src->events[i].format));
+	/*
+	 * The first program of our own user (not another's: its pages go to root's file only
+	 * through the merge, which checks them) has its pages in the direct file.
+	 */
+	if (w->direct.fd >= 0 && !w->direct_src && !src->foreign && src->nr_spools <= w->direct_cpus) {
+		w->direct_src = src;
+		meta_check(s, usertp__spool_meta_direct(w->meta_fd, src->index, w->direct.base,
+							w->direct.step));
+	}
 	for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++) {
 		char path[PATH_MAX + 64];
 		struct usertp__spool *sp = &src->spools[cpu];
 
 		sp->cpu = cpu;
-		usertp__spool_path(path, sizeof(path), w->dir, src->pid, src->index, cpu);
-		sp->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (w->direct_src == src) {
+			/* (An open file of its own: its writes go on from its own offset.) */
+			snprintf(path, sizeof(path), "%s/%s", w->dir, USERTP_SPOOL_DIRECT);
+			sp->region = true;
+			sp->base = w->direct.base + cpu * w->direct.step;
+			sp->fd = open(path, O_RDWR | O_CLOEXEC);
+			if (sp->fd >= 0 && lseek(sp->fd, (off_t)sp->base, SEEK_SET) < 0)
+				return -errno;
+		} else {
+			usertp__spool_path(path, sizeof(path), w->dir, src->pid, src->index, cpu);
+			sp->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		}
 		sp->out = malloc(sizeof(*sp->out));
 		if (sp->fd < 0 || !sp->out)
 			return sp->fd < 0 ? -errno : -ENOMEM;
@@ -154,6 +184,18 @@ static void writer_source_free(struct usertp__source *src)
 	src->spools = NULL;
 }
 
+/* @events records of @src on @cpu (after @lost lost ones) are in its spool, in @bytes. */
+static void spooled(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+		    uint64_t events, uint64_t lost, uint64_t bytes)
+{
+	s->events += events;
+	s->read[cpu] += events;
+	src->stats[cpu].read += events;
+	src->spools[cpu].events += events;
+	src->spools[cpu].lost += lost;
+	s->bytes += bytes;
+}
+
 /* A page of @src on @cpu (@data: its USERTP__KPAGE_SIZE bytes), to the spool as it is. */
 static int spool_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
 		      const unsigned char *data, uint32_t used, uint64_t lost_before,
@@ -166,12 +208,23 @@ static int spool_page(struct usertp_session *s, struct usertp__source *src, unsi
 	allocate_ahead(sp->fd, before + 2 * USERTP__KPAGE_SIZE, &sp->allocated, s->dat_limit);
 	/*
 	 * A full page has no room after its entries for the count of the events lost before it:
-	 * the count then goes on an empty page of its own just before it, which the merge marks
-	 * before the next event, so that the file says how many were lost there.
+	 * its records then go on two pages, the first with the count (trace-cmd prints a count
+	 * only before a record of its page: the file may take these pages as they are).
 	 */
 	if (lost_before && used + 8 > USERTP__KPAGE_DATA) {
-		usertp__dat_put_page(sp->out, data, 0, lost_before);
-		usertp__dat_put_page(sp->out, data, used, 0);
+		unsigned char first[USERTP__KPAGE_SIZE], second[USERTP__KPAGE_SIZE];
+		uint32_t used1, used2;
+
+		if (!usertp__kpage_split(data, used, USERTP__KPAGE_DATA - 8, first, &used1, second,
+					 &used2)) {
+			usertp__dat_put_page(sp->out, first, used1, lost_before);
+			if (used2)
+				usertp__dat_put_page(sp->out, second, used2, 0);
+		} else {
+			/* (Pages the merge checks: a count on an empty page, marked at the next event.) */
+			usertp__dat_put_page(sp->out, data, 0, lost_before);
+			usertp__dat_put_page(sp->out, data, used, 0);
+		}
 	} else {
 		usertp__dat_put_page(sp->out, data, used, lost_before);
 	}
@@ -179,24 +232,125 @@ static int spool_page(struct usertp_session *s, struct usertp__source *src, unsi
 		write_failed(s, -sp->out->error);
 		return -sp->out->error; /* not consumed: the page stays, and is counted there */
 	}
-	s->events += events;
-	s->read[cpu] += events;
-	src->stats[cpu].read += events;
-	s->bytes += sp->out->pos - before;
+	spooled(s, src, cpu, events, lost_before, sp->out->pos - before);
 	return 0;
 }
 
 static int writer_page(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
 		       const struct usertp__rb_page_copy *page, uint64_t events)
 {
-	return spool_page(s, src, cpu, page->data, page->used, page->lost_before, events);
+	int ret = spool_page(s, src, cpu, page->data, page->used, page->lost_before, events);
+
+	/*
+	 * The pages left at the end come without their count (the session counts the buffer's
+	 * entries): the spool's is the page's records, for the file taken as it is.
+	 */
+	if (!ret && !events) {
+		struct usertp__kpage_iter it;
+		struct usertp__kpage_entry e;
+
+		usertp__kpage_iter_init(&it, page->data, page->used);
+		while (usertp__kpage_iter_next(&it, &e) == 1)
+			src->spools[cpu].events++;
+	}
+	return ret;
 }
 
-/* Producer/consumer mode: a complete page goes to the spool from where it is, copied once. */
-static int writer_page_in_place(struct usertp_session *s, struct usertp__source *src,
-				unsigned int cpu, const struct usertp__rb_page_ref *page)
+/*
+ * Pages @pages[0..@n) of the direct file's source, as they are in its buffer, at the end of
+ * the spool's region: in one system call, which with O_DIRECT has the disk copy them.  Their
+ * commit words are the writer's (the size of their entries, no loss).  Return: 0, or a
+ * negative errno (nothing counted: written again next time, at the same place).
+ */
+static int spool_direct(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
+			const struct usertp__rb_page_ref *pages, unsigned int n)
 {
-	return spool_page(s, src, cpu, page->page, page->used, page->lost_before, page->events);
+	struct usertp__spool *sp = &src->spools[cpu];
+	struct usertp__writer *w = s->dat;
+	struct iovec iov[USERTP_RB_CONSUME_BATCH];
+	size_t len = (size_t)n * USERTP__KPAGE_SIZE, done = 0;
+	uint64_t events = 0;
+	int err = 0;
+
+	/* What went the buffered way before these goes first. */
+	usertp__dat_flush(sp->out);
+	if (sp->out->error)
+		return -sp->out->error;
+	if (sp->out->written + len > w->direct.step)
+		return -EFBIG; /* its region is full */
+	for (unsigned int i = 0; i < n; i++) {
+		iov[i] = (struct iovec){ (void *)pages[i].page, USERTP__KPAGE_SIZE };
+		events += pages[i].events;
+	}
+	while (done < len) {
+		unsigned int first = (unsigned int)(done / USERTP__KPAGE_SIZE);
+		ssize_t k = pwritev(w->direct.fd, iov + first, (int)(n - first),
+				    (off_t)(sp->base + sp->out->written + done));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		/* A file system that takes O_DIRECT at open but not for these: without it. */
+		if (k < 0 && errno == EINVAL && w->direct.odirect) {
+			int fl = fcntl(w->direct.fd, F_GETFL);
+
+			w->direct.odirect = false;
+			if (fl >= 0 && !fcntl(w->direct.fd, F_SETFL, fl & ~O_DIRECT))
+				continue;
+		}
+		if (k <= 0) {
+			err = k < 0 ? -errno : -EIO;
+			break;
+		}
+		/* (Short: whole pages go on from where it stopped.) */
+		done += (size_t)k / USERTP__KPAGE_SIZE * USERTP__KPAGE_SIZE;
+		if ((size_t)k % USERTP__KPAGE_SIZE) {
+			err = -EIO;
+			break;
+		}
+	}
+	if (err)
+		return err;
+	sp->out->pos += len;
+	sp->out->written += len;
+	if (lseek(sp->fd, (off_t)(sp->base + sp->out->written), SEEK_SET) < 0)
+		return -errno;
+	spooled(s, src, cpu, events, 0, len);
+	return 0;
+}
+
+/*
+ * Producer/consumer mode: complete pages go to the spool from where they are: those of the
+ * direct file's source in runs straight from the buffer, the others (and a page after lost
+ * events, whose count is added to a copy) copied once.  Return: the pages taken.
+ */
+static int writer_pages_in_place(struct usertp_session *s, struct usertp__source *src,
+				 unsigned int cpu, const struct usertp__rb_page_ref *pages,
+				 unsigned int n)
+{
+	unsigned int i = 0;
+
+	while (i < n) {
+		unsigned int run = 0;
+		int ret;
+
+		if (src->spools[cpu].region)
+			while (i + run < n && !pages[i + run].lost_before &&
+			       usertp__kpage_sealed_as_is(pages[i + run].page, pages[i + run].used))
+				run++;
+		if (run) {
+			ret = spool_direct(s, src, cpu, pages + i, run);
+			i += ret ? 0 : run;
+		} else {
+			ret = spool_page(s, src, cpu, pages[i].page, pages[i].used,
+					 pages[i].lost_before, pages[i].events);
+			i += ret ? 0 : 1;
+		}
+		if (ret) {
+			write_failed(s, ret);
+			return i ? (int)i : ret;
+		}
+	}
+	return (int)n;
 }
 
 /* After a round of pages of @src on @cpu: on disk. */
@@ -215,8 +369,8 @@ static void writer_flush(struct usertp_session *s, struct usertp__source *src, u
 		uint64_t to = (sp->out->written - s->dat_limit) / USERTP__KPAGE_SIZE * USERTP__KPAGE_SIZE;
 
 		if (to > sp->dropped &&
-		    !fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)sp->dropped,
-			       (off_t)(to - sp->dropped)))
+		    !fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			       (off_t)(sp->base + sp->dropped), (off_t)(to - sp->dropped)))
 			sp->dropped = to;
 	}
 }
@@ -259,6 +413,8 @@ static void writer_free(struct usertp_session *s)
 		close(w->meta_fd);
 	if (w->reserve_fd >= 0)
 		close(w->reserve_fd);
+	if (w->direct.fd >= 0)
+		close(w->direct.fd);
 	if (w->dir[0])
 		spool_remove(w->dir);
 	free(w);
@@ -272,7 +428,7 @@ static const struct usertp__sink dat_sink = {
 	.event = writer_event,
 	.comms = writer_comms,
 	.page = writer_page,
-	.page_in_place = writer_page_in_place,
+	.pages_in_place = writer_pages_in_place,
 	.flush = writer_flush,
 	.free = writer_free,
 };
@@ -363,6 +519,7 @@ static uint64_t realtime_offset_us(void)
 
 int usertp_session_write_dat(struct usertp_session *s, const char *path)
 {
+	const char *direct_env;
 	struct usertp__writer *w;
 	int ret;
 
@@ -389,7 +546,7 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->meta_fd = w->reserve_fd = -1;
+	w->meta_fd = w->reserve_fd = w->direct.fd = -1;
 	snprintf(w->output, sizeof(w->output), "%s", path);
 	snprintf(w->dir, sizeof(w->dir), "%s.spool-XXXXXX", path);
 	if (!mkdtemp(w->dir)) {
@@ -418,6 +575,11 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		writer_free(s);
 		return ret;
 	}
+	/* (USERTP_DAT_DIRECT=0: every spool a file of its own, to compare.) */
+	direct_env = secure_getenv("USERTP_DAT_DIRECT");
+	if (!(direct_env && !strcmp(direct_env, "0")) &&
+	    !usertp__spool_direct_open(w->dir, s->nr_cpus, &w->direct))
+		w->direct_cpus = s->nr_cpus;
 	{
 		char reserve[PATH_MAX + 16];
 
@@ -481,23 +643,90 @@ static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n,
  * @overrun per CPU.  The room the spool @spool_dir kept (its reserve, the kernel's texts,
  * which the caller has in memory) is given back first: the header goes there.
  */
+/* The bytes of spool @sp's pages: from its start (a region's base) to its end. */
+static uint64_t spool_bytes(const struct usertp__spool *sp)
+{
+	struct stat st;
+
+	if (sp->out)
+		return sp->out->written;
+	if (sp->region)
+		return sp->len;
+	return sp->fd >= 0 && !fstat(sp->fd, &st) ? (uint64_t)st.st_size : 0;
+}
+
+/* The mode a new file gets from open(..., 0644) here: 0644 less the umask (from /proc). */
+static mode_t new_file_mode(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned int mask = 022;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Umask: %o", &mask) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return 0644 & ~(mode_t)mask;
+}
+
+/*
+ * The file written in place: the direct file, whose pages usertp__merge_write() adopts, becomes
+ * @output (its mode and owner, where it existed; a link is not written through this way).
+ * Return: 0, -EXDEV when its pages cannot be the file's (nothing was changed: merge them
+ * elsewhere), or another negative errno with the reason in @err.
+ */
+static int write_in_place(struct usertp_session *s, const char *output,
+			  const struct usertp__merge_input *in, struct usertp__merge_stats *stats,
+			  char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16];
+	struct stat st;
+	bool existed = !lstat(output, &st);
+	int fd, ret;
+
+	if (existed && !S_ISREG(st.st_mode))
+		return -EXDEV;
+	snprintf(path, sizeof(path), "%s/%s", s->dat->dir, USERTP_SPOOL_DIRECT);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -EXDEV;
+	ret = usertp__merge_write(fd, in, stats, err, errlen);
+	if (!ret && (fchmod(fd, existed ? st.st_mode & 07777 : new_file_mode()) ||
+		     (existed && st.st_uid != geteuid() && fchown(fd, st.st_uid, st.st_gid)))) {
+		/* (The file is right all the same; only its mode is ours.) */
+	}
+	if (close(fd) && !ret) {
+		ret = -errno;
+		snprintf(err, errlen, "close: %s", strerror(errno));
+	}
+	if (!ret && rename(path, output)) {
+		ret = -errno;
+		snprintf(err, errlen, "rename from the spool: %s", strerror(errno));
+	}
+	return ret;
+}
+
 static int write_output(struct usertp_session *s, struct usertp__source *const *sources,
 			unsigned int n, unsigned int nr_cpus, const char *output,
 			const uint64_t *fired, const uint64_t *overrun, int reserve_fd,
-			const char *spool_dir, bool keep_spools, struct usertp_dat_summary *sum)
+			const char *spool_dir, bool keep_spools, bool in_place,
+			struct usertp_dat_summary *sum)
 {
 	struct usertp__merge_source *ms = calloc(n + 2, sizeof(*ms));
 	struct usertp__merge_stats *stats = calloc(1, sizeof(*stats));
 	struct usertp__tsc2nsec conv;
 	struct usertp__merge_input in = { 0 };
 	int **fds = calloc(n + 1, sizeof(*fds));
+	uint64_t **regions = calloc(n + 1, sizeof(*regions));
 	char err[512] = "", *cmdlines = NULL;
 	int fd, ret = -ENOMEM;
 
-	if (!ms || !stats || !fds)
+	if (!ms || !stats || !fds || !regions)
 		goto out;
 	for (unsigned int i = 0; i < n; i++) {
 		struct usertp__source *src = sources[i];
+		uint64_t *r;
 
 		/* (Sources come in order: a parent has inherited its own before.) */
 		usertp__source_inherit(s, src);
@@ -516,6 +745,29 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 		}
 		ms[i].nr_cpus = src->nr_spools;
 		ms[i].cpu_fd = fds[i];
+		if (!src->spools[0].region)
+			continue;
+		/* In the direct file: where, how much, and what (for the pages taken as they are). */
+		r = regions[i] = calloc(4 * (size_t)src->nr_spools, sizeof(uint64_t));
+		if (!r)
+			goto out;
+		for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++) {
+			r[cpu] = src->spools[cpu].base;
+			r[src->nr_spools + cpu] = spool_bytes(&src->spools[cpu]);
+			r[2 * src->nr_spools + cpu] = src->spools[cpu].events;
+			r[3 * src->nr_spools + cpu] = src->spools[cpu].lost;
+		}
+		ms[i].cpu_base = r;
+		ms[i].cpu_len = r + src->nr_spools;
+		ms[i].cpu_events = r + 2 * src->nr_spools;
+		ms[i].cpu_lost = r + 3 * src->nr_spools;
+		/* (Not after pages were given back: their holes are not the file's pages.) */
+		if (in_place && s->dat && src == s->dat->direct_src) {
+			in.adopt = i + 1;
+			for (unsigned int cpu = 0; cpu < src->nr_spools; cpu++)
+				if (src->spools[cpu].dropped)
+					in.adopt = 0;
+		}
 	}
 	in.sources = ms;
 	in.nr_sources = n;
@@ -557,6 +809,18 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	 * and rewritten (auto_da_alloc), a tenth of the merge's time for nothing (the file made
 	 * empty by usertp_session_write_dat() is not truncated again).
 	 */
+	/* The pages of the direct file, as they are, with the header before them: no merge. */
+	if (in.adopt && !s->extra.src) {
+		ret = write_in_place(s, output, &in, stats, err, sizeof(err));
+		if (ret != -EXDEV) {
+			if (ret)
+				usertp__session_fail(s, ret, "%s: %s", output, err);
+			goto summary;
+		}
+		memset(stats, 0, sizeof(*stats));
+		err[0] = 0;
+	}
+	in.adopt = 0;
 	fd = open(output, O_RDWR | output_flags(s), 0644);
 	if (fd >= 0 && ((lseek(fd, 0, SEEK_END) > 0 && ftruncate(fd, 0)) || lseek(fd, 0, SEEK_SET))) {
 		close(fd);
@@ -571,7 +835,9 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 		/* About the spools' size: the same blocks-ahead for the file (cut to size after). */
 		for (unsigned int i = 0; i < in.nr_sources; i++)
 			for (unsigned int cpu = 0; cpu < ms[i].nr_cpus; cpu++)
-				if (ms[i].cpu_fd[cpu] >= 0 && !fstat(ms[i].cpu_fd[cpu], &st))
+				if (ms[i].cpu_len)
+					estimate += ms[i].cpu_len[cpu];
+				else if (ms[i].cpu_fd[cpu] >= 0 && !fstat(ms[i].cpu_fd[cpu], &st))
 					estimate += (uint64_t)st.st_size;
 		if (estimate)
 			allocate_ahead(fd, estimate + ALLOCATE_MIN, &allocated, 0);
@@ -590,6 +856,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 		if (ret)
 			usertp__session_fail(s, ret, "%s: %s", output, err);
 	}
+summary:
 	/*
 	 * Lost: everything fired that is not in the file, as its CPUSTAT options say (the file
 	 * marks only losses that have an event after them).  A recovery knows only the marks.
@@ -621,6 +888,9 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 out:
 	for (unsigned int i = 0; fds && i < n; i++)
 		free(fds[i]);
+	for (unsigned int i = 0; regions && i < n; i++)
+		free(regions[i]);
+	free(regions);
 	free(fds);
 	free(cmdlines);
 	free(stats);
@@ -654,8 +924,9 @@ static int write_part(struct usertp_session *s, bool rotating, struct usertp_dat
 		fired[cpu] = fired_now[cpu] - w->fired_before[cpu];
 		overrun[cpu] = overrun_now[cpu] - w->overrun_before[cpu];
 	}
+	/* (Rotating, the direct file goes on: its pages are merged into the file.) */
 	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, w->output, fired, overrun,
-			   w->reserve_fd, w->dir, false, sum);
+			   w->reserve_fd, w->dir, false, !rotating, sum);
 	/* (A file not written: its pages stay in the spools, for the next try.) */
 	if (!ret && rotating) {
 		memcpy(w->fired_before, fired_now, nr * sizeof(*fired_now));
@@ -768,7 +1039,7 @@ int usertp_session_snapshot(struct usertp_session *s, const char *path, struct u
 		src->spools = snapshot_spools(s, src, fired, overrun);
 	}
 	ret = write_output(s, s->sources, s->nr_sources, s->nr_cpus, path, fired, overrun, -1,
-			   NULL, true, sum);
+			   NULL, true, false, sum);
 	for (unsigned int i = 0; i < s->nr_sources; i++) {
 		struct usertp__source *src = s->sources[i];
 
@@ -813,12 +1084,17 @@ int usertp_session_rotate(struct usertp_session *s, const char *next, struct use
 
 			if (!sp->out)
 				continue;
-			if (ftruncate(sp->fd, 0) || lseek(sp->fd, 0, SEEK_SET))
+			if ((sp->region ? sp->out->written &&
+						  fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+							    (off_t)sp->base, (off_t)sp->out->written)
+					: ftruncate(sp->fd, 0)) ||
+			    lseek(sp->fd, (off_t)sp->base, SEEK_SET) < 0)
 				ret = ret ? ret : usertp__session_fail(s, -errno, "%s: %s", w->dir,
 								       strerror(errno));
 			sp->out->pos = sp->out->written = 0;
 			sp->out->len = 0;
 			sp->allocated = sp->dropped = 0;
+			sp->events = sp->lost = 0;
 		}
 	}
 	snprintf(w->output, sizeof(w->output), "%s", next);
@@ -1053,19 +1329,32 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 		ms->nr_events = 0;
 		ms->comms = NULL;
 		for (unsigned int cpu = 0; cpu < meta.nr_cpus; cpu++) {
+			struct usertp__spool *sp = &src->spools[cpu];
 			char path[PATH_MAX + 64];
 
+			sp->cpu = cpu;
+			if (meta.direct_source == (int)i) {
+				/* Its pages: a region of the direct file each, up to their first hole. */
+				snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_DIRECT);
+				sp->region = true;
+				sp->base = meta.direct_base + cpu * meta.direct_step;
+				sp->fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+				if (sp->fd >= 0)
+					sp->len = usertp__spool_region_end(sp->fd, sp->base,
+									  meta.direct_step) - sp->base;
+				continue;
+			}
 			usertp__spool_path(path, sizeof(path), dir, ms->pid, i, cpu);
-			src->spools[cpu].cpu = cpu;
 			/* -1: none (a link: not followed) */
-			src->spools[cpu].fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			sp->fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		}
 	}
 	if (!ret && meta.kernel_cpus)
 		ret = recover_kernel(s, dir, &meta, &kernel);
 	/* (The spool is left whole until the file is written: no room given back.) */
 	if (!ret)
-		ret = write_output(s, sources, n, meta.nr_cpus, output, NULL, NULL, -1, NULL, false, sum);
+		ret = write_output(s, sources, n, meta.nr_cpus, output, NULL, NULL, -1, NULL, false,
+				   false, sum);
 	if (ret && s->error[0])
 		snprintf(err, errlen, "%s", s->error);
 	else if (ret)

@@ -110,14 +110,18 @@ struct usertp__sink {
 	/* Is there room for more pages of @src on @cpu (NULL: always)? */
 	bool (*room)(const struct usertp__source *src, unsigned int cpu);
 	/*
-	 * One complete page of @src on @cpu holding @events records: a copy (@page), or (with
-	 * page_in_place, producer/consumer mode) taken where it is in the program's buffer.
-	 * Return: 0, or a negative errno (the page is not consumed: it is read later).
+	 * One complete page of @src on @cpu holding @events records, a copy (@page).  Return: 0,
+	 * or a negative errno (the page is not consumed: it is read later).
 	 */
 	int (*page)(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
 		    const struct usertp__rb_page_copy *page, uint64_t events);
-	int (*page_in_place)(struct usertp_session *s, struct usertp__source *src,
-			     unsigned int cpu, const struct usertp__rb_page_ref *page);
+	/*
+	 * With pages_in_place (producer/consumer mode), complete pages are given where they are
+	 * in the program's buffer, @n of them in order.  Return: how many were taken (a prefix;
+	 * the others are read later), or a negative errno (none was).
+	 */
+	int (*pages_in_place)(struct usertp_session *s, struct usertp__source *src,
+			      unsigned int cpu, const struct usertp__rb_page_ref *pages, unsigned int n);
 	/* After a round of pages of @src on @cpu (NULL: nothing to do). */
 	void (*flush)(struct usertp_session *s, struct usertp__source *src, unsigned int cpu);
 	/* Records are counted as read when they are given to the caller, not when taken. */

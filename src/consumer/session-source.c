@@ -395,12 +395,12 @@ static int take_page(const struct usertp__rb_page_copy *page, uint64_t events, v
 	return a->s->sink->page(a->s, a->src, a->cpu, page, events);
 }
 
-/* A complete page, to a sink that takes it from where it is (copied once). */
-static int take_page_in_place(const struct usertp__rb_page_ref *page, void *arg)
+/* Complete pages, to a sink that takes them from where they are. */
+static int take_pages_in_place(const struct usertp__rb_page_ref *pages, unsigned int n, void *arg)
 {
 	struct page_arg *a = arg;
 
-	return a->s->sink->page_in_place(a->s, a->src, a->cpu, page);
+	return a->s->sink->pages_in_place(a->s, a->src, a->cpu, pages, n);
 }
 
 /* Take the complete pages the source's writers left since last time. */
@@ -416,8 +416,8 @@ void usertp__ses_source_consume(struct usertp_session *s, struct usertp__source 
 
 		if (s->sink->room && !s->sink->room(src, cpu))
 			continue; /* read later: the program's buffer holds them meanwhile */
-		ret = s->sink->page_in_place
-			      ? usertp__rb_consume_pages(src->view, cpu, take_page_in_place, &arg, &n)
+		ret = s->sink->pages_in_place
+			      ? usertp__rb_consume_pages(src->view, cpu, take_pages_in_place, &arg, &n)
 			      : usertp__rb_consume(src->view, cpu, take_page, &arg, &n);
 		if (ret == -EINVAL) {
 			usertp__session_log(s, "%s: its buffer does not hold together; reading it stops",

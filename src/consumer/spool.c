@@ -119,6 +119,78 @@ int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms)
 	return put_record(fd, comms, strlen(comms), "comms %u len=%zu\n", idx, strlen(comms));
 }
 
+int usertp__spool_meta_direct(int fd, unsigned int idx, uint64_t base, uint64_t step)
+{
+	return put_record(fd, NULL, 0, "direct %u base=%llu step=%llu\n", idx,
+			  (unsigned long long)base, (unsigned long long)step);
+}
+
+/*
+ * Regions 1 TiB apart, or closer where the file system's largest file is smaller (ext4 with
+ * 4 KiB blocks: 16 TiB), down to 1 GiB; the first one at one step (the header goes before it).
+ */
+#define REGION_STEP_MAX (1ull << 40)
+#define REGION_STEP_MIN (1ull << 30)
+
+int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus, struct usertp__spool_direct *d)
+{
+	static const unsigned char zero[USERTP__KPAGE_SIZE];
+	char path[4200];
+	uint64_t step;
+	int fd, ret = -EOPNOTSUPP;
+
+	d->fd = -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_DIRECT);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	/* The farthest region's first page can be written, and the hole before it collapsed. */
+	for (step = REGION_STEP_MAX; step >= REGION_STEP_MIN; step /= 2) {
+		uint64_t last = step * nr_cpus;
+
+		if (ftruncate(fd, 0) || pwrite(fd, zero, sizeof(zero), 0) != (ssize_t)sizeof(zero))
+			break;
+		if (pwrite(fd, zero, sizeof(zero), (off_t)last) != (ssize_t)sizeof(zero)) {
+			if (errno == EFBIG || errno == EINVAL)
+				continue;
+			break;
+		}
+		if (!fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, sizeof(zero), (off_t)(last - sizeof(zero))))
+			ret = 0;
+		break;
+	}
+	if (ftruncate(fd, 0) && !ret)
+		ret = -errno;
+	if (ret) {
+		close(fd);
+		unlink(path);
+		return ret;
+	}
+	d->base = d->step = step;
+	/* The disk copies the pages where the file system lets it (the CPU does otherwise). */
+	d->fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	d->odirect = d->fd >= 0;
+	if (d->fd < 0) {
+		d->fd = fd;
+		return 0;
+	}
+	close(fd);
+	return 0;
+}
+
+uint64_t usertp__spool_region_end(int fd, uint64_t start, uint64_t step)
+{
+	/* (Its first pages may have been given back: usertp_session_set_dat_limit().) */
+	off_t data = lseek(fd, (off_t)start, SEEK_DATA), hole;
+
+	if (data < (off_t)start || (uint64_t)data - start >= step)
+		return start;
+	hole = lseek(fd, data, SEEK_HOLE);
+	if (hole < data)
+		return start;
+	return (uint64_t)hole - start > step ? start + step : (uint64_t)hole;
+}
+
 int usertp__spool_meta_rotated(int fd, const char *output)
 {
 	return put_record(fd, NULL, 0, "rotated output=%s\n", output);
@@ -229,6 +301,7 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 	ssize_t n;
 
 	memset(meta, 0, sizeof(*meta));
+	meta->direct_source = -1;
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_META);
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* (a link in a spool: not read) */
 	if (fd < 0 || fstat(fd, &st)) {
@@ -340,6 +413,18 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 		if (sscanf(line, "%*s %lu", (unsigned long *)&idx) != 1 || idx >= MAX_SOURCES) {
 			ret = bad(err, errlen, &c, "no source number");
 			break;
+		}
+		if (!strncmp(line, "direct ", 7)) {
+			if (idx >= meta->nr_sources || meta->direct_source >= 0 ||
+			    !field_u64(line, "base", UINT64_MAX, &meta->direct_base) ||
+			    !field_u64(line, "step", UINT64_MAX, &meta->direct_step) ||
+			    meta->direct_base % USERTP__KPAGE_SIZE || meta->direct_step % USERTP__KPAGE_SIZE ||
+			    !meta->direct_step || meta->direct_base < meta->direct_step) {
+				ret = bad(err, errlen, &c, "a malformed direct line");
+				break;
+			}
+			meta->direct_source = (int)idx;
+			continue;
 		}
 		if (!strncmp(line, "source ", 7)) {
 			struct usertp__spool_source *s;

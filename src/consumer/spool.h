@@ -22,6 +22,16 @@
  *	kernel cpus=C\n				the kernel's events are recorded too (-e of
  *						a kernel system), on C CPUs
  *	kernel-event id=ID system=SYS len=L\n	then the L bytes of a kernel event's format
+ *	direct N base=B step=S\n		source N's pages are in the direct file
+ *	direct		the pages of one source (the first program of the recorder's own user):
+ *			those of CPU C from offset B + C * S on (holes between: the file is
+ *			sparse), written straight from the program's buffers (O_DIRECT where
+ *			the file system takes it: the disk copies them, not the CPU).  At the
+ *			end, when they can be the file's pages as they are (one program, the
+ *			file's ids its own, version 6 uncompressed), the file's header goes in
+ *			front of them, the holes are collapsed (fallocate) and the file is
+ *			renamed to the output: nothing is read back.  Otherwise they are merged
+ *			as any spool.  Used only where the file system collapses ranges.
  *
  * and, with the kernel's events (written when the recording starts, so that --recover of a
  * recorder killed finds them, and so that their room on the disk is taken before the pages'
@@ -69,6 +79,25 @@ int usertp__spool_meta_kernel(int fd, unsigned int nr_cpus);
 int usertp__spool_meta_kernel_event(int fd, unsigned int id, const char *system,
 				   const char *format);
 
+/*
+ * The direct file of spool @dir, made for @nr_cpus CPUs where the file system can hold and
+ * collapse its regions (*@d filled: fd, open with O_DIRECT where possible, and the regions'
+ * base and step).  Return: 0, or a negative errno (no direct file: the spools are files).
+ */
+#define USERTP_SPOOL_DIRECT "direct"
+struct usertp__spool_direct {
+	int fd;
+	bool odirect;
+	uint64_t base, step;
+};
+int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus, struct usertp__spool_direct *d);
+int usertp__spool_meta_direct(int fd, unsigned int idx, uint64_t base, uint64_t step);
+/*
+ * Where the data of the region at @start (at most @step long) of @fd ends: the first hole
+ * after its first data.
+ */
+uint64_t usertp__spool_region_end(int fd, uint64_t start, uint64_t step);
+
 /* The kernel's files in the spool @dir: its pages on @cpu, and its texts. */
 int usertp__spool_kernel_path(char *buf, size_t size, const char *dir, unsigned int cpu);
 #define USERTP_SPOOL_KERNEL_KALLSYMS "kernel.kallsyms"
@@ -100,6 +129,8 @@ struct usertp__spool_meta {
 	unsigned int kernel_cpus; /* 0: no kernel events */
 	struct usertp__merge_event *kernel_events;
 	unsigned int nr_kernel_events;
+	int direct_source; /* the source whose pages are in the direct file (-1: none) */
+	uint64_t direct_base, direct_step;
 };
 
 /* Return: 0, or a negative errno with the reason in @err. */

@@ -81,7 +81,7 @@ run() {
 		timeout 60 "$usertp" record -q -e 'jobs:*' -P $prog -o "$dir/x.dat" 2>"$dir/rec.err" &
 		rec=$!
 		pids="$pids $rec"
-		wait_until "$name's recording" sh -c "ls $dir/x.dat.spool-*/$prog-*.cpu0 >/dev/null"
+		wait_source "$dir/x.dat" "$prog"
 		# Its events' formats are known before it records: a program that fires and ends at
 		# once can no longer be asked (before: asked after its start, and under load a
 		# program's job_done was left out, "undeclared", 0 or 200 of 400 recorded).

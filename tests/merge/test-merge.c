@@ -18,6 +18,10 @@
  *						output that cannot be written at all
  *	test-merge pages WORKER-POOL DAT-FIRE	hand-made pages with every kind of kernel entry,
  *						merged with themselves (equal timestamps)
+ *	test-merge adopt WORKER-POOL DAT-FIRE	a recording's pages taken as the file's where
+ *						they are (usertp record's direct file), and
+ *						the cases where they cannot be
+ *	test-merge forms FILE			the records' forms per CPU (long, short)
  *
  * Exit status 77 (skipped) where trace-cmd is missing, and for enospc when not root.
  */
@@ -205,8 +209,11 @@ static void spool(struct spooled *s, const char *path, const char *name)
 	dat_load(&s->dat, path);
 	for (i = 0; i < s->dat.nr_cpus; i++)
 		s->fd[i] = spool_file(s->dat.buf + s->dat.cpu_offset[i], s->dat.cpu_size[i]);
-	s->src = (struct usertp__merge_source){ name, s->dat.events, s->dat.nr_events, s->dat.nr_cpus,
-					       s->fd };
+	s->src = (struct usertp__merge_source){ .name = name,
+					       .events = s->dat.events,
+					       .nr_events = s->dat.nr_events,
+					       .nr_cpus = s->dat.nr_cpus,
+					       .cpu_fd = s->fd };
 }
 
 static void unspool(struct spooled *s)
@@ -961,13 +968,177 @@ static void test_enospc(void)
 		unspool(&s[i]);
 }
 
+/*
+ * A direct file as usertp record writes it (src/consumer/spool.h): recording @s's pages of CPU
+ * C at (C + 1) * @step, with their records and marked losses counted into @r (4 arrays of
+ * MAX_CPUS: base, len, events, lost).  Return: its fd.
+ */
+static int direct_file(const struct spooled *s, uint64_t step, uint64_t *r)
+{
+	char path[96];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/direct", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die(path);
+	for (unsigned int cpu = 0; cpu < s->dat.nr_cpus; cpu++) {
+		const unsigned char *pages = s->dat.buf + s->dat.cpu_offset[cpu];
+
+		r[cpu] = (cpu + 1) * step;
+		r[MAX_CPUS + cpu] = s->dat.cpu_size[cpu];
+		r[2 * MAX_CPUS + cpu] = r[3 * MAX_CPUS + cpu] = 0;
+		for (uint64_t off = 0; off < s->dat.cpu_size[cpu]; off += USERTP__KPAGE_SIZE) {
+			struct usertp__kpage_iter it;
+			struct usertp__kpage_entry e;
+			uint32_t used;
+			uint64_t lost;
+
+			if (!usertp__kpage_header(pages + off, &used, &lost))
+				FAIL("adopt: CPU %u: a page that does not parse", cpu);
+			/* (A mark without a count counts none, as in the merge.) */
+			r[3 * MAX_CPUS + cpu] += lost == USERTP__KPAGE_LOST_UNKNOWN ? 0 : lost;
+			usertp__kpage_iter_init(&it, pages + off, used);
+			while (usertp__kpage_iter_next(&it, &e) == 1)
+				r[2 * MAX_CPUS + cpu]++;
+		}
+		if (s->dat.cpu_size[cpu])
+			write_at(fd, pages, s->dat.cpu_size[cpu], r[cpu]);
+	}
+	return fd;
+}
+
+/*
+ * A source's pages adopted where they are (usertp__merge_input's adopt): the direct file
+ * becomes a trace.dat that prints what the recording printed, per CPU, drop marks included,
+ * its size the header and the pages; refused (-EXDEV, the file unchanged) when another source
+ * has pages, or when the source's ids are not the file's.
+ */
+static void test_adopt(void)
+{
+	static uint64_t r[4 * MAX_CPUS];
+	struct spooled s[3];
+	struct usertp__merge_source src[2];
+	struct usertp__merge_input in = { .sources = src, .nr_sources = 1, .adopt = 1 };
+	struct report ours, theirs;
+	struct stat before, after;
+	uint64_t step = 1ull << 30, pages = 0;
+	int fd, ret;
+
+	record(false, 1500);
+	spool_all(s);
+	/* (Only where the file system collapses ranges: usertp record writes no direct file else.) */
+	fd = direct_file(&s[1], step, r);
+	if (fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, USERTP__KPAGE_SIZE) && errno == EOPNOTSUPP) {
+		printf("SKIP: %s does not collapse ranges\n", dir);
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	fd = direct_file(&s[1], step, r);
+	/* b's: it lost events (8 KiB buffers), so its pages mark them. */
+	src[0] = s[1].src;
+	src[0].cpu_base = r;
+	src[0].cpu_len = r + MAX_CPUS;
+	src[0].cpu_events = r + 2 * MAX_CPUS;
+	src[0].cpu_lost = r + 3 * MAX_CPUS;
+	for (unsigned int i = 0; i < s[1].dat.nr_cpus; i++)
+		pages += s[1].dat.cpu_size[i] / USERTP__KPAGE_SIZE;
+	{
+		int fds[MAX_CPUS];
+
+		for (unsigned int i = 0; i < s[1].dat.nr_cpus; i++)
+			fds[i] = fd;
+		src[0].cpu_fd = fds;
+		in.nr_cpus = s[1].dat.nr_cpus;
+		in.cmdlines = s[1].dat.cmdlines;
+		in.cmdlines_len = s[1].dat.cmdlines_len;
+
+		/* Refused: a has pages too. */
+		src[1] = s[0].src;
+		in.nr_sources = 2;
+		fstat(fd, &before);
+		ret = usertp__merge_write(fd, &in, &stats, err, sizeof(err));
+		fstat(fd, &after);
+		if (ret != -EXDEV || before.st_size != after.st_size || before.st_blocks != after.st_blocks)
+			FAIL("adopt with another source's pages: %d (%s), size %lld -> %lld", ret, err,
+			     (long long)before.st_size, (long long)after.st_size);
+		/* Refused: c declares first (its pages left out), its ids are taken: a's move. */
+		src[1] = src[0];
+		src[0] = s[2].src;
+		src[0].nr_cpus = 0;
+		in.adopt = 2;
+		ret = usertp__merge_write(fd, &in, &stats, err, sizeof(err));
+		if (ret != -EXDEV)
+			FAIL("adopt with ids that are not the file's: %d (%s)", ret, err);
+		src[0] = src[1];
+		in.nr_sources = 1;
+		in.adopt = 1;
+		ret = usertp__merge_write(fd, &in, &stats, err, sizeof(err));
+	}
+	fstat(fd, &after);
+	close(fd);
+	if (ret)
+		FAIL("adopt: %d (%s)", ret, err);
+	if (stats.pages != pages || (uint64_t)after.st_size != stats.size ||
+	    stats.size % USERTP__KPAGE_SIZE || stats.size > (pages + 64) * USERTP__KPAGE_SIZE)
+		FAIL("adopt: %" PRIu64 " pages of %" PRIu64 ", a file of %lld bytes (%" PRIu64 " said)",
+		     stats.pages, pages, (long long)after.st_size, stats.size);
+	if (check_pages(strcat(strcpy((char[128]){ 0 }, dir), "/direct")) != total(stats.events))
+		FAIL("adopt: the pages hold another number of records than counted");
+	report(&ours, "-i direct");
+	report(&theirs, "-i b.dat");
+	if (!compare("adopted", &ours, &theirs, s[1].dat.nr_cpus, NULL))
+		FAIL("adopt: no lost events in b.dat: the marks are not tested");
+	report_free(&ours);
+	report_free(&theirs);
+out:
+	for (unsigned int i = 0; i < 3; i++)
+		unspool(&s[i]);
+}
+
+/*
+ * test-merge forms FILE: per CPU, the records of a trace.dat (version 6) in the long form
+ * (type_len 0 and a length word: the ring buffer's writer's) and in the short one (the kernel's
+ * and the merge's, for payloads of up to 112 bytes): "CPU N: L long, S short".
+ */
+static int forms(const char *path)
+{
+	struct dat d;
+
+	dat_load(&d, path);
+	for (unsigned int cpu = 0; cpu < d.nr_cpus; cpu++) {
+		uint64_t n[2] = { 0, 0 };
+
+		for (uint64_t off = 0; off < d.cpu_size[cpu]; off += USERTP__KPAGE_SIZE) {
+			const unsigned char *page = d.buf + d.cpu_offset[cpu] + off;
+			struct usertp__kpage_iter it;
+			struct usertp__kpage_entry e;
+			uint32_t used, word;
+			uint64_t lost;
+
+			if (!usertp__kpage_header(page, &used, &lost))
+				return 1;
+			usertp__kpage_iter_init(&it, page, used);
+			while (usertp__kpage_iter_next(&it, &e) == 1) {
+				memcpy(&word, page + USERTP__KPAGE_HEADER + e.off, 4);
+				n[(word & 31) != 0]++;
+			}
+		}
+		printf("CPU %u: %" PRIu64 " long, %" PRIu64 " short\n", cpu, n[0], n[1]);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[128];
 
+	if (argc == 3 && !strcmp(argv[1], "forms"))
+		return forms(argv[2]);
 	if (argc != 4) {
-		fprintf(stderr, "usage: test-merge merge|corrupt|enospc|pages[-v7|-v7-zstd] "
-				"WORKER-POOL DAT-FIRE\n");
+		fprintf(stderr, "usage: test-merge merge|corrupt|enospc|pages|adopt[-v7|-v7-zstd] "
+				"WORKER-POOL DAT-FIRE, or test-merge forms FILE\n");
 		return 2;
 	}
 	if (strstr(argv[1], "-v7")) {
@@ -995,6 +1166,8 @@ int main(int argc, char **argv)
 		test_corrupt();
 	else if (!strcmp(argv[1], "pages"))
 		test_pages();
+	else if (!strcmp(argv[1], "adopt"))
+		test_adopt();
 	else
 		test_enospc();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -412,7 +412,7 @@ every-user)
 	rec=$!
 	pids="$pids $rec"
 	wait_until "record -a's socket" sh -c "[ \$(ls '$USERTP_SYSTEM_DIR' | wc -l) -eq 2 ]"
-	wait_until "record -a recording the program" sh -c "ls '$dir'/a.dat.spool-*/$q-*.cpu0"
+	wait_source "$dir/a.dat" "$q"
 	fire 4
 	sleep 0.3
 	kill -INT $rec

@@ -95,8 +95,16 @@ pids="$pids $rec"
 wait_until "record -a's socket" sh -c "[ \$(ls '$USERTP_SYSTEM_DIR' | wc -l) -eq 2 ]"
 for a in shrinker garbler scribbler stop1 stop2 stop3 formats; do
 	q=$(pid_of $a)
-	wait_until "record -a recording $a" sh -c "ls >/dev/null '$dir'/a.dat.spool-*/$q-*.cpu0"
+	wait_source "$dir/a.dat" "$q"
 done
+# The direct file (src/consumer/spool.h: pages written as they are, adopted as the file's) is
+# root's own program's, never another user's: theirs reach root's file through the merge.
+wait_source "$dir/a.dat" "$p"
+meta=$(ls "$dir"/a.dat.spool-*/meta)
+if [ -e "$(dirname "$meta")/direct" ]; then
+	n=$(sed -n 's/^direct \([0-9]*\) .*/\1/p' "$meta")
+	check_count "the program of the direct file" "$(sed -n "s/^source $n pid=\([0-9]*\) .*/\1/p" "$meta")" "$p"
+fi
 tell garbler pin
 for a in shrinker garbler scribbler stop1 stop2 stop3; do
 	tell $a "fire 5"
@@ -112,7 +120,7 @@ exec 9>"$dir/own.in"
 wait_until "the recorded program" grep -q ready "$dir/own.out"
 pids="$pids $(sed -n 's/^ready //p' "$dir/own.out")"
 echo "fire 50" >&9
-wait_until "the spool to recover" sh -c "ls >/dev/null '$dir'/own.dat.spool-*/*.cpu0"
+wait_until "the spool to recover" sh -c "grep -qs '^source ' '$dir'/own.dat.spool-*/meta"
 kill -KILL $own
 wait $own 2>/dev/null || true
 exec 9>&-
