@@ -525,7 +525,7 @@ struct usertp__rb_page_ref {
 	uint64_t lost_before;	   /* events lost just before it */
 	uint64_t events;
 };
-#define USERTP_RB_CONSUME_BATCH 64u
+#define USERTP_RB_CONSUME_BATCH 256u
 int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cpu,
 			     int (*fn)(const struct usertp__rb_page_ref *pages, unsigned int n, void *arg),
 			     void *arg, uint64_t *consumed);

@@ -10,7 +10,10 @@ test=$1 usertp=$2 pool=$3 recprog=$4 ctlconnect=$5 dlopenhost=${6:-} recmod=${7:
 . "$(dirname "$0")/../report/lib.sh"
 # Whatever this test started goes with it, also when it fails half-way.
 # ($dir/undo: what a test changed outside, put back.)
-trap 'for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
+# (Their children first: a recorder's program, when a test fails before it is known.)
+trap 'for p in $(cat "$dir/pids" 2>/dev/null); do
+		kill -9 $(ps -o pid= --ppid "$p") "$p" 2>/dev/null || true
+	done
 	[ ! -f "$dir/undo" ] || sh "$dir/undo" || true; rm -rf "$dir"' EXIT
 # bg PID: remember a process started in the background
 bg() {
@@ -1908,7 +1911,10 @@ big-buffers)
 	[ -w "$cg" ] || cg=/sys/fs/cgroup$cgpath
 	mkdir "$cg/usertp-test-$$" 2>/dev/null || { echo "SKIP: cannot make a memory cgroup"; exit $fail; }
 	# (The processes first, and the cgroup once they have left it: an ASan build takes a while.)
-	trap 'for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
+	# (Their children first: a recorder's program, when a test fails before it is known.)
+trap 'for p in $(cat "$dir/pids" 2>/dev/null); do
+		kill -9 $(ps -o pid= --ppid "$p") "$p" 2>/dev/null || true
+	done
 	      for i in $(seq 50); do rmdir "$cg/usertp-test-$$" 2>/dev/null && break; sleep 0.1; done
 	      rm -rf "$dir"' EXIT
 	echo 268435456 >"$cg/usertp-test-$$/memory.limit_in_bytes" 2>/dev/null ||
