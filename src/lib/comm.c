@@ -69,6 +69,9 @@ size_t usertp__comm_lines(char *buf, size_t size)
 	unsigned int n = __atomic_load_n(&nr_comms, __ATOMIC_ACQUIRE), i, j;
 	size_t len = 0;
 
+	/* (No thread yet: an empty text, not what the buffer held: a peer is sent it.) */
+	if (size)
+		buf[0] = 0;
 	if (n > COMM_MAX)
 		n = COMM_MAX;
 	for (i = 0; i < n; i++) {

@@ -1117,8 +1117,10 @@ static int forms(const char *path)
 			uint32_t used, word;
 			uint64_t lost;
 
-			if (!usertp__kpage_header(page, &used, &lost))
-				return 1;
+			if (!usertp__kpage_header(page, &used, &lost)) {
+				printf("CPU %u: a page that does not parse\n", cpu);
+				continue;
+			}
 			usertp__kpage_iter_init(&it, page, used);
 			while (usertp__kpage_iter_next(&it, &e) == 1) {
 				memcpy(&word, page + USERTP__KPAGE_HEADER + e.off, 4);
@@ -1127,6 +1129,9 @@ static int forms(const char *path)
 		}
 		printf("CPU %u: %" PRIu64 " long, %" PRIu64 " short\n", cpu, n[0], n[1]);
 	}
+	for (unsigned int i = 0; i < d.nr_events; i++)
+		free((char *)d.events[i].format);
+	free(d.buf);
 	return 0;
 }
 

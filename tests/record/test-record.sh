@@ -799,6 +799,11 @@ hostile)
 	}
 	knock frobnicate
 	expect "$dir/knock" "^error EINVAL unknown request 'frobnicate'" "unknown request error"
+	# The names of its threads before any recorded: none, not what its heap held before (under
+	# AddressSanitizer, 4 KiB of 0xbe went to the recorder's meta, and a source line after it
+	# started mid-line).
+	knock comms
+	grep -aqv '^ok$\|^$' "$dir/knock" && { echo "comms with no thread:"; od -c "$dir/knock" | head -3; fail=1; }
 	knock "start events=a:b:c"
 	expect "$dir/knock" "^error EINVAL events= is not a list" "bad spec error"
 	knock "start kb=lots events=rec:*"
