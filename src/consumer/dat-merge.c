@@ -8,7 +8,9 @@
  *	events:  per source, its declared ids -> one id per (system, name, format) in the file
  *	header:  written once, with a CPU table of zeros
  *	per CPU: one reader per source (one page in memory), a k-way merge by timestamp, the
- *		 records re-encoded into output pages, then the CPU's table entry set in place
+ *		 records re-encoded into output pages, then the CPU's table entry set in place;
+ *		 or, a source's pages adopted (dat-merge.h), moved where they are with
+ *		 fallocate's collapse, nothing read
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -10,6 +10,11 @@
  * the latest data).  At the end the spools are merged into one trace.dat (dat-merge.c): all
  * programs, per CPU in timestamp order, and the CPUSTAT counts of each CPU.
  *
+ * The first program of our own user has its spools in the regions of the direct file
+ * (spool.h), its pages written there from its buffer as they are, in runs (spool_direct()):
+ * when it is the only program with pages at the end, the merge adopts them and the direct
+ * file becomes the output (write_in_place()), nothing read back.
+ *
  * A spool that cannot be written (a full disk...) stops the reading: what the spools hold is
  * merged into the output, which takes the space the spools give back as they are read; what
  * the programs fire meanwhile is dropped by their buffers, and counted.
