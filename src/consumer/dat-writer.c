@@ -263,7 +263,7 @@ static int writer_page(struct usertp_session *s, struct usertp__source *src, uns
 
 /*
  * Pages @pages[0..@n) of the direct file's source, as they are in its buffer, at the end of
- * the spool's region: in one system call, which with O_DIRECT has the disk copy them.  Their
+ * the spool's region: in one system call (with O_DIRECT, the disk copies them).  Their
  * commit words are the writer's (the size of their entries, no loss).  Return: 0, or a
  * negative errno (nothing counted: written again next time, at the same place).
  */
@@ -580,10 +580,15 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		writer_free(s);
 		return ret;
 	}
-	/* (USERTP_DAT_DIRECT=0: every spool a file of its own, to compare.) */
+	/*
+	 * USERTP_DAT_DIRECT=0: every spool a file of its own, to compare; =odirect: the direct
+	 * file written with O_DIRECT (half the CPU, but each write waits for the disk: one that
+	 * stalls longer than the buffers last makes the programs drop events).
+	 */
 	direct_env = secure_getenv("USERTP_DAT_DIRECT");
 	if (!(direct_env && !strcmp(direct_env, "0")) &&
-	    !usertp__spool_direct_open(w->dir, s->nr_cpus, &w->direct))
+	    !usertp__spool_direct_open(w->dir, s->nr_cpus, direct_env && !strcmp(direct_env, "odirect"),
+				       &w->direct))
 		w->direct_cpus = s->nr_cpus;
 	{
 		char reserve[PATH_MAX + 16];

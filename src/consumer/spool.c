@@ -132,7 +132,8 @@ int usertp__spool_meta_direct(int fd, unsigned int idx, uint64_t base, uint64_t 
 #define REGION_STEP_MAX (1ull << 40)
 #define REGION_STEP_MIN (1ull << 30)
 
-int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus, struct usertp__spool_direct *d)
+int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus, bool odirect,
+			      struct usertp__spool_direct *d)
 {
 	static const unsigned char zero[USERTP__KPAGE_SIZE];
 	char path[4200];
@@ -167,8 +168,8 @@ int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus, struct user
 		return ret;
 	}
 	d->base = d->step = step;
-	/* The disk copies the pages where the file system lets it (the CPU does otherwise). */
-	d->fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	/* Asked: the disk copies the pages where the file system lets it (the CPU does otherwise). */
+	d->fd = odirect ? open(path, O_RDWR | O_DIRECT | O_CLOEXEC) : -1;
 	d->odirect = d->fd >= 0;
 	if (d->fd < 0) {
 		d->fd = fd;

@@ -212,6 +212,14 @@ in-place)
 	report "$dir/b.dat"
 	check_count "job_done of both" "$(count "$dir/report.txt" " job_done: ")" 900
 	forms "$dir/b.dat" merged
+	# USERTP_DAT_DIRECT=odirect: the same pages written with O_DIRECT (where the file system
+	# takes it; without, as buffered writes): in place all the same.
+	USERTP_DAT_DIRECT=odirect "$usertp" record -e 'jobs:*' -o "$dir/o.dat" -- "$pool" -w 3 800 \
+		>"$dir/out" 2>"$dir/err"
+	exact "$dir/o.dat" "$dir/err" -
+	report "$dir/o.dat"
+	check_count "job_done in place, O_DIRECT" "$(count "$dir/report.txt" " job_done: ")" 800
+	forms "$dir/o.dat" in-place
 	# USERTP_DAT_DIRECT=0: no direct file (to compare): merged.
 	USERTP_DAT_DIRECT=0 "$usertp" record -e 'jobs:*' -o "$dir/c.dat" -- "$pool" -w 3 800 \
 		>"$dir/out" 2>"$dir/err"
