@@ -58,15 +58,6 @@ wait_source() {
 	wait_until "$2 in the recording of $1" sh -c "grep -qs '^source [0-9]* pid=$2 ' $1.spool-*/meta"
 }
 
-# spool_bytes SPOOL...: the bytes of pages the spool directories hold: their CPU files, and the
-# direct file's blocks (it is sparse: written from its regions' starts on, nothing between)
-spool_bytes() {
-	for d in "$@"; do
-		cat "$d"/*.cpu* 2>/dev/null | wc -c
-		[ ! -e "$d/direct" ] || du -B1 "$d/direct" | cut -f1
-	done | awk '{ n += $1 } END { print n + 0 }'
-}
-
 # spool_through SPOOL: the bytes that went through spool SPOOL, given back (-m) or not: its CPU
 # files' sizes, and the direct file's end less its first region's start (all its pages when
 # only the first CPU has some: run the program on CPU 0)

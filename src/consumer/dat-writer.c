@@ -72,10 +72,11 @@ struct usertp__spool {
 #define ALLOCATE_MAX (32u << 20)
 
 /*
- * Blocks for @fd up to past @end (its size unchanged); *allocated says how far it has them.
- * @most: at most this much at a time (0: no bound but ALLOCATE_MAX).
+ * Blocks for @fd from @base up to past @base + @end (its size unchanged); *allocated says how
+ * far past @base it has them.  @most: at most this much at a time (0: no bound but
+ * ALLOCATE_MAX).
  */
-static void allocate_ahead(int fd, uint64_t end, uint64_t *allocated, uint64_t most)
+static void allocate_ahead(int fd, uint64_t base, uint64_t end, uint64_t *allocated, uint64_t most)
 {
 	uint64_t more = *allocated < ALLOCATE_MIN ? ALLOCATE_MIN
 			: *allocated > ALLOCATE_MAX ? ALLOCATE_MAX : *allocated;
@@ -88,7 +89,7 @@ static void allocate_ahead(int fd, uint64_t end, uint64_t *allocated, uint64_t m
 	if (end - *allocated > more)
 		more = end - *allocated;
 	/* (Not possible everywhere, and not needed: the writes say if space runs out.) */
-	if (!fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)*allocated, (off_t)more))
+	if (!fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)(base + *allocated), (off_t)more))
 		*allocated += more;
 	else
 		*allocated = UINT64_MAX;
@@ -210,7 +211,7 @@ static int spool_page(struct usertp_session *s, struct usertp__source *src, unsi
 	uint64_t before = sp->out->pos;
 
 	/* (With a limit, no more ahead than it: the disk holds about the limit.) */
-	allocate_ahead(sp->fd, before + 2 * USERTP__KPAGE_SIZE, &sp->allocated, s->dat_limit);
+	allocate_ahead(sp->fd, sp->base, before + 2 * USERTP__KPAGE_SIZE, &sp->allocated, s->dat_limit);
 	/*
 	 * A full page has no room after its entries for the count of the events lost before it:
 	 * its records then go on two pages, the first with the count (trace-cmd prints a count
@@ -283,6 +284,9 @@ static int spool_direct(struct usertp_session *s, struct usertp__source *src, un
 		return -sp->out->error;
 	if (sp->out->written + len > w->direct.step)
 		return -EFBIG; /* its region is full */
+	/* (Buffered: blocks ahead, as for the other spools; with O_DIRECT the write takes them.) */
+	if (!w->direct.odirect)
+		allocate_ahead(sp->fd, sp->base, sp->out->written + len, &sp->allocated, s->dat_limit);
 	for (unsigned int i = 0; i < n; i++) {
 		iov[i] = (struct iovec){ (void *)pages[i].page, USERTP__KPAGE_SIZE };
 		events += pages[i].events;
@@ -850,7 +854,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 				else if (ms[i].cpu_fd[cpu] >= 0 && !fstat(ms[i].cpu_fd[cpu], &st))
 					estimate += (uint64_t)st.st_size;
 		if (estimate)
-			allocate_ahead(fd, estimate + ALLOCATE_MIN, &allocated, 0);
+			allocate_ahead(fd, 0, estimate + ALLOCATE_MIN, &allocated, 0);
 		ret = usertp__merge_write(fd, &in, stats, err, sizeof(err));
 		/* What was given ahead and not written goes back. */
 		if (allocated && allocated != UINT64_MAX && !fstat(fd, &st) && ftruncate(fd, st.st_size)) {

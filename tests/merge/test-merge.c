@@ -22,10 +22,12 @@
  *						they are (usertp record's direct file), and
  *						the cases where they cannot be
  *	test-merge forms FILE			the records' forms per CPU (long, short)
+ *	test-merge spool-bytes DIR...		the bytes of pages spool directories hold
  *
  * Exit status 77 (skipped) where trace-cmd is missing, and for enospc when not root.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -39,6 +41,7 @@
 
 #include "dat-merge.h"
 #include "ring-buffer.h"
+#include "spool.h"
 #include "trace-dat.h"
 
 #include "../harness.h"
@@ -1135,12 +1138,55 @@ static int forms(const char *path)
 	return 0;
 }
 
+/*
+ * test-merge spool-bytes DIR...: the bytes of pages the spool directories hold: their CPU
+ * files' sizes, and in the direct file each region's data up to its first hole (as --recover
+ * finds them: blocks given ahead of the writes are not data).
+ */
+static int spool_bytes(int n, char **dirs)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct usertp__spool_meta meta;
+		char path[4200], why[256];
+		struct dirent *de;
+		struct stat st;
+		DIR *d = opendir(dirs[i]);
+
+		while (d && (de = readdir(d))) {
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
+			if (strstr(de->d_name, ".cpu") && !stat(path, &st))
+				total += (uint64_t)st.st_size;
+		}
+		if (d)
+			closedir(d);
+		if (usertp__spool_meta_read(dirs[i], &meta, why, sizeof(why)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], USERTP_SPOOL_DIRECT);
+		int fd = meta.direct_source >= 0 ? open(path, O_RDONLY) : -1;
+
+		for (unsigned int cpu = 0; fd >= 0 && cpu < meta.nr_cpus; cpu++) {
+			uint64_t base = meta.direct_base + cpu * meta.direct_step;
+
+			total += usertp__spool_region_end(fd, base, meta.direct_step) - base;
+		}
+		if (fd >= 0)
+			close(fd);
+		usertp__spool_meta_free(&meta);
+	}
+	printf("%" PRIu64 "\n", total);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[128];
 
 	if (argc == 3 && !strcmp(argv[1], "forms"))
 		return forms(argv[2]);
+	if (argc >= 2 && !strcmp(argv[1], "spool-bytes"))
+		return spool_bytes(argc - 2, argv + 2);
 	if (argc != 4) {
 		fprintf(stderr, "usage: test-merge merge|corrupt|enospc|pages|adopt[-v7|-v7-zstd] "
 				"WORKER-POOL DAT-FIRE, or test-merge forms FILE\n");

@@ -64,7 +64,7 @@ killed_recorder() {
 	rec=$!
 	bg "$rec"
 	wait_dump='ls -la "$dir" "$dir"/$name.dat.spool-*; cat "$dir/err" "$dir/out"; ps -ef | grep -v grep | grep -F "$producer"'
-	wait_until "a spool with pages" sh -c ". '$tests_lib'; [ \$(spool_bytes '$dir'/$name.dat.spool-*) -ge $min ]"
+	wait_until "a spool with pages" sh -c "[ \$('$testmerge' spool-bytes '$dir'/$name.dat.spool-*) -ge $min ]"
 	wait_dump=
 	program=$(pgrep -P "$rec" || true)
 	kill -KILL "$rec"
@@ -1013,7 +1013,7 @@ clock-tsc2nsec)
 	"$usertp" record -q -e 'clock:*' -o "$dir/k.dat" -- "$clockprog" 30 200 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
-	wait_until "a spool with the first events" sh -c ". '$tests_lib'; [ \$(spool_bytes '$dir'/k.dat.spool-*) -ge 4096 ]"
+	wait_until "a spool with the first events" sh -c "[ \$('$testmerge' spool-bytes '$dir'/k.dat.spool-*) -ge 4096 ]"
 	sleep 0.5
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null || true
@@ -1247,9 +1247,8 @@ kernel-killed)
 	rec=$!
 	bg "$rec"
 	wait_dump='ls -la "$dir" "$dir"/a.dat.spool-*; cat "$dir/err"'
-	wait_until "spools of both with pages" sh -c ". '$tests_lib'
-		[ \$(cat '$dir'/a.dat.spool-*/kernel.cpu* | wc -c) -ge 16384 ] &&
-		[ \$(spool_bytes '$dir'/a.dat.spool-*) -ge 32768 ]"
+	wait_until "spools of both with pages" sh -c "[ \$(cat '$dir'/a.dat.spool-*/kernel.cpu* | wc -c) -ge 16384 ] &&
+		[ \$('$testmerge' spool-bytes '$dir'/a.dat.spool-*) -ge 32768 ]"
 	wait_dump=
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null || true
@@ -1754,7 +1753,7 @@ killed)
 	wait_source "$dir/p.dat" "$p1"
 	kill -TERM "$p1"
 	wait_until "fired in $dir/p1" grep -q fired "$dir/p1"
-	wait_until "its pages spooled" sh -c ". '$tests_lib'; [ \$(spool_bytes '$dir'/p.dat.spool-*) -ge 65536 ]"
+	wait_until "its pages spooled" sh -c "[ \$('$testmerge' spool-bytes '$dir'/p.dat.spool-*) -ge 65536 ]"
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null || true
 	"$usertp" record --recover "$(ls -d "$dir"/p.dat.spool-*)" 2>"$dir/err-rec" || { cat "$dir/err-rec"; fail=1; }
