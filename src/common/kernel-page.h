@@ -17,7 +17,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
 #define USERTP__KPAGE_SIZE 4096u
 #define USERTP__KPAGE_HEADER 16u
@@ -76,18 +75,6 @@ void *usertp__kpage_add(struct usertp__kpage *p, uint64_t ts, uint32_t size, uin
  * fits (USERTP__KPAGE_LOST_UNKNOWN: the flag alone), zeros after.
  */
 void usertp__kpage_seal(unsigned char *data, uint32_t used, uint64_t lost);
-
-/*
- * Is page @data's commit word @used bytes of entries and nothing else (no loss marked), as the
- * ring buffer's writer seals a page it leaves: the page is then one a file can hold as it is.
- */
-static inline bool usertp__kpage_sealed_as_is(const unsigned char *data, uint32_t used)
-{
-	uint64_t commit;
-
-	memcpy(&commit, data + 8, 8);
-	return commit == used;
-}
 
 /*
  * How a host lays its pages out, as trace.dat files hold them: the page size, the size of a

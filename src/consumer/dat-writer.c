@@ -328,6 +328,18 @@ static int spool_direct(struct usertp_session *s, struct usertp__source *src, un
 }
 
 /*
+ * Does page @page's commit word say @used bytes of entries and no loss, as readers read it
+ * (the writer's seal of a page it left)?  The page can then go to the file as it is.
+ */
+static bool page_as_sealed(const unsigned char *page, uint32_t used)
+{
+	uint32_t sealed;
+	uint64_t lost;
+
+	return usertp__kpage_header(page, &sealed, &lost) && sealed == used && !lost;
+}
+
+/*
  * Producer/consumer mode: complete pages go to the spool from where they are: those of the
  * direct file's source in runs straight from the buffer, the others (and a page after lost
  * events, whose count is added to a copy) copied once.  Return: the pages taken.
@@ -344,7 +356,7 @@ static int writer_pages_in_place(struct usertp_session *s, struct usertp__source
 
 		if (src->spools[cpu].region)
 			while (i + run < n && !pages[i + run].lost_before &&
-			       usertp__kpage_sealed_as_is(pages[i + run].page, pages[i + run].used))
+			       page_as_sealed(pages[i + run].page, pages[i + run].used))
 				run++;
 		if (run) {
 			ret = spool_direct(s, src, cpu, pages + i, run);
