@@ -22,7 +22,8 @@
  *						they are (usertp record's direct file), and
  *						the cases where they cannot be
  *	test-merge forms FILE			the records' forms per CPU (long, short)
- *	test-merge spool-bytes DIR...		the bytes of pages spool directories hold
+ *	test-merge spool-bytes [--cached] DIR...	the bytes of pages spool directories hold
+ *						(--cached: of those, the bytes in the page cache)
  *
  * Exit status 77 (skipped) where trace-cmd is missing, and for enospc when not root.
  */
@@ -35,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1138,15 +1140,43 @@ static int forms(const char *path)
 	return 0;
 }
 
+/* The bytes of @fd from @off (a multiple of the page size), @len long, in the page cache. */
+static uint64_t cached_bytes(int fd, uint64_t off, uint64_t len)
+{
+	const uint64_t window = 64u << 20;
+	static unsigned char vec[(64u << 20) / 4096];
+	uint64_t total = 0;
+
+	for (uint64_t at = off; at < off + len; at += window) {
+		size_t n = (size_t)(off + len - at < window ? off + len - at : window);
+		void *map = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, (off_t)at);
+
+		if (map == MAP_FAILED)
+			die("mmap");
+		if (mincore(map, n, vec))
+			die("mincore");
+		for (size_t i = 0; i < (n + 4095) / 4096; i++)
+			total += (vec[i] & 1) ? 4096 : 0;
+		munmap(map, n);
+	}
+	return total;
+}
+
 /*
- * test-merge spool-bytes DIR...: the bytes of pages the spool directories hold: their CPU
- * files' sizes, and in the direct file each region's data up to its first hole (as --recover
- * finds them: blocks given ahead of the writes are not data).
+ * test-merge spool-bytes [--cached] DIR...: the bytes of pages the spool directories hold:
+ * their CPU files' sizes, and in the direct file each region's data up to its first hole (as
+ * --recover finds them: blocks given ahead of the writes are not data).  --cached: of those,
+ * the bytes the page cache holds (mincore()).
  */
 static int spool_bytes(int n, char **dirs)
 {
+	bool cached = n && !strcmp(dirs[0], "--cached");
 	uint64_t total = 0;
 
+	if (cached) {
+		n--;
+		dirs++;
+	}
 	for (int i = 0; i < n; i++) {
 		struct usertp__spool_meta meta;
 		char path[4200], why[256];
@@ -1156,8 +1186,18 @@ static int spool_bytes(int n, char **dirs)
 
 		while (d && (de = readdir(d))) {
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
-			if (strstr(de->d_name, ".cpu") && !stat(path, &st))
+			if (!strstr(de->d_name, ".cpu") || stat(path, &st))
+				continue;
+			if (!cached) {
 				total += (uint64_t)st.st_size;
+			} else if (st.st_size) {
+				int fd = open(path, O_RDONLY);
+
+				if (fd >= 0) {
+					total += cached_bytes(fd, 0, (uint64_t)st.st_size);
+					close(fd);
+				}
+			}
 		}
 		if (d)
 			closedir(d);
@@ -1168,8 +1208,9 @@ static int spool_bytes(int n, char **dirs)
 
 		for (unsigned int cpu = 0; fd >= 0 && cpu < meta.nr_cpus; cpu++) {
 			uint64_t base = meta.direct_base + cpu * meta.direct_step;
+			uint64_t len = usertp__spool_region_end(fd, base, meta.direct_step) - base;
 
-			total += usertp__spool_region_end(fd, base, meta.direct_step) - base;
+			total += cached ? cached_bytes(fd, base, len) : len;
 		}
 		if (fd >= 0)
 			close(fd);

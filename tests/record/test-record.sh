@@ -233,6 +233,33 @@ in-place)
 	grep -q 'EVENTS DROPPED\]' "$dir/lines" || grep -q '[1-9][0-9]* lost' "$dir/err" ||
 		{ echo "no event lost with 8 KiB buffers: the losses were not tested"; fail=1; }
 	;;
+writeback)
+	# What the spool writes leaves the page cache once it is on the disk, a window or two
+	# behind (src/consumer/dat-writer.c, writeback_behind()): with 96 MiB spooled while the
+	# program runs, the cache holds at most 24 MiB of it (3 windows of 4 MiB per CPU of this
+	# producer's two, and what a round adds); it held all of it before.  In place (the direct
+	# file) and merged (USERTP_DAT_DIRECT=0: a file per CPU); each file exact.
+	case $(stat -f -c %T "$dir") in
+	tmpfs | ramfs) echo "SKIP: $dir is in memory: its pages are the page cache"; exit 77 ;;
+	esac
+	for direct in 1 0; do
+		USERTP_DAT_DIRECT=$direct "$usertp" record -q -e 'usertp_bench:*' -o "$dir/w$direct.dat" \
+			-- "$producer" -t 2 2000000 3600 >"$dir/out" 2>"$dir/err" &
+		rec=$!
+		bg "$rec"
+		wait_dump='ls -la "$dir"/w$direct.dat.spool-*; cat "$dir/err"'
+		wait_until "96 MiB spooled" sh -c "[ \$('$testmerge' spool-bytes '$dir'/w$direct.dat.spool-*) -ge 100663296 ]"
+		wait_dump=
+		cached=$("$testmerge" spool-bytes --cached "$dir"/w$direct.dat.spool-*)
+		spooled=$("$testmerge" spool-bytes "$dir"/w$direct.dat.spool-*)
+		echo "USERTP_DAT_DIRECT=$direct: $cached of $spooled bytes spooled in the page cache"
+		[ "$cached" -le 25165824 ] || { echo "more than 24 MiB in the page cache"; fail=1; }
+		kill -KILL "$(pgrep -P "$rec")"
+		wait "$rec" 2>/dev/null || true
+		exact "$dir/w$direct.dat" "$dir/err" -
+		rm -f "$dir/w$direct.dat"
+	done
+	;;
 wake)
 	# The writers wake the recorder when a buffer is half full: with a read interval of 10 s,
 	# a 64 KiB buffer (about 1200 of these events per CPU) still keeps most of 20000 events
