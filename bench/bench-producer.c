@@ -16,11 +16,12 @@
  *
  * At the end one line on stdout, tab-separated, that bench-record.sh reads:
  *
- *	fired N	seconds S	rate R	late_us L	event_ns E	cpu_s C
+ *	fired N	seconds S	rate R	late_us L	late_at_ms A	event_ns E	cpu_s C
  *
  * N: the events fired (exactly; recorded + lost must come to it), S: the
  * time from the common start to the end of the last thread, R = N / S, L: the worst lateness
- * of an event against its deadline, in microseconds, E: the mean time of one
+ * of an event against its deadline, in microseconds, A: when that event was due, in milliseconds
+ * from the start (to find the burst it fired after in a trace), E: the mean time of one
  * FIRE() (the span around it, less one clock reading: what an event costs
  * its thread, with whatever a recorder does meanwhile), C: the CPU time of this process
  * (user + system, busy-waiting included).
@@ -48,6 +49,7 @@ struct producer {
 	uint64_t start_ns;  /* common to all threads */
 	uint64_t end_ns;
 	uint64_t late_ns;   /* the worst lateness */
+	uint64_t late_at_ns; /* when it was due, from the start */
 	uint64_t busy_ns;   /* in FIRE() and one clock reading after it */
 };
 
@@ -69,8 +71,10 @@ static void *produce(void *arg)
 
 		while (now < deadline)
 			now = now_ns();
-		if (now - deadline > p->late_ns)
+		if (now - deadline > p->late_ns) {
 			p->late_ns = now - deadline;
+			p->late_at_ns = deadline - p->start_ns;
+		}
 		deadline = now;
 		{
 			PAYLOAD(k);
@@ -94,7 +98,7 @@ int main(int argc, char **argv)
 	static struct producer prod[MAX_THREADS];
 	unsigned long threads = 2;
 	double rate, seconds;
-	uint64_t total, fired = 0, end = 0, late = 0, busy = 0, clock_ns = 0;
+	uint64_t total, fired = 0, end = 0, late = 0, late_at = 0, busy = 0, clock_ns = 0;
 	struct rusage ru;
 	char *end_ptr;
 	int opt, ret;
@@ -139,8 +143,10 @@ int main(int argc, char **argv)
 		fired += prod[i].count;
 		if (prod[i].end_ns > end)
 			end = prod[i].end_ns;
-		if (prod[i].late_ns > late)
+		if (prod[i].late_ns > late) {
 			late = prod[i].late_ns;
+			late_at = prod[i].late_at_ns;
+		}
 	}
 	seconds = (double)(end - prod[0].start_ns) / 1e9;
 	for (unsigned long i = 0; i < threads; i++)
@@ -153,9 +159,9 @@ int main(int argc, char **argv)
 			clock_ns = t1 - t0;
 	}
 	getrusage(RUSAGE_SELF, &ru);
-	printf("fired %llu\tseconds %.3f\trate %.0f\tlate_us %llu\tevent_ns %.1f\tcpu_s %.3f\n",
+	printf("fired %llu\tseconds %.3f\trate %.0f\tlate_us %llu\tlate_at_ms %llu\tevent_ns %.1f\tcpu_s %.3f\n",
 	       (unsigned long long)fired, seconds, (double)fired / seconds,
-	       (unsigned long long)(late / 1000),
+	       (unsigned long long)(late / 1000), (unsigned long long)(late_at / 1000000),
 	       fired ? (double)busy / (double)fired - (double)clock_ns : 0.0,
 	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);

@@ -39,8 +39,11 @@
 # while they fill.  Per run one line: the rate asked, the rate the producer reached, events
 # fired (the producer's count), recorded (`usertp report --stat` on the file), lost (usertp
 # record's summary), the size of the file, bytes per event fired and MB/s (file size / run
-# time), what one event cost its producer thread (event_ns: bench-producer's mean span of a
-# call), and the recorder's own CPU time per event fired (rec_ns: the recording's CPU time,
+# time), how late the producer fired its latest event against its deadline (late_us: a
+# thread that was not running fires what it owes at once, a burst the buffers must hold),
+# the time the hypervisor took from this machine's CPUs during the run (steal_ms, /proc/stat:
+# every CPU stopped, recorder and programs alike), what one event cost its producer thread
+# (event_ns: bench-producer's mean span of a call), and the recorder's own CPU time per event fired (rec_ns: the recording's CPU time,
 # by /usr/bin/time, less the producer's, which busy-waits between events: it counts only its
 # own).  Every run must satisfy fired = recorded + lost exactly, or the script says so and
 # exits 1.
@@ -176,11 +179,19 @@ record_lttng() {
 	consumer_s=$(awk -v a="$before" -v b="$(lttng_consumer_cpu)" 'BEGIN { print b - a }')
 }
 
+# steal_ticks: the time the hypervisor has taken from this machine's CPUs since it booted, in
+# clock ticks (/proc/stat's steal, all CPUs)
+steal_ticks() {
+	awk '$1 == "cpu" { print $9 + 0 }' /proc/stat
+}
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
 # run RATE SECONDS [usertp record options...]: one recording; sets $fired $recorded $lost
 # $reached $mbs and $ok (1: lost nothing at the rate asked)
 run() {
 	rate=$1 secs=$2
 	shift 2
+	steal_before=$(steal_ticks)
 	rm -rf "$work/run.dat" "$work/lttng"
 	if [ "$tracer" = lttng ]; then
 		record_lttng "$rate" "$secs"
@@ -196,6 +207,7 @@ run() {
 	fired=$(sed -n 's/^fired \([0-9]*\).*/\1/p' "$work/out")
 	reached=$(sed -n 's/.*	rate \([0-9]*\).*/\1/p' "$work/out")
 	late=$(sed -n 's/.*	late_us \([0-9]*\).*/\1/p' "$work/out")
+	steal_ms=$((($(steal_ticks) - steal_before) * 1000 / hz))
 	took=$(sed -n 's/.*	seconds \([0-9.]*\).*/\1/p' "$work/out")
 	event_ns=$(sed -n 's/.*	event_ns \([0-9.]*\).*/\1/p' "$work/out")
 	if [ "$tracer" = lttng ]; then
@@ -238,10 +250,10 @@ run() {
 		ok=$(awk -v l="$lost" -v r="$reached" -v t="$rate" \
 			'BEGIN { print (l == 0 && r >= 0.98 * t) ? 1 : 0 }')
 	fi
-	printf '%10s %10s %11s %11s %10s %8s %7s %7s %8s %8s %8s  %s\n' "$rate" "$reached" "$fired" \
+	printf '%10s %10s %11s %11s %10s %8s %7s %7s %8s %8s %8s %8s  %s\n' "$rate" "$reached" "$fired" \
 		"$recorded" "$lost" "$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1e6 }')" \
 		"$(awk -v s="$size" -v f="${fired:-0}" 'BEGIN { if (f > 0) printf "%.1f", s / f; else print "?" }')" \
-		"$mbs" "$late" "${event_ns:-?}" "${rec_ns:-?}" \
+		"$mbs" "$late" "$steal_ms" "${event_ns:-?}" "${rec_ns:-?}" \
 		"$([ "$ok" = 1 ] && echo sustained || echo no)"
 }
 
@@ -264,8 +276,8 @@ trial() {
 }
 
 header() {
-	printf '%10s %10s %11s %11s %10s %8s %7s %7s %8s %8s %8s  %s\n' "asked/s" "reached/s" "fired" \
-		"recorded" "lost" "MB" "B/event" "MB/s" "late_us" "event_ns" "rec_ns" "verdict"
+	printf '%10s %10s %11s %11s %10s %8s %7s %7s %8s %8s %8s %8s  %s\n' "asked/s" "reached/s" "fired" \
+		"recorded" "lost" "MB" "B/event" "MB/s" "late_us" "steal_ms" "event_ns" "rec_ns" "verdict"
 }
 
 if [ -n "$smoke" ]; then

@@ -423,8 +423,8 @@ if [ "${common_rate:-0}" -gt 0 ]; then
 			sh "$here/../bench-record.sh" --once --tracer "$t" -b "$record_kb" \
 				-r "$common_rate" -t "$record_secs" "$build" >"$tmp/once" ||
 				{ echo "run.sh: bench-record.sh $t failed" >&2; exit 1; }
-			# asked reached fired recorded lost MB B/event MB/s late event_ns rec_ns verdict
-			awk -v t="$t" '$1 ~ /^[0-9]+$/ { print t, $5, $7, $11 }' "$tmp/once" >>"$keep/record.tsv"
+			# asked reached fired recorded lost MB B/event MB/s late steal event_ns rec_ns verdict
+			awk -v t="$t" '$1 ~ /^[0-9]+$/ { print t, $5, $7, $12 }' "$tmp/once" >>"$keep/record.tsv"
 		done
 	done
 fi
