@@ -5,14 +5,17 @@
  * 9-character string) at a given rate, for `usertp record` to record, or for an LTTng
  * session (peer-producer-lttng: the same program built with -DPEER_LTTNG, see peer-fire.h).
  *
- *	bench-producer [-t THREADS] RATE SECONDS
+ *	bench-producer [-t THREADS] [-s STALL_MS] RATE SECONDS
  *
  * RATE events per second in all (each of the THREADS threads, default 2, takes its share) for
  * SECONDS seconds: RATE x SECONDS events, rounded down to a multiple of THREADS.  The rate is
  * kept by busy-waiting against CLOCK_MONOTONIC: event k of a thread is fired once its
  * deadline, start + k x THREADS / RATE seconds, has come, so the events come evenly spaced,
  * not in bursts.  A thread that falls behind (the machine cannot give it the time) fires its
- * late events at once until it has caught up; how late it was at worst is printed.
+ * late events at once until it has caught up; how late it was at worst is printed.  -s: every
+ * thread sleeps STALL_MS milliseconds once a second (at the same deadlines), then fires what
+ * it owes at once, as a thread does after the machine did not run it (a hypervisor's steal):
+ * the burst a recorder must drain before the buffers fill.
  *
  * At the end one line on stdout, tab-separated, that bench-record.sh reads:
  *
@@ -51,6 +54,7 @@ struct producer {
 	uint64_t late_ns;   /* the worst lateness */
 	uint64_t late_at_ns; /* when it was due, from the start */
 	uint64_t busy_ns;   /* in FIRE() and one clock reading after it */
+	uint64_t stall_ns;  /* -s: asleep this long once a second */
 };
 
 static uint64_t now_ns(void)
@@ -64,11 +68,19 @@ static uint64_t now_ns(void)
 static void *produce(void *arg)
 {
 	struct producer *p = arg;
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), next_stall = p->start_ns + 1000000000u;
 
 	for (uint64_t k = 0; k < p->count; k++) {
 		uint64_t deadline = p->start_ns + (uint64_t)((double)k * p->period_ns);
 
+		if (p->stall_ns && deadline >= next_stall) {
+			struct timespec ts = { (time_t)(p->stall_ns / 1000000000u),
+					       (long)(p->stall_ns % 1000000000u) };
+
+			nanosleep(&ts, NULL);
+			next_stall += 1000000000u;
+			now = now_ns();
+		}
 		while (now < deadline)
 			now = now_ns();
 		if (now - deadline > p->late_ns) {
@@ -89,22 +101,27 @@ static void *produce(void *arg)
 
 static void usage(void)
 {
-	fputs("usage: bench-producer [-t THREADS] RATE SECONDS\n", stderr);
+	fputs("usage: bench-producer [-t THREADS] [-s STALL_MS] RATE SECONDS\n", stderr);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	static struct producer prod[MAX_THREADS];
-	unsigned long threads = 2;
+	unsigned long threads = 2, stall_ms = 0;
 	double rate, seconds;
 	uint64_t total, fired = 0, end = 0, late = 0, late_at = 0, busy = 0, clock_ns = 0;
 	struct rusage ru;
 	char *end_ptr;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "t:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:s:")) != -1) {
 		switch (opt) {
+		case 's':
+			stall_ms = strtoul(optarg, &end_ptr, 10);
+			if (*end_ptr || stall_ms >= 1000)
+				usage();
+			break;
 		case 't':
 			threads = strtoul(optarg, &end_ptr, 10);
 			if (*end_ptr || !threads || threads > MAX_THREADS)
@@ -127,7 +144,8 @@ int main(int argc, char **argv)
 	/* A common start a little ahead, so that no thread begins before the others exist. */
 	for (unsigned long i = 0; i < threads; i++) {
 		prod[i] = (struct producer){ .count = total / threads,
-					     .period_ns = 1e9 * (double)threads / rate };
+					     .period_ns = 1e9 * (double)threads / rate,
+					     .stall_ns = stall_ms * 1000000u };
 	}
 	prod[0].start_ns = now_ns() + 20000000u;
 	for (unsigned long i = 0; i < threads; i++) {

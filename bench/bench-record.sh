@@ -19,6 +19,9 @@
 #	-s USECS	usertp record -s: how often the buffers are read (default: its, 10000)
 #	-t SECONDS	length of each run (default 5)
 #	-T THREADS	producer threads (default 2)
+#	--stall MS	every producer thread sleeps MS milliseconds once a second, then fires
+#			what it owes at once (bench-producer -s): the burst after a stall of
+#			the machine, made on purpose, for the recorder to drain
 #	-r RATE		the first rate tried, events per second in all (default 250000)
 #	--repeat N	in the search, a rate counts as kept when N runs in a row at it lose
 #			nothing and keep the rate (default 1; one lucky run is not a rate kept)
@@ -66,11 +69,19 @@ kb=
 interval=
 seconds=5
 threads=2
+stall=0
 first=250000
 build=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
+	--stall)
+		case ${2:-} in
+		[0-9] | [1-9][0-9] | [1-9][0-9][0-9]) stall=$2 ;;
+		*) echo "bench-record.sh: --stall takes 0 to 999 (milliseconds)" >&2; exit 2 ;;
+		esac
+		shift
+		;;
 	--once) once=1 ;;
 	--repeat)
 		case ${2:-} in
@@ -164,7 +175,7 @@ record_usertp() {
 	shift 2
 	timeout $((${secs%.*} * 4 + 60)) /usr/bin/time -f "%U %S" -o "$work/time" \
 		"$usertp" record -e usertp_bench:bench_event $usertp_opts \
-		-o "$work/run.dat" "$@" -- "$producer" -t "$threads" "$rate" "$secs" \
+		-o "$work/run.dat" "$@" -- "$producer" -t "$threads" -s "$stall" "$rate" "$secs" \
 		>"$work/out" 2>"$work/err"
 }
 
@@ -173,7 +184,7 @@ record_usertp() {
 record_lttng() {
 	lttng_session_start "bench-record-$$" consumer "$work/lttng" 2>"$work/err" || return 1
 	before=$(lttng_consumer_cpu)
-	timeout $((${2%.*} * 4 + 60)) "$producer" -t "$threads" "$1" "$2" >"$work/out" 2>>"$work/err" ||
+	timeout $((${2%.*} * 4 + 60)) "$producer" -t "$threads" -s "$stall" "$1" "$2" >"$work/out" 2>>"$work/err" ||
 		{ lttng_session_end "bench-record-$$" >/dev/null; return 1; }
 	lost=$(lttng_session_end "bench-record-$$")
 	consumer_s=$(awk -v a="$before" -v b="$(lttng_consumer_cpu)" 'BEGIN { print b - a }')
@@ -293,10 +304,10 @@ fi
 
 if [ "$tracer" = lttng ]; then
 	echo "# an LTTng session (per-CPU buffers, its consumer writing $work/lttng) with" \
-		"peer-producer-lttng -t $threads RATE $seconds"
+		"peer-producer-lttng -t $threads -s $stall RATE $seconds"
 else
 	echo "# usertp record -e usertp_bench:bench_event${kb:+ -b $kb}${interval:+ -s $interval}" \
-		"-o $work/run.dat -- bench-producer -t $threads RATE $seconds"
+		"-o $work/run.dat -- bench-producer -t $threads -s $stall RATE $seconds"
 fi
 device=$(df -P "$work" | awk 'NR == 2 { print $1 }')
 echo "# output on $(fstype "$work") ($device), $(nproc) CPUs," \
