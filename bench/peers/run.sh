@@ -28,7 +28,8 @@
 # events.  The machine's load average is printed at the start and at the end.
 #
 # Each block of the report is printed as soon as it is measured, and kept with the raw figures
-# it came from (results.tsv, instr.tsv, record.tsv, read.tsv, start.tsv, ...) in the results
+# it came from (results.tsv, instr.tsv, record.tsv, fixed.tsv, search-TRACER, read.tsv,
+# start.tsv, ...) in the results
 # directory (default: BUILD/peers-results/DATE), which stays: a run that fails late keeps what
 # it measured before.
 #
@@ -403,8 +404,8 @@ common_rate=
 for t in $tracers; do
 	if [ -z "$smoke" ]; then
 		sh "$here/../bench-record.sh" --tracer "$t" --repeat 3 -b "$record_kb" -t "$record_secs" \
-			"$build" >"$tmp/search-$t"
-		best=$(sed -n 's/^highest rate with no event lost: \([0-9]*\) .*/\1/p' "$tmp/search-$t")
+			"$build" >"$keep/search-$t"
+		best=$(sed -n 's/^highest rate with no event lost: \([0-9]*\) .*/\1/p' "$keep/search-$t")
 	else
 		best=100000
 	fi
@@ -428,6 +429,26 @@ if [ "${common_rate:-0}" -gt 0 ]; then
 		done
 	done
 fi
+# The same fixed rates for both tracers, in interleaved rounds: how often each loses events,
+# and how many, under the same moments of the machine (a hypervisor's steal stops every CPU
+# for tens of milliseconds at times on these VMs; the search above stops at the first run
+# that loses, so one such moment decides it).
+fixed_rates="2000000 4000000 6000000 8000000" fixed_rounds=3
+[ -z "$smoke" ] || fixed_rates=100000 fixed_rounds=1
+for rate in $fixed_rates; do
+	round=0
+	while [ $round -lt "$fixed_rounds" ]; do
+		round=$((round + 1))
+		for t in $tracers; do
+			sh "$here/../bench-record.sh" --once --tracer "$t" -b "$record_kb" \
+				-r "$rate" -t "$record_secs" "$build" >"$tmp/once" ||
+				{ echo "run.sh: bench-record.sh $t failed" >&2; exit 1; }
+			# asked reached fired recorded lost MB B/event MB/s late steal event_ns rec_ns verdict
+			awk -v t="$t" '$1 ~ /^[0-9]+$/ { print t, $1, $5, ($13 == "sustained"), $10 }' \
+				"$tmp/once" >>"$keep/fixed.tsv"
+		done
+	done
+done
 {
 	echo "Recording: two paced producer threads, ${record_secs} s per run, files on local disk,"
 	echo "buffers of $record_kb KiB per CPU (LTTng's default: 4 x 512 KiB)"
@@ -445,6 +466,18 @@ fi
 		done
 		echo "  (usertp: usertp record's CPU time less the producer's; LTTng: its consumer daemons';"
 		echo "   usertp-zstd: usertp record --compression zstd, trace.dat version 7)"
+	fi
+	if [ -s "$keep/fixed.tsv" ]; then
+		echo "  at fixed rates, $fixed_rounds interleaved round(s): runs that lost nothing, events lost in"
+		echo "  all, and the hypervisor's steal in the runs that lost (ms)"
+		for rate in $fixed_rates; do
+			for t in $tracers; do
+				awk -v t="$t" -v r="$rate" '$1 == t && $2 == r {
+					n++; ok += $4; lost += $3; if (!$4) steal = steal (steal == "" ? "" : " ") $5 }
+					END { printf "  %10s/s %-8s %d of %d, %d lost%s\n", r, t, ok, n, lost,
+						steal == "" ? "" : " (steal " steal ")" }' "$keep/fixed.tsv"
+			done
+		done
 	fi
 	echo
 } | say
