@@ -416,16 +416,21 @@ done
 # usertp-zstd: usertp record --compression zstd, which compresses at the end (its highest
 # rate is usertp's: the same recording until then); measured in the rounds only.
 rounds_tracers=$(echo "$tracers" | sed 's/^usertp/usertp usertp-zstd/')
+# record_once TRACER RATE: one run of bench-record.sh; its line of figures in $tmp/once
+# (asked reached fired recorded lost MB B/event MB/s late_us steal_ms event_ns rec_ns verdict)
+record_once() {
+	sh "$here/../bench-record.sh" --once --tracer "$1" -b "$record_kb" -r "$2" \
+		-t "$record_secs" "$build" >"$tmp/once.out" ||
+		{ echo "run.sh: bench-record.sh $1 failed" >&2; exit 1; }
+	awk '$1 ~ /^[0-9]+$/' "$tmp/once.out" >"$tmp/once"
+}
 if [ "${common_rate:-0}" -gt 0 ]; then
 	round=0
 	while [ $round -lt "$rounds" ]; do
 		round=$((round + 1))
 		for t in $rounds_tracers; do
-			sh "$here/../bench-record.sh" --once --tracer "$t" -b "$record_kb" \
-				-r "$common_rate" -t "$record_secs" "$build" >"$tmp/once" ||
-				{ echo "run.sh: bench-record.sh $t failed" >&2; exit 1; }
-			# asked reached fired recorded lost MB B/event MB/s late steal event_ns rec_ns verdict
-			awk -v t="$t" '$1 ~ /^[0-9]+$/ { print t, $5, $7, $12 }' "$tmp/once" >>"$keep/record.tsv"
+			record_once "$t" "$common_rate"
+			awk -v t="$t" '{ print t, $5, $7, $12 }' "$tmp/once" >>"$keep/record.tsv"
 		done
 	done
 fi
@@ -440,12 +445,9 @@ for rate in $fixed_rates; do
 	while [ $round -lt "$fixed_rounds" ]; do
 		round=$((round + 1))
 		for t in $tracers; do
-			sh "$here/../bench-record.sh" --once --tracer "$t" -b "$record_kb" \
-				-r "$rate" -t "$record_secs" "$build" >"$tmp/once" ||
-				{ echo "run.sh: bench-record.sh $t failed" >&2; exit 1; }
-			# asked reached fired recorded lost MB B/event MB/s late steal event_ns rec_ns verdict
-			awk -v t="$t" '$1 ~ /^[0-9]+$/ { print t, $1, $5, ($13 == "sustained"), $10 }' \
-				"$tmp/once" >>"$keep/fixed.tsv"
+			record_once "$t" "$rate"
+			awk -v t="$t" '{ print t, $1, $5, ($13 == "sustained"), $10 }' "$tmp/once" \
+				>>"$keep/fixed.tsv"
 		done
 	done
 done

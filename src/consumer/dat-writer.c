@@ -60,7 +60,7 @@ struct usertp__spool {
 	uint64_t dropped;   /* bytes at its start given back (usertp_session_set_dat_limit()) */
 	bool region;	    /* in the direct file */
 	uint64_t base, len;
-	uint64_t started, settled; /* written back: begun up to, waited for and dropped up to */
+	uint64_t started;   /* bytes handed to the disk (writeback_behind()) */
 	uint64_t events, lost; /* the records of its pages, and the losses they mark */
 };
 
@@ -98,13 +98,14 @@ static void allocate_ahead(int fd, uint64_t base, uint64_t end, uint64_t *alloca
 
 /*
  * What a spool writes goes to the disk as it comes and leaves the page cache once there, as
- * LTTng's consumer does with its stream files: the kernel is told to write each window of
- * WRITEBACK_WINDOW bytes when it is full, and the window before it is waited for (a wait only
- * when the disk is slower than the programs) and dropped.  Left to itself, the kernel lets
- * dirty pages pile up, then throttles the recorder while the programs' buffers fill; and a
- * cache that only grows made the copy into it 2 to 8 times as dear in CPU on this project's
- * VMs as pages recycled this way (bench/RESULTS.md, 2026-11-28).  A spool the merge reads
- * back at the end is then read from the disk.
+ * LTTng's consumer does with its stream files: each window of WRITEBACK_WINDOW bytes is handed
+ * to the disk when it is full, and what came before it is dropped from the cache.  Nothing
+ * waits for the disk: a page still being written stays (the next window's call drops it),
+ * and a disk slower than the programs leaves dirty pages to the kernel's usual throttling.
+ * Left to itself, the kernel lets dirty pages pile up, then throttles the recorder while
+ * the programs' buffers fill; and a cache that only grows made the copy into it 2 to 8 times
+ * as dear in CPU on this project's VMs as pages recycled this way (bench/RESULTS.md,
+ * 2026-11-28).  A spool the merge reads back at the end is then read from the disk.
  */
 #define WRITEBACK_WINDOW (4u << 20)
 
@@ -117,15 +118,7 @@ static void writeback_behind(struct usertp__spool *sp)
 	/* (Not everywhere possible, and only an economy: errors are the writes' to say.) */
 	(void)sync_file_range(sp->fd, (off_t)(sp->base + sp->started), (off_t)(written - sp->started),
 			      SYNC_FILE_RANGE_WRITE);
-	if (sp->started > sp->settled) {
-		(void)sync_file_range(sp->fd, (off_t)(sp->base + sp->settled),
-				      (off_t)(sp->started - sp->settled),
-				      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-					      SYNC_FILE_RANGE_WAIT_AFTER);
-		(void)posix_fadvise(sp->fd, (off_t)(sp->base + sp->settled),
-				    (off_t)(sp->started - sp->settled), POSIX_FADV_DONTNEED);
-		sp->settled = sp->started;
-	}
+	(void)posix_fadvise(sp->fd, (off_t)sp->base, (off_t)sp->started, POSIX_FADV_DONTNEED);
 	sp->started = written;
 }
 
@@ -1156,7 +1149,7 @@ int usertp_session_rotate(struct usertp_session *s, const char *next, struct use
 			sp->out->pos = sp->out->written = 0;
 			sp->out->len = 0;
 			sp->allocated = sp->dropped = 0;
-			sp->started = sp->settled = 0;
+			sp->started = 0;
 			sp->events = sp->lost = 0;
 		}
 	}
