@@ -42,11 +42,12 @@
 # while they fill.  Per run one line: the rate asked, the rate the producer reached, events
 # fired (the producer's count), recorded (`usertp report --stat` on the file), lost (usertp
 # record's summary), the size of the file, bytes per event fired and MB/s (file size / run
-# time), how late the producer fired its latest event against its deadline (late_us: a
+# time), how late the producer fired an event against its deadline at worst (late_us: a
 # thread that was not running fires what it owes at once, a burst the buffers must hold),
 # the time the hypervisor took from this machine's CPUs during the run (steal_ms, /proc/stat:
 # every CPU stopped, recorder and programs alike), what one event cost its producer thread
-# (event_ns: bench-producer's mean span of a call), and the recorder's own CPU time per event fired (rec_ns: the recording's CPU time,
+# (event_ns: bench-producer's mean span of a call), and the recorder's own CPU time per
+# event fired (rec_ns: the recording's CPU time,
 # by /usr/bin/time, less the producer's, which busy-waits between events: it counts only its
 # own).  Every run must satisfy fired = recorded + lost exactly, or the script says so and
 # exits 1.

@@ -234,10 +234,11 @@ in-place)
 		{ echo "no event lost with 8 KiB buffers: the losses were not tested"; fail=1; }
 	;;
 writeback)
-	# What the spool writes leaves the page cache once it is on the disk, a window or two
-	# behind (src/consumer/dat-writer.c, writeback_behind()): with 96 MiB spooled while the
-	# program runs, the cache holds at most 24 MiB of it (3 windows of 4 MiB per CPU of this
-	# producer's two, and what a round adds); it held all of it before.  In place (the direct
+	# What the spool writes leaves the page cache once it is on the disk, the last window of
+	# 4 MiB or so behind (src/consumer/dat-writer.c, writeback_behind()): with 96 MiB spooled
+	# while the program runs, the cache holds at most 24 MiB of it (per CPU of this
+	# producer's two: the window being filled, the one being written, pages still under
+	# writeback); it held all of it before.  In place (the direct
 	# file) and merged (USERTP_DAT_DIRECT=0: a file per CPU); each file exact.
 	case $(stat -f -c %T "$dir") in
 	tmpfs | ramfs) echo "SKIP: $dir is in memory: its pages are the page cache"; exit 77 ;;
