@@ -1826,17 +1826,28 @@ date)
 	;;
 tracecmd-tools)
 	# trace-cmd's own split and convert on usertp's files (issue 24, item 5: rather than
-	# usertp commands of their own): the parts of a split by events and time hold, one after
-	# the other, the original's lines (by pages: the same lines), and usertp report prints
-	# each as trace-cmd does; convert takes a file to version 7 with zstd and a usertp zstd
-	# file back to 6, the lines unchanged.  The default clock (TSC2NSEC) included.
+	# usertp commands of their own): the parts of a split by events, time and pages hold the
+	# original's lines (by pages: in another order), and usertp report prints each as
+	# trace-cmd does; convert takes a file to version 7 with zstd and a usertp zstd file back
+	# to 6, the lines unchanged.  The default clock (TSC2NSEC) included.
+	# trace-cmd split drops the record that closes a part when its CPU has none in that part
+	# (its bug, a kernel file's alike: split-parts.awk says which lines that may be).  The
+	# recording makes one such part on purpose, before two threads fire on any CPU: 10000
+	# events on CPU 1 (two parts of 5000, each 100 ms window), 0.2 s of nothing, then CPU 0.
+	# (The test took every line for a fault before, and failed in one CI run of ~10.)
 	trace-cmd split -h 2>&1 | grep -q 'split file up by n events' &&
 		trace-cmd convert -h 2>&1 | grep -q 'file-version' ||
 		{ echo "SKIP: this trace-cmd has no split or convert"; exit 77; }
-	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- "$producer" -t 2 20000 1 >"$dir/out" 2>"$dir/err" ||
+	pin1= pin0=
+	if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+		pin1="taskset -c 1" pin0="taskset -c 0"
+	fi
+	"$usertp" record -q -e 'usertp_bench:*' -o "$dir/a.dat" -- sh -c "$pin1 '$producer' 20000 0.5 &&
+		sleep 0.2 && $pin0 '$producer' 2000 0.5 && '$producer' -t 2 20000 1" >"$dir/out" 2>"$dir/err" ||
 		{ cat "$dir/err"; fail=1; }
 	trace-cmd report -i "$dir/a.dat" 2>/dev/null | grep ' bench_event: ' >"$dir/orig.txt"
-	check_count "events recorded" "$(wc -l <"$dir/orig.txt")" "$(fired "$dir/out")"
+	check_count "events recorded" "$(wc -l <"$dir/orig.txt")" \
+		"$(fired "$dir/out" | awk '{ n += $1 } END { print n }')"
 	for how in "-e 5000" "-m 100" "-p 20"; do
 		rm -f "$dir"/part.*
 		# shellcheck disable=SC2086 # $how: an option and its value
@@ -1847,17 +1858,16 @@ tracecmd-tools)
 		for part in $(ls "$dir"/part.* | sort -t. -k2 -n); do
 			n=$((n + 1))
 			same -i "$part"
-			trace-cmd report -i "$part" 2>/dev/null | grep ' bench_event: ' >>"$dir/parts.txt"
+			trace-cmd report -i "$part" 2>/dev/null | grep ' bench_event: ' | sed "s/^/$n\t/" >>"$dir/parts.txt"
 		done
 		[ "$n" -ge 2 ] || { echo "split $how: $n parts"; fail=1; }
 		# (By pages, a part holds as many pages of each CPU: not a cut in time, when one
 		# CPU's pages hold a burst the other's do not; the same lines, in another order.)
-		if [ "$how" = "-p 20" ]; then
-			sort "$dir/parts.txt" >"$dir/parts.sorted"
-			sort "$dir/orig.txt" | cmp -s - "$dir/parts.sorted"
-		else
-			cmp -s "$dir/parts.txt" "$dir/orig.txt"
-		fi || { echo "split $how: the parts' lines are not the original's"; fail=1; }
+		order=1
+		[ "$how" != "-p 20" ] || order=0
+		awk -v ORDER=$order -f "$(dirname "$0")/split-parts.awk" "$dir/orig.txt" "$dir/parts.txt" >"$dir/check"
+		echo "split $how: $(tail -n 1 "$dir/check")"
+		grep -q ' bad 0$' "$dir/check" || { echo "split $how: the parts' lines are not the original's:"; cat "$dir/check"; fail=1; }
 	done
 	trace-cmd convert -i "$dir/a.dat" -o "$dir/v7.dat" --file-version 7 --compression zstd >/dev/null 2>&1 ||
 		{ echo "trace-cmd convert to 7 failed"; fail=1; }
