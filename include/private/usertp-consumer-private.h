@@ -114,6 +114,16 @@ int usertp__dat_read_cpus(const struct usertp__dat_input *in);
 int usertp__dat_read_cpus_shown(const struct usertp__dat_input *in);
 /* The number of the CPU at @index. */
 int usertp__dat_read_cpu_id(const struct usertp__dat_input *in, int index);
+/*
+ * A version-6 file's layout, for sending it as trace-cmd record -N does (net-send.c): the
+ * bytes before its "flyrecord" tag (the metadata, the CPU count and the options) and its
+ * page size.  Return: false for another version, or a latency file.
+ */
+bool usertp__dat_read_v6_layout(const struct usertp__dat_input *in, uint64_t *head_len,
+				unsigned int *page_size);
+/* Where the data of the CPU at @index lies in the file (clipped to the file). */
+void usertp__dat_read_cpu_bytes(const struct usertp__dat_input *in, int index, uint64_t *offset,
+				uint64_t *size);
 /* Whether timestamps are nanoseconds shown as secs.usecs (trace-cmd's rule on clock names). */
 bool usertp__dat_read_time_in_usecs(const struct usertp__dat_input *in);
 /* A latency-format file: plain text instead of ring-buffer pages (NULL otherwise). */

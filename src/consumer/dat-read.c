@@ -111,6 +111,7 @@ struct usertp__dat_input {
 
 	const char *latency_text;
 	size_t latency_len;
+	uint64_t flyrecord_at;		/* v6: where the "flyrecord" tag starts (0: none) */
 
 	/* In the trial parse's process: where the format being parsed starts (shared memory). */
 	char *trial_at;
@@ -345,7 +346,13 @@ static bool open_section(struct usertp__dat_input *in, uint64_t off, unsigned in
 
 /* ---- metadata ---- */
 
-/* trace-cmd's rule: secs.usecs for these clocks, raw numbers for the others. */
+/*
+ * trace-cmd's rule (trace-input.c, extract_trace_clock()): times are secs.usecs unless a clock
+ * named in the file (the TRACECLOCK option's text, then v6's text after the CPU table) is none
+ * of these, and no TSC2NSEC option came before it.  A name only ever turns usecs off: a file
+ * whose option says x86-tsc and whose later text says local (trace-cmd listen writes its own
+ * machine's clock there) prints ticks.
+ */
 static void parse_trace_clock(struct usertp__dat_input *in, char *text)
 {
 	char *save = NULL, *word, *name;
@@ -355,9 +362,12 @@ static void parse_trace_clock(struct usertp__dat_input *in, char *text)
 			continue;
 		name = word + 1;
 		name[strcspn(name, "]")] = 0;
-		in->in_usecs = !strcmp(name, "local") || !strcmp(name, "global") ||
-			       !strcmp(name, "uptime") || !strcmp(name, "perf") ||
-			       !strncmp(name, "mono", 4) || !strcmp(name, "tsc2nsec");
+		if (in->tsc_mult)
+			return;
+		if (strcmp(name, "local") && strcmp(name, "global") && strcmp(name, "uptime") &&
+		    strcmp(name, "perf") && strncmp(name, "mono", 4) && strcmp(name, "tsc2nsec") &&
+		    strcmp(name, "tai"))
+			in->in_usecs = false;
 		return;
 	}
 }
@@ -611,6 +621,23 @@ static bool keep_cpustat(struct usertp__dat_input *in, const char *text, uint64_
 	return true;
 }
 
+bool usertp__dat_read_v6_layout(const struct usertp__dat_input *in, uint64_t *head_len,
+				unsigned int *page_size)
+{
+	if (in->version != 6 || !in->flyrecord_at)
+		return false;
+	*head_len = in->flyrecord_at;
+	*page_size = in->page_size;
+	return true;
+}
+
+void usertp__dat_read_cpu_bytes(const struct usertp__dat_input *in, int index, uint64_t *offset,
+				uint64_t *size)
+{
+	*offset = in->cpu[index].start;
+	*size = in->cpu[index].end - in->cpu[index].start;
+}
+
 bool usertp__dat_read_cpu_stats(const struct usertp__dat_input *in, int cpu, struct usertp__dat_cpu_stats *st)
 {
 	if (cpu < 0 || (unsigned int)cpu >= in->nr_cpustat || !in->has_cpustat[cpu])
@@ -673,6 +700,7 @@ static bool parse_options(struct cursor *c, uint64_t *next)
 			if (size >= 16) {
 				in->tsc_mult = get_num(in, data, 4);
 				in->tsc_shift = get_num(in, data + 4, 4);
+				in->in_usecs = true; /* (as trace-cmd: nanoseconds now) */
 				/* (the kernel's is below 32; a 128-bit product allows 63) */
 				if (in->tsc_shift > 63)
 					return fail_at(c, c->pos - size, "TSC2NSEC: a shift of %u",
@@ -719,6 +747,7 @@ static bool parse_v6(struct usertp__dat_input *in, struct cursor *c)
 	}
 	if (memcmp(tag, "flyrecord", 10))
 		return fail_at(c, c->pos - 10, "neither \"flyrecord\" nor \"latency\" data");
+	in->flyrecord_at = c->pos - 10;
 	/* A CPUCOUNT option overrides the count, as trace-cmd reads it. */
 	if (in->cpucount_option > 0)
 		cpus = in->cpucount_option;

@@ -46,6 +46,7 @@
 #include "private/usertp-consumer-private.h"
 #include "number.h"
 #include "filter.h"
+#include "net-send.h"
 #include "pid-list.h"
 #include "ring-buffer.h"
 #include "spec.h"
@@ -62,6 +63,8 @@ static const char usage_text[] =
 	"  -f FILTER      filter of the -e before it, in the kernel's grammar ('id > 5'),\n"
 	"                 run in the programs before anything is stored\n"
 	"  -o FILE        output (default trace.dat)\n"
+	"  -N HOST:PORT   send the recording to trace-cmd listen there, when it ends (with\n"
+	"                 -o FILE: FILE kept here too)\n"
 	"  -b KIB         buffer size per CPU and program, in KiB (default 1408)\n"
 	"  -m KIB         keep at most about KIB per CPU and program, the oldest pages\n"
 	"                 dropped as it goes (counted lost), as trace-cmd record -m\n"
@@ -123,6 +126,9 @@ static struct {
 	char **cmd;
 	const char *recover; /* --recover DIR */
 	bool output_given;
+	const char *net;		  /* -N HOST:PORT (NULL: not given) */
+	struct usertp__listener listener; /* -N's, resolved */
+	char net_spool[PATH_MAX];	  /* -N: the file recorded, sent at the end */
 	unsigned int file_version; /* --file-version (0: not given) */
 	const char *compression;   /* --compression (NULL: not given) */
 	bool date;		   /* --date */
@@ -841,6 +847,26 @@ static bool command_specs_check(void)
 
 /* --- options ------------------------------------------------------------------------------ */
 
+/*
+ * -N: one version-6 file, sent at the end (net-send.c): what makes several files, or another
+ * version, is refused.
+ */
+static bool net_options_check(void)
+{
+	const char *other = rec.file_version == 7 ? "--file-version 7 or --compression zstd (trace-cmd "
+						      "listen puts version 6 files together from its "
+						      "protocol; trace-cmd convert makes a 7 there)"
+			    : rec.rotate_size || rec.rotate_secs ? "--rotate-* (one file is sent)"
+			    : rec.snapshot_on ? "--snapshot-on (one file is sent)"
+			    : NULL;
+
+	if (other) {
+		fail("-N: not with %s", other);
+		return false;
+	}
+	return true;
+}
+
 /* --rotate-size: bytes, or KiB, MiB, GiB with k, M, G; from 64 KiB to 1 TiB. */
 static int parse_size(const char *text, uint64_t *bytes)
 {
@@ -893,7 +919,7 @@ static bool parse_options(int argc, char **argv)
 
 	/* mono: tsc2nsec where the TSC is invariant (tsc2nsec.h) */
 	usertp__clock_parse(NULL, &rec.clock, &why);
-	while ((opt = getopt_long(argc, argv, "+e:f:o:b:m:P:aqC:s:hFc", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:f:o:b:m:P:aqC:s:hFcN:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': {
 			struct usertp__filter_error fe;
@@ -941,6 +967,16 @@ static bool parse_options(int argc, char **argv)
 			rec.output = optarg;
 			rec.output_given = true;
 			break;
+		case 'N': {
+			char why_net[512];
+
+			if (usertp__listener_parse(optarg, &rec.listener, why_net, sizeof(why_net))) {
+				fail("%s", why_net);
+				return false;
+			}
+			rec.net = optarg;
+			break;
+		}
 		case 'b':
 			if (usertp__rb_parse_kb(optarg, &rec.kb, &why)) {
 				fail("-b %s: %s", optarg, why);
@@ -1099,7 +1135,7 @@ static bool parse_options(int argc, char **argv)
 			fputs(rec.stream ? stream_usage_text : usage_text, stdout);
 			exit(0);
 		default:
-			usertp__tool_bad_option(rec.name, "+e:f:o:b:m:P:aqC:s:hFc", argv);
+			usertp__tool_bad_option(rec.name, "+e:f:o:b:m:P:aqC:s:hFcN:", argv);
 			return false;
 		}
 	}
@@ -1108,6 +1144,7 @@ static bool parse_options(int argc, char **argv)
 	if (rec.stream) {
 		/* (What only a file has: refused, as trace-cmd stream has no -o.) */
 		const char *file_option = rec.output_given ? "-o"
+					  : rec.net ? "-N"
 					  : rec.snapshot_on ? "--snapshot-on"
 					  : rec.overwrite   ? "--overwrite"
 					  : rec.recover	    ? "--recover"
@@ -1126,7 +1163,7 @@ static bool parse_options(int argc, char **argv)
 		}
 	}
 	if (rec.recover) {
-		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all || rec.file_version ||
+		if (rec.nr_specs || rec.cmd || rec.nr_pids || rec.all || rec.file_version || rec.net ||
 		    rec.compression || rec.date || rec.rotate_size || rec.rotate_secs ||
 		    rec.rotate_keep || rec.limit_kb) {
 			fail("--recover DIR takes only -o FILE (the file's format is the recording's)");
@@ -1178,6 +1215,8 @@ static bool parse_options(int argc, char **argv)
 				   : "with the kernel's events yet");
 		return false;
 	}
+	if (rec.net && !net_options_check())
+		return false;
 	if (rec.rotate_size || rec.rotate_secs)
 		rec.part = 1;
 	if (rec.cmd && !rec.allow_missing && !command_specs_check())
@@ -1267,13 +1306,69 @@ static bool enable_specs(void)
 	return ok;
 }
 
+/*
+ * -N: the listener answers; the recording's file -o's, or a new one in $TMPDIR (or /tmp),
+ * removed once sent.
+ */
+static bool net_start(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char why[512];
+	int fd;
+
+	if (usertp__listener_probe(&rec.listener, why, sizeof(why))) {
+		fail("-N %s: %s", rec.net, why);
+		return false;
+	}
+	if (rec.output_given)
+		return true;
+	snprintf(rec.net_spool, sizeof(rec.net_spool), "%s/usertp-record-N-XXXXXX.dat",
+		 tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemps(rec.net_spool, 4);
+	if (fd < 0) {
+		fail("-N: a file for the recording in %s: %s", tmp && *tmp ? tmp : "/tmp",
+		     strerror(errno));
+		rec.net_spool[0] = 0;
+		return false;
+	}
+	close(fd);
+	rec.output = rec.net_spool;
+	return true;
+}
+
+/*
+ * -N, at the end: the file sent, then removed; kept (and said where) when it cannot be sent.
+ * Return: false on failure.
+ */
+static bool net_finish(bool recorded)
+{
+	char why[512];
+
+	if (!recorded) {
+		if (rec.net_spool[0])
+			unlink(rec.net_spool);
+		return false;
+	}
+	if (usertp__listener_send(&rec.listener, rec.output, why, sizeof(why))) {
+		fail("-N %s: not sent: %s; the recording is in %s", rec.net, why, rec.output);
+		return false;
+	}
+	if (rec.net_spool[0])
+		unlink(rec.net_spool);
+	return true;
+}
+
 /* Start: the session, its file, its events, its programs.  Return: false on failure. */
 static bool start(void)
 {
 	struct usertp_session_options opts = { .struct_size = sizeof(opts), .buffer_kb = rec.kb, .overwrite = rec.overwrite,
 					       .clock = usertp__clock_name(&rec.clock) };
-	int ret = usertp_session_new(&rec.session, &opts);
+	int ret;
 
+	/* -N: the listener there before anything runs; the file recorded into a spool. */
+	if (rec.net && !net_start())
+		return false;
+	ret = usertp_session_new(&rec.session, &opts);
 	if (ret) {
 		fail("cannot listen in the runtime directory: %s", strerror(-ret));
 		return false;
@@ -1372,6 +1467,7 @@ int usertp__cmd_record(int argc, char **argv)
 {
 	struct usertp_dat_summary sum = SUMMARY_INIT;
 	struct usertp_session_status st = USERTP_STRUCT_INIT(usertp_session_status);
+	bool net_sent = true;
 	int ret;
 
 	if (!parse_options(argc, argv))
@@ -1381,6 +1477,8 @@ int usertp__cmd_record(int argc, char **argv)
 		return recover_spool();
 	if (!start()) {
 		usertp_session_free(rec.session);
+		if (rec.net_spool[0])
+			unlink(rec.net_spool);
 		return 1;
 	}
 	loop();
@@ -1421,6 +1519,11 @@ int usertp__cmd_record(int argc, char **argv)
 		specs_check("warning: ", "the programs recorded");
 	if (ret)
 		fail("%s", usertp_session_error(rec.session));
+	if (rec.net) {
+		net_sent = net_finish(!ret);
+		if (net_sent && rec.net_spool[0])
+			snprintf(sum.output, sizeof(sum.output), "trace-cmd listen at %s", rec.net);
+	}
 	if (!rec.stream)
 		summary(&sum, false);
 	if (rec.part) {
@@ -1450,7 +1553,7 @@ int usertp__cmd_record(int argc, char **argv)
 	if (rec.child > 0 && rec.child_done && WIFSIGNALED(rec.child_status))
 		return 128 + WTERMSIG(rec.child_status);
 	/* (An event left out because it refused its filter was said: it fails the run too.) */
-	return ret || st.write_error || st.untraced || st.refused || rec.untraced ? 1 : 0;
+	return ret || !net_sent || st.write_error || st.untraced || st.refused || rec.untraced ? 1 : 0;
 }
 
 int usertp__cmd_stream(int argc, char **argv)

@@ -131,6 +131,44 @@ kernel_setup() {
 	tfs_state >"$dir/state.before"
 }
 
+# port_listening PORT: something listens on TCP PORT here
+port_listening() {
+	ss -ltnH | awk '{ print $4 }' | grep -q ":$1\$"
+}
+# net_listen: trace-cmd listen on a free loopback port, its files in $dir/recv ($port);
+# net_received: the file it put together for the last client (one at a time)
+net_listen() {
+	command -v trace-cmd >/dev/null && trace-cmd listen -h 2>&1 | grep -q 'listen for clients' ||
+		{ echo "SKIP: no trace-cmd listen"; exit 77; }
+	command -v ss >/dev/null || { echo "SKIP: no ss (iproute2) to find a free port"; exit 77; }
+	mkdir -p "$dir/recv"
+	port=$((20000 + $$ % 20000))
+	while port_listening $port; do
+		port=$((port + 1))
+	done
+	trace-cmd listen -p "$port" -d "$dir/recv" -o got >"$dir/listen.log" 2>&1 &
+	bg $!
+	wait_until "trace-cmd listen on port $port" port_listening $port
+}
+net_received() {
+	ls "$dir"/recv/got.*.dat 2>/dev/null | tail -n 1
+}
+# net_same LOCAL: the file trace-cmd listen received prints, in trace-cmd report and usertp
+# report, what LOCAL (the same recording, kept with -o) prints; then it is removed
+net_same() {
+	received=$(net_received)
+	[ -n "$received" ] || { echo "trace-cmd listen wrote no file:"; cat "$dir/listen.log"; fail=1; return; }
+	trace-cmd report -i "$1" >"$dir/local.txt" 2>&1
+	trace-cmd report -i "$received" >"$dir/received.txt" 2>&1
+	cmp -s "$dir/local.txt" "$dir/received.txt" ||
+		{ echo "$received: not the lines of $1:"; diff "$dir/local.txt" "$dir/received.txt" | head; fail=1; }
+	trace-cmd report --stat -i "$1" >"$dir/local.txt" 2>&1
+	trace-cmd report --stat -i "$received" >"$dir/received.txt" 2>&1
+	cmp -s "$dir/local.txt" "$dir/received.txt" || { echo "$received: not the counts of $1"; fail=1; }
+	same -i "$received"
+	rm -f "$received"
+}
+
 case $test in
 exact)
 	# Recorded + lost = fired, per CPU, in every mode: four threads on two CPUs, buffers far
@@ -1823,6 +1861,95 @@ date)
 	check_count "--date -C x86-tsc: status" "$status" 2
 	grep -q 'needs a clock in nanoseconds' "$dir/err" && [ ! -e "$dir/x.dat" ] ||
 		{ echo "--date -C x86-tsc:"; cat "$dir/err"; fail=1; }
+	;;
+net)
+	# usertp record -N: the recording sent to trace-cmd listen (trace-cmd's own receiver, on
+	# the loopback) when it ends; the file trace-cmd puts together prints the lines and
+	# counts of the same recording kept with -o, in trace-cmd report and usertp report.  The
+	# bundled example (strings, arrays, numbers after strings), lost events counted exactly,
+	# the ticks clock (the listener writes its own machine's clock name after the CPU table:
+	# usertp report read the last name, trace-cmd the first that is not in nanoseconds), a
+	# program attached with -P; without -o, nothing left here.  Refused before anything runs:
+	# a bad address, nobody listening, something that is not trace-cmd listen, version 7.
+	net_listen
+	"$usertp" record -q -N "127.0.0.1:$port" -o "$dir/a.dat" -e 'jobs:*' -- "$pool" -w 3 -b 200 1000 \
+		>/dev/null 2>"$dir/err" || { echo "record -N failed:"; cat "$dir/err"; fail=1; }
+	net_same "$dir/a.dat"
+	[ "$(trace-cmd report -i "$dir/a.dat" 2>/dev/null | grep -c ' job_done: ')" -eq 1000 ] ||
+		{ echo "worker-pool: not 1000 jobs done"; fail=1; }
+	"$usertp" record -N "127.0.0.1:$port" -b 64 -o "$dir/l.dat" -e 'usertp_bench:*' -- \
+		"$producer" -t 2 1000000 1 >"$dir/out" 2>"$dir/err" || { echo "record -N failed:"; cat "$dir/err"; fail=1; }
+	exact "$(net_received)" "$dir/err" "$(fired "$dir/out")"
+	grep -q ', [1-9][0-9]* lost' "$dir/err" || { echo "-b 64: nothing lost, the check proves little"; cat "$dir/err"; }
+	net_same "$dir/l.dat"
+	"$usertp" record -q -C x86-tsc -N "127.0.0.1:$port" -o "$dir/t.dat" -e 'usertp_bench:*' -- \
+		"$producer" 2000 0.1 >/dev/null 2>"$dir/err" || { echo "record -N -C x86-tsc failed:"; cat "$dir/err"; fail=1; }
+	net_same "$dir/t.dat"
+	# -P, and no -o: the file in $TMPDIR goes once sent.
+	mkdir "$dir/tmp"
+	"$recprog" term-fire 1000 >"$dir/p1" &
+	p1=$!
+	bg "$p1"
+	wait_ready "$dir/p1"
+	TMPDIR="$dir/tmp" timeout 60 "$usertp" record -N "127.0.0.1:$port" -e 'rec:rec_event' -P "$p1" \
+		2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_until "the recorder's file in $dir/tmp" sh -c "ls '$dir/tmp' | grep -q '[.]dat\$'"
+	wait_source "$(ls "$dir"/tmp/*.dat)" "$p1"
+	kill -TERM "$p1"
+	wait_until "fired in $dir/p1" grep -q fired "$dir/p1"
+	kill -KILL "$p1"
+	wait "$rec" || { echo "usertp record -N -P failed:"; cat "$dir/err"; fail=1; }
+	grep -q "trace-cmd listen at 127.0.0.1:$port" "$dir/err" || { echo "-N -P: summary:"; cat "$dir/err"; fail=1; }
+	exact "$(net_received)" "$dir/err" 1000
+	[ -z "$(ls "$dir/tmp")" ] || { echo "-N: left in TMPDIR: $(ls "$dir/tmp")"; fail=1; }
+	# Refused, the program not run (it would make $dir/ran).
+	for bad in "nosuch.invalid:5000" "127.0.0.1:0" "127.0.0.1:65536" "127.0.0.1:" \
+		"127.0.0.1:$((port + 1)) (nobody listening)" "--file-version 7" "--rotate-size 1M"; do
+		case $bad in
+		--*) opts="-N 127.0.0.1:$port $bad" ;;
+		*) opts="-N ${bad%% *}" ;;
+		esac
+		set +e
+		# shellcheck disable=SC2086
+		"$usertp" record $opts -e 'jobs:*' -o "$dir/r.dat" -- sh -c "touch '$dir/ran'" 2>"$dir/err"
+		status=$?
+		set -e
+		[ "$status" -ne 0 ] && [ ! -e "$dir/ran" ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q -- '-N' "$dir/err" ||
+			{ echo "-N $bad: status $status, ran: $(ls "$dir/ran" 2>/dev/null):"; cat "$dir/err"; fail=1; }
+		rm -f "$dir/ran"
+	done
+	if command -v python3 >/dev/null; then
+		python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+while True:
+    c, _ = s.accept(); c.sendall(b"SSH-2.0-OpenSSH_9.2\r\n"); c.close()' "$dir/other" &
+		bg $!
+		wait_until "the other server's port" test -s "$dir/other"
+		set +e
+		"$usertp" record -N "127.0.0.1:$(cat "$dir/other")" -e 'jobs:*' -o "$dir/r.dat" -- \
+			sh -c "touch '$dir/ran'" 2>"$dir/err"
+		status=$?
+		set -e
+		[ "$status" -ne 0 ] && [ ! -e "$dir/ran" ] && grep -q 'is not trace-cmd listen' "$dir/err" ||
+			{ echo "-N to another server: status $status:"; cat "$dir/err"; fail=1; }
+	fi
+	;;
+kernel-net)
+	# The kernel's events and the program's in one file (one buffer per CPU, as usertp
+	# writes them), sent with -N: trace-cmd listen's file prints what the one kept prints.
+	kernel_setup
+	net_listen
+	"$usertp" record -q -N "127.0.0.1:$port" -o "$dir/k.dat" -e sched:sched_switch -e 'jobs:*' -- \
+		"$pool" -w 3 -b 200 1000 >/dev/null 2>"$dir/err" || { echo "record -N failed:"; cat "$dir/err"; fail=1; }
+	[ "$(trace-cmd report -i "$dir/k.dat" 2>/dev/null | grep -c ' sched_switch: ')" -gt 10 ] ||
+		{ echo "few kernel events"; fail=1; }
+	net_same "$dir/k.dat"
+	tfs_state >"$dir/state.after"
+	cmp -s "$dir/state.before" "$dir/state.after" || { echo "tracefs changed"; fail=1; }
 	;;
 tracecmd-tools)
 	# trace-cmd's own split and convert on usertp's files (issue 24, item 5: rather than
