@@ -143,12 +143,22 @@ net_listen() {
 	command -v ss >/dev/null || { echo "SKIP: no ss (iproute2) to find a free port"; exit 77; }
 	mkdir -p "$dir/recv"
 	port=$((20000 + $$ % 20000))
-	while port_listening $port; do
+	# (A port taken between the look and the listener's bind: the next one.)
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		while port_listening $port; do
+			port=$((port + 1))
+		done
+		trace-cmd listen -p "$port" -d "$dir/recv" -o got >"$dir/listen.log" 2>&1 &
+		listener=$!
+		bg $listener
+		wait_until "trace-cmd listen on port $port" listening_or_gone $port $listener
+		port_listening $port && return
 		port=$((port + 1))
 	done
-	trace-cmd listen -p "$port" -d "$dir/recv" -o got >"$dir/listen.log" 2>&1 &
-	bg $!
-	wait_until "trace-cmd listen on port $port" port_listening $port
+	echo "trace-cmd listen could not start:"; cat "$dir/listen.log"; exit 1
+}
+listening_or_gone() {
+	port_listening "$1" || ! ps -o stat= -p "$2" | grep -q '^[^Z]'
 }
 net_received() {
 	ls "$dir"/recv/got.*.dat 2>/dev/null | tail -n 1
