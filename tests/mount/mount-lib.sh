@@ -22,6 +22,12 @@ mnt=$dir/mnt
 m= p= pids= at_exit=: fail=0
 mount_lib_cleanup() {
 	exec 3>&- || true
+	# A mount that ended before the test did: how, and what it said (CI runs keep nothing else).
+	if [ -n "$m" ] && ! kill -0 "$m" 2>/dev/null; then
+		wait "$m" 2>/dev/null && mount_status=0 || mount_status=$?
+		[ "$fail" -eq 0 ] || echo "the mount (pid $m) had ended, status $mount_status; it said:"
+		[ "$fail" -eq 0 ] || tail -n 20 "$dir/mount.err" 2>/dev/null || true
+	fi
 	for q in $p $pids; do
 		kill -CONT $q 2>/dev/null || true
 		kill -KILL $q 2>/dev/null || true
