@@ -14,6 +14,7 @@
 #include "number.h"
 #include "trace-dat.h"
 #include "private/usertp-consumer-private.h"
+#include "report-latency.h"
 #include "report-line.h"
 #include "tool.h"
 
@@ -28,6 +29,9 @@ struct options {
 	int *cpus;			/* --cpu: CPU numbers in the order given, or NULL */
 	int nr_cpus;
 	bool stat, latency, nsec, raw;
+	struct usertp__latency **pairs;	/* --latency */
+	int nr_pairs;
+	enum usertp__latency_format format; /* --format */
 };
 
 /* Counts of one event for --stat. */
@@ -54,13 +58,17 @@ struct input {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: usertp report [-i FILE]... [--cpu LIST] [-v] [-F FILTER]... [--stat] [-l] [-t] [-R] [FILE]\n"
+		"usage: usertp report [-i FILE]... [--cpu LIST] [-v] [-F FILTER]... [--stat | --latency PAIR]... [-l] [-t] [-R] [FILE]\n"
 		"  -i FILE     a trace.dat file (repeatable: events merged by time; default trace.dat)\n"
 		"  --cpu LIST  only these CPUs (\"0,2-3\")\n"
 		"  -F FILTER   only events matching the libtraceevent filter: \"event\", \"sys/event\",\n"
 		"              \"event: field > 3\", \"sys/event: field == 1 && name ~ \\\"a*\\\"\"\n"
 		"  -v          filters given after -v drop the events they match\n"
 		"  --stat      events per CPU and per event, and events lost, instead of the events\n"
+		"  --latency 'SYS:START.FIELD -> SYS:END.FIELD'  instead of the events, the time from\n"
+		"              each START to the END with the same FIELD: count, min, mean, p50, p90,\n"
+		"              p99, max, a histogram (repeatable)\n"
+		"  --format text|csv|json  --latency's output\n"
 		"  -l          latency format columns      -t  nanosecond timestamps\n"
 		"  -R          raw field values\n");
 }
@@ -321,6 +329,26 @@ static bool alloc_stat(struct input *in)
 	return in->cpu_events && in->cpu_lost && in->cpu_lost_unknown;
 }
 
+/* --latency: each pair's events and fields found in the files (said when not). */
+static bool bind_pairs(struct input *inputs, int nr_inputs, const struct options *opt)
+{
+	char err[1024];
+
+	for (int k = 0; k < opt->nr_pairs; k++) {
+		for (int i = 0; i < nr_inputs; i++)
+			if (!usertp__latency_bind(opt->pairs[k], i, usertp__dat_read_tep(inputs[i].dat),
+						  usertp__dat_read_name(inputs[i].dat), err, sizeof(err))) {
+				usertp__tool_error("report", "%s", err);
+				return false;
+			}
+		if (!usertp__latency_bound(opt->pairs[k], err, sizeof(err))) {
+			usertp__tool_error("report", "%s", err);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Prints the inputs (opened) to out; returns the exit status. */
 static int report(struct input *inputs, int nr_inputs, const struct options *opt, FILE *out,
 		  bool quiet)
@@ -331,7 +359,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		for (int i = 0; i < nr_inputs; i++)
 			if ((int)strlen(inputs[i].label) > width)
 				width = (int)strlen(inputs[i].label);
-	if (!setup_filters(inputs, nr_inputs, opt))
+	if (!setup_filters(inputs, nr_inputs, opt) || !bind_pairs(inputs, nr_inputs, opt))
 		return 1;
 	for (int i = 0; i < nr_inputs; i++) {
 		size_t len;
@@ -339,7 +367,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 
 		if (opt->stat && !alloc_stat(&inputs[i]))
 			return 1;
-		if (opt->stat)
+		if (opt->stat || opt->nr_pairs)
 			continue;
 		print_label(out, &inputs[i], width);
 		fprintf(out, "cpus=%d\n", usertp__dat_read_cpus_shown(inputs[i].dat));
@@ -373,6 +401,9 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 			break;
 		if (opt->stat) {
 			count_event(from, best_cpu, best);
+		} else if (opt->nr_pairs) {
+			for (int k = 0; k < opt->nr_pairs; k++)
+				usertp__latency_feed(opt->pairs[k], (int)(from - inputs), best);
 		} else {
 			struct usertp__line_style style = {
 				.latency = opt->latency, .nsec = opt->nsec, .raw = opt->raw,
@@ -385,6 +416,9 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 		usertp__dat_read_consume(from->dat, best_cpu);
 	}
 
+	if (opt->nr_pairs)
+		usertp__latency_print(out, opt->pairs, opt->nr_pairs, opt->format,
+				      usertp__dat_read_time_in_usecs(inputs[0].dat));
 	for (int i = 0; i < nr_inputs; i++) {
 		if (opt->stat) {
 			if (i)
@@ -429,20 +463,22 @@ static void close_inputs(struct input *inputs, int nr_inputs)
 	free(inputs);
 }
 
-enum { OPT_CPU = 256, OPT_STAT };
+enum { OPT_CPU = 256, OPT_STAT, OPT_LATENCY, OPT_FORMAT };
 
 int usertp__cmd_report(int argc, char **argv)
 {
 	static const struct option long_options[] = {
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "stat", no_argument, NULL, OPT_STAT },
+		{ "latency", required_argument, NULL, OPT_LATENCY },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options opt = { 0 };
 	const char **files = NULL;
 	struct input *inputs = NULL;
-	bool negative = false;
+	bool negative = false, format_given = false;
 	int nr_files = 0, c, status = 2;
 	char err[600];
 
@@ -491,10 +527,44 @@ int usertp__cmd_report(int argc, char **argv)
 		case OPT_STAT:
 			opt.stat = true;
 			break;
+		case OPT_LATENCY: {
+			struct usertp__latency *pair = usertp__latency_parse(optarg, err, sizeof(err));
+
+			grown = pair ? realloc(opt.pairs, (opt.nr_pairs + 1) * sizeof(*opt.pairs)) : NULL;
+			if (!grown) {
+				usertp__tool_error("report", "%s", pair ? "out of memory" : err);
+				usertp__latency_free(pair);
+				goto out;
+			}
+			opt.pairs = grown;
+			opt.pairs[opt.nr_pairs++] = pair;
+			break;
+		}
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				opt.format = USERTP__LATENCY_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				opt.format = USERTP__LATENCY_CSV;
+			else if (!strcmp(optarg, "json"))
+				opt.format = USERTP__LATENCY_JSON;
+			else {
+				usertp__tool_error("report", "--format %s: text, csv or json", optarg);
+				goto out;
+			}
+			format_given = true;
+			break;
 		default:
 			usertp__tool_bad_option("report", "+hi:F:vltR", argv);
 			goto out;
 		}
+	}
+	if (opt.stat && opt.nr_pairs) {
+		usertp__tool_error("report", "--stat or --latency: one of them");
+		goto out;
+	}
+	if (format_given && !opt.nr_pairs) {
+		usertp__tool_error("report", "--format: the output of --latency (give --latency)");
+		goto out;
 	}
 	if (optind < argc - 1 || (optind == argc - 1 && nr_files)) {
 		usage(stderr);
@@ -536,6 +606,9 @@ out:
 	free(files);
 	free(opt.filters);
 	free(opt.cpus);
+	for (int k = 0; k < opt.nr_pairs; k++)
+		usertp__latency_free(opt.pairs[k]);
+	free(opt.pairs);
 	return status;
 }
 
