@@ -12,13 +12,13 @@
  * every duration kept, the histogram by powers of two.
  */
 #define _GNU_SOURCE
-#include <search.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
 
 #include "report-latency.h"
+#include "report-series.h"
 #include "spec.h"
 
 #define MAX_INPUTS_BOUND 256
@@ -32,21 +32,14 @@ struct side {
 	bool found;
 };
 
-struct waiting {
-	char *key;
-	unsigned long long ts;
-};
-
 struct usertp__latency {
 	char *text;
 	struct side start, end;
 	struct tep_handle *tep[MAX_INPUTS_BOUND];
 	char *names;				/* "sys:event" lines of the files, for close matches */
 	size_t names_len;
-	void *waiting;				/* tsearch() tree of struct waiting */
-	unsigned long long nr_waiting, unpaired_starts, unpaired_ends;
-	unsigned long long *durations;
-	size_t nr, cap;
+	struct usertp__pairing waiting;		/* starts, by key */
+	struct usertp__series *series;		/* the durations */
 };
 
 static void copy_part(char *dst, size_t size, const char *src, size_t len)
@@ -86,7 +79,10 @@ struct usertp__latency *usertp__latency_parse(const char *text, char *err, size_
 	const char *arrow = strstr(text, "->");
 	struct usertp__latency *l = calloc(1, sizeof(*l));
 
-	if (!l || !(l->text = strdup(text))) {
+	if (!l || !(l->text = strdup(text)) ||
+	    !(l->series = usertp__series_new("latency", text, true))) {
+		if (l)
+			free(l->text);
 		free(l);
 		snprintf(err, err_size, "out of memory");
 		return NULL;
@@ -106,20 +102,12 @@ struct usertp__latency *usertp__latency_parse(const char *text, char *err, size_
 	return l;
 }
 
-static void free_waiting(void *node)
-{
-	struct waiting *w = node;
-
-	free(w->key);
-	free(w);
-}
-
 void usertp__latency_free(struct usertp__latency *l)
 {
 	if (!l)
 		return;
-	tdestroy(l->waiting, free_waiting);
-	free(l->durations);
+	usertp__pairing_free(&l->waiting);
+	usertp__series_free(l->series);
 	free(l->names);
 	free(l->text);
 	free(l);
@@ -228,212 +216,43 @@ static bool record_key(struct tep_handle *tep, struct tep_format_field *f, struc
 	return true;
 }
 
-static int compare_waiting(const void *a, const void *b)
-{
-	return strcmp(((const struct waiting *)a)->key, ((const struct waiting *)b)->key);
-}
-
 void usertp__latency_feed(struct usertp__latency *l, int input, struct tep_record *rec)
 {
 	struct tep_handle *tep = input < MAX_INPUTS_BOUND ? l->tep[input] : NULL;
+	unsigned long long started;
 	char key[KEY_MAX];
-	struct waiting probe = { key, 0 }, **found;
 	int type;
 
 	if (!tep)
 		return;
 	type = tep_data_type(tep, rec);
 	if (type == l->start.id[input] && l->start.f[input]) {
-		struct waiting *w;
-
-		if (!record_key(tep, l->start.f[input], rec, key, sizeof(key)))
-			return;
-		found = tfind(&probe, &l->waiting, compare_waiting);
-		if (found) {
-			l->unpaired_starts++; /* (the one waiting, replaced) */
-			(*found)->ts = rec->ts;
-			return;
-		}
-		w = malloc(sizeof(*w));
-		if (!w || !(w->key = strdup(key))) {
-			free(w);
-			return;
-		}
-		w->ts = rec->ts;
-		if (!tsearch(w, &l->waiting, compare_waiting)) {
-			free_waiting(w);
-			return;
-		}
-		l->nr_waiting++;
+		if (record_key(tep, l->start.f[input], rec, key, sizeof(key)) &&
+		    usertp__pairing_start(&l->waiting, key, rec->ts))
+			l->series->unpaired_starts++; /* (the one waiting, replaced) */
 	} else if (type == l->end.id[input] && l->end.f[input]) {
-		struct waiting *w;
-
 		if (!record_key(tep, l->end.f[input], rec, key, sizeof(key)))
 			return;
-		found = tfind(&probe, &l->waiting, compare_waiting);
-		if (!found) {
-			l->unpaired_ends++;
-			return;
-		}
-		w = *found;
-		if (l->nr == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 1024;
-			unsigned long long *grown = realloc(l->durations, cap * sizeof(*grown));
-
-			if (!grown)
-				return;
-			l->durations = grown;
-			l->cap = cap;
-		}
-		l->durations[l->nr++] = rec->ts >= w->ts ? rec->ts - w->ts : 0;
-		tdelete(&probe, &l->waiting, compare_waiting);
-		free_waiting(w);
-		l->nr_waiting--;
-	}
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The @p-th percentile by nearest rank of the sorted @v (@n > 0). */
-static unsigned long long percentile(const unsigned long long *v, size_t n, unsigned int p)
-{
-	size_t rank = (p * n + 99) / 100;
-
-	return v[rank ? rank - 1 : 0];
-}
-
-/* A duration for people: ns, us, ms or s (ticks as they are). */
-static const char *human(unsigned long long v, bool ns, char *buf, size_t size)
-{
-	if (!ns)
-		snprintf(buf, size, "%llu ticks", v);
-	else if (v < 1000)
-		snprintf(buf, size, "%llu ns", v);
-	else if (v < 1000000)
-		snprintf(buf, size, "%.3f us", (double)v / 1e3);
-	else if (v < 1000000000)
-		snprintf(buf, size, "%.3f ms", (double)v / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", (double)v / 1e9);
-	return buf;
-}
-
-struct figures {
-	unsigned long long min, max, p50, p90, p99;
-	double mean;
-};
-
-static struct figures figures_of(struct usertp__latency *l)
-{
-	struct figures f = { 0 };
-	double sum = 0;
-
-	if (!l->nr)
-		return f;
-	qsort(l->durations, l->nr, sizeof(*l->durations), compare_u64);
-	for (size_t i = 0; i < l->nr; i++)
-		sum += (double)l->durations[i];
-	f.min = l->durations[0];
-	f.max = l->durations[l->nr - 1];
-	f.p50 = percentile(l->durations, l->nr, 50);
-	f.p90 = percentile(l->durations, l->nr, 90);
-	f.p99 = percentile(l->durations, l->nr, 99);
-	f.mean = sum / (double)l->nr;
-	return f;
-}
-
-/* Powers of two from the shortest to the longest, a bar each (40 columns at the most). */
-static void print_histogram(FILE *out, const struct usertp__latency *l, bool ns)
-{
-	unsigned long long counts[65] = { 0 }, most = 0;
-	int lo = 64, hi = 0;
-	char a[32], b[32];
-
-	for (size_t i = 0; i < l->nr; i++) {
-		int bucket = l->durations[i] ? 64 - __builtin_clzll(l->durations[i]) : 0;
-
-		counts[bucket]++;
-		lo = bucket < lo ? bucket : lo;
-		hi = bucket > hi ? bucket : hi;
-	}
-	for (int k = lo; k <= hi; k++)
-		most = counts[k] > most ? counts[k] : most;
-	for (int k = lo; k <= hi && most; k++) {
-		unsigned long long from = k ? 1ull << (k - 1) : 0, to = k < 64 ? 1ull << k : ~0ull;
-		int bar = (int)((counts[k] * 40 + most - 1) / most);
-
-		fprintf(out, "  [%12s, %12s) %10llu |%.*s\n", human(from, ns, a, sizeof(a)),
-			human(to, ns, b, sizeof(b)), counts[k], bar,
-			"########################################");
-	}
-}
-
-/* @s as a CSV field, or a JSON string (its quotes and backslashes escaped). */
-static void print_quoted(FILE *out, const char *s, bool json)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputs(json ? "\\\"" : "\"\"", out);
-		else if (*s == '\\' && json)
-			fputs("\\\\", out);
+		if (!usertp__pairing_end(&l->waiting, key, &started))
+			l->series->unpaired_ends++;
 		else
-			fputc(*s, out);
+			usertp__series_add(l->series, rec->ts >= started ? (long long)(rec->ts - started) : 0);
 	}
-	fputc('"', out);
 }
 
 void usertp__latency_print(FILE *out, struct usertp__latency *const *ls, int nr,
-			   enum usertp__latency_format format, bool ns)
+			   enum usertp__summary_format format, bool ns)
 {
-	const char *unit = ns ? "ns" : "ticks";
+	struct usertp__series **all = calloc(nr ? (size_t)nr : 1, sizeof(*all));
 
-	if (format == USERTP__LATENCY_CSV)
-		fprintf(out, "latency,unit,count,min,mean,p50,p90,p99,max,unpaired_starts,"
-			"unpaired_ends\n");
-	if (format == USERTP__LATENCY_JSON)
-		fputs("[", out);
+	if (!all)
+		return;
 	for (int i = 0; i < nr; i++) {
-		struct usertp__latency *l = ls[i];
-		unsigned long long starts = l->unpaired_starts + l->nr_waiting;
-		struct figures f = figures_of(l);
-		char v[7][32];
-
-		switch (format) {
-		case USERTP__LATENCY_CSV:
-			print_quoted(out, l->text, false);
-			fprintf(out, ",%s,%zu,%llu,%.1f,%llu,%llu,%llu,%llu,%llu,%llu\n", unit, l->nr,
-				f.min, f.mean, f.p50, f.p90, f.p99, f.max, starts, l->unpaired_ends);
-			break;
-		case USERTP__LATENCY_JSON:
-			fprintf(out, "%s\n  {\"latency\": ", i ? "," : "");
-			print_quoted(out, l->text, true);
-			fprintf(out, ", \"unit\": \"%s\", \"count\": %zu, \"min\": %llu, \"mean\": %.1f, "
-				"\"p50\": %llu, \"p90\": %llu, \"p99\": %llu, \"max\": %llu, "
-				"\"unpaired_starts\": %llu, \"unpaired_ends\": %llu}", unit, l->nr, f.min,
-				f.mean, f.p50, f.p90, f.p99, f.max, starts, l->unpaired_ends);
-			break;
-		case USERTP__LATENCY_TEXT:
-			if (i)
-				fputc('\n', out);
-			fprintf(out, "%s: %zu paired; unpaired: %llu start%s, %llu end%s\n", l->text,
-				l->nr, starts, starts == 1 ? "" : "s", l->unpaired_ends,
-				l->unpaired_ends == 1 ? "" : "s");
-			if (!l->nr)
-				break;
-			fprintf(out, "  min %s  mean %s  p50 %s  p90 %s  p99 %s  max %s\n",
-				human(f.min, ns, v[0], 32), human((unsigned long long)(f.mean + 0.5), ns, v[1], 32),
-				human(f.p50, ns, v[2], 32), human(f.p90, ns, v[3], 32),
-				human(f.p99, ns, v[4], 32), human(f.max, ns, v[5], 32));
-			print_histogram(out, l, ns);
-			break;
-		}
+		/* The starts still waiting are unpaired too. */
+		ls[i]->series->unpaired_starts += ls[i]->waiting.waiting;
+		usertp__pairing_free(&ls[i]->waiting);
+		all[i] = ls[i]->series;
 	}
-	if (format == USERTP__LATENCY_JSON)
-		fputs("\n]\n", out);
+	usertp__series_print(out, all, nr, format, ns);
+	free(all);
 }

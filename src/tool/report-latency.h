@@ -10,11 +10,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "report-series.h"
+
 struct tep_handle;
 struct tep_record;
 struct usertp__latency;
 
-enum usertp__latency_format { USERTP__LATENCY_TEXT, USERTP__LATENCY_CSV, USERTP__LATENCY_JSON };
 
 /* A spec's text into a new pair (NULL: not such a spec, @err says why; or no memory). */
 struct usertp__latency *usertp__latency_parse(const char *text, char *err, size_t err_size);
@@ -33,9 +34,8 @@ bool usertp__latency_bound(const struct usertp__latency *l, char *err, size_t er
 /* A record of @input, in time order (ts in the file's unit: @ns says nanoseconds). */
 void usertp__latency_feed(struct usertp__latency *l, int input, struct tep_record *rec);
 
-/* The summaries of @nr pairs: count, min, mean, p50, p90, p99, max, the unpaired; text adds
- * a histogram. */
+/* The summaries of @nr pairs (report-series.h), once every record is fed. */
 void usertp__latency_print(FILE *out, struct usertp__latency *const *l, int nr,
-			   enum usertp__latency_format format, bool ns);
+			   enum usertp__summary_format format, bool ns);
 
 #endif

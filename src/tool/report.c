@@ -31,7 +31,7 @@ struct options {
 	bool stat, latency, nsec, raw;
 	struct usertp__latency **pairs;	/* --latency */
 	int nr_pairs;
-	enum usertp__latency_format format; /* --format */
+	enum usertp__summary_format format; /* --format */
 };
 
 /* Counts of one event for --stat. */
@@ -542,11 +542,11 @@ int usertp__cmd_report(int argc, char **argv)
 		}
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
-				opt.format = USERTP__LATENCY_TEXT;
+				opt.format = USERTP__SUMMARY_TEXT;
 			else if (!strcmp(optarg, "csv"))
-				opt.format = USERTP__LATENCY_CSV;
+				opt.format = USERTP__SUMMARY_CSV;
 			else if (!strcmp(optarg, "json"))
-				opt.format = USERTP__LATENCY_JSON;
+				opt.format = USERTP__SUMMARY_JSON;
 			else {
 				usertp__tool_error("report", "--format %s: text, csv or json", optarg);
 				goto out;

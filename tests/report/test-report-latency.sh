@@ -34,13 +34,13 @@ expected() {
 	ev == end {
 		k = value()
 		if (!(k in wait)) { ue++; next }
-		d[++n] = ns - wait[k]; sum += d[n]; delete wait[k]
+		d[++n] = ns - wait[k]; sum += d[n]; last = d[n]; delete wait[k]
 	}
 	function rank(p,   r) { r = int((p * n + 99) / 100); return d[r ? r : 1] }
 	END {
 		for (i = 2; i <= n; i++) { v = d[i]; for (j = i - 1; j >= 1 && d[j] > v; j--) d[j + 1] = d[j]; d[j + 1] = v }
 		for (k in wait) us++
-		printf "%d,%d,%.1f,%d,%d,%d,%d,%d,%d\n", n, d[1], sum / n, rank(50), rank(90), rank(99), d[n], us, ue
+		printf "%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d\n", n, d[1], sum / n, rank(50), rank(90), rank(99), d[n], last, us, ue
 	}' "$dir/lines"
 }
 
@@ -49,20 +49,20 @@ for pair in "job_queued id job_done" "job_queued name job_started"; do
 	# shellcheck disable=SC2086 # START FIELD END
 	set -- $pair
 	"$usertp" report -i "$dir/w.dat" --format csv --latency "jobs:$1.$2 -> jobs:$3.$2" >"$dir/csv"
-	got=$(sed -n 2p "$dir/csv" | cut -d, -f3-)
+	got=$(sed -n 2p "$dir/csv" | cut -d, -f4-)
 	want=$(expected "$1" "$3" "$2")
 	[ "$got" = "$want" ] || { echo "$1.$2 -> $3.$2: $got, the lines say $want"; fail=1; }
-	[ "$(sed -n 1p "$dir/csv")" = "latency,unit,count,min,mean,p50,p90,p99,max,unpaired_starts,unpaired_ends" ] ||
+	[ "$(sed -n 1p "$dir/csv")" = "kind,name,unit,count,min,mean,p50,p90,p99,max,last,unpaired_starts,unpaired_ends" ] ||
 		{ echo "CSV header:"; cat "$dir/csv"; fail=1; }
-	[ "$(sed -n 2p "$dir/csv" | cut -d, -f2)" = ns ] || { echo "CSV unit"; fail=1; }
+	[ "$(sed -n 2p "$dir/csv" | cut -d, -f1,3)" = latency,ns ] || { echo "CSV kind, unit:"; cat "$dir/csv"; fail=1; }
 done
-check_count "jobs paired" "$(sed -n 2p "$dir/csv" | cut -d, -f3)" 600
+check_count "jobs paired" "$(sed -n 2p "$dir/csv" | cut -d, -f4)" 600
 
 # The known wait: resize jobs (kind 0) take at least 3 ms from start to done.
 "$usertp" report -i "$dir/w.dat" -F 'jobs/job_started: kind == 0' -F 'jobs/job_done' --format csv \
 	--latency 'job_started.id -> job_done.id' >"$dir/csv"
-min=$(sed -n 2p "$dir/csv" | cut -d, -f4)
-count=$(sed -n 2p "$dir/csv" | cut -d, -f3)
+min=$(sed -n 2p "$dir/csv" | cut -d, -f5)
+count=$(sed -n 2p "$dir/csv" | cut -d, -f4)
 check_count "resize jobs paired" "$count" "$(grep -c ' job_started: .* kind=resize ' "$dir/lines")"
 [ "$min" -ge 3000000 ] || { echo "a resize job took $min ns, less than its 3 ms wait"; fail=1; }
 
