@@ -20,7 +20,13 @@
  * Why only at the end: the listener waits at most 5 s for each message before FIN_DATA, and
  * the metadata (the threads' names, the exact counts in the CPUSTAT options) is complete only
  * when the recording is.  Why wait for each reader to close its connection: the listener stops
- * its readers a second after CLOSE, whatever they have not yet written to disk.
+ * its readers a second after CLOSE, whatever they have not yet written to disk.  Why the
+ * data only once the listener answers a message after FIN_DATA: a reader that ends sends it
+ * SIGCHLD, and while it still reads the metadata (a poll() that trace-cmd does not restart
+ * after a signal) that signal ends the metadata where it is, the file then without its
+ * options (seen with 5 MB of kernel symbols, from a client slower than usual: ThreadSanitizer's
+ * build).  Past FIN_DATA it waits for CLOSE and answers anything else with NOT_SUPP: so CONT
+ * is sent, and its NOT_SUPP awaited (the listener logs "Message: cmd=11").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,7 +56,7 @@
 #define MSG_MAX 8192
 #define MSG_HEADER 12
 enum { MSG_CLOSE = 0, MSG_TINIT = 1, MSG_RINIT = 2, MSG_SEND_DATA = 3, MSG_FIN_DATA = 4,
-       MSG_NOT_SUPP = 5 };
+       MSG_NOT_SUPP = 5, MSG_CONT = 11 };
 /*
  * No step (a connection, a read, a write making no progress) waits longer than this; the
  * probe before the recording starts, less.
@@ -239,6 +245,24 @@ int usertp__listener_probe(const struct usertp__listener *l, char *err, size_t e
 	return ret;
 }
 
+/* The listener's NOT_SUPP to CONT: it has read the metadata to its FIN_DATA.  -1 (@e) if not. */
+static int past_metadata(int fd, struct net_error *e)
+{
+	unsigned char msg[MSG_MAX];
+	uint32_t size;
+
+	if (read_exact(fd, msg, MSG_HEADER, "the listener's answer after the metadata", e))
+		return -1;
+	size = get_be32(msg);
+	if (size < MSG_HEADER || size > MSG_MAX)
+		return failed(e, "the listener's answer: a message of %u bytes", size);
+	if (read_exact(fd, msg + MSG_HEADER, size - MSG_HEADER, "the listener's answer", e))
+		return -1;
+	if (get_be32(msg + 4) != MSG_NOT_SUPP)
+		return failed(e, "the listener answered the metadata with message %u", get_be32(msg + 4));
+	return 0;
+}
+
 /* RINIT: a port per CPU, into @ports (@cpus of them).  -1 (@e) otherwise. */
 static int read_ports(int fd, unsigned int cpus, unsigned int *ports, struct net_error *e)
 {
@@ -369,7 +393,8 @@ int usertp__listener_send(const struct usertp__listener *l, const char *path, ch
 			goto out;
 		at += n;
 	}
-	if (send_msg(fd, MSG_FIN_DATA, NULL, 0, NULL, 0, &e))
+	if (send_msg(fd, MSG_FIN_DATA, NULL, 0, NULL, 0, &e) ||
+	    send_msg(fd, MSG_CONT, NULL, 0, NULL, 0, &e) || past_metadata(fd, &e))
 		goto out;
 	for (unsigned int i = 0; i < cpus; i++) {
 		uint64_t off, size;
