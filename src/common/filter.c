@@ -23,6 +23,7 @@
 #include <sys/sysinfo.h>
 
 #include "filter.h"
+#include "grow.h"
 #include "number.h"
 #include "format-field.h"
 
@@ -75,7 +76,6 @@ struct usertp__filter {
 	uint64_t *sets;
 };
 
-static int grow(void **array, unsigned int *cap, unsigned int need, size_t elem);
 
 /* --- fields ------------------------------------------------------------------------------ */
 
@@ -177,7 +177,7 @@ int usertp__filter_fields_of_format(const char *format, struct usertp__filter_fi
 		if (usertp__format_field_parse(line, len, &ff) || !strncmp(ff.name, "common_", 7))
 			continue;
 		name_len = strlen(ff.name);
-		if (grow((void **)&fields, &cap, nr + 1, sizeof(*fields)))
+		if (!usertp__grow((void **)&fields, &cap, nr + 1, sizeof(*fields)))
 			goto nomem;
 		if (names_len + name_len + 1 > names_cap) {
 			size_t c = names_cap ? names_cap * 2 : 256;
@@ -251,27 +251,10 @@ static int fail(struct build *b, int err, const char *msg, int pos)
 	return err;
 }
 
-static int grow(void **array, unsigned int *cap, unsigned int need, size_t elem)
-{
-	void *more;
-	unsigned int n;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	more = realloc(*array, (size_t)n * elem);
-	if (!more)
-		return -ENOMEM;
-	*array = more;
-	*cap = n;
-	return 0;
-}
 
 static int add_node(struct build *b, enum node_kind kind, int left, int right)
 {
-	if (grow((void **)&b->nodes, &b->cap_nodes, b->nr_nodes + 1, sizeof(*b->nodes)))
+	if (!usertp__grow((void **)&b->nodes, &b->cap_nodes, b->nr_nodes + 1, sizeof(*b->nodes)))
 		return -ENOMEM;
 	b->nodes[b->nr_nodes] = (struct node){ (unsigned char)kind, false, left, right };
 	return (int)b->nr_nodes++;
@@ -333,7 +316,7 @@ static int parse_cpus(struct build *b, const char *s, size_t len)
 	size_t i = 0;
 	bool any = false;
 
-	if (grow((void **)&b->sets, &b->cap_sets, (b->nr_sets + 1) * words, sizeof(*b->sets)))
+	if (!usertp__grow((void **)&b->sets, &b->cap_sets, (b->nr_sets + 1) * words, sizeof(*b->sets)))
 		return -2;
 	set = b->sets + (size_t)b->nr_sets * words;
 	memset(set, 0, words * sizeof(*set));
@@ -731,7 +714,7 @@ static int parse_expr(struct build *b, const struct usertp__filter_field *fields
 		if (ret < 0)
 			goto out;
 		at += ret;
-		if (grow((void **)&b->preds, &b->cap_preds, b->nr_preds + 1, sizeof(*b->preds)) ||
+		if (!usertp__grow((void **)&b->preds, &b->cap_preds, b->nr_preds + 1, sizeof(*b->preds)) ||
 		    (n = add_node(b, NODE_PRED, (int)b->nr_preds, -1)) < 0) {
 			ret = fail(b, -ENOMEM, NULL, 0);
 			goto out;

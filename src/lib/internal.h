@@ -30,6 +30,7 @@
 #include <usertp/usertp.h>
 
 #include "filter.h"
+#include "grow.h"
 #include "pid-list.h"
 #include "ring-buffer.h"
 
@@ -80,23 +81,6 @@ USERTP_HIDDEN void usertp__keep_formats(void);
  */
 USERTP_HIDDEN void usertp__event_add_locked(struct usertp_event *ev);
 USERTP_HIDDEN void usertp__event_remove_locked(struct usertp_event *ev);
-static inline bool usertp__grow(void **array, unsigned int *cap, unsigned int need, size_t elem)
-{
-	void *bigger;
-	unsigned int n;
-
-	if (need <= *cap)
-		return true;
-	n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	bigger = realloc(*array, n * elem);
-	if (!bigger)
-		return false;
-	*array = bigger;
-	*cap = n;
-	return true;
-}
 /*
  * Call @fn on every event with its id, under the registry's lock: for libusertp's own threads
  * (the control thread), which must not hold an event's pointer past the lock while another
