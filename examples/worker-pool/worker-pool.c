@@ -13,6 +13,10 @@
  *	-b US	resize jobs first wait US microseconds for their input (a sleep standing for
  *		a read from disk), so that a trace shows jobs blocked as well as preempted
  *
+ * Each job's processing is also a span ("process"), and the queue's depth a counter
+ * ("queue-depth"), with <usertp/track.h>: enable 'usertp:*' and sum them up with
+ * `usertp report --spans`.
+ *
  * Two ways of attaching to tracepoints from inside a program are shown:
  *   - register_trace_job_done(probe, data): a probe called with the tracepoint's arguments,
  *     as a kernel module would attach one;
@@ -33,6 +37,8 @@
 #include "worker-pool-trace.h"
 
 #include <usertp/usertp.h>
+/* Spans and counters need no trace header of their own: libusertp's (system "usertp"). */
+#include <usertp/track.h>
 
 #define MAX_CHUNKS 8
 
@@ -119,7 +125,7 @@ static void *worker(void *arg)
 		unsigned int chunk_us[MAX_CHUNKS], flags = 0, process_result;
 		unsigned long start, took;
 		struct job job;
-		int nr_chunks;
+		int nr_chunks, depth;
 
 		pthread_mutex_lock(&queue.lock);
 		while (queue.next == queue.queued && !queue.closed)
@@ -129,14 +135,18 @@ static void *worker(void *arg)
 			return NULL;
 		}
 		job = queue.jobs[queue.next++];
+		depth = queue.queued - queue.next;
 		pthread_mutex_unlock(&queue.lock);
+		usertp_counter("queue-depth", depth);
 
 		/* A tracepoint is an ordinary call; while the event is off it is a nop. */
 		trace_job_started(job.id, job.kind, job.name);
 		__atomic_fetch_add(&nr_started, 1, __ATOMIC_RELAXED);
 
 		start = now_ns();
+		usertp_span_begin("process");
 		process_result = process(&job, chunk_us, &nr_chunks);
+		usertp_span_end("process");
 		if (job.id % 5 == 0)
 			flags |= JOB_FLAG_CACHED;
 		if (nr_chunks > 6)
@@ -229,6 +239,7 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < nr_jobs; i++) {
 		struct job *job = &queue.jobs[i];
+		int depth;
 
 		job->id = i;
 		job->kind = (enum job_kind)(i % 3);
@@ -237,8 +248,10 @@ int main(int argc, char **argv)
 		nr_queued++;
 		pthread_mutex_lock(&queue.lock);
 		queue.queued++;
+		depth = queue.queued - queue.next;
 		pthread_cond_signal(&queue.more);
 		pthread_mutex_unlock(&queue.lock);
+		usertp_counter("queue-depth", depth);
 	}
 	pthread_mutex_lock(&queue.lock);
 	queue.closed = 1;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "report-series.h"
 
 struct usertp__series *usertp__series_new(const char *kind, const char *name, bool durations)
@@ -36,15 +37,8 @@ void usertp__series_free(struct usertp__series *s)
 
 void usertp__series_add(struct usertp__series *s, long long value)
 {
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		long long *grown = realloc(s->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return;
-		s->v = grown;
-		s->cap = cap;
-	}
+	if (s->nr == UINT32_MAX || !usertp__grow((void **)&s->v, &s->cap, s->nr + 1, sizeof(*s->v)))
+		return;
 	s->v[s->nr++] = value;
 	s->last = value;
 }
@@ -62,9 +56,9 @@ struct figures {
 };
 
 /* The @p-th percentile by nearest rank of the sorted @v (@n > 0). */
-static long long percentile(const long long *v, size_t n, unsigned int p)
+static long long percentile(const long long *v, unsigned int n, unsigned int p)
 {
-	size_t rank = (p * n + 99) / 100;
+	size_t rank = ((size_t)p * n + 99) / 100;
 
 	return v[rank ? rank - 1 : 0];
 }
@@ -79,7 +73,7 @@ static struct figures figures_of(struct usertp__series *s)
 		return f;
 	f.last = s->last;
 	qsort(s->v, s->nr, sizeof(*s->v), compare_ll);
-	for (size_t i = 0; i < s->nr; i++)
+	for (unsigned int i = 0; i < s->nr; i++)
 		sum += (double)s->v[i];
 	f.min = s->v[0];
 	f.max = s->v[s->nr - 1];
@@ -113,7 +107,7 @@ static void print_histogram(FILE *out, const struct usertp__series *s, bool ns)
 	int lo = 64, hi = 0;
 	char a[32], b[32];
 
-	for (size_t i = 0; i < s->nr; i++) {
+	for (unsigned int i = 0; i < s->nr; i++) {
 		unsigned long long v = s->v[i] > 0 ? (unsigned long long)s->v[i] : 0;
 		int bucket = v ? 64 - __builtin_clzll(v) : 0;
 
@@ -157,13 +151,13 @@ static void print_text(FILE *out, struct usertp__series *s, bool ns)
 	char v[7][32];
 
 	if (!strcmp(s->kind, "instant")) {
-		fprintf(out, "instant %s: %zu\n", s->name, s->nr);
+		fprintf(out, "instant %s: %u\n", s->name, s->nr);
 		return;
 	}
 	if (!s->durations)
-		fprintf(out, "%s %s: %zu value%s\n", s->kind, s->name, s->nr, s->nr == 1 ? "" : "s");
+		fprintf(out, "%s %s: %u value%s\n", s->kind, s->name, s->nr, s->nr == 1 ? "" : "s");
 	else
-		fprintf(out, "%s%s%s: %zu paired; unpaired: %llu start%s, %llu end%s\n",
+		fprintf(out, "%s%s%s: %u paired; unpaired: %llu start%s, %llu end%s\n",
 			strcmp(s->kind, "latency") ? s->kind : "", strcmp(s->kind, "latency") ? " " : "",
 			s->name, s->nr, starts, starts == 1 ? "" : "s", s->unpaired_ends,
 			s->unpaired_ends == 1 ? "" : "s");
@@ -198,7 +192,7 @@ void usertp__series_print(FILE *out, struct usertp__series *const *ss, int nr,
 			f = figures_of(s);
 			fprintf(out, "%s,", s->kind);
 			print_quoted(out, s->name, false);
-			fprintf(out, ",%s,%zu,%lld,%.1f,%lld,%lld,%lld,%lld,%lld,%llu,%llu\n", unit, s->nr,
+			fprintf(out, ",%s,%u,%lld,%.1f,%lld,%lld,%lld,%lld,%lld,%llu,%llu\n", unit, s->nr,
 				f.min, f.mean, f.p50, f.p90, f.p99, f.max, f.last, s->unpaired_starts,
 				s->unpaired_ends);
 			break;
@@ -206,7 +200,7 @@ void usertp__series_print(FILE *out, struct usertp__series *const *ss, int nr,
 			f = figures_of(s);
 			fprintf(out, "%s\n  {\"kind\": \"%s\", \"name\": ", i ? "," : "", s->kind);
 			print_quoted(out, s->name, true);
-			fprintf(out, ", \"unit\": \"%s\", \"count\": %zu, \"min\": %lld, \"mean\": %.1f, "
+			fprintf(out, ", \"unit\": \"%s\", \"count\": %u, \"min\": %lld, \"mean\": %.1f, "
 				"\"p50\": %lld, \"p90\": %lld, \"p99\": %lld, \"max\": %lld, \"last\": %lld, "
 				"\"unpaired_starts\": %llu, \"unpaired_ends\": %llu}", unit, s->nr, f.min,
 				f.mean, f.p50, f.p90, f.p99, f.max, f.last, s->unpaired_starts,
@@ -284,4 +278,24 @@ void usertp__pairing_free(struct usertp__pairing *p)
 	tdestroy(p->tree, free_waiting);
 	p->tree = NULL;
 	p->waiting = 0;
+}
+
+struct each {
+	void (*fn)(const char *key, void *arg);
+	void *arg;
+};
+
+static void each_waiting(const void *node, VISIT which, void *closure)
+{
+	const struct each *e = closure;
+
+	if (which == postorder || which == leaf)
+		e->fn((*(struct waiting *const *)node)->key, e->arg);
+}
+
+void usertp__pairing_each(struct usertp__pairing *p, void (*fn)(const char *key, void *arg), void *arg)
+{
+	struct each e = { fn, arg };
+
+	twalk_r(p->tree, each_waiting, &e);
 }

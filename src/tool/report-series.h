@@ -19,7 +19,7 @@ struct usertp__series {
 	char *name;
 	bool durations;		/* durations (in the file's unit), or a counter's values */
 	long long *v;
-	size_t nr, cap;
+	unsigned int nr, cap;
 	long long last;
 	unsigned long long unpaired_starts, unpaired_ends;
 };
@@ -45,5 +45,7 @@ struct usertp__pairing {
 bool usertp__pairing_start(struct usertp__pairing *p, const char *key, unsigned long long ts);
 bool usertp__pairing_end(struct usertp__pairing *p, const char *key, unsigned long long *ts);
 void usertp__pairing_free(struct usertp__pairing *p);
+/* @fn on the key of every start still waiting. */
+void usertp__pairing_each(struct usertp__pairing *p, void (*fn)(const char *key, void *arg), void *arg);
 
 #endif

@@ -16,6 +16,7 @@
 #include "private/usertp-consumer-private.h"
 #include "report-latency.h"
 #include "report-line.h"
+#include "report-spans.h"
 #include "tool.h"
 
 struct filter_spec {
@@ -30,6 +31,7 @@ struct options {
 	int nr_cpus;
 	bool stat, latency, nsec, raw;
 	struct usertp__latency **pairs;	/* --latency */
+	struct usertp__spans *spans;	/* --spans */
 	int nr_pairs;
 	enum usertp__summary_format format; /* --format */
 };
@@ -58,7 +60,7 @@ struct input {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: usertp report [-i FILE]... [--cpu LIST] [-v] [-F FILTER]... [--stat | --latency PAIR]... [-l] [-t] [-R] [FILE]\n"
+		"usage: usertp report [-i FILE]... [--cpu LIST] [-v] [-F FILTER]... [--stat | --latency PAIR... | --spans] [-l] [-t] [-R] [FILE]\n"
 		"  -i FILE     a trace.dat file (repeatable: events merged by time; default trace.dat)\n"
 		"  --cpu LIST  only these CPUs (\"0,2-3\")\n"
 		"  -F FILTER   only events matching the libtraceevent filter: \"event\", \"sys/event\",\n"
@@ -68,7 +70,9 @@ static void usage(FILE *out)
 		"  --latency 'SYS:START.FIELD -> SYS:END.FIELD'  instead of the events, the time from\n"
 		"              each START to the END with the same FIELD: count, min, mean, p50, p90,\n"
 		"              p99, max, a histogram (repeatable)\n"
-		"  --format text|csv|json  --latency's output\n"
+		"  --spans     instead of the events, those of <usertp/track.h> summed up: each span's\n"
+		"              and async span's durations, each instant's count, each counter's values\n"
+		"  --format text|csv|json  --latency's and --spans' output\n"
 		"  -l          latency format columns      -t  nanosecond timestamps\n"
 		"  -R          raw field values\n");
 }
@@ -346,6 +350,13 @@ static bool bind_pairs(struct input *inputs, int nr_inputs, const struct options
 			return false;
 		}
 	}
+	for (int i = 0; opt->spans && i < nr_inputs; i++)
+		usertp__spans_bind(opt->spans, i, usertp__dat_read_tep(inputs[i].dat));
+	if (opt->spans && !usertp__spans_bound(opt->spans)) {
+		usertp__tool_error("report", "--spans: no events of <usertp/track.h> (usertp:*) in "
+				   "the file%s", nr_inputs > 1 ? "s" : "");
+		return false;
+	}
 	return true;
 }
 
@@ -367,7 +378,7 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 
 		if (opt->stat && !alloc_stat(&inputs[i]))
 			return 1;
-		if (opt->stat || opt->nr_pairs)
+		if (opt->stat || opt->nr_pairs || opt->spans)
 			continue;
 		print_label(out, &inputs[i], width);
 		fprintf(out, "cpus=%d\n", usertp__dat_read_cpus_shown(inputs[i].dat));
@@ -401,9 +412,11 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 			break;
 		if (opt->stat) {
 			count_event(from, best_cpu, best);
-		} else if (opt->nr_pairs) {
+		} else if (opt->nr_pairs || opt->spans) {
 			for (int k = 0; k < opt->nr_pairs; k++)
 				usertp__latency_feed(opt->pairs[k], (int)(from - inputs), best);
+			if (opt->spans)
+				usertp__spans_feed(opt->spans, (int)(from - inputs), best);
 		} else {
 			struct usertp__line_style style = {
 				.latency = opt->latency, .nsec = opt->nsec, .raw = opt->raw,
@@ -419,6 +432,12 @@ static int report(struct input *inputs, int nr_inputs, const struct options *opt
 	if (opt->nr_pairs)
 		usertp__latency_print(out, opt->pairs, opt->nr_pairs, opt->format,
 				      usertp__dat_read_time_in_usecs(inputs[0].dat));
+	if (opt->spans) {
+		if (opt->nr_pairs && opt->format == USERTP__SUMMARY_TEXT)
+			fputc('\n', out);
+		usertp__spans_print(out, opt->spans, opt->format,
+				    usertp__dat_read_time_in_usecs(inputs[0].dat));
+	}
 	for (int i = 0; i < nr_inputs; i++) {
 		if (opt->stat) {
 			if (i)
@@ -463,7 +482,7 @@ static void close_inputs(struct input *inputs, int nr_inputs)
 	free(inputs);
 }
 
-enum { OPT_CPU = 256, OPT_STAT, OPT_LATENCY, OPT_FORMAT };
+enum { OPT_CPU = 256, OPT_STAT, OPT_LATENCY, OPT_FORMAT, OPT_SPANS };
 
 int usertp__cmd_report(int argc, char **argv)
 {
@@ -472,6 +491,7 @@ int usertp__cmd_report(int argc, char **argv)
 		{ "stat", no_argument, NULL, OPT_STAT },
 		{ "latency", required_argument, NULL, OPT_LATENCY },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "spans", no_argument, NULL, OPT_SPANS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -540,6 +560,10 @@ int usertp__cmd_report(int argc, char **argv)
 			opt.pairs[opt.nr_pairs++] = pair;
 			break;
 		}
+		case OPT_SPANS:
+			if (!opt.spans && !(opt.spans = usertp__spans_new()))
+				goto out;
+			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				opt.format = USERTP__SUMMARY_TEXT;
@@ -558,12 +582,12 @@ int usertp__cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (opt.stat && opt.nr_pairs) {
-		usertp__tool_error("report", "--stat or --latency: one of them");
+	if (opt.stat && (opt.nr_pairs || opt.spans)) {
+		usertp__tool_error("report", "--stat or --%s: one of them", opt.spans ? "spans" : "latency");
 		goto out;
 	}
-	if (format_given && !opt.nr_pairs) {
-		usertp__tool_error("report", "--format: the output of --latency (give --latency)");
+	if (format_given && !opt.nr_pairs && !opt.spans) {
+		usertp__tool_error("report", "--format: the output of --latency and --spans (give one)");
 		goto out;
 	}
 	if (optind < argc - 1 || (optind == argc - 1 && nr_files)) {
@@ -608,6 +632,7 @@ out:
 	free(opt.cpus);
 	for (int k = 0; k < opt.nr_pairs; k++)
 		usertp__latency_free(opt.pairs[k]);
+	usertp__spans_free(opt.spans);
 	free(opt.pairs);
 	return status;
 }

@@ -37,7 +37,8 @@ rc=0
 wait_until "available_events" grep -q '^rec:rec_event$' "$mnt/available_events"
 same "$dir/list" "$mnt/available_events" || { bad "available_events differs from usertp list"; diff "$dir/list" "$mnt/available_events" || true; }
 ls "$mnt/events" | sort >"$dir/ls-events"
-printf 'enable\nftrace\nheader_event\nheader_page\nrec\n' | cmp -s - "$dir/ls-events" || { bad "ls events:"; cat "$dir/ls-events"; }
+# (usertp: libusertp's own events, <usertp/track.h>'s, in every program linked with it.)
+printf 'enable\nftrace\nheader_event\nheader_page\nrec\nusertp\n' | cmp -s - "$dir/ls-events" || { bad "ls events:"; cat "$dir/ls-events"; }
 ls "$mnt/events/rec/rec_event" | sort | tr '\n' ' ' | grep -q '^enable filter format id trigger $' || bad "ls events/rec/rec_event"
 [ "$(ls "$mnt/events/rec" | grep -vx 'enable\|filter' | wc -l)" -eq "$(grep -c '^rec:' "$dir/list")" ] || bad "ls events/rec"
 

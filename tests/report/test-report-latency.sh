@@ -101,7 +101,7 @@ refused 1 'no event jobs:job_queud .*close matches: jobs:job_queued' --latency '
 refused 1 'no field idd .*close matches: jobs:job_queued.id' --latency 'job_queued.idd -> job_done.id'
 refused 2 'SYS:START.FIELD -> SYS:END.FIELD' --latency 'job_queued -> job_done'
 refused 2 'one event' --latency 'job_done.id -> job_done.id'
-refused 2 'give --latency' --format csv
+refused 2 'give one' --format csv
 refused 2 'one of them' --stat --latency 'job_queued.id -> job_done.id'
 refused 2 'text, csv or json' --latency 'job_queued.id -> job_done.id' --format xml
 exit $fail
