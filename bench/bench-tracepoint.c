@@ -81,6 +81,7 @@
 #include "trace-bench.h"
 
 #include <usertp/usertp.h>
+#include <usertp/track.h>
 
 #include "bench-common.h"
 
@@ -116,6 +117,22 @@ NOINLINE static void run_site(uint64_t n)
 	}
 }
 
+/* The sites of <usertp/track.h>: a span (its begin and its end: two events), a counter. */
+NOINLINE static void run_span_site(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		usertp_span_begin("work");
+		__asm__ __volatile__("" ::: "memory");
+		usertp_span_end("work");
+	}
+}
+
+NOINLINE static void run_counter_site(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		usertp_counter("queue-depth", (long long)i);
+}
+
 static unsigned long probe_hits;
 static unsigned long listener_records;
 static uint64_t fired; /* calls of the site in this process (all threads) */
@@ -139,6 +156,8 @@ static void bench_record(const struct usertp_event *ev, const void *record, unsi
 }
 
 enum kind { K_LOOP, K_CLOCK, K_DISABLED, K_PROBE, K_LISTENER, K_RECORDER };
+/* Which site a case runs: the bench event's (TRACE_EVENT), or <usertp/track.h>'s. */
+enum site { SITE_EVENT, SITE_SPAN, SITE_COUNTER };
 
 /* The recorder's settings each case is run with; every other USERTP_* variable is unset. */
 #define REC_EVENTS "USERTP_EVENTS=usertp_bench:*"
@@ -155,24 +174,25 @@ static const struct bench_case {
 	unsigned long min_wraps;      /* the output must show the buffer wrapped this often */
 	bool all_filtered;	      /* its filter refuses every event: nothing recorded */
 	int pid_filter;		      /* listener: a pid filter that lists this thread (1) or not (2) */
+	enum site site;
 } cases[] = {
-	{ "loop", "empty loop (payload only)", K_LOOP, 1, { NULL }, 0, false, 0 },
-	{ "clock", "clock_gettime(MONOTONIC) alone (reference)", K_CLOCK, 1, { NULL }, 0, false, 0 },
-	{ "disabled", "disabled tracepoint", K_DISABLED, 1, { NULL }, 0, false, 0 },
-	{ "probe", "enabled, trivial probe", K_PROBE, 1, { NULL }, 0, false, 0 },
-	{ "listener", "enabled, listener (event)", K_LISTENER, 1, { NULL }, 0, false, 0 },
+	{ "loop", "empty loop (payload only)", K_LOOP, 1, { NULL }, 0, false, 0, SITE_EVENT },
+	{ "clock", "clock_gettime(MONOTONIC) alone (reference)", K_CLOCK, 1, { NULL }, 0, false, 0, SITE_EVENT },
+	{ "disabled", "disabled tracepoint", K_DISABLED, 1, { NULL }, 0, false, 0, SITE_EVENT },
+	{ "probe", "enabled, trivial probe", K_PROBE, 1, { NULL }, 0, false, 0, SITE_EVENT },
+	{ "listener", "enabled, listener (event)", K_LISTENER, 1, { NULL }, 0, false, 0, SITE_EVENT },
 	/* A pid filter (set_event_pid) that lists the calling thread, and one that does not. */
-	{ "listener-pid-pass", "listener, pid filter passes", K_LISTENER, 1, { NULL }, 0, false, 1 },
-	{ "listener-pid-reject", "listener, pid filter refuses", K_LISTENER, 1, { NULL }, 0, true, 2 },
-	{ "recorder", "recorder, mono clock", K_RECORDER, 1, { REC_EVENTS }, 1, false, 0 },
+	{ "listener-pid-pass", "listener, pid filter passes", K_LISTENER, 1, { NULL }, 0, false, 1, SITE_EVENT },
+	{ "listener-pid-reject", "listener, pid filter refuses", K_LISTENER, 1, { NULL }, 0, true, 2, SITE_EVENT },
+	{ "recorder", "recorder, mono clock", K_RECORDER, 1, { REC_EVENTS }, 1, false, 0, SITE_EVENT },
 #if defined(__x86_64__)
 	{ "recorder-tsc", "recorder, x86-tsc clock", K_RECORDER, 1,
-	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false, 0 },
+	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false, 0, SITE_EVENT },
 #endif
-	{ "recorder-2t", "recorder, mono, 2 threads", K_RECORDER, 2, { REC_EVENTS }, 1, false, 0 },
+	{ "recorder-2t", "recorder, mono, 2 threads", K_RECORDER, 2, { REC_EVENTS }, 1, false, 0, SITE_EVENT },
 #if defined(__x86_64__)
 	{ "recorder-tsc-2t", "recorder, x86-tsc, 2 threads", K_RECORDER, 2,
-	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false, 0 },
+	  { REC_EVENTS, "USERTP_CLOCK=x86-tsc" }, 1, false, 0, SITE_EVENT },
 #endif
 	/*
 	 * A filter of two terms, in the kernel's grammar, run in the thread before the record is
@@ -180,12 +200,21 @@ static const struct bench_case {
 	 * event at its second term (both evaluated, nothing stored).
 	 */
 	{ "recorder-filter-pass", "recorder, mono, filter passes", K_RECORDER, 1,
-	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b > 0" }, 1, false, 0 },
+	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b > 0" }, 1, false, 0, SITE_EVENT },
 	{ "recorder-filter-reject", "recorder, mono, filter refuses", K_RECORDER, 1,
-	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b < 0" }, 0, true, 0 },
+	  { "USERTP_EVENTS=usertp_bench:* if a >= 0 && b < 0" }, 0, true, 0, SITE_EVENT },
 	/* 2 pages of 4080 bytes: about 144 events, far below the warm-up alone. */
 	{ "recorder-8k", "recorder, mono, 8 KiB buffer", K_RECORDER, 1,
-	  { REC_EVENTS, NULL, "USERTP_BUFFER_KB=8", "USERTP_OVERWRITE=1" }, 100, false, 0 },
+	  { REC_EVENTS, NULL, "USERTP_BUFFER_KB=8", "USERTP_OVERWRITE=1" }, 100, false, 0, SITE_EVENT },
+	/* <usertp/track.h>, with the default clock: a span (begin and end), a counter. */
+	{ "span-disabled", "span (begin + end), disabled", K_DISABLED, 1, { NULL }, 0, false, 0,
+	  SITE_SPAN },
+	{ "span", "span (begin + end), recorder", K_RECORDER, 1,
+	  { "USERTP_EVENTS=usertp:usertp_span" }, 1, false, 0, SITE_SPAN },
+	{ "counter-disabled", "counter, disabled", K_DISABLED, 1, { NULL }, 0, false, 0,
+	  SITE_COUNTER },
+	{ "counter", "counter, recorder", K_RECORDER, 1, { "USERTP_EVENTS=usertp:usertp_counter" },
+	  1, false, 0, SITE_COUNTER },
 };
 #define NR_CASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
@@ -351,9 +380,10 @@ static void case_setup(const struct bench_case *c)
 			strerror(-ret));
 		exit(1);
 	}
-	on = trace_bench_event_enabled();
+	on = c->site == SITE_SPAN ? trace_usertp_span_enabled()
+	     : c->site == SITE_COUNTER ? trace_usertp_counter_enabled() : trace_bench_event_enabled();
 	if (on != (c->kind == K_PROBE || c->kind == K_LISTENER || c->kind == K_RECORDER))
-		FAIL("case %s: trace_bench_event_enabled() is %d\n", c->id, (int)on);
+		FAIL("case %s: its site's tracepoint is %s\n", c->id, on ? "on" : "off");
 	if (c->threads > 1)
 		team_start(c->threads);
 }
@@ -388,6 +418,12 @@ static void case_run(const struct bench_case *c, int threads, uint64_t n)
 		run_loop(n);
 	} else if (c->kind == K_CLOCK) {
 		run_clock(n);
+	} else if (c->site == SITE_SPAN) {
+		run_span_site(n);
+		fired += 2 * n;
+	} else if (c->site == SITE_COUNTER) {
+		run_counter_site(n);
+		fired += n;
 	} else if (c->threads > 1) {
 		team_round(threads, n);
 	} else {
@@ -602,7 +638,8 @@ static void check_output(const struct bench_case *c, const char *path, uint64_t 
 			header = 1;
 		else if (sscanf(line, "CPU:%u [LOST %llu EVENTS]", &cpu, &v) == 2)
 			lost += v; /* overwritten and dropped */
-		else if (strstr(line, " bench_event: a="))
+		else if (strstr(line, c->site == SITE_SPAN ? " usertp_span: "
+				      : c->site == SITE_COUNTER ? " usertp_counter: " : " bench_event: a="))
 			printed++;
 	}
 	free(line);

@@ -30,6 +30,15 @@
  * The type letter in the text ('B' 66, 'E' 69, 'I' 73): libtraceevent 1.7 prints no "%c",
  * and takes no character constant in __print_symbolic().
  */
+/* The process's id, kept by libusertp (track.c: at start and in a fork's child): getpid() is a
+ * system call. */
+#ifndef USERTP__TRACK_TGID_DECLARED
+#define USERTP__TRACK_TGID_DECLARED
+USERTP__C_BEGIN
+extern int usertp__track_tgid __attribute__((visibility("default")));
+USERTP__C_END
+#endif
+
 #ifndef USERTP__TRACK_TYPE
 #define USERTP__TRACK_TYPE(type) __print_symbolic(type, { 66, "B" }, { 69, "E" }, { 73, "I" })
 #endif
@@ -79,9 +88,9 @@ TRACE_EVENT(usertp_async,
 
 TRACE_EVENT(usertp_counter,
 
-	TP_PROTO(const char *name, long long value, int tgid),
+	TP_PROTO(const char *name, long long value),
 
-	TP_ARGS(name, value, tgid),
+	TP_ARGS(name, value),
 
 	TP_STRUCT__entry(
 		__field(	long long,	counter_value	)
@@ -91,7 +100,7 @@ TRACE_EVENT(usertp_counter,
 
 	TP_fast_assign(
 		__entry->counter_value = value;
-		__entry->scope_tgid = tgid;
+		__entry->scope_tgid = usertp__track_tgid;
 		__assign_str(track_name);
 	),
 

@@ -24,8 +24,6 @@
 #ifndef USERTP_TRACK_H
 #define USERTP_TRACK_H
 
-#include <unistd.h>
-
 /*
  * The declarations only: libusertp defines these events.  A file that includes this one
  * after "#define CREATE_TRACE_POINTS" for its own trace header must not define them again.
@@ -45,7 +43,7 @@
 #define usertp_instant(name) usertp_trace(usertp_span, 'I', (name))
 #define usertp_async_begin(name, id) usertp_trace(usertp_async, 'B', (name), (id))
 #define usertp_async_end(name, id) usertp_trace(usertp_async, 'E', (name), (id))
-#define usertp_counter(name, value) usertp_trace(usertp_counter, (name), (value), (int)getpid())
+#define usertp_counter(name, value) usertp_trace(usertp_counter, (name), (value))
 #define usertp_flow_begin(id) usertp_trace(usertp_flow, 's', (id))
 #define usertp_flow_end(id) usertp_trace(usertp_flow, 'f', (id))
 
