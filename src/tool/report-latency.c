@@ -18,6 +18,7 @@
 #include <event-parse.h>
 
 #include "report-latency.h"
+#include "private/usertp-consumer-private.h"
 #include "report-series.h"
 #include "spec.h"
 
@@ -226,6 +227,10 @@ void usertp__latency_feed(struct usertp__latency *l, int input, struct tep_recor
 	if (!tep)
 		return;
 	type = tep_data_type(tep, rec);
+	/* (A record whose fields lie outside it is left out: libtraceevent would read there.) */
+	if ((type == l->start.id[input] || type == l->end.id[input]) &&
+	    !usertp__tep_record_ok(tep_find_event(tep, type), rec->data, rec->size, NULL))
+		return;
 	if (type == l->start.id[input] && l->start.f[input]) {
 		if (record_key(tep, l->start.f[input], rec, key, sizeof(key)) &&
 		    usertp__pairing_start(&l->waiting, key, rec->ts))

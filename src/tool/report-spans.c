@@ -15,6 +15,7 @@
 #include <event-parse.h>
 
 #include "grow.h"
+#include "private/usertp-consumer-private.h"
 #include "report-spans.h"
 
 #define MAX_INPUTS 256
@@ -289,6 +290,10 @@ void usertp__spans_feed(struct usertp__spans *sp, int input, struct tep_record *
 	if (!b || !b->tep)
 		return;
 	type = tep_data_type(b->tep, rec);
+	/* (A record whose fields lie outside it is left out: libtraceevent would read there.) */
+	if ((type == b->span || type == b->async || type == b->counter) &&
+	    !usertp__tep_record_ok(tep_find_event(b->tep, type), rec->data, rec->size, NULL))
+		return;
 	if (type == b->span)
 		feed_span(sp, b, rec);
 	else if (type == b->async)

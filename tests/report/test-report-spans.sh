@@ -124,6 +124,29 @@ for a, b in zip(j, c):
 ' "$dir/json" "$dir/csv" || { echo "JSON against CSV:"; cat "$dir/json" "$dir/csv"; fail=1; }
 fi
 
+# A record whose string lies outside it (a hostile file): left out, not read.  The first
+# "outer" begin's __data_loc word (offset 16, length 6) made to point 0xfff0 bytes on.
+if command -v python3 >/dev/null; then
+	python3 -c '
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+word = (16 | 6 << 16).to_bytes(4, "little")
+at = d.find(word + b"outer\0")
+assert at > 0
+d[at:at + 4] = (0xfff0 | 6 << 16).to_bytes(4, "little")
+open(sys.argv[2], "wb").write(d)
+' "$dir/r.dat" "$dir/bad.dat"
+	set +e
+	"$usertp" report -i "$dir/bad.dat" --spans --format csv >"$dir/csv" 2>"$dir/err"
+	status=$?
+	set -e
+	[ $status -eq 0 ] && [ "$(field "$dir/csv" span outer count)" -eq $((rounds - 1)) ] &&
+		[ "$(grep -c '^span,' "$dir/csv")" -eq 5 ] ||
+		{ echo "a record outside its bounds: status $status:"; cat "$dir/err" "$dir/csv"; fail=1; }
+	"$usertp" report -i "$dir/bad.dat" | grep -q 'FIELD slice_name OUTSIDE THE RECORD' ||
+		{ echo "the damaged record is not said"; fail=1; }
+fi
+
 # A file without them: one line, status 1.
 USERTP_EVENTS='usertp:usertp_flow' USERTP_OUTPUT="$dir/none.dat" "$2" 1 >/dev/null
 set +e
