@@ -7,7 +7,8 @@
 #			selftests in linux-source, valgrind, clang's sanitizer
 #			runtime)
 #   deps.sh kernelshark	also KernelShark, Xvfb, xdotool and ImageMagick, for the optional
-#			KernelShark test (ctest -L kernelshark; they pull in Qt)
+#			KernelShark test (ctest -L kernelshark; they pull in Qt), and
+#			KernelShark's development files, for the plugin that draws spans
 #   deps.sh peers	the build's and the peers bench/peers/run.sh measures usertp against:
 #			LTTng-UST and lttng-tools, babeltrace2, <sys/sdt.h>, trace-cmd, valgrind
 set -eu
@@ -22,7 +23,8 @@ if [ "${1:-build}" = peers ]; then
 	packages="$packages trace-cmd valgrind liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev"
 fi
 if [ "${1:-build}" = kernelshark ]; then
-	packages="$packages kernelshark xvfb xdotool imagemagick"
+	# (and what the plugin for usertp's spans builds against: src/kernelshark)
+	packages="$packages kernelshark xvfb xdotool imagemagick libkshark-dev libjson-c-dev libtracecmd-dev"
 fi
 missing=""
 for p in $packages; do

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # KernelShark opens a trace.dat file of ours and shows its events.
-#   usage: test-kernelshark.sh [-e EVENT=COUNT]... [-l] KS-ENTRIES FILE.dat [COMMAND...]
+#   usage: test-kernelshark.sh [-e EVENT=COUNT]... [-l] [-p PLUGIN=R,G,B] KS-ENTRIES FILE.dat
+#          [COMMAND...]
 # COMMAND, if given, is run first to write FILE.dat ("{}" in an argument stands for its path;
 # its exit status 77 skips the test).
 # 1. KernelShark's library (ks-entries) loads the file: the same events as `trace-cmd report`
@@ -10,17 +11,21 @@
 # 2. The GUI, under Xvfb: `kernelshark FILE` comes up with the file's name in its title,
 #    prints no error and stays up; its window, once drawn, has far more colour (the CPU plots)
 #    than that of KernelShark with no file.  The screenshot is left in FILE.dat.png.
+#    -p: KernelShark again with `-p PLUGIN` (a plugin of ours): it loads without complaint,
+#    and its window has at least 100 more pixels of the colour R,G,B (what the plugin draws)
+#    than without it.  That screenshot is left in FILE.dat.plugin.png.
 # Exits 77 (skip) when kernelshark, trace-cmd, Xvfb, xdotool or ImageMagick is missing.
 set -eu
 usage() {
-	echo "usage: $0 [-e EVENT=COUNT]... [-l] KS-ENTRIES FILE.dat [COMMAND...]" >&2
+	echo "usage: $0 [-e EVENT=COUNT]... [-l] [-p PLUGIN=R,G,B] KS-ENTRIES FILE.dat [COMMAND...]" >&2
 	exit 2
 }
-expect="" lost=0
-while getopts e:l opt; do
+expect="" lost=0 plugin="" plugin_rgb=""
+while getopts e:lp: opt; do
 	case $opt in
 	e) expect="$expect $OPTARG" ;;
 	l) lost=1 ;;
+	p) plugin=${OPTARG%=*} plugin_rgb=${OPTARG##*=} ;;
 	*) usage ;;
 	esac
 done
@@ -169,6 +174,12 @@ shot() {
 		-format '%[fx:round(mean*w*h)]' info:
 }
 
+# pixels IMAGE R,G,B: how many pixels of IMAGE have exactly that colour
+pixels() {
+	convert "$1" -alpha off -fill black +opaque "rgb($2)" -fill white -opaque "rgb($2)" \
+		-format '%[fx:round(mean*w*h)]' info:
+}
+
 stop_ks() {
 	kill "$ks" 2>/dev/null || true
 	wait "$ks" 2>/dev/null || true
@@ -205,4 +216,25 @@ if [ "$colour" -lt $((3 * empty + 1000)) ]; then
 	fail=1
 fi
 stop_ks
+
+# A plugin of ours: loaded, and drawing in its colour.
+if [ -n "$plugin" ]; then
+	without=$(pixels "$dat.png" "$plugin_rgb")
+	start_ks plugin -p "$plugin" "$dat" || exit 1
+	i=0
+	until title=$(xdotool getwindowname "$wid" 2>/dev/null) && named; do
+		i=$((i + 1))
+		[ $i -le 60 ] || { echo "window title '$title' does not name $dat"; fail=1; break; }
+		sleep 1
+	done
+	shot "$dat.plugin.png" >/dev/null || { echo "no screenshot of KernelShark with $plugin"; exit 1; }
+	with=$(pixels "$dat.plugin.png" "$plugin_rgb")
+	echo "plugin $(basename "$plugin"): $with pixels of rgb($plugin_rgb) (without it: $without), $dat.plugin.png"
+	name=$(basename "$plugin" .so)
+	if grep -i "${name#plugin-}.*fail\|error\|cannot" "$dir/plugin.err"; then
+		echo "kernelshark complained about $plugin"; fail=1
+	fi
+	[ "$with" -ge $((without + 100)) ] || { echo "$plugin drew nothing in rgb($plugin_rgb)"; fail=1; }
+	stop_ks
+fi
 exit $fail
