@@ -157,10 +157,11 @@ static void print_text(FILE *out, struct usertp__series *s, bool ns)
 	if (!s->durations)
 		fprintf(out, "%s %s: %u value%s\n", s->kind, s->name, s->nr, s->nr == 1 ? "" : "s");
 	else
-		fprintf(out, "%s%s%s: %u paired; unpaired: %llu start%s, %llu end%s\n",
+		fprintf(out, "%s%s%s: %u paired; unpaired: %llu start%s, %llu end%s%s%.0llu%s\n",
 			strcmp(s->kind, "latency") ? s->kind : "", strcmp(s->kind, "latency") ? " " : "",
 			s->name, s->nr, starts, starts == 1 ? "" : "s", s->unpaired_ends,
-			s->unpaired_ends == 1 ? "" : "s");
+			s->unpaired_ends == 1 ? "" : "s", s->renamed_ends ? "; ended under another name: " : "",
+			s->renamed_ends, "");
 	if (!s->nr)
 		return;
 	fprintf(out, "  min %s  mean %s  p50 %s  p90 %s  p99 %s  max %s%s%s\n",
@@ -179,7 +180,7 @@ void usertp__series_print(FILE *out, struct usertp__series *const *ss, int nr,
 {
 	if (format == USERTP__SUMMARY_CSV)
 		fprintf(out, "kind,name,unit,count,min,mean,p50,p90,p99,max,last,unpaired_starts,"
-			"unpaired_ends\n");
+			"unpaired_ends,renamed_ends\n");
 	if (format == USERTP__SUMMARY_JSON)
 		fputs("[", out);
 	for (int i = 0; i < nr; i++) {
@@ -192,9 +193,9 @@ void usertp__series_print(FILE *out, struct usertp__series *const *ss, int nr,
 			f = figures_of(s);
 			fprintf(out, "%s,", s->kind);
 			print_quoted(out, s->name, false);
-			fprintf(out, ",%s,%u,%lld,%.1f,%lld,%lld,%lld,%lld,%lld,%llu,%llu\n", unit, s->nr,
-				f.min, f.mean, f.p50, f.p90, f.p99, f.max, f.last, s->unpaired_starts,
-				s->unpaired_ends);
+			fprintf(out, ",%s,%u,%lld,%.1f,%lld,%lld,%lld,%lld,%lld,%llu,%llu,%llu\n", unit,
+				s->nr, f.min, f.mean, f.p50, f.p90, f.p99, f.max, f.last, s->unpaired_starts,
+				s->unpaired_ends, s->renamed_ends);
 			break;
 		case USERTP__SUMMARY_JSON:
 			f = figures_of(s);
@@ -202,9 +203,9 @@ void usertp__series_print(FILE *out, struct usertp__series *const *ss, int nr,
 			print_quoted(out, s->name, true);
 			fprintf(out, ", \"unit\": \"%s\", \"count\": %u, \"min\": %lld, \"mean\": %.1f, "
 				"\"p50\": %lld, \"p90\": %lld, \"p99\": %lld, \"max\": %lld, \"last\": %lld, "
-				"\"unpaired_starts\": %llu, \"unpaired_ends\": %llu}", unit, s->nr, f.min,
-				f.mean, f.p50, f.p90, f.p99, f.max, f.last, s->unpaired_starts,
-				s->unpaired_ends);
+				"\"unpaired_starts\": %llu, \"unpaired_ends\": %llu, \"renamed_ends\": %llu}",
+				unit, s->nr, f.min, f.mean, f.p50, f.p90, f.p99, f.max, f.last,
+				s->unpaired_starts, s->unpaired_ends, s->renamed_ends);
 			break;
 		case USERTP__SUMMARY_TEXT:
 			if (i)

@@ -22,6 +22,7 @@ struct usertp__series {
 	unsigned int nr, cap;
 	long long last;
 	unsigned long long unpaired_starts, unpaired_ends;
+	unsigned long long renamed_ends;	/* spans ended under another name */
 };
 
 /* A new series (NULL: no memory). */

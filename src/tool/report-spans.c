@@ -2,8 +2,9 @@
 /*
  * report-spans.c - usertp report --spans: the events of <usertp/track.h> (system usertp) summed
  * up, read as Perfetto reads its kernel track events:
- *   usertp_span   'B' begins a span on its thread, 'E' ends the last one begun there (whatever
- *                 name the end gives), 'I' is an instant: durations by the begin's name;
+ *   usertp_span   'B' begins a span on its thread, 'E' ends the last one begun there (an end
+ *                 that names another is counted, renamed_ends), 'I' is an instant: durations
+ *                 by the begin's name;
  *   usertp_async  'B' and 'E' of one name and id (scope_span_id) pair, on any threads;
  *   usertp_counter each value, by name (track_name) and process (scope_tgid);
  * An end with nothing begun, and what is still begun at the end, are counted unpaired.
@@ -247,8 +248,12 @@ static void feed_span(struct usertp__spans *sp, const struct bound *b, struct te
 			return;
 		}
 		top = &t->stack[--t->depth];
-		if ((s = series(sp, "span", top->name)))
+		if ((s = series(sp, "span", top->name))) {
 			usertp__series_add(s, rec->ts >= top->ts ? (long long)(rec->ts - top->ts) : 0);
+			/* (Ended all the same, as Perfetto ends it: said, not paired otherwise.) */
+			if (strcmp(top->name, name))
+				s->renamed_ends++;
+		}
 		free(top->name);
 	}
 }

@@ -40,7 +40,7 @@ expected() {
 	END {
 		for (i = 2; i <= n; i++) { v = d[i]; for (j = i - 1; j >= 1 && d[j] > v; j--) d[j + 1] = d[j]; d[j + 1] = v }
 		for (k in wait) us++
-		printf "%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d\n", n, d[1], sum / n, rank(50), rank(90), rank(99), d[n], last, us, ue
+		printf "%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d,0\n", n, d[1], sum / n, rank(50), rank(90), rank(99), d[n], last, us, ue
 	}' "$dir/lines"
 }
 
@@ -52,7 +52,7 @@ for pair in "job_queued id job_done" "job_queued name job_started"; do
 	got=$(sed -n 2p "$dir/csv" | cut -d, -f4-)
 	want=$(expected "$1" "$3" "$2")
 	[ "$got" = "$want" ] || { echo "$1.$2 -> $3.$2: $got, the lines say $want"; fail=1; }
-	[ "$(sed -n 1p "$dir/csv")" = "kind,name,unit,count,min,mean,p50,p90,p99,max,last,unpaired_starts,unpaired_ends" ] ||
+	[ "$(sed -n 1p "$dir/csv")" = "kind,name,unit,count,min,mean,p50,p90,p99,max,last,unpaired_starts,unpaired_ends,renamed_ends" ] ||
 		{ echo "CSV header:"; cat "$dir/csv"; fail=1; }
 	[ "$(sed -n 2p "$dir/csv" | cut -d, -f1,3)" = latency,ns ] || { echo "CSV kind, unit:"; cat "$dir/csv"; fail=1; }
 done

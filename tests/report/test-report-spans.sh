@@ -23,12 +23,13 @@ fail=0
 rounds=10
 
 # expected: --spans' CSV rows from the lines (kind,name,count,min,mean,p50,p90,p99,max,last,
-# unpaired starts,unpaired ends), sorted as --spans sorts them
+# unpaired starts,unpaired ends,renamed ends), sorted as --spans sorts them
 expected() {
 	awk -v rounds=$rounds '
 	function add(kind, name, d) {
 		k = kind SUBSEP name; kinds[k] = kind; names[k] = name
 		n[k]++; v[k, n[k]] = d; sum[k] += d; last[k] = d
+		return k
 	}
 	{
 		ev = $4; sub(/:$/, "", ev); ts = $3; sub(/:$/, "", ts)
@@ -38,7 +39,9 @@ expected() {
 	ev == "usertp_span" && type == "B" { stack[tid, ++depth[tid]] = name; at[tid, depth[tid]] = ns }
 	ev == "usertp_span" && type == "E" {
 		if (!depth[tid]) { k = "span" SUBSEP name; kinds[k] = "span"; names[k] = name; ue[k]++; next }
-		add("span", stack[tid, depth[tid]], ns - at[tid, depth[tid]]); depth[tid]--
+		k = add("span", stack[tid, depth[tid]], ns - at[tid, depth[tid]])
+		if (stack[tid, depth[tid]] != name) renamed[k]++
+		depth[tid]--
 	}
 	ev == "usertp_span" && type == "I" { add("instant", name, 0) }
 	ev == "usertp_async" && type == "B" { id = $7; sub(/id=/, "", id); began[name, id] = ns }
@@ -54,9 +57,9 @@ expected() {
 				x = v[k, i]; for (j = i - 1; j >= 1 && v[k, j] > x; j--) v[k, j + 1] = v[k, j]; v[k, j + 1] = x
 			}
 			order = kinds[k] == "span" ? 0 : kinds[k] == "async" ? 1 : kinds[k] == "instant" ? 2 : 3
-			printf "%d\t%s,\"%s\",%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d\n", order, kinds[k], names[k], n[k] + 0,
+			printf "%d\t%s,\"%s\",%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d,%d\n", order, kinds[k], names[k], n[k] + 0,
 				v[k, 1] + 0, n[k] ? sum[k] / n[k] : 0, rank(k, 50) + 0, rank(k, 90) + 0, rank(k, 99) + 0,
-				v[k, n[k]] + 0, last[k] + 0, us[k] + 0, ue[k] + 0
+				v[k, n[k]] + 0, last[k] + 0, us[k] + 0, ue[k] + 0, renamed[k] + 0
 		}
 	}' "$dir/lines" | LC_ALL=C sort -t"$(printf '\t')" -k1,1n -k2 | cut -f2
 }
@@ -84,8 +87,10 @@ check_figures() { # FILE LABEL
 	check_count "instants" "$(field "$dir/csv" instant tick count)" $rounds
 	check_count "the span left open" "$(field "$dir/csv" span left-open unpaired_starts)" 1
 	check_count "the stray end" "$(field "$dir/csv" span stray unpaired_ends)" 1
+	check_count "the span ended under another name" "$(field "$dir/csv" span renamed renamed_ends)" 1
+	check_count "the span ended under another name, ended" "$(field "$dir/csv" span renamed count)" 1
 	counter=$(grep '^counter,"queue (pid [0-9]*)",' "$dir/csv" | cut -d, -f4-)
-	[ "$counter" = "10,0,45.0,40,80,90,90,90,0,0" ] || { echo "the counter: $counter"; fail=1; }
+	[ "$counter" = "10,0,45.0,40,80,90,90,90,0,0,0" ] || { echo "the counter: $counter"; fail=1; }
 }
 
 for prog in "$2" "$3" "$4"; do
@@ -117,7 +122,7 @@ if command -v python3 >/dev/null; then
 import csv, json, sys
 j = json.load(open(sys.argv[1]))
 c = list(csv.DictReader(open(sys.argv[2])))
-assert len(j) == len(c) == 8, (len(j), len(c))
+assert len(j) == len(c) == 9, (len(j), len(c))
 for a, b in zip(j, c):
     for k in b:
         assert str(a[k]) == b[k], (k, a[k], b[k])
@@ -141,7 +146,7 @@ open(sys.argv[2], "wb").write(d)
 	status=$?
 	set -e
 	[ $status -eq 0 ] && [ "$(field "$dir/csv" span outer count)" -eq $((rounds - 1)) ] &&
-		[ "$(grep -c '^span,' "$dir/csv")" -eq 5 ] ||
+		[ "$(grep -c '^span,' "$dir/csv")" -eq 6 ] ||
 		{ echo "a record outside its bounds: status $status:"; cat "$dir/err" "$dir/csv"; fail=1; }
 	"$usertp" report -i "$dir/bad.dat" | grep -q 'FIELD slice_name OUTSIDE THE RECORD' ||
 		{ echo "the damaged record is not said"; fail=1; }

@@ -7,8 +7,9 @@
  * Each round: "outer" on the main thread holds "sleep" (a 2 ms sleep) and "busy" (1 ms of
  * spinning on CLOCK_MONOTONIC), an instant "tick", the counter "queue" at 10 x round; an async
  * "request" (id = round) begun here and ended by another thread after a 3 ms sleep, with a
- * flow from the one to the other.  Then one "left-open" span never ended and one end with
- * nothing begun (on a thread of its own), to be counted unpaired.
+ * flow from the one to the other.  Then a span "renamed" ended as "other-name" (ended all the
+ * same, and said), one "left-open" span never ended and one end with nothing begun (on a
+ * thread of its own), to be counted unpaired.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, end_request, (void *)(size_t)i);
 		pthread_join(t, NULL);
 	}
+	usertp_span_begin("renamed");
+	usertp_span_end("other-name");
 	usertp_span_begin("left-open");
 	pthread_create(&t, NULL, stray_end, NULL);
 	pthread_join(t, NULL);
