@@ -12,9 +12,12 @@
 #     sleep on another thread for the async one), at most 1 s more (the scheduler's share);
 #     the counter's values, the instants, the span left open and the stray end exactly;
 #   - JSON says what CSV says; a file without these events is refused with one line.
-#   usage: test-report-spans.sh USERTP TRACK-PROG TRACK-PROG-CXX TRACK-PROG-STATIC
+#   - in a module dlopen()ed by a program that knows nothing of usertp (track-mod in
+#     dlopen-host), embedded and by usertp record (--allow-missing: the program defines none);
+#   usage: test-report-spans.sh USERTP TRACK-PROG TRACK-PROG-CXX TRACK-PROG-STATIC DLOPEN-HOST
+#          TRACK-MOD
 set -eu
-usertp=$1
+usertp=$1 dlopen_host=$5 track_mod=$6
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail=0
@@ -151,6 +154,17 @@ open(sys.argv[2], "wb").write(d)
 	"$usertp" report -i "$dir/bad.dat" | grep -q 'FIELD slice_name OUTSIDE THE RECORD' ||
 		{ echo "the damaged record is not said"; fail=1; }
 fi
+
+# A module's spans and counter, dlopen()ed: 7 calls, embedded and recorded.
+USERTP_EVENTS='usertp:*' USERTP_OUTPUT="$dir/m.dat" "$dlopen_host" "$track_mod" 7
+"$usertp" record -q -e 'usertp:*' --allow-missing -o "$dir/m2.dat" -- "$dlopen_host" "$track_mod" 7 \
+	2>"$dir/err" || { echo "usertp record of the module:"; cat "$dir/err"; fail=1; }
+for f in m m2; do
+	"$usertp" report -i "$dir/$f.dat" --spans --format csv >"$dir/csv"
+	check_count "$f: the module's spans" "$(field "$dir/csv" span module count)" 7
+	counter=$(grep '^counter,"module-n (pid [0-9]*)",' "$dir/csv" | cut -d, -f4,5,10,11)
+	[ "$counter" = "7,0,6,6" ] || { echo "$f: the module's counter: $counter"; fail=1; }
+done
 
 # A file without them: one line, status 1.
 USERTP_EVENTS='usertp:usertp_flow' USERTP_OUTPUT="$dir/none.dat" "$2" 1 >/dev/null
