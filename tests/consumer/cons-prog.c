@@ -4,6 +4,8 @@
  *
  *	cons-prog		prints "ready PID", then takes commands on stdin, one a line:
  *	  fire N		N cons_a (seq 0..N-1) then N cons_b; prints "fired"
+ *	  spans N		N spans "work" of <usertp/track.h> (begin, end), each with the
+ *				counter "done" at its number; prints "spanned"
  *	  fork N		a forked child fires N cons_a and N cons_b and exits; prints
  *				"forked PID" once it has
  *	  thread N		a new thread fires N cons_a and N cons_b; prints "thread TID"
@@ -38,6 +40,7 @@
 
 #define CREATE_TRACE_POINTS
 #include "cons-prog-trace.h"
+#include <usertp/track.h>
 
 static void fire(int n)
 {
@@ -186,6 +189,13 @@ int main(int argc, char **argv)
 		if (sscanf(line, "fire %d", &n) == 1) {
 			fire(n);
 			printf("fired\n");
+		} else if (sscanf(line, "spans %d", &n) == 1) {
+			for (int i = 0; i < n; i++) {
+				usertp_span_begin("work");
+				usertp_counter("done", i);
+				usertp_span_end("work");
+			}
+			printf("spanned\n");
 		} else if (sscanf(line, "fork %d", &n) == 1) {
 			pid = fork();
 			if (pid == 0) {

@@ -1306,6 +1306,57 @@ static void case_latency(void)
 	usertp_session_free(s);
 }
 
+/*
+ * <usertp/track.h>'s events through a session, as any program's: "usertp:*" enabled, a
+ * program's spans and counter read with their fields (track_event_type, slice_name,
+ * counter_value), in order, none lost.
+ */
+static void case_spans(void)
+{
+	struct usertp_session *s = session();
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
+	long begins = 0, ends = 0, counters = 0, bad = 0, next_value = 0;
+	struct prog p;
+	int ret;
+
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "usertp:*"));
+	prog_cmd(&p, "spans 20");
+	while ((ret = usertp_session_next(s, &rec, 300)) == 1) {
+		unsigned long long v = 0;
+		char type = 0;
+
+		CHECK(!rec.lost_before, "spans: %llu lost", (unsigned long long)rec.lost_before);
+		if (!rec.event)
+			continue;
+		if (!strcmp(rec.event->name, "usertp_span")) {
+			struct tep_format_field *name = tep_find_field(rec.event, "slice_name");
+			int len = 0;
+			const char *text = name ? tep_get_field_raw(NULL, rec.event, "slice_name",
+								    &(struct tep_record){ .data = (void *)rec.data,
+											  .size = (int)rec.size },
+								    &len, 0) : NULL;
+
+			tep_read_number_field(tep_find_field(rec.event, "track_event_type"), rec.data, &v);
+			type = (char)v;
+			begins += type == 'B';
+			ends += type == 'E';
+			bad += !text || strncmp(text, "work", (size_t)len) || (type != 'B' && type != 'E');
+		} else if (!strcmp(rec.event->name, "usertp_counter")) {
+			tep_read_number_field(tep_find_field(rec.event, "counter_value"), rec.data, &v);
+			bad += (long)v != next_value++;
+			counters++;
+		}
+	}
+	CHECK(ret == 0 || ret == -ENODATA, "next: %d (%s)", ret, usertp_session_error(s));
+	CHECK(begins == 20 && ends == 20 && counters == 20 && !bad,
+	      "spans: %ld begins, %ld ends, %ld counters (want 20 each), %ld wrong", begins, ends,
+	      counters, bad);
+	prog_end(&p);
+	usertp_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -1316,6 +1367,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(argv[1], "live"))
 		case_live();
+	else if (!strcmp(argv[1], "spans"))
+		case_spans();
 	else if (!strcmp(argv[1], "later"))
 		case_later();
 	else if (!strcmp(argv[1], "fork"))
