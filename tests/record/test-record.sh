@@ -1010,6 +1010,28 @@ kernel-latency)
 		[ -z "$id" ] || awk -f "$latency" -v job="$id" "$dir/ns.txt" | head -40
 		fail=1
 	}
+	# usertp report --latency on the kernel's events: wakeup to switch-in of the same pid, the
+	# figures an awk pairing of the lines gives (the pid: after the last ':' of the task).
+	"$usertp" report -i "$dir/l.dat" --format csv \
+		--latency 'sched:sched_wakeup.pid -> sched:sched_switch.next_pid' | sed -n 2p | cut -d, -f4,5,10 >"$dir/wakeup"
+	awk '
+	function pid_of(task) { sub(/.*:/, "", task); return task + 0 }
+	{ ts = $3; sub(/:$/, "", ts); split(ts, p, "."); ns = p[1] * 1000000000 + p[2] }
+	$4 == "sched_wakeup:" { waiting[pid_of($5)] = ns; next }
+	$4 == "sched_switch:" {
+		for (i = 5; i <= NF && $i != "==>"; i++)
+			;
+		q = pid_of($(i + 1))
+		if (q in waiting) {
+			d = ns - waiting[q]; delete waiting[q]
+			n++; if (n == 1 || d < min) min = d; if (d > max) max = d
+		}
+	}
+	END { printf "%d,%d,%d\n", n, min, max }' "$dir/ns.txt" >"$dir/wakeup.awk"
+	cmp -s "$dir/wakeup.awk" "$dir/wakeup" ||
+		{ echo "--latency wakeup -> switch-in: $(cat "$dir/wakeup") (count,min,max), the lines say $(cat "$dir/wakeup.awk")"
+		  fail=1; }
+	[ "$(cut -d, -f1 "$dir/wakeup")" -gt 0 ] || { echo "no wakeup paired with its switch"; fail=1; }
 	# One job told with its thread's events: the sleep's switch out (S) and its wakeup.
 	id=$(awk '$2 % 3 == 0 && $10 { print $2; exit }' "$dir/jobs")
 	awk -f "$latency" -v job="$id" "$dir/ns.txt" >"$dir/one" || { echo "job $id not told:"; cat "$dir/one"; fail=1; }
