@@ -20,6 +20,8 @@
 #include "report-spans.h"
 
 #define MAX_INPUTS 256
+/* A name longer is cut there (two such names alike up to it are taken as one). */
+#define NAME_MAX_LEN 1024
 
 /* Per file: the events and fields, found by name (ids differ between files). */
 struct bound {
@@ -159,7 +161,7 @@ static int compare_named(const void *a, const void *b)
 /* The series of @kind and @name (made when new; NULL: no memory). */
 static struct usertp__series *series(struct usertp__spans *sp, const char *kind, const char *name)
 {
-	char key[600];
+	char key[NAME_MAX_LEN + 32];
 	struct named probe = { key, NULL }, **found, *n;
 
 	snprintf(key, sizeof(key), "%s\t%s", kind, name);
@@ -222,7 +224,7 @@ static struct thread *thread_of(struct usertp__spans *sp, int tid)
 
 static void feed_span(struct usertp__spans *sp, const struct bound *b, struct tep_record *rec)
 {
-	char type = (char)number_of(b->span_type, rec), name[256];
+	char type = (char)number_of(b->span_type, rec), name[NAME_MAX_LEN];
 	struct thread *t = thread_of(sp, (int)number_of(b->pid, rec));
 	struct usertp__series *s;
 
@@ -260,7 +262,7 @@ static void feed_span(struct usertp__spans *sp, const struct bound *b, struct te
 
 static void feed_async(struct usertp__spans *sp, const struct bound *b, struct tep_record *rec)
 {
-	char type = (char)number_of(b->async_type, rec), name[256], key[300];
+	char type = (char)number_of(b->async_type, rec), name[NAME_MAX_LEN], key[NAME_MAX_LEN + 32];
 	struct usertp__series *s;
 	unsigned long long started;
 
@@ -278,7 +280,7 @@ static void feed_async(struct usertp__spans *sp, const struct bound *b, struct t
 
 static void feed_counter(struct usertp__spans *sp, const struct bound *b, struct tep_record *rec)
 {
-	char name[256], label[300];
+	char name[NAME_MAX_LEN], label[NAME_MAX_LEN + 32];
 	struct usertp__series *s;
 
 	text_of(b->counter_name, rec, name, sizeof(name));
@@ -322,7 +324,7 @@ static void count_begun(const void *node, VISIT which, void *closure)
 
 static void count_waiting(const char *key, void *arg)
 {
-	char name[300];
+	char name[NAME_MAX_LEN + 32];
 	struct usertp__series *s;
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(key, "\t"), key);
