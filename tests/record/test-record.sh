@@ -45,6 +45,12 @@ wait_ready() {
 	wait_until "ready in $1" grep -q ready "$1"
 }
 
+# wait_endpoint PID: the program's control endpoint is there (its control thread makes it a
+# little after main() begins: "ready" does not wait for it)
+wait_endpoint() {
+	wait_until "the endpoint of $1" test -S "$XDG_RUNTIME_DIR/usertp/$1.sock"
+}
+
 # wait_gone PID: the process has ended
 wait_gone() {
 	wait_until "process $1 to end" sh -c "! kill -0 $1"
@@ -801,6 +807,7 @@ other-user)
 	p1=$!
 	bg "$p1"
 	wait_ready "$dir/p1"
+	wait_endpoint "$p1"
 	as_other() {
 		setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
 			env XDG_RUNTIME_DIR="$dir/xdg2" "$@"
@@ -878,6 +885,7 @@ hostile)
 	p1=$!
 	bg "$p1"
 	wait_ready "$dir/p1"
+	wait_endpoint "$p1"
 	sock="$XDG_RUNTIME_DIR/usertp/$p1.sock"
 	knock() {
 		"$ctlconnect" "$sock" "$@" >"$dir/knock" 2>&1 || true
@@ -1490,7 +1498,7 @@ dlopen)
 	p1=$!
 	bg "$p1"
 	wait_ready "$dir/p1"
-	sleep 0.3
+	wait_endpoint "$p1"
 	"$ctlconnect" "$XDG_RUNTIME_DIR/usertp/$p1.sock" hello >"$dir/knock" 2>&1 || true
 	expect "$dir/knock" "^ok pid=$p1 " "hello after the module went"
 	kill -TERM "$p1"

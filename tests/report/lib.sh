@@ -49,5 +49,5 @@ put() {
 
 # expect FILE PATTERN WHAT: the pattern is in the file (so a comparison covered WHAT).
 expect() {
-	grep -q -- "$2" "$1" || { echo "no $3 in $1"; fail=1; }
+	grep -q -- "$2" "$1" || { echo "no $3 in $1:"; head -5 "$1"; fail=1; }
 }
