@@ -439,6 +439,13 @@ struct open_file {
 	size_t len;
 	bool nonblock;
 	struct usertp__pipe_reader pipe;
+	/*
+	 * Requests serving it (under fs_lock), and whether its release came: freed when both
+	 * are done.  A reader killed mid-read has its file released while its read is parked,
+	 * and the read is served after (fs-loop.c): it must find the file gone, not freed.
+	 */
+	unsigned int busy;
+	bool released;
 };
 
 static struct open_file *open_files; /* under fs_lock */
@@ -773,19 +780,29 @@ static ssize_t pipe_read(struct open_file *f, char *buf, size_t size)
 	return n;
 }
 
+static struct open_file *file_hold(uint64_t fh);
+static void file_let_go(struct open_file *f);
+
 static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
-	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
+	struct open_file *f = file_hold(fi->fh);
+	int ret;
 
 	(void)path;
-	if (f->kind == NODE_TRACE_PIPE || f->kind == NODE_TRACE_PIPE_RAW)
-		return (int)pipe_read(f, buf, size);
-	if (off < 0 || (size_t)off >= f->len)
-		return 0;
-	if (size > f->len - (size_t)off)
-		size = f->len - (size_t)off;
-	memcpy(buf, f->text + off, size);
-	return (int)size;
+	if (!f)
+		return -EBADF; /* (released meanwhile: its reader is gone) */
+	if (f->kind == NODE_TRACE_PIPE || f->kind == NODE_TRACE_PIPE_RAW) {
+		ret = (int)pipe_read(f, buf, size);
+	} else if (off < 0 || (size_t)off >= f->len) {
+		ret = 0;
+	} else {
+		if (size > f->len - (size_t)off)
+			size = f->len - (size_t)off;
+		memcpy(buf, f->text + off, size);
+		ret = (int)size;
+	}
+	file_let_go(f);
+	return ret;
 }
 
 /* A 0 or 1 written to an enable file (docs/tracefs.md §3.1): 0, 1, -EINVAL or -ERANGE. */
@@ -977,10 +994,9 @@ static int trigger_write(struct usertp__instance *top, const struct target *t, c
 }
 
 /* A write: the file's rule; tracefs's read-only files take the open and fail the write. */
-static int fs_write(const char *path, const char *buf, size_t size, off_t off,
-		    struct fuse_file_info *fi)
+static int write_held(const char *path, const struct open_file *f, const char *buf, size_t size,
+		      off_t off)
 {
-	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
 	struct usertp__instance *top = f->ti->inst;
 	struct target t;
 	uint64_t v;
@@ -1054,6 +1070,19 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		return -EINVAL;
 	}
 	return ret ? ret : (int)size;
+}
+
+static int fs_write(const char *path, const char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct open_file *f = file_hold(fi->fh);
+	int ret;
+
+	if (!f)
+		return -EBADF;
+	ret = write_held(path, f, buf, size, off);
+	file_let_go(f);
+	return ret;
 }
 
 /*
@@ -1184,12 +1213,8 @@ static int fs_rmdir(const char *path)
 }
 
 
-static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_pollhandle *ph,
-		   unsigned *reventsp)
+static int poll_held(struct open_file *f, struct fuse_pollhandle *ph, unsigned *reventsp)
 {
-	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
-
-	(void)path;
 	if (f->kind != NODE_TRACE_PIPE && f->kind != NODE_TRACE_PIPE_RAW) {
 		if (ph)
 			fuse_pollhandle_destroy(ph);
@@ -1200,20 +1225,73 @@ static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_poll
 	return 0;
 }
 
-/* Close @f: out of open_files, its instance let go. */
-static void open_file_free(struct open_file *f)
+static int fs_poll(const char *path, struct fuse_file_info *fi, struct fuse_pollhandle *ph,
+		   unsigned *reventsp)
 {
-	pthread_mutex_lock(&fs_lock);
-	*(f->prev ? &f->prev->next : &open_files) = f->next;
-	if (f->next)
-		f->next->prev = f->prev;
-	pthread_mutex_unlock(&fs_lock);
+	struct open_file *f = file_hold(fi->fh);
+	int ret;
+
+	(void)path;
+	if (!f) {
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		return -EBADF;
+	}
+	ret = poll_held(f, ph, reventsp);
+	file_let_go(f);
+	return ret;
+}
+
+/* Its instance let go, its memory freed: the last of its release and its requests. */
+static void open_file_destroy(struct open_file *f)
+{
 	if (f->paused)
 		usertp__instance_resume(f->ti->inst);
 	release_instance(f->ti);
 	usertp__pipe_reader_free(&f->pipe);
 	free(f->text);
 	free(f);
+}
+
+/* The open file @fh names, held for a request; NULL when released meanwhile. */
+static struct open_file *file_hold(uint64_t fh)
+{
+	struct open_file *f;
+
+	pthread_mutex_lock(&fs_lock);
+	for (f = open_files; f && (uint64_t)(uintptr_t)f != fh; f = f->next)
+		;
+	if (f)
+		f->busy++;
+	pthread_mutex_unlock(&fs_lock);
+	return f;
+}
+
+static void file_let_go(struct open_file *f)
+{
+	bool last;
+
+	pthread_mutex_lock(&fs_lock);
+	last = !--f->busy && f->released;
+	pthread_mutex_unlock(&fs_lock);
+	if (last)
+		open_file_destroy(f);
+}
+
+/* Close @f: out of open_files; destroyed now, or by the last request that holds it. */
+static void open_file_free(struct open_file *f)
+{
+	bool now;
+
+	pthread_mutex_lock(&fs_lock);
+	*(f->prev ? &f->prev->next : &open_files) = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	f->released = true;
+	now = !f->busy;
+	pthread_mutex_unlock(&fs_lock);
+	if (now)
+		open_file_destroy(f);
 }
 
 static int fs_release(const char *path, struct fuse_file_info *fi)
