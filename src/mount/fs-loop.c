@@ -169,6 +169,20 @@ static int park_read(const struct fuse_buf *buf, const struct fuse_in_header *h)
 	pthread_mutex_unlock(&loop.lock);
 	if (!interrupted && loop.ops->park(in->fh, p))
 		return PARKED_NOW; /* (the instance has it: its notify, or an interrupt, serves it) */
+	if (!interrupted) {
+		int expected = PARKED;
+
+		/*
+		 * Not parked after all (the instance did not take it).  But it was listed: an
+		 * interrupt may have found it meanwhile, and then answers it itself (and frees
+		 * it); the instance's reference, never taken, goes here.  (Freed here as well, it
+		 * was used after the free, and the read answered twice.)
+		 */
+		if (!atomic_compare_exchange_strong(&p->state, &expected, READY)) {
+			parked_put(p);
+			return PARKED_NOW;
+		}
+	}
 	pthread_mutex_lock(&loop.lock);
 	unlist(p);
 	pthread_mutex_unlock(&loop.lock);
