@@ -31,7 +31,8 @@
 #                  21, item 14: the mount served 10 requests at once, not its 64, and 200
 #                  readers held them all: every other file hung; then past 960 waiting
 #                  readers, EBUSY)
-#   pipe-kill      readers of trace_pipe killed while records flow to them, 15 rounds of 100:
+#   pipe-kill      readers of trace_pipe and trace_pipe_raw killed while records flow to them,
+#                  15 rounds of 100:
 #                  the mount stays and serves.  A reader killed mid-read has its file released
 #                  while its read is parked, and the read served after: it used the freed file
 #                  (AddressSanitizer: heap-use-after-free in fs_read, within 3 rounds of 150
@@ -478,12 +479,14 @@ pipe-kill)
 	while [ $round -lt 15 ]; do
 		round=$((round + 1))
 		readers=
-		for i in $(seq 100); do
+		for i in $(seq 50); do
 			cat "$mnt/trace_pipe" >/dev/null 2>&1 &
+			readers="$readers $!"
+			cat "$mnt/per_cpu/cpu0/trace_pipe_raw" >/dev/null 2>&1 &
 			readers="$readers $!"
 		done
 		pids=$readers
-		wait_until "100 readers waiting" sh -c "[ \$(ls -l /proc/*/fd/ 2>/dev/null | grep -c ' -> $mnt/trace_pipe') -ge 100 ]"
+		wait_until "100 readers waiting" sh -c "[ \$(ls -l /proc/*/fd/ 2>/dev/null | grep -c ' -> $mnt/.*trace_pipe') -ge 100 ]"
 		echo "fire 300" >&3
 		kill $readers 2>/dev/null || true
 		for r in $readers; do wait $r 2>/dev/null || true; done
