@@ -1714,7 +1714,15 @@ rotate)
 	report "$dir/m.dat"
 	size=$(stat -c %s "$dir/m.dat")
 	[ "$size" -le 1048576 ] || { echo "-m 256: a file of $size bytes"; fail=1; }
-	grep -q ' bench_event: *a=399999 ' "$dir/report.txt" || { echo "-m 256: the last event not kept"; fail=1; }
+	# The newest kept, not the oldest: about 4,500 events of 400,000 fit 256 KiB, the first
+	# of them past 395,000 (the oldest would be 0 to 4,500).  Not the last one exactly, nor
+	# tight bounds: events dropped at the very end, as a recorder held up by a loaded machine
+	# drops them, are counted lost (exact() above checks that), and move the window back: one
+	# CI run failed so, exact, when this asked for a=399999.
+	sed -n 's/.* bench_event: *a=\([0-9]*\) .*/\1/p' "$dir/report.txt" | sort -n >"$dir/kept"
+	[ "$(head -1 "$dir/kept")" -gt 300000 ] && [ "$(tail -1 "$dir/kept")" -gt 350000 ] ||
+		{ echo "-m 256: kept a= $(head -1 "$dir/kept") to $(tail -1 "$dir/kept"), not the newest:"
+		  tail -3 "$dir/err"; fail=1; }
 	! grep -q ' bench_event: *a=0 ' "$dir/report.txt" || { echo "-m 256: the first event kept"; fail=1; }
 	# Bad values, before anything runs.
 	refused "-m 10" "-m 10: a number of KiB"
