@@ -205,8 +205,8 @@ static int send_msg(int fd, uint32_t cmd, const void *fixed, size_t fixed_len, c
 	return send_bytes(fd, msg, MSG_HEADER + fixed_len + data_len, "a message", e);
 }
 
-/* "tracecmd", then the version 3 handshake.  -1 (@e) when the peer is not that listener. */
-static int handshake(int fd, const char *where, struct net_error *e)
+/* The listener's first words, "tracecmd".  -1 (@e) when the peer is not that listener. */
+static int greeted(int fd, const char *where, struct net_error *e)
 {
 	char buf[8];
 
@@ -215,6 +215,16 @@ static int handshake(int fd, const char *where, struct net_error *e)
 	if (memcmp(buf, GREETING, 8))
 		return failed(e, "%s is not trace-cmd listen (its first bytes: not \"" GREETING "\")",
 			      where);
+	return 0;
+}
+
+/* The greeting, then the version 3 handshake.  -1 (@e) when the peer is not that listener. */
+static int handshake(int fd, const char *where, struct net_error *e)
+{
+	char buf[8];
+
+	if (greeted(fd, where, e))
+		return -1;
 	if (send_bytes(fd, V3_CPU, sizeof(V3_CPU), "the protocol version", e) ||
 	    read_exact(fd, buf, 3, "the protocol version", e))
 		return -1;
@@ -233,33 +243,48 @@ int usertp__listener_probe(const struct usertp__listener *l, char *err, size_t e
 {
 	struct net_error e = { err, err_size };
 	int fd = connect_to(l->host, l->port, PROBE_TIMEOUT_S, false, &e), ret;
-	char buf[8];
+	char where[300];
 
 	if (fd < 0)
 		return -1;
-	ret = read_exact(fd, buf, 8, "the listener's greeting", &e);
-	if (!ret && memcmp(buf, GREETING, 8))
-		ret = failed(&e, "%s:%s is not trace-cmd listen (its first bytes: not \"" GREETING "\")",
-			     l->host, l->port);
+	snprintf(where, sizeof(where), "%s:%s", l->host, l->port);
+	ret = greeted(fd, where, &e);
 	close(fd);
 	return ret;
+}
+
+/*
+ * A message from the listener into @msg (MSG_MAX + 1 bytes: its data NUL-terminated): its
+ * command and the size of its fixed part.  Return: its total size, or -1 (@e).
+ */
+static int recv_msg(int fd, unsigned char *msg, const char *what, uint32_t *cmd, uint32_t *fixed,
+		    struct net_error *e)
+{
+	uint32_t size;
+
+	if (read_exact(fd, msg, MSG_HEADER, what, e))
+		return -1;
+	size = get_be32(msg);
+	*cmd = get_be32(msg + 4);
+	*fixed = get_be32(msg + 8);
+	if (size < MSG_HEADER || size > MSG_MAX || *fixed > size - MSG_HEADER)
+		return failed(e, "%s: a message of %u bytes", what, size);
+	if (read_exact(fd, msg + MSG_HEADER, size - MSG_HEADER, what, e))
+		return -1;
+	msg[size] = 0;
+	return (int)size;
 }
 
 /* The listener's NOT_SUPP to CONT: it has read the metadata to its FIN_DATA.  -1 (@e) if not. */
 static int past_metadata(int fd, struct net_error *e)
 {
-	unsigned char msg[MSG_MAX];
-	uint32_t size;
+	unsigned char msg[MSG_MAX + 1];
+	uint32_t cmd, fixed;
 
-	if (read_exact(fd, msg, MSG_HEADER, "the listener's answer after the metadata", e))
+	if (recv_msg(fd, msg, "the listener's answer after the metadata", &cmd, &fixed, e) < 0)
 		return -1;
-	size = get_be32(msg);
-	if (size < MSG_HEADER || size > MSG_MAX)
-		return failed(e, "the listener's answer: a message of %u bytes", size);
-	if (read_exact(fd, msg + MSG_HEADER, size - MSG_HEADER, "the listener's answer", e))
-		return -1;
-	if (get_be32(msg + 4) != MSG_NOT_SUPP)
-		return failed(e, "the listener answered the metadata with message %u", get_be32(msg + 4));
+	if (cmd != MSG_NOT_SUPP)
+		return failed(e, "the listener answered the metadata with message %u", cmd);
 	return 0;
 }
 
@@ -267,17 +292,11 @@ static int past_metadata(int fd, struct net_error *e)
 static int read_ports(int fd, unsigned int cpus, unsigned int *ports, struct net_error *e)
 {
 	unsigned char msg[MSG_MAX + 1];
-	uint32_t size, cmd, fixed;
+	uint32_t cmd, fixed;
 	const char *p, *end;
+	int size = recv_msg(fd, msg, "the listener's ports", &cmd, &fixed, e);
 
-	if (read_exact(fd, msg, MSG_HEADER, "the listener's ports", e))
-		return -1;
-	size = get_be32(msg);
-	cmd = get_be32(msg + 4);
-	fixed = get_be32(msg + 8);
-	if (size < MSG_HEADER || size > MSG_MAX || fixed > size - MSG_HEADER)
-		return failed(e, "the listener's answer: a message of %u bytes", size);
-	if (read_exact(fd, msg + MSG_HEADER, size - MSG_HEADER, "the listener's ports", e))
+	if (size < 0)
 		return -1;
 	if (cmd != MSG_RINIT || fixed != 4)
 		return failed(e, "the listener answered the start with message %u, not the ports%s",
@@ -285,7 +304,6 @@ static int read_ports(int fd, unsigned int cpus, unsigned int *ports, struct net
 	if (get_be32(msg + MSG_HEADER) != cpus)
 		return failed(e, "the listener gave ports for %u CPUs, not %u",
 			      get_be32(msg + MSG_HEADER), cpus);
-	msg[size] = 0;
 	p = (const char *)msg + MSG_HEADER + 4;
 	end = (const char *)msg + size;
 	for (unsigned int i = 0; i < cpus; i++) {
