@@ -18,7 +18,6 @@
 #include <event-parse.h>
 
 #include "report-latency.h"
-#include "private/usertp-consumer-private.h"
 #include "report-series.h"
 #include "spec.h"
 
@@ -138,15 +137,14 @@ static const char *side_name(const struct side *s, char *buf, size_t size)
 	return buf;
 }
 
-static bool bind_side(struct usertp__latency *l, struct side *s, int input, struct tep_handle *tep,
-		      const char *file, char *err, size_t err_size)
+static bool bind_side(struct side *s, int input, struct tep_handle *tep, const char *file,
+		      char *err, size_t err_size)
 {
 	struct tep_event *ev = tep_find_event_by_name(tep, s->system[0] ? s->system : NULL, s->event);
 	struct tep_format_field **fields;
 	char names[4096], close[512], spec[400];
 	size_t used = 0;
 
-	(void)l;
 	if (!ev)
 		return true;
 	s->found = true;
@@ -177,8 +175,8 @@ bool usertp__latency_bind(struct usertp__latency *l, int input, struct tep_handl
 	}
 	l->tep[input] = tep;
 	add_names(l, tep);
-	return bind_side(l, &l->start, input, tep, file, err, err_size) &&
-	       bind_side(l, &l->end, input, tep, file, err, err_size);
+	return bind_side(&l->start, input, tep, file, err, err_size) &&
+	       bind_side(&l->end, input, tep, file, err, err_size);
 }
 
 bool usertp__latency_bound(const struct usertp__latency *l, char *err, size_t err_size)
@@ -196,21 +194,15 @@ bool usertp__latency_bound(const struct usertp__latency *l, char *err, size_t er
 }
 
 /* The key of @rec: its field's value ("n:" and the number, or "s:" and the string). */
-static bool record_key(struct tep_handle *tep, struct tep_format_field *f, struct tep_record *rec,
-		       char *key, size_t size)
+static bool record_key(struct tep_format_field *f, struct tep_record *rec, char *key, size_t size)
 {
 	unsigned long long v;
-	int len;
 
-	(void)tep;
 	if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC) ||
 	    ((f->flags & TEP_FIELD_IS_ARRAY) && f->elementsize == 1)) {
-		const char *s = tep_get_field_raw(NULL, f->event, f->name, rec, &len, 0);
-
-		if (!s || len < 0)
-			return false;
-		snprintf(key, size, "s:%.*s", (int)strnlen(s, (size_t)len), s);
-		return true;
+		key[0] = 's';
+		key[1] = ':';
+		return usertp__report_field_text(f, rec, key + 2, size - 2);
 	}
 	if (tep_read_number_field(f, rec->data, &v))
 		return false;
@@ -230,14 +222,14 @@ void usertp__latency_feed(struct usertp__latency *l, int input, struct tep_recor
 	type = tep_data_type(tep, rec);
 	/* (A record whose fields lie outside it is left out: libtraceevent would read there.) */
 	if ((type == l->start.id[input] || type == l->end.id[input]) &&
-	    !usertp__tep_record_ok(tep_find_event(tep, type), rec->data, rec->size, NULL))
+	    !usertp__report_record_ok(tep, type, rec))
 		return;
 	if (type == l->start.id[input] && l->start.f[input]) {
-		if (record_key(tep, l->start.f[input], rec, key, sizeof(key)) &&
+		if (record_key(l->start.f[input], rec, key, sizeof(key)) &&
 		    usertp__pairing_start(&l->waiting, key, rec->ts))
 			l->series->unpaired_starts++; /* (the one waiting, replaced) */
 	} else if (type == l->end.id[input] && l->end.f[input]) {
-		if (!record_key(tep, l->end.f[input], rec, key, sizeof(key)))
+		if (!record_key(l->end.f[input], rec, key, sizeof(key)))
 			return;
 		if (!usertp__pairing_end(&l->waiting, key, &started))
 			l->series->unpaired_ends++;

@@ -9,8 +9,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event-parse.h>
 
 #include "grow.h"
+#include "private/usertp-consumer-private.h"
 #include "report-series.h"
 
 struct usertp__series *usertp__series_new(const char *kind, const char *name, bool durations)
@@ -299,4 +301,19 @@ void usertp__pairing_each(struct usertp__pairing *p, void (*fn)(const char *key,
 	struct each e = { fn, arg };
 
 	twalk_r(p->tree, each_waiting, &e);
+}
+
+bool usertp__report_field_text(struct tep_format_field *f, struct tep_record *rec, char *buf,
+			       size_t size)
+{
+	int len;
+	const char *s = tep_get_field_raw(NULL, f->event, f->name, rec, &len, 0);
+
+	snprintf(buf, size, "%.*s", s && len > 0 ? (int)strnlen(s, (size_t)len) : 0, s ? s : "");
+	return s && len >= 0;
+}
+
+bool usertp__report_record_ok(struct tep_handle *tep, int type, struct tep_record *rec)
+{
+	return usertp__tep_record_ok(tep_find_event(tep, type), rec->data, rec->size, NULL);
 }

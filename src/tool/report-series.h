@@ -49,4 +49,16 @@ void usertp__pairing_free(struct usertp__pairing *p);
 /* @fn on the key of every start still waiting. */
 void usertp__pairing_each(struct usertp__pairing *p, void (*fn)(const char *key, void *arg), void *arg);
 
+/*
+ * A record's fields, for the summaries: the text of a string field (__string, a char array)
+ * into @buf (cut to @size), false when it cannot be read; and whether the record of event
+ * @type may be read at all (its fields within it: libtraceevent would read outside).
+ */
+struct tep_format_field;
+struct tep_handle;
+struct tep_record;
+bool usertp__report_field_text(struct tep_format_field *f, struct tep_record *rec, char *buf,
+			       size_t size);
+bool usertp__report_record_ok(struct tep_handle *tep, int type, struct tep_record *rec);
+
 #endif

@@ -16,7 +16,6 @@
 #include <event-parse.h>
 
 #include "grow.h"
-#include "private/usertp-consumer-private.h"
 #include "report-spans.h"
 
 #define MAX_INPUTS 256
@@ -186,16 +185,6 @@ static struct usertp__series *series(struct usertp__spans *sp, const char *kind,
 	return n->series;
 }
 
-/* A string field's text (up to @size - 1 bytes), or "" when it cannot be read. */
-static const char *text_of(struct tep_format_field *f, struct tep_record *rec, char *buf, size_t size)
-{
-	int len;
-	const char *s = tep_get_field_raw(NULL, f->event, f->name, rec, &len, 0);
-
-	snprintf(buf, size, "%.*s", s && len > 0 ? (int)strnlen(s, (size_t)len) : 0, s ? s : "");
-	return buf;
-}
-
 static unsigned long long number_of(struct tep_format_field *f, struct tep_record *rec)
 {
 	unsigned long long v = 0;
@@ -228,7 +217,7 @@ static void feed_span(struct usertp__spans *sp, const struct bound *b, struct te
 	struct thread *t = thread_of(sp, (int)number_of(b->pid, rec));
 	struct usertp__series *s;
 
-	text_of(b->span_name, rec, name, sizeof(name));
+	usertp__report_field_text(b->span_name, rec, name, sizeof(name));
 	if (!t)
 		return;
 	if (type == 'I') {
@@ -266,7 +255,7 @@ static void feed_async(struct usertp__spans *sp, const struct bound *b, struct t
 	struct usertp__series *s;
 	unsigned long long started;
 
-	text_of(b->async_name, rec, name, sizeof(name));
+	usertp__report_field_text(b->async_name, rec, name, sizeof(name));
 	snprintf(key, sizeof(key), "%s\t%llu", name, number_of(b->async_id, rec));
 	if (!(s = series(sp, "async", name)))
 		return;
@@ -283,7 +272,7 @@ static void feed_counter(struct usertp__spans *sp, const struct bound *b, struct
 	char name[NAME_MAX_LEN], label[NAME_MAX_LEN + 32];
 	struct usertp__series *s;
 
-	text_of(b->counter_name, rec, name, sizeof(name));
+	usertp__report_field_text(b->counter_name, rec, name, sizeof(name));
 	snprintf(label, sizeof(label), "%s (pid %d)", name, (int)number_of(b->counter_tgid, rec));
 	if ((s = series(sp, "counter", label)))
 		usertp__series_add(s, (long long)number_of(b->counter_value, rec));
@@ -299,7 +288,7 @@ void usertp__spans_feed(struct usertp__spans *sp, int input, struct tep_record *
 	type = tep_data_type(b->tep, rec);
 	/* (A record whose fields lie outside it is left out: libtraceevent would read there.) */
 	if ((type == b->span || type == b->async || type == b->counter) &&
-	    !usertp__tep_record_ok(tep_find_event(b->tep, type), rec->data, rec->size, NULL))
+	    !usertp__report_record_ok(b->tep, type, rec))
 		return;
 	if (type == b->span)
 		feed_span(sp, b, rec);
