@@ -450,6 +450,17 @@ struct open_file {
 
 static struct open_file *open_files; /* under fs_lock */
 
+/* The open file @fh names, if it is still open (under fs_lock): a request's handle may outlive
+ * its file (see busy above). */
+static struct open_file *open_file_find(uint64_t fh)
+{
+	struct open_file *f;
+
+	for (f = open_files; f && (uint64_t)(uintptr_t)f != fh; f = f->next)
+		;
+	return f;
+}
+
 static const char readme_text[] =
 	"usertp mount: the kernel's tracefs files for the events of programs that use libusertp\n"
 	"\n"
@@ -1106,8 +1117,7 @@ static bool park_read(uint64_t fh, void *parked)
 	bool kept = false;
 
 	pthread_mutex_lock(&fs_lock);
-	for (f = open_files; f && (uint64_t)(uintptr_t)f != fh; f = f->next)
-		;
+	f = open_file_find(fh);
 	if (f && !f->nonblock && (f->kind == NODE_TRACE_PIPE || f->kind == NODE_TRACE_PIPE_RAW))
 		kept = usertp__instance_pipe_park(f->ti->inst, &f->pipe,
 						  (void *)((uintptr_t)parked | 1));
@@ -1259,8 +1269,7 @@ static struct open_file *file_hold(uint64_t fh)
 	struct open_file *f;
 
 	pthread_mutex_lock(&fs_lock);
-	for (f = open_files; f && (uint64_t)(uintptr_t)f != fh; f = f->next)
-		;
+	f = open_file_find(fh);
 	if (f)
 		f->busy++;
 	pthread_mutex_unlock(&fs_lock);
