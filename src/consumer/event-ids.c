@@ -7,14 +7,8 @@
 #include <string.h>
 
 #include "event-ids.h"
+#include "hash.h"
 #include "format-field.h"
-
-static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
-{
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull; /* FNV-1a */
-	return h;
-}
 
 static bool is_used(const struct usertp__ids *ids, unsigned int id)
 {
@@ -39,9 +33,9 @@ int usertp__ids_add(struct usertp__ids *ids, const char *system, const char *for
 	    !usertp__format_split_id(format, &head_end, &old_id, &body))
 		return -EINVAL;
 	head_len = (size_t)(head_end - format);
-	hash = hash_bytes(0xcbf29ce484222325ull, system, strlen(system) + 1);
-	hash = hash_bytes(hash, format, head_len);
-	hash = hash_bytes(hash, body, strlen(body));
+	hash = usertp__fnv1a(USERTP_FNV1A_START, system, strlen(system) + 1);
+	hash = usertp__fnv1a(hash, format, head_len);
+	hash = usertp__fnv1a(hash, body, strlen(body));
 	for (i = 0; i < ids->nr; i++) {
 		const struct usertp__id_event *e = &ids->events[i];
 
