@@ -82,6 +82,7 @@
 
 #include <usertp/usertp.h>
 #include <usertp/track.h>
+#include <usertp/printk.h>
 
 #include "bench-common.h"
 
@@ -133,6 +134,15 @@ NOINLINE static void run_counter_site(uint64_t n)
 		usertp_counter("queue-depth", (long long)i);
 }
 
+/* usertp_printk() with the bench event's payload, and its format: TRACE_EVENT's TP_printk. */
+NOINLINE static void run_printk_site(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		PAYLOAD(i);
+		usertp_printk("a=%d b=%ld c=%u s=%s", a, b, c, s);
+	}
+}
+
 static unsigned long probe_hits;
 static unsigned long listener_records;
 static uint64_t fired; /* calls of the site in this process (all threads) */
@@ -157,7 +167,7 @@ static void bench_record(const struct usertp_event *ev, const void *record, unsi
 
 enum kind { K_LOOP, K_CLOCK, K_DISABLED, K_PROBE, K_LISTENER, K_RECORDER };
 /* Which site a case runs: the bench event's (TRACE_EVENT), or <usertp/track.h>'s. */
-enum site { SITE_EVENT, SITE_SPAN, SITE_COUNTER };
+enum site { SITE_EVENT, SITE_SPAN, SITE_COUNTER, SITE_PRINTK };
 
 /* The recorder's settings each case is run with; every other USERTP_* variable is unset. */
 #define REC_EVENTS "USERTP_EVENTS=usertp_bench:*"
@@ -215,6 +225,11 @@ static const struct bench_case {
 	  SITE_COUNTER },
 	{ "counter", "counter, recorder", K_RECORDER, 1, { "USERTP_EVENTS=usertp:usertp_counter" },
 	  1, false, 0, SITE_COUNTER },
+	/* <usertp/printk.h>: the bench event's payload and text, printf-style. */
+	{ "printk-disabled", "usertp_printk, disabled", K_DISABLED, 1, { NULL }, 0, false, 0,
+	  SITE_PRINTK },
+	{ "printk", "usertp_printk, recorder", K_RECORDER, 1, { "USERTP_EVENTS=ftrace:bprint" },
+	  1, false, 0, SITE_PRINTK },
 };
 #define NR_CASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
@@ -380,8 +395,10 @@ static void case_setup(const struct bench_case *c)
 			strerror(-ret));
 		exit(1);
 	}
-	on = c->site == SITE_SPAN ? trace_usertp_span_enabled()
-	     : c->site == SITE_COUNTER ? trace_usertp_counter_enabled() : trace_bench_event_enabled();
+	on = c->site == SITE_SPAN      ? trace_usertp_span_enabled()
+	     : c->site == SITE_COUNTER ? trace_usertp_counter_enabled()
+	     : c->site == SITE_PRINTK  ? trace_usertp_bprint_enabled()
+				       : trace_bench_event_enabled();
 	if (on != (c->kind == K_PROBE || c->kind == K_LISTENER || c->kind == K_RECORDER))
 		FAIL("case %s: its site's tracepoint is %s\n", c->id, on ? "on" : "off");
 	if (c->threads > 1)
@@ -423,6 +440,9 @@ static void case_run(const struct bench_case *c, int threads, uint64_t n)
 		fired += 2 * n;
 	} else if (c->site == SITE_COUNTER) {
 		run_counter_site(n);
+		fired += n;
+	} else if (c->site == SITE_PRINTK) {
+		run_printk_site(n);
 		fired += n;
 	} else if (c->threads > 1) {
 		team_round(threads, n);
@@ -638,8 +658,10 @@ static void check_output(const struct bench_case *c, const char *path, uint64_t 
 			header = 1;
 		else if (sscanf(line, "CPU:%u [LOST %llu EVENTS]", &cpu, &v) == 2)
 			lost += v; /* overwritten and dropped */
-		else if (strstr(line, c->site == SITE_SPAN ? " usertp_span: "
-				      : c->site == SITE_COUNTER ? " usertp_counter: " : " bench_event: a="))
+		else if (strstr(line, c->site == SITE_SPAN	 ? " usertp_span: "
+				      : c->site == SITE_COUNTER ? " usertp_counter: "
+				      : c->site == SITE_PRINTK	 ? ": run_printk_site: a="
+								 : " bench_event: a="))
 			printed++;
 	}
 	free(line);

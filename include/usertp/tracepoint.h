@@ -95,6 +95,7 @@ USERTP_EXPORT USERTP__NOPLT void usertp__probes_end(void);
  */
 struct usertp_event;
 struct usertp_eval_map;
+struct usertp_printk_site;
 
 /* One call site: where the nop is, where the "on" path starts, and whose key it follows. */
 struct usertp__jump_entry {
@@ -110,6 +111,8 @@ struct usertp__object {
 	struct usertp_event **events, **events_end;
 	struct usertp__jump_entry *jumps, *jumps_end;
 	struct usertp_eval_map **eval_maps, **eval_maps_end;
+	/* Since 0.2 (struct_size says): usertp_printk()'s call sites (usertp/printk.h). */
+	struct usertp_printk_site **printk_sites, **printk_sites_end;
 };
 
 USERTP_EXPORT void usertp__object_register(struct usertp__object *obj);
@@ -123,6 +126,7 @@ USERTP__SECTION_BOUNDS(struct usertp_tracepoint *, __usertp_tracepoints)
 USERTP__SECTION_BOUNDS(struct usertp_event *, __usertp_events)
 USERTP__SECTION_BOUNDS(struct usertp__jump_entry, __usertp_jump_table)
 USERTP__SECTION_BOUNDS(struct usertp_eval_map *, __usertp_eval_maps)
+USERTP__SECTION_BOUNDS(struct usertp_printk_site *, __usertp_printk)
 #undef USERTP__SECTION_BOUNDS
 
 __attribute__((weak, visibility("hidden"))) struct usertp__object usertp__this_object = {
@@ -136,6 +140,8 @@ __attribute__((weak, visibility("hidden"))) struct usertp__object usertp__this_o
 	__stop___usertp_jump_table,
 	__start___usertp_eval_maps,
 	__stop___usertp_eval_maps,
+	__start___usertp_printk,
+	__stop___usertp_printk,
 };
 
 static void __attribute__((constructor, used)) usertp__object_ctor(void)

@@ -137,8 +137,8 @@ enum usertp__ctl_key {
 
 /*
  * Every message: its name, its word, the keys it may carry, the keys it must carry.
- *	requests of a consumer		hello events ids format comms start set filter pids
- *					listed enabled sessions stop
+ *	requests of a consumer		hello events ids format comms printk start set filter
+ *					pids listed enabled sessions stop
  *					(start's body: "SPEC FILTER" lines, the session's filters;
  *					filter's: the filter of events=SPEC, "0" or none to remove;
  *					pids: the session's pid filter, whole: its lists, absent
@@ -148,9 +148,11 @@ enum usertp__ctl_key {
  *	to a program that joins		run (after its requests: it may go on)
  *	on a consumer's socket		join (a program that starts), fork (a forked child, with its
  *					region)
- *	news of a program		events format exit refused (on its session connection,
- *					unasked; refused: events that do not take their filter, not
- *					recorded, each a line then the filter file's text)
+ *	news of a program		events format exit refused printk (on its session
+ *					connection, unasked; refused: events that do not take their
+ *					filter, not recorded, each a line then the filter file's text;
+ *					printk: usertp_printk()'s new formats, to a session recording
+ *					ftrace:bprint or bputs, as printk_formats then kallsyms lines)
  *	at_start=1			on a start: the program is the consumer's command, whose
  *					start a filter that does not fit stops; on refused news:
  *					events of its executable or the libraries it links refused,
@@ -184,6 +186,7 @@ enum usertp__ctl_key {
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(SIZE))                                                  \
 	M(EXIT, "exit", 0, 0)                                                                      \
 	M(REFUSED, "refused", USERTP_CTL_K(AT_START), 0)                                           \
+	M(PRINTK, "printk", 0, 0)                                                                  \
 	M(OK, "ok",                                                                                \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(UID) | USERTP_CTL_K(CPUS) |         \
 		  USERTP_CTL_K(VERSION) | USERTP_CTL_K(COMM) | USERTP_CTL_K(SIZE),                 \

@@ -5,8 +5,10 @@
  *
  *	magic, "tracing", "6", endianness, long size, page size
  *	header_page and header_event texts
- *	ftrace formats (none), then per system the format texts of the recorded events
- *	kallsyms and printk formats (the kernel's, with kernel events; else none), saved
+ *	ftrace formats (usertp_printk()'s bprint and bputs, when recorded), then per system the
+ *	format texts of the other recorded events
+ *	kallsyms and printk formats (the kernel's, with kernel events; the programs' printk
+ *	formats and their call sites' functions, bprint.h), saved
  *	cmdlines ("pid comm" lines)
  *	CPU count, options (trace clock, per-CPU stats), "flyrecord", per CPU (offset, size), the
  *	clock text
@@ -215,21 +217,36 @@ void usertp__dat_put_header_info(struct usertp__dat_out *o, const struct usertp_
 	put(o, usertp__dat_header_event, sizeof(usertp__dat_header_event) - 1);
 }
 
+/* Events of system "ftrace" (usertp_printk()'s bprint and bputs) go here, as trace-cmd's. */
+static bool is_ftrace(const struct usertp__dat_event *ev)
+{
+	return !strcmp(ev->system, "ftrace");
+}
+
 void usertp__dat_put_ftrace_formats(struct usertp__dat_out *o, const struct usertp__dat_source *src)
 {
-	(void)src;
-	put_u32(o, 0);
+	unsigned int i, count = 0;
+
+	for (i = 0; i < src->nr_events; i++)
+		count += is_ftrace(&src->events[i]);
+	put_u32(o, count);
+	for (i = 0; i < src->nr_events; i++) {
+		if (!is_ftrace(&src->events[i]))
+			continue;
+		put_u64(o, strlen(src->events[i].format));
+		put(o, src->events[i].format, strlen(src->events[i].format));
+	}
 }
 
 void usertp__dat_put_event_formats(struct usertp__dat_out *o, const struct usertp__dat_source *src)
 {
 	unsigned int i, j, nr_systems = 0;
 
-	/* Event systems, each once, in the order first seen. */
+	/* Event systems, each once, in the order first seen; ftrace's have their section. */
 	for (i = 0; i < src->nr_events; i++) {
 		for (j = 0; j < i && strcmp(src->events[j].system, src->events[i].system); j++)
 			;
-		nr_systems += j == i;
+		nr_systems += j == i && !is_ftrace(&src->events[i]);
 	}
 	put_u32(o, nr_systems);
 	for (i = 0; i < src->nr_events; i++) {
@@ -237,7 +254,7 @@ void usertp__dat_put_event_formats(struct usertp__dat_out *o, const struct usert
 
 		for (j = 0; j < i && strcmp(src->events[j].system, src->events[i].system); j++)
 			;
-		if (j < i)
+		if (j < i || is_ftrace(&src->events[i]))
 			continue;
 		for (j = i; j < src->nr_events; j++)
 			count += !strcmp(src->events[j].system, src->events[i].system);

@@ -660,6 +660,22 @@ static bool names_tid(const char *comms, pid_t tid)
 	return false;
 }
 
+/* @a then @b (either may be NULL), into a new text (NULL when both are empty, or no memory). */
+static char *texts_join(const char *a, size_t alen, const char *b, size_t blen, size_t *len)
+{
+	char *text;
+
+	*len = (a ? alen : 0) + (b ? blen : 0);
+	if (!*len || !(text = malloc(*len + 1)))
+		return NULL;
+	if (a)
+		memcpy(text, a, alen);
+	if (b)
+		memcpy(text + (a ? alen : 0), b, blen);
+	text[*len] = 0;
+	return text;
+}
+
 /* The "pid comm" lines of @sources, then those of @extra for the other pids. */
 static char *all_cmdlines(struct usertp__source *const *sources, unsigned int n,
 			  const char *extra, size_t *len)
@@ -774,7 +790,7 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	struct usertp__merge_input in = { 0 };
 	int **fds = calloc(n + 1, sizeof(*fds));
 	uint64_t **regions = calloc(n + 1, sizeof(*regions));
-	char err[512] = "", *cmdlines = NULL;
+	char err[512] = "", *cmdlines = NULL, *kallsyms = NULL, *printk_formats = NULL;
 	int fd, ret = -ENOMEM;
 
 	if (!ms || !stats || !fds || !regions)
@@ -828,10 +844,16 @@ static int write_output(struct usertp_session *s, struct usertp__source *const *
 	in.nr_sources = n;
 	if (s->extra.src) /* (after the programs: at equal times, theirs first) */
 		ms[in.nr_sources++] = *s->extra.src;
-	in.kallsyms = s->extra.kallsyms;
-	in.kallsyms_len = s->extra.kallsyms_len;
-	in.printk_formats = s->extra.printk_formats;
-	in.printk_formats_len = s->extra.printk_formats_len;
+	/* The kernel's kallsyms and printk formats, then the programs' (bprint.h). */
+	kallsyms = texts_join(s->extra.kallsyms, s->extra.kallsyms_len, s->printk.sites,
+			      s->printk.sites_len, &in.kallsyms_len);
+	printk_formats = texts_join(s->extra.printk_formats, s->extra.printk_formats_len,
+				    s->printk.formats, s->printk.formats_len,
+				    &in.printk_formats_len);
+	if ((!kallsyms && in.kallsyms_len) || (!printk_formats && in.printk_formats_len))
+		goto out;
+	in.kallsyms = kallsyms;
+	in.printk_formats = printk_formats;
 	in.nr_cpus = nr_cpus;
 	in.raw_clock = s->tsc;
 	/*
@@ -948,6 +970,8 @@ out:
 	free(regions);
 	free(fds);
 	free(cmdlines);
+	free(kallsyms);
+	free(printk_formats);
 	free(stats);
 	free(ms);
 	return ret;

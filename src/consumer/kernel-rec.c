@@ -140,8 +140,11 @@ bool usertp__kernel_spec(const char *spec)
 	if (spec[0] == '!')
 		spec++;
 	spec_system(spec, system, sizeof(system));
-	/* (A glob, or nothing: not a kernel system's name.) */
-	if (!system[0] || strpbrk(system, "*?[/") || !strcmp(system, "."))
+	/*
+	 * (A glob, or nothing: not a kernel system's name.  Nor "ftrace": the kernel's own
+	 * events there cannot be enabled; usertp_printk()'s records are programs' ftrace:bprint.)
+	 */
+	if (!system[0] || strpbrk(system, "*?[/") || !strcmp(system, ".") || !strcmp(system, "ftrace"))
 		return false;
 	if (top) {
 		snprintf(path, sizeof(path), "%s/events", top);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "format-field.h"
+#include "grow.h"
 #include "session-core.h"
 
 /* --- errors and the log ------------------------------------------------------------------ */
@@ -133,4 +134,109 @@ void usertp__source_keep_comms(struct usertp_session *s, struct usertp__source *
 	src->comms = strdup(comms);
 	if (src->comms && s->sink)
 		s->sink->comms(s, src);
+}
+
+/* --- usertp_printk()'s formats and call sites --------------------------------------------- */
+
+/* A key a program may use: user space's range, as bprint.h's keys are. */
+static bool printk_key_ok(uint64_t key)
+{
+	return key >= 0x10000 && key < (1ull << 47);
+}
+
+/* `0xKEY : "..."`, printable but for tabs: its key, or 0. */
+static uint64_t printk_format_key(const char *line, size_t len)
+{
+	char *end;
+	uint64_t key;
+
+	if (len < 8 || strncmp(line, "0x", 2) || line[len - 1] != '"' || len > 4200)
+		return 0;
+	key = strtoull(line + 2, &end, 16);
+	if (end == line + 2 || (size_t)(end - line) + 4 > len || strncmp(end, " : \"", 4))
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)line[i] < 0x20 && line[i] != '\t')
+			return 0;
+	return printk_key_ok(key) ? key : 0;
+}
+
+/* "%016llx t FUNCTION" (a C identifier, or what C++ calls "operator()"...): its key, or 0. */
+static uint64_t printk_site_key(const char *line, size_t len)
+{
+	char *end;
+	uint64_t key;
+
+	if (len < 20 || len > 16 + 3 + 255)
+		return 0;
+	key = strtoull(line, &end, 16);
+	if (end != line + 16 || strncmp(end, " t ", 3))
+		return 0;
+	for (size_t i = 19; i < len; i++)
+		if ((unsigned char)line[i] <= ' ' || (unsigned char)line[i] >= 0x7f || line[i] == '[')
+			return 0;
+	return printk_key_ok(key) ? key : 0;
+}
+
+static bool printk_append(char **text, size_t *len, const char *line, size_t n)
+{
+	char *more = realloc(*text, *len + n + 2);
+
+	if (!more)
+		return false;
+	memcpy(more + *len, line, n);
+	more[*len + n] = '\n';
+	*len += n + 1;
+	more[*len] = 0;
+	*text = more;
+	return true;
+}
+
+void usertp__session_keep_printk(struct usertp_session *s, const struct usertp__source *src,
+				 const char *text)
+{
+	struct usertp__session_printk *p = &s->printk;
+	size_t f0 = p->formats_len, k0 = p->sites_len;
+	unsigned int bad = 0;
+
+	for (const char *line = text; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		size_t n = strcspn(line, "\n");
+		uint64_t fkey = printk_format_key(line, n), skey = fkey ? 0 : printk_site_key(line, n);
+		uint64_t key = fkey ? fkey : skey, tagged;
+		unsigned int i;
+
+		if (!n)
+			continue;
+		if (!key) {
+			bad++;
+			continue;
+		}
+		tagged = key | (fkey ? 1ull << 63 : 0); /* (formats' and sites' keys apart) */
+		for (i = 0; i < p->nr_keys && p->keys[i] != tagged; i++)
+			;
+		if (i < p->nr_keys)
+			continue;
+		if (p->formats_len + p->sites_len + n + 1 > USERTP__PRINTK_TEXT_MAX ||
+		    !usertp__grow((void **)&p->keys, &p->cap, p->nr_keys + 1, sizeof(*p->keys)) ||
+		    !(fkey ? printk_append(&p->formats, &p->formats_len, line, n)
+			   : printk_append(&p->sites, &p->sites_len, line, n))) {
+			bad++;
+			continue;
+		}
+		p->keys[p->nr_keys++] = tagged;
+	}
+	if (bad)
+		usertp__session_log(s, "%s: %u of its usertp_printk() formats are not kept (not "
+				       "well-formed, or too many)", src->name, bad);
+	if (s->sink && s->sink->printk && (p->formats_len > f0 || p->sites_len > k0))
+		s->sink->printk(s, p->formats + f0, p->formats_len - f0,
+				p->sites ? p->sites + k0 : "", p->sites_len - k0);
+}
+
+void usertp__session_printk_free(struct usertp_session *s)
+{
+	free(s->printk.formats);
+	free(s->printk.sites);
+	free(s->printk.keys);
+	memset(&s->printk, 0, sizeof(s->printk));
 }

@@ -107,6 +107,9 @@ struct usertp__sink {
 	void (*event)(struct usertp_session *s, struct usertp__source *src, unsigned int id,
 		      const char *system, const char *format);
 	void (*comms)(struct usertp_session *s, struct usertp__source *src);
+	/* usertp_printk()'s lines a program told of, new to the session (NULL: nothing to do). */
+	void (*printk)(struct usertp_session *s, const char *formats, size_t formats_len,
+		       const char *sites, size_t sites_len);
 	/* Is there room for more pages of @src on @cpu (NULL: always)? */
 	bool (*room)(const struct usertp__source *src, unsigned int cpu);
 	/*
@@ -221,6 +224,16 @@ struct usertp_session {
 
 	/* another source of the file: usertp record's kernel events (usertp__session_extra()) */
 	struct usertp__session_extra extra;
+	/*
+	 * usertp_printk()'s formats and call sites the programs told of (bprint.h), checked and
+	 * each key once: the texts of the file's printk_formats and kallsyms sections.
+	 */
+	struct usertp__session_printk {
+		char *formats, *sites;
+		size_t formats_len, sites_len;
+		uint64_t *keys; /* those kept: formats' and sites' */
+		unsigned int nr_keys, cap;
+	} printk;
 
 	/* for usertp mount (usertp__session_mount_mode()) */
 	bool specs_unchecked;
@@ -265,6 +278,16 @@ USERTP__HIDDEN void usertp__source_keep_format(struct usertp_session *s,
 /* The names of the threads of @src ("tid comm" lines): the latest, and tell the sink. */
 USERTP__HIDDEN void usertp__source_keep_comms(struct usertp_session *s,
 					      struct usertp__source *src, const char *comms);
+/*
+ * A program's "printk" news (@text: printk_formats lines, then kallsyms lines, bprint.h): the
+ * lines that are well-formed, of keys in user space's range and new to the session, kept
+ * (up to USERTP__PRINTK_TEXT_MAX bytes in all: another user's program is not trusted) and
+ * given to the sink.  A key told again keeps its first text.
+ */
+#define USERTP__PRINTK_TEXT_MAX (4u << 20)
+USERTP__HIDDEN void usertp__session_keep_printk(struct usertp_session *s,
+						const struct usertp__source *src, const char *text);
+USERTP__HIDDEN void usertp__session_printk_free(struct usertp_session *s);
 /* A forked child runs its parent's image: it has the events the parent told of so far. */
 USERTP__HIDDEN void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src);
 

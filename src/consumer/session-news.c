@@ -85,6 +85,9 @@ void usertp__ses_session_news(struct usertp_session *s, struct usertp__source *s
 				usertp__ses_names_add(s, sp + 1, strcspn(sp + 1, "\n"));
 		}
 		break;
+	case USERTP_CTL_MSG_PRINTK:
+		usertp__session_keep_printk(s, src, msg->body);
+		break;
 	case USERTP_CTL_MSG_FORMAT:
 		line = msg->text[USERTP_CTL_KEY_NAME];
 		id = (unsigned int)msg->num[USERTP_CTL_KEY_ID];

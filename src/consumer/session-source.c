@@ -151,6 +151,27 @@ static void source_add_format(struct usertp_session *s, struct usertp__source *s
 	free(reply);
 }
 
+/*
+ * usertp_printk()'s formats and call sites, where the session records its events (ftrace's):
+ * all of them now (later ones come as news).
+ */
+static void source_add_printk(struct usertp_session *s, struct usertp__source *src, int sock)
+{
+	char *reply = NULL;
+	unsigned int i;
+
+	for (i = 0; i < src->nr_events && strcmp(src->events[i].system, "ftrace"); i++)
+		;
+	if (i == src->nr_events)
+		return;
+	if (sock == src->session && usertp__ses_source_query(src))
+		sock = src->query;
+	if (!usertp__client_call(sock, USERTP_CTL_MSG_PRINTK, NULL, &reply, NULL,
+				 USERTP__CALL_TIMEOUT_MS))
+		usertp__session_keep_printk(s, src, usertp__client_body(reply));
+	free(reply);
+}
+
 /* Learn the formats of the events @listing ("id sys:event" lines) names, through @sock. */
 static void source_add_formats(struct usertp_session *s, struct usertp__source *src, int sock,
 			       const char *listing)
@@ -165,6 +186,7 @@ static void source_add_formats(struct usertp_session *s, struct usertp__source *
 		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p + used, "\n"), p + used);
 		source_add_format(s, src, sock, id, line);
 	}
+	source_add_printk(s, src, sock);
 }
 
 /*

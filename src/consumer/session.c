@@ -308,6 +308,7 @@ void usertp_session_free(struct usertp_session *s)
 	usertp__pid_list_free(&s->trace_pids);
 	usertp__pid_list_free(&s->notrace_pids);
 	free(s->names.text);
+	usertp__session_printk_free(s);
 	free(s->read);
 	free(s->dropped);
 	free(s->overrun);

@@ -259,6 +259,28 @@ static int serve_comms(struct conn *c, struct usertp__ctl_msg *m, struct reply *
 	return -1;
 }
 
+/* usertp_printk()'s formats and call sites, all of them (printk_formats, then kallsyms lines). */
+static int serve_printk(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	unsigned int n = usertp__printk_count();
+	size_t flen = usertp__printk_lines(0, n, false, NULL, 0);
+	size_t klen = usertp__printk_lines(0, n, true, NULL, 0);
+	char *text = malloc(flen + klen + 1);
+
+	(void)c;
+	(void)m;
+	if (!text) {
+		reply_error(r, -ENOMEM, NULL);
+		return -1;
+	}
+	usertp__printk_lines(0, n, false, text, flen + 1);
+	usertp__printk_lines(0, n, true, text + flen, klen + 1);
+	reply_ok(r);
+	usertp__control_reply_add(r, "%s", text);
+	free(text);
+	return -1;
+}
+
 static int serve_start(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
 {
 	struct usertp__session *s;
@@ -378,6 +400,7 @@ static const struct {
 	[USERTP_CTL_MSG_IDS] = { serve_events, false },
 	[USERTP_CTL_MSG_FORMAT] = { serve_format, false },
 	[USERTP_CTL_MSG_COMMS] = { serve_comms, false },
+	[USERTP_CTL_MSG_PRINTK] = { serve_printk, false },
 	[USERTP_CTL_MSG_START] = { serve_start, false },
 	[USERTP_CTL_MSG_SET] = { serve_set, true },
 	[USERTP_CTL_MSG_FILTER] = { serve_filter, true },

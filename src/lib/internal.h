@@ -48,8 +48,9 @@ extern bool usertp__exiting USERTP_HIDDEN;
 /* The embedded recorder's set-up (a constructor; named so that a static link keeps it). */
 USERTP_HIDDEN void usertp__recorder_init(void);
 /*
- * objects.c: an object comes (and its tracepoints and events with it; return: whether it
- * brought events), or goes.  register.c's public entries call them.
+ * objects.c: an object comes (and its tracepoints, events and printk sites with it; return:
+ * whether it brought events or printk formats the process had not: news for recorders), or
+ * goes.  register.c's public entries call them.
  */
 USERTP_HIDDEN bool usertp__objects_register(struct usertp__object *obj);
 USERTP_HIDDEN void usertp__objects_unregister(struct usertp__object *obj);
@@ -233,6 +234,26 @@ USERTP_HIDDEN void usertp__seq_init(struct usertp_seq *s, char *buf, unsigned in
 USERTP_HIDDEN int usertp__event_print_buf(const struct usertp_event *ev, const void *record,
 					  size_t record_size, char *buf, size_t size,
 					  bool *truncated);
+/* The size of the record being printed, for printers that need it (printk.c's). */
+extern __thread size_t usertp__printing_size USERTP_HIDDEN;
+
+/*
+ * printk.c: usertp_printk()'s call sites and the process's table of their formats.
+ * A site of a loading object is checked (a format refused is said on stderr) and its format
+ * added to the table (under usertp__lock; return: whether the table grew).
+ */
+struct usertp_printk_site;
+USERTP_HIDDEN bool usertp__printk_site_add_locked(struct usertp_printk_site *site);
+/* Entries in the table (it only grows). */
+USERTP_HIDDEN unsigned int usertp__printk_count(void);
+/*
+ * The table's entries @skip to @upto (oldest first; fewer if it has fewer) as printk_formats
+ * lines, or with @kallsyms as kallsyms lines (bprint.h), into @buf of @size bytes,
+ * snprintf()'s way, not NUL-terminated.  No lock, no allocation.  Return: the length of the
+ * whole text.
+ */
+USERTP_HIDDEN size_t usertp__printk_lines(unsigned int skip, unsigned int upto, bool kallsyms,
+					  char *buf, size_t size);
 
 
 #endif /* USERTP_INTERNAL_H */

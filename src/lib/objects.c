@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stddef.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
@@ -182,12 +183,15 @@ static bool object_at_start(const struct usertp__object *obj, bool is_main)
 
 static bool object_permanent(const struct usertp__object *obj, bool is_main)
 {
-	Dl_info self;
+	Dl_info self, own;
 	void *handle;
 
 	if (is_main)
 		return true;
 	if (!dladdr(obj, &self) || !self.dli_fname)
+		return true;
+	/* libusertp's own (track.c's, printk.c's events): linked -z nodelete. */
+	if (dladdr((void *)usertp__objects_register, &own) && own.dli_fbase == self.dli_fbase)
 		return true;
 	if (!__atomic_load_n(&usertp__keep_objects, __ATOMIC_RELAXED))
 		return false;
@@ -205,9 +209,12 @@ bool usertp__objects_register(struct usertp__object *obj)
 
 	struct usertp_tracepoint **tp;
 	struct usertp_event **ev;
+	bool news = false;
 
 	usertp__init();
-	if (obj->registered || obj->struct_size < sizeof(struct usertp__object))
+	/* (Objects built before printk sites existed end before them.) */
+	if (obj->registered ||
+	    obj->struct_size < offsetof(struct usertp__object, printk_sites))
 		return false;
 	/* Outside our lock: it may take the loader's lock. */
 	is_main = object_is_main(obj);
@@ -227,9 +234,14 @@ bool usertp__objects_register(struct usertp__object *obj)
 	if (obj->events)
 		for (ev = obj->events; ev < obj->events_end; ev++)
 			usertp__event_add_locked(*ev);
+	news = obj->events && obj->events != obj->events_end;
+	if (obj->struct_size >= sizeof(struct usertp__object) && obj->printk_sites)
+		for (struct usertp_printk_site **site = obj->printk_sites;
+		     site < obj->printk_sites_end; site++)
+			news |= usertp__printk_site_add_locked(*site);
 out:
 	pthread_mutex_unlock(&usertp__lock);
-	return obj->events && obj->events != obj->events_end;
+	return news;
 }
 
 void usertp__objects_unregister(struct usertp__object *obj)

@@ -419,6 +419,8 @@ static bool record_valid(const struct usertp_event_class *class, const unsigned 
 	return true;
 }
 
+__thread size_t usertp__printing_size;
+
 int usertp__event_print_buf(const struct usertp_event *ev, const void *record, size_t record_size,
 			    char *buf, size_t size, bool *truncated)
 {
@@ -440,6 +442,7 @@ int usertp__event_print_buf(const struct usertp_event *ev, const void *record, s
 		record = aligned;
 	}
 	print = ev->print ? ev->print : ev->event_class->print;
+	usertp__printing_size = record_size;
 	usertp__seq_init(&s, buf, size > 0xffffffffu ? 0xffffffffu : (unsigned int)size);
 	usertp__seq_init(&p, scratch, sizeof(scratch));
 	print(&s, &p, record);

@@ -121,13 +121,23 @@ static int write_dat(int fd, const struct usertp__rb_snapshot *snap,
 	struct usertp__dat_source src = { .raw_clock = usertp__rb_clock_id == USERTP_RB_CLOCK_TSC,
 					  .tsc2nsec = conv };
 	struct dat_events d = { NULL, 0, 0, 0 };
-	char *cmdlines;
+	/* usertp_printk()'s formats and call sites (the table only grows: measured, then taken) */
+	unsigned int nr_printk = usertp__printk_count();
+	size_t formats_size = usertp__printk_lines(0, nr_printk, false, NULL, 0) + 1;
+	size_t sites_size = usertp__printk_lines(0, nr_printk, true, NULL, 0) + 1;
+	char *cmdlines, *formats, *sites;
 	int ret = -ENOMEM;
 
 	usertp__listener_files(rec.listener, count_file, &d.max);
 	d.events = usertp__rb_alloc((d.max + 1) * sizeof(*d.events));
 	cmdlines = usertp__rb_alloc(cmdlines_size);
-	if (d.events && cmdlines) {
+	formats = usertp__rb_alloc(formats_size);
+	sites = usertp__rb_alloc(sites_size);
+	if (d.events && cmdlines && formats && sites) {
+		src.printk_formats = formats;
+		src.printk_formats_len = usertp__printk_lines(0, nr_printk, false, formats, formats_size);
+		src.kallsyms = sites;
+		src.kallsyms_len = usertp__printk_lines(0, nr_printk, true, sites, sites_size);
 		usertp__listener_files(rec.listener, collect_event, &d);
 		src.events = d.events;
 		src.nr_events = d.nr;
@@ -148,6 +158,8 @@ static int write_dat(int fd, const struct usertp__rb_snapshot *snap,
 	}
 	usertp__rb_free(d.events);
 	usertp__rb_free(cmdlines);
+	usertp__rb_free(formats);
+	usertp__rb_free(sites);
 	return ret;
 }
 

@@ -370,6 +370,36 @@ static void recorded_add(const struct usertp_event_file *file, void *arg)
 	r->list[r->n++] = (struct recorded){ file->id, ev };
 }
 
+/*
+ * usertp_printk()'s formats and call sites the recorder was not told of yet, to a session
+ * that records ftrace:bprint or bputs: "printk", then printk_formats lines, then kallsyms
+ * lines (bprint.h), each text as a trace.dat holds it.  Return: 0 or -ENOMEM.
+ */
+static int news_printk(struct usertp__session *s,
+		       void (*emit)(const char *msg, size_t len, void *arg), void *arg)
+{
+	unsigned int n = usertp__printk_count();
+	size_t flen, klen, head = sizeof("printk\n") - 1;
+	char *text;
+
+	if (n <= s->printk_told)
+		return 0;
+	flen = usertp__printk_lines(s->printk_told, n, false, NULL, 0);
+	klen = usertp__printk_lines(s->printk_told, n, true, NULL, 0);
+	if (head + flen + klen > USERTP_CTL_MAX_MSG - 64)
+		return 0; /* (more than a message holds: told no more) */
+	text = malloc(head + flen + klen + 1);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, "printk\n", head);
+	usertp__printk_lines(s->printk_told, n, false, text + head, flen + 1);
+	usertp__printk_lines(s->printk_told, n, true, text + head + flen, klen + 1);
+	emit(text, head + flen + klen, arg);
+	free(text);
+	s->printk_told = n;
+	return 0;
+}
+
 int usertp__session_news(struct usertp__session *s,
 			 void (*emit)(const char *msg, size_t len, void *arg), void *arg)
 {
@@ -433,6 +463,11 @@ int usertp__session_news(struct usertp__session *s,
 		emit(text, (size_t)hlen + (size_t)flen, arg);
 		free(text);
 	}
+	for (unsigned int i = 0; i < rec.n; i++)
+		if (!strcmp(usertp_event_system(rec.list[i].ev), "ftrace")) {
+			ret = news_printk(s, emit, arg) ?: ret;
+			break;
+		}
 	free(rec.list);
 	return ret;
 }

@@ -24,6 +24,8 @@ struct usertp__session {
 	 */
 	const struct usertp_event **named, **described;
 	unsigned int nr_named, nr_described;
+	/* usertp_printk()'s formats it was told of: the first printk_told of the table's. */
+	unsigned int printk_told;
 	/*
 	 * Events that refused their filter (not recorded): what the recorder is to be told, as
 	 * "refused" news (usertp__session_news()), a line then the filter file's text each.

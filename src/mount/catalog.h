@@ -22,6 +22,16 @@ struct usertp__catalog_event {
 	pid_t format_pid;
 };
 
+/*
+ * Is @ev of ftrace's kind: never enabled by set_event or an enable file, not listed in
+ * available_events, no enable or filter file, as the kernel's events/ftrace (the mount's own
+ * print and raw_data, and the programs' usertp_printk() records, bprint and bputs)?
+ */
+static inline bool usertp__catalog_fixed(const struct usertp__catalog_event *ev)
+{
+	return ev->builtin || (ev->system[0] == 'f' && !__builtin_strcmp(ev->system, "ftrace"));
+}
+
 struct usertp__catalog {
 	struct usertp__catalog_event *events; /* in the order first seen */
 	size_t nr, cap;

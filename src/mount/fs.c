@@ -162,14 +162,14 @@ static const struct {
 #define NR_CHILDREN (sizeof(children) / sizeof(children[0]))
 
 /*
- * Is children[@i] in the directory @dir?  (The ftrace system, the mount's own print event,
- * has no enable or filter files, as the kernel's.)
+ * Is children[@i] in the directory @dir?  (The ftrace system's events have no enable or
+ * filter files, as the kernel's: usertp__catalog_fixed().)
  */
 static bool child_of(size_t i, const struct node *dir)
 {
 	enum node_kind k = children[i].kind;
 
-	if (dir->event && dir->event->builtin &&
+	if (dir->event && usertp__catalog_fixed(dir->event) &&
 	    (k == NODE_SYSTEM_ENABLE || k == NODE_SYSTEM_FILTER || k == NODE_EVENT_ENABLE ||
 	     k == NODE_EVENT_FILTER))
 		return false;
@@ -497,7 +497,7 @@ static char enable_state(const struct node *n)
 	for (size_t i = 0; i < catalog.nr; i++) {
 		const struct usertp__catalog_event *ev = &catalog.events[i];
 
-		if (!ev->defined || ev->builtin ||
+		if (!ev->defined || usertp__catalog_fixed(ev) ||
 		    (n->kind == NODE_SYSTEM_ENABLE && strcmp(ev->system, n->event->system)))
 			continue;
 		total++;
@@ -547,7 +547,7 @@ static int file_text(const struct node *n, struct open_file *f)
 		for (size_t i = 0; i < catalog.nr; i++) {
 			const struct usertp__catalog_event *ev = &catalog.events[i];
 
-			if (ev->defined && !ev->builtin && (n->kind == NODE_AVAILABLE_EVENTS ||
+			if (ev->defined && !usertp__catalog_fixed(ev) && (n->kind == NODE_AVAILABLE_EVENTS ||
 					    usertp__instance_enabled(top, ev->system, ev->name)))
 				fprintf(out, "%s:%s\n", ev->system, ev->name);
 		}
@@ -991,7 +991,7 @@ static int trigger_write(struct usertp__instance *top, const struct target *t, c
 
 		pthread_mutex_lock(&fs_lock);
 		target = usertp__catalog_find(&catalog, trig.system, trig.event);
-		ret = target && !target->builtin ? 0 : -EINVAL;
+		ret = target && !usertp__catalog_fixed(target) ? 0 : -EINVAL;
 		pthread_mutex_unlock(&fs_lock);
 		if (ret && !trig.remove)
 			return ret;
