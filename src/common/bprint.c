@@ -96,6 +96,12 @@ int usertp__bprint_parse(const char *fmt, unsigned char *kinds, const char **why
 	unsigned int n = 0;
 	struct conv c;
 
+	/* (libtraceevent reads outside a printk_formats entry of fewer.) */
+	if (strlen(fmt) < 2) {
+		*why = "a format of fewer than 2 characters";
+		*at = 0;
+		return -EINVAL;
+	}
 	for (const char *p = fmt; *p; p++) {
 		if (*p != '%')
 			continue;

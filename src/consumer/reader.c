@@ -74,6 +74,13 @@ struct usertp__stream {
 struct usertp__reader {
 	struct tep_handle *tep;
 	struct usertp__ids ids; /* the session's events (event-ids.h) */
+	/*
+	 * A record of ftrace's (usertp_printk()'s) was given: libtraceevent has made its maps of
+	 * printk formats and functions, which later registrations do not enter (and which it
+	 * then searches with the wrong count): formats told after that are not taken.
+	 */
+	bool printk_frozen;
+	bool printk_late_said;
 };
 
 static const struct usertp__sink usertp__reader_sink;
@@ -255,6 +262,30 @@ static void reader_event(struct usertp_session *s, struct usertp__source *src, u
 	src->ids[id] = (uint16_t)sid;
 }
 
+static void reader_printk(struct usertp_session *s, const char *formats, size_t formats_len,
+			  const char *sites, size_t sites_len)
+{
+	struct usertp__reader *r = s->reader;
+	char *text;
+
+	if (r->printk_frozen) {
+		if (!r->printk_late_said)
+			usertp__session_log(s, "usertp_printk() formats told after the first such record "
+					       "was read print as NO FORMAT FOUND (a file has them)");
+		r->printk_late_said = true;
+		return;
+	}
+	/* (libtraceevent's parsers take NUL-terminated texts.) */
+	if (formats_len && (text = strndup(formats, formats_len))) {
+		tep_parse_printk_formats(r->tep, text);
+		free(text);
+	}
+	if (sites_len && (text = strndup(sites, sites_len))) {
+		tep_parse_kallsyms(r->tep, text);
+		free(text);
+	}
+}
+
 static void reader_comms(struct usertp_session *s, struct usertp__source *src)
 {
 	for (const char *p = src->comms; *p; p += strcspn(p, "\n"), p += *p == '\n') {
@@ -375,6 +406,8 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 			memcpy(data, &type, 2); /* our copy: the session's id */
 			rec->id = type;
 			rec->event = tep_find_event(s->reader->tep, type);
+			if (rec->event && !strcmp(rec->event->system, "ftrace"))
+				s->reader->printk_frozen = true;
 		}
 	}
 	if (st->first_of_page && !seen(st, st->cur->page.page_no, 0))
@@ -565,6 +598,7 @@ static const struct usertp__sink usertp__reader_sink = {
 	.source_free = reader_source_free,
 	.event = reader_event,
 	.comms = reader_comms,
+	.printk = reader_printk,
 	.room = reader_room,
 	.page = reader_page,
 	.counts_when_given = true,

@@ -153,7 +153,8 @@ static uint64_t printk_format_key(const char *line, size_t len)
 	if (len < 8 || strncmp(line, "0x", 2) || line[len - 1] != '"' || len > 4200)
 		return 0;
 	key = strtoull(line + 2, &end, 16);
-	if (end == line + 2 || (size_t)(end - line) + 4 > len || strncmp(end, " : \"", 4))
+	/* (At least 2 characters between the quotes: libtraceevent reads outside fewer.) */
+	if (end == line + 2 || (size_t)(end - line) + 4 + 3 > len || strncmp(end, " : \"", 4))
 		return 0;
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)line[i] < 0x20 && line[i] != '\t')

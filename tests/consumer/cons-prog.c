@@ -6,6 +6,7 @@
  *	  fire N		N cons_a (seq 0..N-1) then N cons_b; prints "fired"
  *	  spans N		N spans "work" of <usertp/track.h> (begin, end), each with the
  *				counter "done" at its number; prints "spanned"
+ *	  printk N		N usertp_printk("cons %d of %s\n", i, "n"); prints "printed"
  *	  fork N		a forked child fires N cons_a and N cons_b and exits; prints
  *				"forked PID" once it has
  *	  thread N		a new thread fires N cons_a and N cons_b; prints "thread TID"
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "ring-buffer.h"
+#include <usertp/printk.h>
 
 #define CREATE_TRACE_POINTS
 #include "cons-prog-trace.h"
@@ -196,6 +198,10 @@ int main(int argc, char **argv)
 				usertp_span_end("work");
 			}
 			printf("spanned\n");
+		} else if (sscanf(line, "printk %d", &n) == 1) {
+			for (int i = 0; i < n; i++)
+				usertp_printk("cons %d of %s\n", i, "n");
+			printf("printed\n");
 		} else if (sscanf(line, "fork %d", &n) == 1) {
 			pid = fork();
 			if (pid == 0) {

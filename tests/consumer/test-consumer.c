@@ -1357,6 +1357,46 @@ static void case_spans(void)
 	usertp_session_free(s);
 }
 
+/*
+ * usertp_printk() through a session: "ftrace:bprint" enabled, each record printed by the
+ * session's tep handle as trace-cmd prints it: "main: cons I of n", in order, none lost.
+ */
+static void case_printk(void)
+{
+	struct usertp_session *s = session();
+	struct usertp_record rec = USERTP_STRUCT_INIT(usertp_record);
+	struct trace_seq seq;
+	long n = 0, bad = 0;
+	struct prog p;
+	int ret;
+
+	trace_seq_init(&seq);
+	prog_start(&p);
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "ftrace:bprint"));
+	prog_cmd(&p, "printk 20");
+	while ((ret = usertp_session_next(s, &rec, 300)) == 1) {
+		char want[64];
+
+		CHECK(!rec.lost_before, "printk: %llu lost", (unsigned long long)rec.lost_before);
+		if (!rec.event || strcmp(rec.event->name, "bprint"))
+			continue;
+		trace_seq_reset(&seq);
+		tep_print_event(usertp_session_tep(s), &seq,
+				&(struct tep_record){ .data = (void *)rec.data, .size = (int)rec.size },
+				"%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&seq);
+		snprintf(want, sizeof(want), "main: cons %ld of n", n++);
+		if (strcmp(seq.buffer, want) && bad++ < 3)
+			fprintf(stderr, "printk: \"%s\", want \"%s\"\n", seq.buffer, want);
+	}
+	CHECK(ret == 0 || ret == -ENODATA, "next: %d (%s)", ret, usertp_session_error(s));
+	CHECK(n == 20 && !bad, "printk: %ld records (want 20), %ld wrong", n, bad);
+	trace_seq_destroy(&seq);
+	prog_end(&p);
+	usertp_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -1369,6 +1409,8 @@ int main(int argc, char **argv)
 		case_live();
 	else if (!strcmp(argv[1], "spans"))
 		case_spans();
+	else if (!strcmp(argv[1], "printk"))
+		case_printk();
 	else if (!strcmp(argv[1], "later"))
 		case_later();
 	else if (!strcmp(argv[1], "fork"))

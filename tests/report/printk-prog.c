@@ -6,10 +6,11 @@
  *	printk_lib_fire() (a shared library the program links): "lib I name"
  *	usertp_puts("done\n")
  * and one format the kernel's binary printk cannot hold (%c), which must be refused at start
- * and record nothing.   usage: printk-prog N
+ * and record nothing.   usage: printk-prog N [US]  (US: microseconds between rounds)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <usertp/printk.h>
 
@@ -28,8 +29,11 @@ static void round_once(int i, unsigned int n)
 int main(int argc, char **argv)
 {
 	unsigned int n = argc > 1 ? (unsigned int)atoi(argv[1]) : 3;
+	unsigned int us = argc > 2 ? (unsigned int)atoi(argv[2]) : 0;
 
 	for (unsigned int i = 0; i < n; i++) {
+		if (us)
+			usleep(us);
 		round_once((int)i, n);
 		printk_lib_fire((int)i);
 		usertp_printk("bad %c\n", 'x'); /* refused: nothing recorded */

@@ -71,6 +71,22 @@ for prog in "$2" "$3" "$4"; do
 		{ echo "$what: ftrace:bprint alone"; fail=1; }
 done
 
+# usertp record -P: a running program's, from when the recorder joined (each line one of
+# the expected ones, in order).
+rounds=150
+expected >"$dir/expected"
+"$2" $rounds 10000 2>/dev/null &
+running=$!
+"$usertp" record -q -e 'ftrace:*' -P "$running" -o "$dir/p.dat" 2>"$dir/err" ||
+	{ echo "usertp record -P:"; cat "$dir/err"; fail=1; }
+wait "$running" || true
+"$usertp" report -i "$dir/p.dat" | sed -n 's/^.*: \(bprint\|bputs\): *//p' >"$dir/texts"
+first=$(head -1 "$dir/texts")
+[ -s "$dir/texts" ] && grep -nxF -- "$first" "$dir/expected" >/dev/null &&
+	tail -n "$(wc -l <"$dir/texts")" "$dir/expected" | cmp -s - "$dir/texts" ||
+	{ echo "record -P: the texts are not the expected ones' end:"; head -3 "$dir/texts"; fail=1; }
+same -i "$dir/p.dat"
+
 # The module, dlopen()ed and dlclose()d: 4 calls, embedded and recorded.
 USERTP_EVENTS='ftrace:*' USERTP_OUTPUT="$dir/m.dat" "$dlopen_host" "$printk_lib" 4
 "$usertp" record -q -e 'ftrace:*' --allow-missing -o "$dir/m2.dat" -- "$dlopen_host" "$printk_lib" 4 \
