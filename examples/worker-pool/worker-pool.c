@@ -15,7 +15,8 @@
  *
  * Each job's processing is also a span ("process"), and the queue's depth a counter
  * ("queue-depth"), with <usertp/track.h>: enable 'usertp:*' and sum them up with
- * `usertp report --spans`.
+ * `usertp report --spans`.  A slow job says so printf-style, with <usertp/printk.h>: enable
+ * 'ftrace:*'.
  *
  * Two ways of attaching to tracepoints from inside a program are shown:
  *   - register_trace_job_done(probe, data): a probe called with the tracepoint's arguments,
@@ -39,6 +40,7 @@
 #include <usertp/usertp.h>
 /* Spans and counters need no trace header of their own: libusertp's (system "usertp"). */
 #include <usertp/track.h>
+#include <usertp/printk.h>
 
 #define MAX_CHUNKS 8
 
@@ -156,8 +158,14 @@ static void *worker(void *arg)
 		took = now_ns() - start;
 		trace_job_done(job.id, name, took, flags, chunk_us, nr_chunks);
 		__atomic_fetch_add(&nr_done, 1, __ATOMIC_RELAXED);
-		if (took > 200000)
+		if (took > 200000) {
 			__atomic_fetch_add(&nr_slow, 1, __ATOMIC_RELAXED);
+			/*
+			 * printf-style, with no event to declare: recorded as the kernel's
+			 * trace_printk() (ftrace:bprint), the text made when the trace is read.
+			 */
+			usertp_printk("slow job %d (%s): %lu us\n", job.id, job.name, took / 1000);
+		}
 		/* Recorded only when its TP_CONDITION holds (the job took over 200 us). */
 		trace_job_slow(job.id, took);
 	}

@@ -227,6 +227,9 @@ USERTP__HIDDEN bool usertp__session_counts_tsc(const struct usertp_session *s);
  * against its events, and keeps those of programs that ended), and @on_comm gets every
  * thread name the session learns, as it learns it.
  */
+/* The usertp_printk() formats the session's programs told of, printk_formats lines (to free()). */
+USERTP__HIDDEN char *usertp__session_printk_formats(const struct usertp_session *s);
+
 USERTP__HIDDEN void usertp__session_mount_mode(struct usertp_session *s,
 					       void (*on_comm)(pid_t tid, const char *comm,
 							       void *arg),

@@ -21,6 +21,7 @@
 #define USERTP_TRACE_LINES_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,15 @@ void usertp__tlines_header(const struct usertp__tlines *o, uint64_t entries, uin
 void usertp__tlines_line(const struct usertp__tlines *o, const char *comm, int tid, int tgid,
 			 unsigned int cpu, const char *flags, uint64_t ts, bool raw_clock,
 			 const char *name, const char *text, bool keep_break);
+
+/*
+ * Is an event of @system shown with its name?  Not ftrace's own (bprint, bputs, print): the
+ * kernel's trace file gives their text alone ("function: text").
+ */
+static inline bool usertp__tlines_named(const char *system)
+{
+	return strcmp(system, "ftrace") != 0;
+}
 
 /* "CPU:@cpu [LOST @n EVENTS]". */
 void usertp__tlines_lost(const struct usertp__tlines *o, unsigned int cpu, uint64_t n);

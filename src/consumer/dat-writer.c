@@ -172,6 +172,12 @@ static int writer_source(struct usertp_session *s, struct usertp__source *src)
 	for (unsigned int i = 0; i < src->nr_events; i++)
 		meta_check(s, usertp__spool_meta_event(w->meta_fd, src->index, src->events[i].id,
 						       src->events[i].system, src->events[i].format));
+	if (s->printk.formats_len || s->printk.sites_len)
+		meta_check(s, usertp__spool_meta_printk(w->meta_fd, src->index,
+							s->printk.formats ? s->printk.formats : "",
+							s->printk.formats_len,
+							s->printk.sites ? s->printk.sites : "",
+							s->printk.sites_len));
 	/*
 	 * The first program of our own user (not another's: its pages go to root's file only
 	 * through the merge, which checks them) has its pages in the direct file.
@@ -434,6 +440,15 @@ static void writer_event(struct usertp_session *s, struct usertp__source *src, u
 						       format));
 }
 
+static void writer_printk(struct usertp_session *s, struct usertp__source *src,
+			  const char *formats, size_t formats_len, const char *sites, size_t sites_len)
+{
+	/* (Before its source line, none: writer_source() writes the session's then.) */
+	if (src->spools)
+		meta_check(s, usertp__spool_meta_printk(s->dat->meta_fd, src->index, formats,
+							formats_len, sites, sites_len));
+}
+
 static void writer_comms(struct usertp_session *s, struct usertp__source *src)
 {
 	meta_check(s, usertp__spool_meta_comms(s->dat->meta_fd, src->index, src->comms));
@@ -477,6 +492,7 @@ static const struct usertp__sink dat_sink = {
 	.source_free = writer_source_free,
 	.event = writer_event,
 	.comms = writer_comms,
+	.printk = writer_printk,
 	.page = writer_page,
 	.pages_in_place = writer_pages_in_place,
 	.flush = writer_flush,
@@ -1408,6 +1424,8 @@ int usertp_dat_recover(const char *dir, const char *output, struct usertp_dat_su
 		ms->events = NULL;
 		ms->nr_events = 0;
 		ms->comms = NULL;
+		if (ms->printk)
+			usertp__session_keep_printk(s, src, ms->printk);
 		for (unsigned int cpu = 0; cpu < meta.nr_cpus; cpu++) {
 			struct usertp__spool *sp = &src->spools[cpu];
 			char path[PATH_MAX + 64];
@@ -1449,6 +1467,8 @@ out:
 		free(sources[i]);
 	}
 	free(sources);
+	if (s)
+		usertp__session_printk_free(s);
 	free(s);
 	recovered_kernel_free(&kernel, meta.kernel_cpus);
 	usertp__spool_meta_free(&meta);

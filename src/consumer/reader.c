@@ -262,12 +262,13 @@ static void reader_event(struct usertp_session *s, struct usertp__source *src, u
 	src->ids[id] = (uint16_t)sid;
 }
 
-static void reader_printk(struct usertp_session *s, const char *formats, size_t formats_len,
-			  const char *sites, size_t sites_len)
+static void reader_printk(struct usertp_session *s, struct usertp__source *src,
+			  const char *formats, size_t formats_len, const char *sites, size_t sites_len)
 {
 	struct usertp__reader *r = s->reader;
 	char *text;
 
+	(void)src;
 	if (r->printk_frozen) {
 		if (!r->printk_late_said)
 			usertp__session_log(s, "usertp_printk() formats told after the first such record "

@@ -193,7 +193,7 @@ static bool printk_append(char **text, size_t *len, const char *line, size_t n)
 	return true;
 }
 
-void usertp__session_keep_printk(struct usertp_session *s, const struct usertp__source *src,
+void usertp__session_keep_printk(struct usertp_session *s, struct usertp__source *src,
 				 const char *text)
 {
 	struct usertp__session_printk *p = &s->printk;
@@ -230,8 +230,13 @@ void usertp__session_keep_printk(struct usertp_session *s, const struct usertp__
 		usertp__session_log(s, "%s: %u of its usertp_printk() formats are not kept (not "
 				       "well-formed, or too many)", src->name, bad);
 	if (s->sink && s->sink->printk && (p->formats_len > f0 || p->sites_len > k0))
-		s->sink->printk(s, p->formats + f0, p->formats_len - f0,
+		s->sink->printk(s, src, p->formats + f0, p->formats_len - f0,
 				p->sites ? p->sites + k0 : "", p->sites_len - k0);
+}
+
+char *usertp__session_printk_formats(const struct usertp_session *s)
+{
+	return strdup(s->printk.formats ? s->printk.formats : "");
 }
 
 void usertp__session_printk_free(struct usertp_session *s)

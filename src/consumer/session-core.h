@@ -107,9 +107,9 @@ struct usertp__sink {
 	void (*event)(struct usertp_session *s, struct usertp__source *src, unsigned int id,
 		      const char *system, const char *format);
 	void (*comms)(struct usertp_session *s, struct usertp__source *src);
-	/* usertp_printk()'s lines a program told of, new to the session (NULL: nothing to do). */
-	void (*printk)(struct usertp_session *s, const char *formats, size_t formats_len,
-		       const char *sites, size_t sites_len);
+	/* usertp_printk()'s lines @src told of, new to the session (NULL: nothing to do). */
+	void (*printk)(struct usertp_session *s, struct usertp__source *src, const char *formats,
+		       size_t formats_len, const char *sites, size_t sites_len);
 	/* Is there room for more pages of @src on @cpu (NULL: always)? */
 	bool (*room)(const struct usertp__source *src, unsigned int cpu);
 	/*
@@ -286,7 +286,7 @@ USERTP__HIDDEN void usertp__source_keep_comms(struct usertp_session *s,
  */
 #define USERTP__PRINTK_TEXT_MAX (4u << 20)
 USERTP__HIDDEN void usertp__session_keep_printk(struct usertp_session *s,
-						const struct usertp__source *src, const char *text);
+						struct usertp__source *src, const char *text);
 USERTP__HIDDEN void usertp__session_printk_free(struct usertp_session *s);
 /* A forked child runs its parent's image: it has the events the parent told of so far. */
 USERTP__HIDDEN void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src);

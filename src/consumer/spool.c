@@ -119,6 +119,22 @@ int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms)
 	return put_record(fd, comms, strlen(comms), "comms %u len=%zu\n", idx, strlen(comms));
 }
 
+int usertp__spool_meta_printk(int fd, unsigned int idx, const char *formats, size_t formats_len,
+			      const char *sites, size_t sites_len)
+{
+	char *text = malloc(formats_len + sites_len + 1);
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, formats, formats_len);
+	memcpy(text + formats_len, sites, sites_len);
+	ret = put_record(fd, text, formats_len + sites_len, "printk %u len=%zu\n", idx,
+			 formats_len + sites_len);
+	free(text);
+	return ret;
+}
+
 int usertp__spool_meta_direct(int fd, unsigned int idx, uint64_t base, uint64_t step)
 {
 	return put_record(fd, NULL, 0, "direct %u base=%llu step=%llu\n", idx,
@@ -467,6 +483,20 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 					free(s->comms);
 					s->comms = text;
 				}
+			} else if (!strncmp(line, "printk ", 7)) {
+				char *text = NULL, *all;
+
+				ret = read_text(&c, line, &text, err, errlen);
+				all = text && s->printk ? malloc(strlen(s->printk) + strlen(text) + 1) : NULL;
+				if (all) {
+					strcat(strcpy(all, s->printk), text);
+					free(text);
+					text = all;
+				}
+				if (text) {
+					free(s->printk);
+					s->printk = text;
+				}
 			} else {
 				ret = bad(err, errlen, &c, "an unknown record");
 			}
@@ -497,6 +527,7 @@ void usertp__spool_meta_free(struct usertp__spool_meta *meta)
 		}
 		free(s->events);
 		free(s->comms);
+		free(s->printk);
 	}
 	free(meta->sources);
 	for (unsigned int e = 0; e < meta->nr_kernel_events; e++) {

@@ -74,6 +74,9 @@ int usertp__spool_meta_source(int fd, unsigned int idx, pid_t pid, const char *c
 int usertp__spool_meta_event(int fd, unsigned int idx, unsigned int id, const char *system,
 			    const char *format);
 int usertp__spool_meta_comms(int fd, unsigned int idx, const char *comms);
+/* usertp_printk()'s lines (printk_formats, then kallsyms lines) source @idx told of. */
+int usertp__spool_meta_printk(int fd, unsigned int idx, const char *formats, size_t formats_len,
+			      const char *sites, size_t sites_len);
 /* The file before was written (usertp_session_rotate()): @output is the one being written. */
 int usertp__spool_meta_rotated(int fd, const char *output);
 int usertp__spool_meta_kernel(int fd, unsigned int nr_cpus);
@@ -115,6 +118,7 @@ struct usertp__spool_source {
 	struct usertp__merge_event *events;
 	unsigned int nr_events;
 	char *comms;
+	char *printk; /* its usertp_printk() lines, all its "printk" records' */
 };
 
 struct usertp__spool_meta {

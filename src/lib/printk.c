@@ -57,6 +57,14 @@ static const struct usertp_event_field *bputs_fields_of(unsigned int *nr)
 	return bputs_fields;
 }
 
+/*
+ * The events exist in a process once it has a usertp_printk() site (its first object with one
+ * registers them; never removed): one without any neither lists nor records them (a mount's
+ * top level, which records them wherever they are, then costs it nothing).
+ */
+static struct usertp_event bprint_event, bputs_event;
+static bool events_added;
+
 /* --- the table ------------------------------------------------------------------------- */
 
 struct printk_entry {
@@ -160,6 +168,11 @@ bool usertp__printk_site_add_locked(struct usertp_printk_site *site)
 		site->fmt_key = usertp__printk_key(site->fmt);
 		site->site_key = usertp__printk_site_key(site->function, site->fmt);
 		__atomic_store_n(&site->state, 1, __ATOMIC_RELEASE);
+	}
+	if (site->state > 0 && !events_added) {
+		usertp__event_add_locked(&bprint_event);
+		usertp__event_add_locked(&bputs_event);
+		events_added = true;
 	}
 	return site->state > 0 && entry_add(site);
 }
@@ -284,7 +297,3 @@ static struct usertp_event bputs_event = {
 	NULL, NULL, NULL,
 };
 
-static struct usertp_event *bprint_event_ref __attribute__((used, section("__usertp_events"))) =
-	&bprint_event;
-static struct usertp_event *bputs_event_ref __attribute__((used, section("__usertp_events"))) =
-	&bputs_event;

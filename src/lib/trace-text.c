@@ -130,8 +130,7 @@ static void write_event(const struct usertp__tlines *t, const struct usertp__kpa
 		comm = pid == 0 ? "<idle>" : comm_lookup(cache, pid);
 	}
 	if (ev) {
-		/* ftrace's own events (bprint, bputs) print their text alone, as in the kernel's. */
-		name = strcmp(usertp_event_system(ev), "ftrace") ? usertp_event_name(ev) : NULL;
+		name = usertp__tlines_named(usertp_event_system(ev)) ? usertp_event_name(ev) : NULL;
 		if (usertp__event_print_buf(ev, e->data, e->size, text, sizeof(text), &truncated) < 0)
 			snprintf(text, sizeof(text), "[BAD RECORD]");
 	} else {

@@ -96,6 +96,7 @@ enum node_kind {
 	NODE_TRACE_CLOCK,
 	NODE_SAVED_CMDLINES,
 	NODE_SAVED_TGIDS,
+	NODE_PRINTK_FORMATS,
 	NODE_STATS,
 	NODE_TRACE_PIPE_RAW,
 	NODE_TRIGGER,
@@ -143,6 +144,7 @@ static const struct {
 	{ NODE_INSTANCE, "per_cpu", NODE_PER_CPU },
 	{ NODE_ROOT, "saved_cmdlines", NODE_SAVED_CMDLINES },
 	{ NODE_ROOT, "saved_tgids", NODE_SAVED_TGIDS },
+	{ NODE_ROOT, "printk_formats", NODE_PRINTK_FORMATS },
 	{ NODE_CPU, "trace", NODE_TRACE },
 	{ NODE_CPU, "trace_pipe", NODE_TRACE_PIPE },
 	{ NODE_CPU, "buffer_size_kb", NODE_BUFFER_SIZE_KB },
@@ -253,9 +255,9 @@ static int resolve(const char *path, struct node *n)
 			continue;
 		}
 		if (n->kind == NODE_OPTIONS) {
-			for (unsigned int k = 0; usertp__instance_option_name(k); k++)
-				if (!strcmp(usertp__instance_option_name(k), name))
-					n->option = usertp__instance_option_name(k);
+			for (unsigned int k = 0; usertp__instance_option_name(n->ti->inst, k); k++)
+				if (!strcmp(usertp__instance_option_name(n->ti->inst, k), name))
+					n->option = usertp__instance_option_name(n->ti->inst, k);
 			if (!n->option)
 				return -ENOENT;
 			n->kind = NODE_OPTION;
@@ -399,8 +401,9 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 	for (size_t i = 0; n.kind == NODE_INSTANCES && i < nr_instances; i++)
 		if (instances[i]->inst)
 			fill(buf, instances[i]->name, NULL, 0, 0);
-	for (unsigned int k = 0; n.kind == NODE_OPTIONS && usertp__instance_option_name(k); k++)
-		fill(buf, usertp__instance_option_name(k), NULL, 0, 0);
+	for (unsigned int k = 0;
+	     n.kind == NODE_OPTIONS && usertp__instance_option_name(n.ti->inst, k); k++)
+		fill(buf, usertp__instance_option_name(n.ti->inst, k), NULL, 0, 0);
 	for (unsigned int cpu = 0; n.kind == NODE_PER_CPU && cpu < usertp__instance_nr_cpus(n.ti->inst);
 	     cpu++) {
 		char name[32];
@@ -518,7 +521,8 @@ static int file_text(const struct node *n, struct open_file *f)
 		return -EINVAL; /* (write-only, as tracefs's: a read open fails) */
 	if (n->kind == NODE_EVENT_FILTER || n->kind == NODE_ERROR_LOG || n->kind == NODE_TRIGGER ||
 	    n->kind == NODE_BUFFER_SIZE_KB || n->kind == NODE_BUFFER_TOTAL_SIZE_KB ||
-	    n->kind == NODE_STATS || n->kind == NODE_SAVED_CMDLINES || n->kind == NODE_SAVED_TGIDS) {
+	    n->kind == NODE_STATS || n->kind == NODE_SAVED_CMDLINES || n->kind == NODE_SAVED_TGIDS ||
+	    n->kind == NODE_PRINTK_FORMATS) {
 		if (n->kind == NODE_BUFFER_SIZE_KB || n->kind == NODE_BUFFER_TOTAL_SIZE_KB)
 			f->text = usertp__instance_buffer_kb_text(top, n->cpu,
 								  n->kind == NODE_BUFFER_TOTAL_SIZE_KB);
@@ -526,6 +530,8 @@ static int file_text(const struct node *n, struct open_file *f)
 			f->text = usertp__instance_stats_text(top, (unsigned int)n->cpu);
 		else if (n->kind == NODE_SAVED_CMDLINES || n->kind == NODE_SAVED_TGIDS)
 			f->text = usertp__instance_saved(top, n->kind == NODE_SAVED_TGIDS);
+		else if (n->kind == NODE_PRINTK_FORMATS)
+			f->text = usertp__instance_printk_formats(top);
 		else if (n->kind == NODE_ERROR_LOG)
 			f->text = usertp__instance_error_log(top);
 		else if (n->kind == NODE_EVENT_FILTER)
@@ -585,10 +591,10 @@ static int file_text(const struct node *n, struct open_file *f)
 		usertp__instance_clock_text(top, out);
 		break;
 	case NODE_TRACE_OPTIONS:
-		for (unsigned int k = 0; usertp__instance_option_name(k); k++)
+		for (unsigned int k = 0; usertp__instance_option_name(top, k); k++)
 			fprintf(out, "%s%s\n",
-				usertp__instance_option(top, usertp__instance_option_name(k)) ? "" : "no",
-				usertp__instance_option_name(k));
+				usertp__instance_option(top, usertp__instance_option_name(top, k)) ? "" : "no",
+				usertp__instance_option_name(top, k));
 		break;
 	default:
 		break;

@@ -109,6 +109,8 @@ static char *record_text(struct usertp__instance *in, const void *data, unsigned
 	else if (!usertp__tep_record_ok(ev, data, (int)size, &bad))
 		/* (another user's record: libtraceevent would read where it does not say) */
 		trace_seq_printf(&s, "%s: [FIELD %s OUTSIDE THE RECORD]", ev->name, bad);
+	else if (!usertp__tlines_named(ev->system))
+		tep_print_event(usertp_session_tep(in->session), &s, &tr, "%s", TEP_PRINT_INFO);
 	else
 		tep_print_event(usertp_session_tep(in->session), &s, &tr, "%s: %s", TEP_PRINT_NAME,
 				TEP_PRINT_INFO);

@@ -173,3 +173,13 @@ char *usertp__instance_saved(struct usertp__instance *in, bool tgids)
 	free(known);
 	return fclose(out) ? NULL : text;
 }
+
+char *usertp__instance_printk_formats(struct usertp__instance *in)
+{
+	char *text;
+
+	pthread_mutex_lock(&in->tep_lock); /* (the session learns them in the pump, under it) */
+	text = usertp__session_printk_formats(in->session);
+	pthread_mutex_unlock(&in->tep_lock);
+	return text;
+}

@@ -48,12 +48,14 @@ enum option {
 	OPT_EVENT_FORK,
 	OPT_PAUSE_ON_TRACE,
 	OPT_FUNCTION_TRACE,
+	OPT_TRACE_PRINTK, /* the top level's alone (last: the others' lists end before it) */
 	NR_OPTIONS
 };
 /* Their names and defaults (instance-rules.c). */
 struct usertp__instance_option {
 	const char *name;
 	bool initial;
+	bool top_only; /* not in instances/NAME, as the kernel's global-only options */
 };
 extern const struct usertp__instance_option usertp__instance_options[NR_OPTIONS];
 

@@ -36,6 +36,11 @@ const struct usertp__instance_option usertp__instance_options[NR_OPTIONS] = {
 	[OPT_PAUSE_ON_TRACE] = { "pause-on-trace", false },
 	/* (the function tracer's: kept and read back, nothing else; trace-cmd record -d sets it) */
 	[OPT_FUNCTION_TRACE] = { "function-trace", true },
+	/*
+	 * The programs' usertp_printk() records (ftrace:bprint, bputs) go to the top level while
+	 * it is on, whatever set_event says, as the kernel's trace_printk() (rules_specs()).
+	 */
+	[OPT_TRACE_PRINTK] = { "trace_printk", true, true },
 };
 
 void usertp__inst_trigger_free(struct trigger *tr)
@@ -150,6 +155,11 @@ static char *rules_specs(const struct usertp__instance *in, const struct usertp_
 		if (in->soft[i].nr_triggers || in->soft[i].targeted)
 			fprintf(out, "%s%s:%s", ftell(out) ? "," : "", in->soft[i].system,
 				in->soft[i].name);
+	/* ftrace's events are never set_event's; the top level has usertp_printk()'s records. */
+	if (ftell(out))
+		fputs(",!ftrace:*", out);
+	if (!in->name && in->option[OPT_TRACE_PRINTK])
+		fprintf(out, "%sftrace:bprint,ftrace:bputs", ftell(out) ? "," : "");
 	return fclose(out) ? NULL : text;
 }
 
@@ -536,22 +546,24 @@ int usertp__instance_add_pids(struct usertp__instance *in, bool notrace, const c
 	return ret;
 }
 
-const char *usertp__instance_option_name(unsigned int index)
+const char *usertp__instance_option_name(const struct usertp__instance *in, unsigned int index)
 {
-	return index < NR_OPTIONS ? usertp__instance_options[index].name : NULL;
+	return index < NR_OPTIONS && (!usertp__instance_options[index].top_only || !in->name)
+		       ? usertp__instance_options[index].name
+		       : NULL;
 }
 
-static int option_index(const char *name)
+static int option_index(const struct usertp__instance *in, const char *name)
 {
-	for (int i = 0; i < NR_OPTIONS; i++)
+	for (unsigned int i = 0; usertp__instance_option_name(in, i); i++)
 		if (!strcmp(usertp__instance_options[i].name, name))
-			return i;
+			return (int)i;
 	return -EINVAL;
 }
 
 int usertp__instance_option(struct usertp__instance *in, const char *name)
 {
-	int i = option_index(name), on;
+	int i = option_index(in, name), on;
 
 	if (i < 0)
 		return i;
@@ -563,7 +575,8 @@ int usertp__instance_option(struct usertp__instance *in, const char *name)
 
 int usertp__instance_set_option(struct usertp__instance *in, const char *name, bool on)
 {
-	int i = option_index(name), ret = 0;
+	int i = option_index(in, name), ret = 0;
+	bool was;
 
 	if (i < 0)
 		return i;
@@ -572,9 +585,19 @@ int usertp__instance_set_option(struct usertp__instance *in, const char *name, b
 	if (i == OPT_EVENT_FORK)
 		ret = session_pids(in, &in->pids[0], &in->pids[1], on);
 	pthread_mutex_lock(&in->lock);
+	was = in->option[i];
 	if (!ret)
 		in->option[i] = on;
 	pthread_mutex_unlock(&in->lock);
+	/* trace_printk: the programs' specs (rules_specs()). */
+	if (!ret && i == OPT_TRACE_PRINTK && was != on) {
+		ret = session_specs(in, in->rules, in->nr_rules);
+		if (ret) {
+			pthread_mutex_lock(&in->lock);
+			in->option[i] = was;
+			pthread_mutex_unlock(&in->lock);
+		}
+	}
 	pthread_mutex_unlock(&in->apply);
 	return ret;
 }

@@ -140,6 +140,9 @@ int usertp__instance_new(const char *name, void (*notify)(void *handle),
 		goto fail;
 	usertp__session_mount_mode(in->session, usertp__inst_on_comm, in);
 	ret = usertp_session_attach_all(in->session);
+	/* The top level records usertp_printk()'s records from the start (options/trace_printk). */
+	if (!ret && !name)
+		ret = usertp__instance_set_events(in, NULL, false);
 	if (ret) {
 		snprintf(err, errlen, "%s", usertp_session_error(in->session));
 		goto fail;

@@ -105,8 +105,8 @@ int usertp__instance_add_pids(struct usertp__instance *in, bool notrace, const c
 
 /* --- options/ and trace_options (§11) ------------------------------------------------------ */
 
-/* The options, in trace_options's order: NULL after the last. */
-const char *usertp__instance_option_name(unsigned int index);
+/* @in's options, in trace_options's order: NULL after the last. */
+const char *usertp__instance_option_name(const struct usertp__instance *in, unsigned int index);
 /* Option @name's value: 0, 1, or -EINVAL (no such option). */
 int usertp__instance_option(struct usertp__instance *in, const char *name);
 /* Set it.  Return: 0, -EINVAL (no such option), or the session's errno. */
@@ -234,5 +234,7 @@ ssize_t usertp__instance_mark_raw(struct usertp__instance *in, pid_t tid, const 
 
 /* saved_cmdlines ("TID COMM" lines), or with @tgids saved_tgids ("TID TGID"); to free(). */
 char *usertp__instance_saved(struct usertp__instance *in, bool tgids);
+/* printk_formats: the usertp_printk() formats of the programs it recorded (to free()). */
+char *usertp__instance_printk_formats(struct usertp__instance *in);
 
 #endif

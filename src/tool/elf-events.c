@@ -157,6 +157,12 @@ int usertp_elf_events(const char *path, char **out, char *err, size_t errlen)
 
 		sh = at(&e, e.eh->e_shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
 		name = sh ? (const char *)at(&e, strtab->sh_offset + sh->sh_name, 16) : NULL;
+		/* usertp_printk()'s sites: the process has libusertp's ftrace:bprint and bputs. */
+		if (name && !strncmp(name, "__usertp_printk", 16) && sh->sh_size) {
+			found = true;
+			fputs("ftrace:bprint\nftrace:bputs\n", f);
+			continue;
+		}
 		if (!name || strncmp(name, "__usertp_events", 16))
 			continue;
 		found = true;

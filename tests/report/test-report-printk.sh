@@ -8,12 +8,14 @@
 #   - the records are ftrace:bprint and ftrace:bputs, their format the kernel's, in the file's
 #     ftrace section; the formats are in its printk_formats section, the functions in kallsyms;
 #   - the %c format is refused at the start, with its file and line, and records nothing;
-#   - the module's formats print after its dlclose().
+#   - the module's formats print after its dlclose();
+#   - usertp record -P on the running program; --recover of a recorder killed.
 #   usage: test-report-printk.sh USERTP PRINTK-PROG PRINTK-PROG-CXX PRINTK-PROG-STATIC
-#          DLOPEN-HOST PRINTK-LIB
+#          DLOPEN-HOST PRINTK-LIB TEST-MERGE
 set -eu
-usertp=$1 dlopen_host=$5 printk_lib=$6
+usertp=$1 dlopen_host=$5 printk_lib=$6 testmerge=$7
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 rounds=5
 
 # expected: the lines' texts, as printf() makes them
@@ -86,6 +88,22 @@ first=$(head -1 "$dir/texts")
 	tail -n "$(wc -l <"$dir/texts")" "$dir/expected" | cmp -s - "$dir/texts" ||
 	{ echo "record -P: the texts are not the expected ones' end:"; head -3 "$dir/texts"; fail=1; }
 same -i "$dir/p.dat"
+
+# A recorder killed once its spool holds pages of them: --recover prints them (the formats
+# kept in the spool's meta), the first lines of the expected ones (the program kept to one
+# CPU: another CPU's page still being written is not in the spool).
+"$usertp" record -q -e 'ftrace:*' -o "$dir/k.dat" -- taskset -c 0 "$2" $rounds 10000 2>/dev/null &
+rec=$!
+wait_until "a spool with the first records" sh -c "[ \$('$testmerge' spool-bytes '$dir'/k.dat.spool-*) -ge 8192 ]"
+kill -KILL "$rec"
+wait "$rec" 2>/dev/null || true
+pkill -f "$2 $rounds 10000" || true
+"$usertp" record --recover "$(ls -d "$dir"/k.dat.spool-*)" -o "$dir/k.dat" 2>"$dir/err" ||
+	{ echo "--recover failed:"; cat "$dir/err"; fail=1; }
+"$usertp" report -i "$dir/k.dat" | sed -n 's/^.*: \(bprint\|bputs\): *//p' >"$dir/texts"
+[ "$(wc -l <"$dir/texts")" -ge 20 ] && head -n "$(wc -l <"$dir/texts")" "$dir/expected" | cmp -s - "$dir/texts" ||
+	{ echo "--recover: the texts are not the expected ones' start:"; head -3 "$dir/texts"; fail=1; }
+same -i "$dir/k.dat"
 
 # The module, dlopen()ed and dlclose()d: 4 calls, embedded and recorded.
 USERTP_EVENTS='ftrace:*' USERTP_OUTPUT="$dir/m.dat" "$dlopen_host" "$printk_lib" 4
