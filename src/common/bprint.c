@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bprint.h"
@@ -328,4 +329,61 @@ size_t usertp__printk_site_line(char *out, size_t size, uint64_t key, const char
 
 	put(out, size, &len, "%016llx t %s\n", (unsigned long long)key, function);
 	return len;
+}
+
+/* A key a program may use: user space's range, as user_key() makes them. */
+static bool key_ok(uint64_t key)
+{
+	return key >= 0x10000 && key < (1ull << 47);
+}
+
+uint64_t usertp__printk_format_parse(const char *line, size_t len, char *fmt, size_t size)
+{
+	const char *p, *end = line + len - 1; /* the closing quote */
+	char *after;
+	uint64_t key;
+	size_t n = 0;
+
+	if (len < 8 || strncmp(line, "0x", 2) || line[len - 1] != '"' || len > 4200)
+		return 0;
+	key = strtoull(line + 2, &after, 16);
+	if (after == line + 2 || (size_t)(after - line) + 4 + 3 > len || strncmp(after, " : \"", 4) ||
+	    !key_ok(key))
+		return 0;
+	for (p = after + 4; p < end; p++) {
+		char c = *p;
+
+		if ((unsigned char)c < 0x20 && c != '\t')
+			return 0;
+		/* The kernel's escapes (usertp__printk_format_line()); a lone backslash is itself. */
+		if (c == '\\' && p + 1 < end && (p[1] == 'n' || p[1] == 't' || p[1] == '"'))
+			c = *++p == 'n' ? '\n' : *p == 't' ? '\t' : '"';
+		if (fmt && n + 1 < size)
+			fmt[n++] = c;
+	}
+	if (fmt && size)
+		fmt[n] = 0;
+	return key;
+}
+
+uint64_t usertp__printk_site_parse(const char *line, size_t len, char *function, size_t size)
+{
+	char *end;
+	uint64_t key;
+	size_t n;
+
+	if (len < 20 || len > 16 + 3 + 255)
+		return 0;
+	key = strtoull(line, &end, 16);
+	if (end != line + 16 || strncmp(end, " t ", 3) || !key_ok(key))
+		return 0;
+	for (size_t i = 19; i < len; i++)
+		if ((unsigned char)line[i] <= ' ' || (unsigned char)line[i] >= 0x7f || line[i] == '[')
+			return 0;
+	if (function && size) {
+		n = len - 19 < size - 1 ? len - 19 : size - 1;
+		memcpy(function, line + 19, n);
+		function[n] = 0;
+	}
+	return key;
 }

@@ -74,4 +74,14 @@ size_t usertp__printk_format_line(char *out, size_t size, uint64_t key, const ch
 /* The kallsyms line for call site @key in @function ("%016llx t FUNCTION\n"), the same way. */
 size_t usertp__printk_site_line(char *out, size_t size, uint64_t key, const char *function);
 
+/*
+ * Read back a printk_formats line (@len bytes, no newline) made as above, by a program we do
+ * not trust: its key (user space's range, as above), and its format unescaped into @fmt of
+ * @size bytes (NULL: not wanted; cut to fit).  At least 2 characters between the quotes
+ * (libtraceevent reads outside fewer).  Return: the key, or 0 for a line that is not one.
+ */
+uint64_t usertp__printk_format_parse(const char *line, size_t len, char *fmt, size_t size);
+/* The same for a kallsyms line: the key, the function into @function (NULL: not wanted). */
+uint64_t usertp__printk_site_parse(const char *line, size_t len, char *function, size_t size);
+
 #endif /* USERTP_BPRINT_H */

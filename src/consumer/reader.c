@@ -28,7 +28,9 @@
 #include <traceevent/event-parse.h>
 
 #include "ctl-proto.h"
+#include "bprint.h"
 #include "event-ids.h"
+#include "grow.h"
 #include "session-core.h"
 #include "sinks.h"
 #include "private/usertp-consumer-private.h"
@@ -75,15 +77,20 @@ struct usertp__reader {
 	struct tep_handle *tep;
 	struct usertp__ids ids; /* the session's events (event-ids.h) */
 	/*
-	 * A record of ftrace's (usertp_printk()'s) was given: libtraceevent has made its maps of
-	 * printk formats and functions, which later registrations do not enter (and which it
-	 * then searches with the wrong count): formats told after that are not taken.
+	 * usertp_printk()'s formats and call sites (bprint.h), by key, as they come: printed by
+	 * printk_print(), not by libtraceevent's own bprint, whose maps are made at its first such
+	 * record and take nothing registered after (a program started later, a dlopen()).
 	 */
-	bool printk_frozen;
-	bool printk_late_said;
+	struct reader_key {
+		uint64_t key;
+		char *text; /* the format, unescaped; the function */
+	} *formats, *sites;
+	unsigned int nr_formats, nr_sites, formats_cap, sites_cap;
 };
 
 static const struct usertp__sink usertp__reader_sink;
+static int printk_print(struct trace_seq *seq, struct tep_record *record, struct tep_event *event,
+			void *context);
 
 int usertp__reader_new(struct usertp_session *s)
 {
@@ -102,6 +109,8 @@ int usertp__reader_new(struct usertp_session *s)
 									      : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									       : TEP_LITTLE_ENDIAN);
+	tep_register_event_handler(r->tep, -1, "ftrace", "bprint", printk_print, r);
+	tep_register_event_handler(r->tep, -1, "ftrace", "bputs", printk_print, r);
 	s->reader = r;
 	s->sink = &usertp__reader_sink;
 	return 0;
@@ -115,6 +124,12 @@ static void reader_free(struct usertp_session *s)
 		return;
 	usertp__ids_free(&r->ids);
 	tep_free(r->tep);
+	for (unsigned int i = 0; i < r->nr_formats; i++)
+		free(r->formats[i].text);
+	for (unsigned int i = 0; i < r->nr_sites; i++)
+		free(r->sites[i].text);
+	free(r->formats);
+	free(r->sites);
 	free(r);
 	s->reader = NULL;
 	s->sink = NULL;
@@ -262,29 +277,83 @@ static void reader_event(struct usertp_session *s, struct usertp__source *src, u
 	src->ids[id] = (uint16_t)sid;
 }
 
+static const char *key_text(const struct reader_key *keys, unsigned int n, uint64_t key)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (keys[i].key == key)
+			return keys[i].text;
+	return NULL;
+}
+
+/* Keep the lines of @text (@len bytes) that @parse reads, each key once. */
+static void keys_add(struct reader_key **keys, unsigned int *n, unsigned int *cap,
+		     const char *text, size_t len,
+		     uint64_t (*parse)(const char *line, size_t len, char *out, size_t size))
+{
+	for (const char *line = text, *end = text + len; line < end;) {
+		size_t n_line = strcspn(line, "\n");
+		char *out;
+		uint64_t key;
+
+		if (line + n_line > end)
+			n_line = (size_t)(end - line);
+		key = parse(line, n_line, NULL, 0);
+		if (key && !key_text(*keys, *n, key) &&
+		    usertp__grow((void **)keys, cap, *n + 1, sizeof(**keys)) &&
+		    (out = malloc(n_line + 1))) {
+			parse(line, n_line, out, n_line + 1);
+			(*keys)[(*n)++] = (struct reader_key){ key, out };
+		}
+		line += n_line + 1;
+	}
+}
+
 static void reader_printk(struct usertp_session *s, struct usertp__source *src,
 			  const char *formats, size_t formats_len, const char *sites, size_t sites_len)
 {
 	struct usertp__reader *r = s->reader;
-	char *text;
 
 	(void)src;
-	if (r->printk_frozen) {
-		if (!r->printk_late_said)
-			usertp__session_log(s, "usertp_printk() formats told after the first such record "
-					       "was read print as NO FORMAT FOUND (a file has them)");
-		r->printk_late_said = true;
-		return;
+	keys_add(&r->formats, &r->nr_formats, &r->formats_cap, formats, formats_len,
+		 usertp__printk_format_parse);
+	keys_add(&r->sites, &r->nr_sites, &r->sites_cap, sites, sites_len,
+		 usertp__printk_site_parse);
+}
+
+/*
+ * The text of an ftrace:bprint or bputs record, as libtraceevent's own makes it from a file's
+ * printk_formats and kallsyms ("%ps: " and the text; bprint.h's formats print alike).
+ */
+static int printk_print(struct trace_seq *seq, struct tep_record *record, struct tep_event *event,
+			void *context)
+{
+	const struct usertp__reader *r = context;
+	const unsigned char *data = record->data;
+	const char *fmt, *function;
+	uint64_t ip, key;
+	char text[USERTP__KPAGE_SIZE + 256];
+
+	if (record->size < 24) {
+		trace_seq_printf(seq, "[RECORD OF %d BYTES]", record->size);
+		return 0;
 	}
-	/* (libtraceevent's parsers take NUL-terminated texts.) */
-	if (formats_len && (text = strndup(formats, formats_len))) {
-		tep_parse_printk_formats(r->tep, text);
-		free(text);
+	memcpy(&ip, data + 8, 8);
+	memcpy(&key, data + 16, 8);
+	function = key_text(r->sites, r->nr_sites, ip);
+	if (function)
+		trace_seq_printf(seq, "%s: ", function);
+	else
+		trace_seq_printf(seq, "0x%llx: ", (unsigned long long)ip);
+	fmt = key_text(r->formats, r->nr_formats, key);
+	if (!fmt)
+		trace_seq_printf(seq, "(NO FORMAT FOUND at %llx)", (unsigned long long)key);
+	else if (!strcmp(event->name, "bputs"))
+		trace_seq_printf(seq, "%.*s", (int)(strlen(fmt) - (fmt[strlen(fmt) - 1] == '\n')), fmt);
+	else {
+		usertp__bprint_text(fmt, data + 24, (size_t)record->size - 24, text, sizeof(text));
+		trace_seq_puts(seq, text);
 	}
-	if (sites_len && (text = strndup(sites, sites_len))) {
-		tep_parse_kallsyms(r->tep, text);
-		free(text);
-	}
+	return 0;
 }
 
 static void reader_comms(struct usertp_session *s, struct usertp__source *src)
@@ -407,8 +476,6 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 			memcpy(data, &type, 2); /* our copy: the session's id */
 			rec->id = type;
 			rec->event = tep_find_event(s->reader->tep, type);
-			if (rec->event && !strcmp(rec->event->system, "ftrace"))
-				s->reader->printk_frozen = true;
 		}
 	}
 	if (st->first_of_page && !seen(st, st->cur->page.page_no, 0))

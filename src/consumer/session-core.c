@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bprint.h"
 #include "format-field.h"
 #include "grow.h"
 #include "session-core.h"
@@ -138,47 +139,6 @@ void usertp__source_keep_comms(struct usertp_session *s, struct usertp__source *
 
 /* --- usertp_printk()'s formats and call sites --------------------------------------------- */
 
-/* A key a program may use: user space's range, as bprint.h's keys are. */
-static bool printk_key_ok(uint64_t key)
-{
-	return key >= 0x10000 && key < (1ull << 47);
-}
-
-/* `0xKEY : "..."`, printable but for tabs: its key, or 0. */
-static uint64_t printk_format_key(const char *line, size_t len)
-{
-	char *end;
-	uint64_t key;
-
-	if (len < 8 || strncmp(line, "0x", 2) || line[len - 1] != '"' || len > 4200)
-		return 0;
-	key = strtoull(line + 2, &end, 16);
-	/* (At least 2 characters between the quotes: libtraceevent reads outside fewer.) */
-	if (end == line + 2 || (size_t)(end - line) + 4 + 3 > len || strncmp(end, " : \"", 4))
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)line[i] < 0x20 && line[i] != '\t')
-			return 0;
-	return printk_key_ok(key) ? key : 0;
-}
-
-/* "%016llx t FUNCTION" (a C identifier, or what C++ calls "operator()"...): its key, or 0. */
-static uint64_t printk_site_key(const char *line, size_t len)
-{
-	char *end;
-	uint64_t key;
-
-	if (len < 20 || len > 16 + 3 + 255)
-		return 0;
-	key = strtoull(line, &end, 16);
-	if (end != line + 16 || strncmp(end, " t ", 3))
-		return 0;
-	for (size_t i = 19; i < len; i++)
-		if ((unsigned char)line[i] <= ' ' || (unsigned char)line[i] >= 0x7f || line[i] == '[')
-			return 0;
-	return printk_key_ok(key) ? key : 0;
-}
-
 static bool printk_append(char **text, size_t *len, const char *line, size_t n)
 {
 	char *more = realloc(*text, *len + n + 2);
@@ -202,7 +162,8 @@ void usertp__session_keep_printk(struct usertp_session *s, struct usertp__source
 
 	for (const char *line = text; *line; line += strcspn(line, "\n"), line += *line == '\n') {
 		size_t n = strcspn(line, "\n");
-		uint64_t fkey = printk_format_key(line, n), skey = fkey ? 0 : printk_site_key(line, n);
+		uint64_t fkey = usertp__printk_format_parse(line, n, NULL, 0);
+		uint64_t skey = fkey ? 0 : usertp__printk_site_parse(line, n, NULL, 0);
 		uint64_t key = fkey ? fkey : skey, tagged;
 		unsigned int i;
 

@@ -440,6 +440,12 @@ int usertp__session_news(struct usertp__session *s,
 	}
 	usertp__listener_files(s->listener, recorded_add, &rec);
 	pthread_mutex_unlock(&usertp__lock);
+	/* (Before the formats: a reader that waits for bprint's has its texts by then.) */
+	for (unsigned int i = 0; i < rec.n; i++)
+		if (!strcmp(usertp_event_system(rec.list[i].ev), "ftrace")) {
+			ret = news_printk(s, emit, arg);
+			break;
+		}
 	for (unsigned int i = 0; i < rec.n; i++) {
 		const struct usertp_event *ev = rec.list[i].ev;
 		char head[600];
@@ -463,11 +469,6 @@ int usertp__session_news(struct usertp__session *s,
 		emit(text, (size_t)hlen + (size_t)flen, arg);
 		free(text);
 	}
-	for (unsigned int i = 0; i < rec.n; i++)
-		if (!strcmp(usertp_event_system(rec.list[i].ev), "ftrace")) {
-			ret = news_printk(s, emit, arg) ?: ret;
-			break;
-		}
 	free(rec.list);
 	return ret;
 }

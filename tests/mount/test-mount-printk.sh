@@ -6,10 +6,12 @@
 # function and the text, no event name); printk_formats lists its formats; events/ftrace/bprint
 # has a format and no enable file, and available_events does not list it; options/trace_printk
 # is the top level's alone, and `echo 0` to it stops them (nothing after a marker written
-# then); an instance never has them.
-#   usage: test-mount-printk.sh USERTP PRINTK-PROG
+# then); an instance never has them; a program started after the first one's lines came, whose
+# formats are in a module it dlopen()s, prints too (the mount's reader takes formats as they
+# come: libtraceevent's own bprint takes none after its first record).
+#   usage: test-mount-printk.sh USERTP PRINTK-PROG DLOPEN-HOST PRINTK-LIB
 test_name=mount-printk
-usertp=$1 prog=$2
+usertp=$1 prog=$2 dlopen_host=$3 printk_lib=$4
 . "$(dirname "$0")/mount-lib.sh"
 set -eu
 
@@ -24,6 +26,10 @@ pids="$pids $!"
 wait_until "the program's usertp_printk() lines in trace_pipe" sh -c "
 	grep -q '\\] [^ ]* *[0-9.]*: round_once: round [0-9]* of 3000: ' '$dir/pipe' &&
 	grep -q '\\] [^ ]* *[0-9.]*: printk_lib_fire: lib [0-9]* name\$' '$dir/pipe'"
+"$dlopen_host" "$printk_lib" 5
+wait_until "the later program's module's lines in trace_pipe" sh -c "
+	[ \$(grep -c '\\] [^ ]* *[0-9.]*: rec_mod_fire: module [0-4]\$' '$dir/pipe') -eq 5 ]"
+grep -q 'NO FORMAT' "$dir/pipe" && bad "a line with no format: $(grep -m1 'NO FORMAT' "$dir/pipe")"
 grep -q 'bprint' "$dir/pipe" && bad "trace_pipe names the event (the kernel's does not)"
 grep -q '^0x[0-9a-f]* : "round %d of %u: ' "$mnt/printk_formats" ||
 	{ bad "printk_formats:"; cat "$mnt/printk_formats"; }
