@@ -89,6 +89,22 @@ first=$(head -1 "$dir/texts")
 	{ echo "record -P: the texts are not the expected ones' end:"; head -3 "$dir/texts"; fail=1; }
 same -i "$dir/p.dat"
 
+# With the kernel's events (where tracefs can be written): one file, the kernel's kallsyms and
+# printk formats and the program's together; the texts as before.
+if [ -w /sys/kernel/tracing/instances ]; then
+	rounds=5
+	expected >"$dir/expected"
+	"$usertp" record -q -e 'ftrace:*' -e sched:sched_switch -o "$dir/kr.dat" -- "$2" $rounds \
+		2>/dev/null || { echo "usertp record with sched_switch failed"; fail=1; }
+	"$usertp" report -i "$dir/kr.dat" | sed -n 's/^.*: \(bprint\|bputs\): *//p' >"$dir/texts"
+	cmp -s "$dir/texts" "$dir/expected" ||
+		{ echo "with kernel events: the texts:"; diff "$dir/texts" "$dir/expected" | head; fail=1; }
+	"$usertp" report -i "$dir/kr.dat" | grep -q ' sched_switch: ' || { echo "no sched_switch"; fail=1; }
+	same -i "$dir/kr.dat"
+	rounds=150
+	expected >"$dir/expected"
+fi
+
 # A recorder killed once its spool holds pages of them: --recover prints them (the formats
 # kept in the spool's meta), the first lines of the expected ones (the program kept to one
 # CPU: another CPU's page still being written is not in the spool).
