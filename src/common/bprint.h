@@ -13,7 +13,8 @@
  *     registered, with what and where, rather than printed wrong.
  *   - Arguments, packed as the kernel's vbin_printf(): an int in 4 bytes, a
  *     long, long long, size_t or pointer in 8, each at a 4-byte boundary; a string inline,
- *     NUL-terminated, at no boundary ("(null)" for NULL; cut to fit the record).
+ *     NUL-terminated, at no boundary ("(null)" for NULL; cut so that every argument fits the
+ *     record: libtraceevent prints no bprint record after one that lacks an argument).
  *   - Keys: a record names its format and its call site by a 64-bit number, as the kernel's
  *     by addresses.  Here they are hashes (of the format; of the function and the format), in
  *     user-space's address range, never a kernel address: the same in every process and
@@ -47,8 +48,10 @@ enum usertp__bprint_kind {
 int usertp__bprint_parse(const char *fmt, unsigned char *kinds, const char **why, size_t *at);
 
 /*
- * Pack the arguments @ap holds, of kinds @kinds (@n of them), into @buf of @cap bytes (a
- * multiple of 4).  Return: the bytes used, rounded up to 4 (what the record's buf[] takes).
+ * Pack the arguments @ap holds, of kinds @kinds (@n of them, at most USERTP_BPRINT_MAX_ARGS),
+ * into @buf of @cap bytes (a multiple of 4, at least 12 a number and 1 a string: strings are
+ * cut to leave room for every argument after them).  Return: the bytes used, rounded up to 4
+ * (what the record's buf[] takes).
  */
 size_t usertp__bprint_pack(const unsigned char *kinds, unsigned int n, va_list ap, void *buf,
 			   size_t cap);

@@ -7,9 +7,14 @@
  *	usertp_puts("done\n")
  * and one format the kernel's binary printk cannot hold (%c), which must be refused at start
  * and record nothing.   usage: printk-prog N [US]  (US: microseconds between rounds)
+ * printk-prog edges: formats at their edges, each once (the texts must be libtraceevent's):
+ * negative longs in %ld and %lx, %o %X %#o, a width with a precision, %.0s, a NULL string and
+ * pointer, long long's extremes, %%, no newline, a newline inside, no argument at all, and a
+ * string longer than a record holds before an argument (cut, the argument kept).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <usertp/printk.h>
@@ -26,9 +31,31 @@ static void round_once(int i, unsigned int n)
 		      "abcdef", (size_t)i * 3, (void *)(unsigned long)(0x1000 + i));
 }
 
+static void edges(void)
+{
+	static char big[6000];
+	const char *volatile none = NULL; /* (hidden from the compiler's own check of %s) */
+
+	memset(big, 'x', sizeof(big) - 1);
+	usertp_printk("neg=%ld hex=%lx o=%o X=%X #o=%#o w.p=%8.3d zero=%.0s|\n", -1234567890123L,
+		      -1234567890123L, 8, 0xabc, 8, 5, "gone");
+	usertp_printk("null=%s p0=%p ll=%lld ull=%llu\n", none, (void *)NULL,
+		      -9223372036854775807LL - 1, 18446744073709551615ULL);
+	usertp_printk("pct=100%% x\n");
+	usertp_printk("no newline %u", 3u);
+	usertp_printk("two\nlines %d\n", 2);
+	usertp_printk("big=%s|%d\n", big, 7);
+	usertp_printk("after the big one %d\n", 8);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int n = argc > 1 ? (unsigned int)atoi(argv[1]) : 3;
+
+	if (argc > 1 && !strcmp(argv[1], "edges")) {
+		edges();
+		return 0;
+	}
 	unsigned int us = argc > 2 ? (unsigned int)atoi(argv[2]) : 0;
 
 	for (unsigned int i = 0; i < n; i++) {

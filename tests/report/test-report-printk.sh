@@ -8,6 +8,8 @@
 #   - the records are ftrace:bprint and ftrace:bputs, their format the kernel's, in the file's
 #     ftrace section; the formats are in its printk_formats section, the functions in kallsyms;
 #   - the %c format is refused at the start, with its file and line, and records nothing;
+#   - formats at their edges (printk-prog edges): the embedded recorder's text (its own
+#     printer), usertp report's and trace-cmd's (libtraceevent's) are the same;
 #   - the module's formats print after its dlclose();
 #   - usertp record -P on the running program; --recover of a recorder killed.
 #   usage: test-report-printk.sh USERTP PRINTK-PROG PRINTK-PROG-CXX PRINTK-PROG-STATIC
@@ -72,6 +74,17 @@ for prog in "$2" "$3" "$4"; do
 		! "$usertp" report -i "$dir/b.dat" | grep -q ' bputs: ' ||
 		{ echo "$what: ftrace:bprint alone"; fail=1; }
 done
+
+# Formats at their edges: the embedded recorder's text is libtraceevent's.
+USERTP_EVENTS='ftrace:*' USERTP_OUTPUT="$dir/x.dat" "$2" edges 2>/dev/null
+USERTP_EVENTS='ftrace:*' USERTP_OUTPUT="$dir/x.txt" "$2" edges 2>/dev/null
+same -i "$dir/x.dat"
+# (the texts, and the line a newline inside a format makes)
+"$usertp" report -i "$dir/x.dat" | tail -n +2 | sed 's/^.*: bprint: *//' >"$dir/texts"
+grep -v '^#' "$dir/x.txt" | sed 's/^[^]]*\] [^ ]* *[0-9.]*: //' >"$dir/own"
+[ "$(wc -l <"$dir/texts")" -eq 8 ] && cmp -s "$dir/texts" "$dir/own" &&
+	grep -q '^edges: big=xxx*|7$' "$dir/texts" && ! grep -q 'FAILED' "$dir/texts" ||
+	{ echo "edges: libtraceevent's texts and the embedded recorder's:"; diff "$dir/texts" "$dir/own" | cut -c1-100 | head; fail=1; }
 
 # usertp record -P: a running program's, from when the recorder joined (each line one of
 # the expected ones, in order).
