@@ -321,6 +321,24 @@ static void reader_printk(struct usertp_session *s, struct usertp__source *src,
 }
 
 /*
+ * A usertp_printk() record of a format or call site not known yet: the program told of it
+ * before it could fire (its news, on its session connection), but the records may be read
+ * first; take what the program has said already (no wait).
+ */
+static void printk_known(struct usertp_session *s, struct usertp__source *src,
+			 const struct usertp_record *rec)
+{
+	const struct usertp__reader *r = s->reader;
+	uint64_t keys[2];
+
+	if (!rec->event || rec->size < 24 || strcmp(rec->event->system, "ftrace"))
+		return;
+	memcpy(keys, (const unsigned char *)rec->data + 8, 16);
+	if (!key_text(r->sites, r->nr_sites, keys[0]) || !key_text(r->formats, r->nr_formats, keys[1]))
+		s->take_news(s, src);
+}
+
+/*
  * The text of an ftrace:bprint or bputs record, as libtraceevent's own makes it from a file's
  * printk_formats and kallsyms ("%ps: " and the text; bprint.h's formats print alike).
  */
@@ -476,6 +494,7 @@ static void stream_give(struct usertp_session *s, struct usertp__source *src, un
 			memcpy(data, &type, 2); /* our copy: the session's id */
 			rec->id = type;
 			rec->event = tep_find_event(s->reader->tep, type);
+			printk_known(s, src, rec);
 		}
 	}
 	if (st->first_of_page && !seen(st, st->cur->page.page_no, 0))

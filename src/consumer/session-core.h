@@ -221,6 +221,8 @@ struct usertp_session {
 	 */
 	bool (*await_format)(struct usertp_session *s, struct usertp__source *src,
 			     unsigned int id, int wait_ms);
+	/* What @src has said on its session connection already, taken now (no wait).  (Idem.) */
+	void (*take_news)(struct usertp_session *s, struct usertp__source *src);
 
 	/* another source of the file: usertp record's kernel events (usertp__session_extra()) */
 	struct usertp__session_extra extra;

@@ -143,6 +143,15 @@ static bool inherited(struct usertp_session *s, struct usertp__source *src, unsi
 	return usertp__source_has_event(src, id);
 }
 
+void usertp__session_take_news(struct usertp_session *s, struct usertp__source *src)
+{
+	struct pollfd p = { src->session, POLLIN, 0 };
+
+	while (src->session >= 0 && !src->ended && poll(&p, 1, 0) == 1 && (p.revents & POLLIN) &&
+	       usertp__ses_session_message(s, src))
+		;
+}
+
 bool usertp__session_await_format(struct usertp_session *s, struct usertp__source *src,
 				  unsigned int id, int wait_ms)
 {

@@ -260,6 +260,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 		ev.data.fd = s->wake_fd;
 		epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->wake_fd, &ev);
 		s->await_format = usertp__session_await_format;
+		s->take_news = usertp__session_take_news;
 		ret = usertp__reader_new(s);
 	}
 	if (ret) {

@@ -31,7 +31,8 @@
 /* The events a source records learned so far, by the session's specs. */
 bool usertp__session_selects(const struct usertp_session *s, const char *system,
 			     const char *name);
-/* The session's await_format (session-core.h). */
+/* The session's take_news and await_format (session-core.h). */
+void usertp__session_take_news(struct usertp_session *s, struct usertp__source *src);
 bool usertp__session_await_format(struct usertp_session *s, struct usertp__source *src,
 				  unsigned int id, int wait_ms);
 /* Read what is left of every source, then close them (the file's end). */

@@ -482,7 +482,14 @@ static void news_drop(const char *msg, size_t len, void *arg)
 
 void usertp__session_news_skip(struct usertp__session *s)
 {
+	/*
+	 * (Not the printk lines: the start's reply does not list them; the recorder asks for them
+	 * after it, and those that come meanwhile are news.)
+	 */
+	unsigned int printk_told = s->printk_told;
+
 	usertp__session_news(s, news_drop, NULL);
+	s->printk_told = printk_told;
 }
 
 struct enabled_text {

@@ -11,7 +11,8 @@
 #   - formats at their edges (printk-prog edges): the embedded recorder's text (its own
 #     printer), usertp report's and trace-cmd's (libtraceevent's) are the same;
 #   - the module's formats print after its dlclose();
-#   - usertp record -P on the running program; --recover of a recorder killed.
+#   - usertp stream (read live); usertp record -P on the running program; --recover of a
+#     recorder killed.
 #   usage: test-report-printk.sh USERTP PRINTK-PROG PRINTK-PROG-CXX PRINTK-PROG-STATIC
 #          DLOPEN-HOST PRINTK-LIB TEST-MERGE
 set -eu
@@ -68,6 +69,12 @@ for prog in "$2" "$3" "$4"; do
 	"$usertp" record -q -e 'ftrace:*' -o "$dir/r.dat" -- "$prog" $rounds 2>"$dir/err" ||
 		{ echo "$what: usertp record:"; cat "$dir/err"; fail=1; }
 	check "$what, usertp record" "$dir/r.dat"
+	# usertp stream: read live (the session's own printer), the executable's formats told
+	# after the library's (its constructors run last) and read as they come.
+	"$usertp" stream -q -e 'ftrace:*' -- "$prog" $rounds 2>/dev/null |
+		sed -n 's/^.*: \(bprint\|bputs\): *//p' >"$dir/texts"
+	cmp -s "$dir/texts" "$dir/expected" ||
+		{ echo "$what, usertp stream: the texts:"; diff "$dir/texts" "$dir/expected" | head; fail=1; }
 	# ftrace:bprint alone: no bputs.
 	"$usertp" record -q -e 'ftrace:bprint' -o "$dir/b.dat" -- "$prog" $rounds 2>/dev/null
 	[ "$("$usertp" report -i "$dir/b.dat" | grep -c ' bprint: ')" -eq $((2 * rounds)) ] &&
