@@ -125,32 +125,30 @@ int usertp__bprint_parse(const char *fmt, unsigned char *kinds, const char **why
 	return (int)n;
 }
 
-/* The most an argument of @kind takes besides a string's characters: its bytes and alignment. */
-static size_t kind_room(unsigned char kind)
-{
-	return kind == USERTP_BPRINT_STR ? 1 : kind == USERTP_BPRINT_INT ? 4 + 3 : 8 + 3;
-}
+/* The most a number argument takes, its alignment included (a string: 1 byte at least). */
+#define ARG_ROOM_MAX (8 + 3)
 
 size_t usertp__bprint_pack(const unsigned char *kinds, unsigned int n, va_list ap, void *buf,
 			   size_t cap)
 {
 	unsigned char *out = buf;
-	size_t off = 0, rest = 0; /* rest: the room the arguments after this one need */
+	size_t off = 0;
 
-	for (unsigned int i = 0; i < n; i++)
-		rest += kind_room(kinds[i]);
 	for (unsigned int i = 0; i < n; i++) {
-		rest -= kind_room(kinds[i]);
 		if (kinds[i] == USERTP_BPRINT_STR) {
 			const char *s = va_arg(ap, const char *);
 			/*
 			 * Cut to leave room for the arguments after it: a record without all of
 			 * them is one libtraceevent fails to print, and every bprint after it.
 			 */
+			size_t rest = (size_t)(n - i - 1) * ARG_ROOM_MAX;
 			size_t room = cap > off + rest + 1 ? cap - off - rest - 1 : 0;
-			size_t len = strnlen(s ? s : "(null)", room);
+			size_t len;
 
-			memcpy(out + off, s ? s : "(null)", len);
+			if (!s)
+				s = "(null)";
+			len = strnlen(s, room);
+			memcpy(out + off, s, len);
 			out[off + len] = 0;
 			off += len + 1;
 			continue;
