@@ -237,7 +237,13 @@ size_t usertp__bprint_text(const char *fmt, const void *buf, size_t buflen, char
 		struct conv c;
 
 		if (*p != '%' || conv_read(p + 1, &c, &why) < 0 || c.end >= fmt + flen) {
-			put(out, size, &len, "%c", *p);
+			/* The text up to the next '%', at once. */
+			size_t run = strcspn(p + 1, "%") + 1;
+
+			if (run > (size_t)(fmt + flen - p))
+				run = (size_t)(fmt + flen - p);
+			put(out, size, &len, "%.*s", (int)run, p);
+			p += run - 1;
 			continue;
 		}
 		p = c.end;

@@ -73,13 +73,17 @@ struct printk_entry {
 	char *fmt, *function;
 };
 
-static struct printk_entry *printk_head; /* newest first; published with release */
+/*
+ * Oldest first: an entry is appended (under usertp__lock) by publishing it, with release, in
+ * the last one's next; readers walk from the head with no lock, and see a prefix.
+ */
+static struct printk_entry *printk_head, **printk_tail = &printk_head;
 static unsigned int printk_count;
 
 static const struct printk_entry *entry_find(uint64_t site_key, uint64_t fmt_key)
 {
 	for (const struct printk_entry *e = __atomic_load_n(&printk_head, __ATOMIC_ACQUIRE); e;
-	     e = e->next)
+	     e = __atomic_load_n(&e->next, __ATOMIC_ACQUIRE))
 		if (e->fmt_key == fmt_key && e->site_key == site_key)
 			return e;
 	return NULL;
@@ -105,8 +109,8 @@ static bool entry_add(const struct usertp_printk_site *site)
 		free(e);
 		return false;
 	}
-	e->next = printk_head;
-	__atomic_store_n(&printk_head, e, __ATOMIC_RELEASE);
+	__atomic_store_n(printk_tail, e, __ATOMIC_RELEASE);
+	printk_tail = &e->next;
 	__atomic_store_n(&printk_count, printk_count + 1, __ATOMIC_RELEASE); /* (after: a bound) */
 	return true;
 }
@@ -119,28 +123,17 @@ unsigned int usertp__printk_count(void)
 size_t usertp__printk_lines(unsigned int skip, unsigned int upto, bool kallsyms, char *buf,
 			    size_t size)
 {
-	const struct printk_entry *newest = __atomic_load_n(&printk_head, __ATOMIC_ACQUIRE), *e;
-	unsigned int n;
+	const struct printk_entry *e = __atomic_load_n(&printk_head, __ATOMIC_ACQUIRE);
 	size_t len = 0;
 
-	/* (Entries may be added meanwhile, before newest: the count read after it is a bound.) */
-	for (e = newest, n = 0; e; e = e->next)
-		n++;
-	if (upto > n)
-		upto = n;
-	/* Oldest first: entry k (0 the oldest) is n - 1 - k from the newest. */
-	for (unsigned int k = skip; k < upto; k++) {
-		e = newest;
-		for (unsigned int i = n - 1; e && i > k; i--)
-			e = e->next;
-		if (!e)
-			break;
-		len += kallsyms ? usertp__printk_site_line(len < size ? buf + len : NULL,
-							    len < size ? size - len : 0, e->site_key,
-							    e->function)
-				: usertp__printk_format_line(len < size ? buf + len : NULL,
-							     len < size ? size - len : 0, e->fmt_key,
-							     e->fmt);
+	for (unsigned int k = 0; e && k < upto; k++, e = __atomic_load_n(&e->next, __ATOMIC_ACQUIRE)) {
+		char *at = len < size ? buf + len : NULL;
+		size_t room = len < size ? size - len : 0;
+
+		if (k < skip)
+			continue;
+		len += kallsyms ? usertp__printk_site_line(at, room, e->site_key, e->function)
+				: usertp__printk_format_line(at, room, e->fmt_key, e->fmt);
 	}
 	return len;
 }
