@@ -39,8 +39,7 @@ void usertp__kpage_open(struct usertp__kpage *p, unsigned char *data, uint64_t t
 
 void *usertp__kpage_add(struct usertp__kpage *p, uint64_t ts, uint32_t size, uint32_t room)
 {
-	uint32_t len = (size + 3) & ~3u;
-	uint32_t hdr = size <= USERTP__KPAGE_MAX_SMALL && size % 4 == 0 ? 4 : 8;
+	uint32_t len, hdr = usertp__kpage_record_header(size, &len);
 	uint64_t delta = ts > p->ts ? ts - p->ts : 0;
 	uint32_t ext = delta >> USERTP__KPAGE_DELTA_BITS ? 8 : 0;
 	unsigned char *at;
@@ -59,7 +58,7 @@ void *usertp__kpage_add(struct usertp__kpage *p, uint64_t ts, uint32_t size, uin
 	}
 	put32(at, usertp__kpage_entry_word(hdr == 4 ? len / 4 : 0, delta));
 	if (hdr == 8)
-		put32(at + 4, size + 4);
+		put32(at + 4, len + 4);
 	memset(at + hdr + size, 0, len - size);
 	p->used += ext + hdr + len;
 	if (ts > p->ts)

@@ -47,10 +47,23 @@ static inline uint32_t usertp__kpage_entry_word(uint32_t type_len, uint64_t delt
 }
 
 /*
- * A page being filled with records, as the kernel writes them on x86-64: 4-byte aligned, the
- * short form (type_len 1..28) for a payload of whole words up to USERTP__KPAGE_MAX_SMALL
- * bytes, else type_len 0 and a length; a time extend before a record more than 2^27 - 1 ns
- * after the one before.  Used by the trace.dat merge and the mount's trace_pipe_raw.
+ * The entry of a record of @size bytes, as the kernel lays it out on x86-64: the payload
+ * rounded up to whole 4-byte words (*@len), after the header word alone (type_len: the words)
+ * when that is at most USERTP__KPAGE_MAX_SMALL bytes, else after a header word of type_len 0
+ * and a length word (@len + 4, counting itself).  Return: the bytes before the payload, 4 or
+ * 8.  The one statement of this rule: the encoder below and the programs' writer
+ * (ring-buffer.c) use it; rb-rseq-x86_64.S repeats it.
+ */
+static inline uint32_t usertp__kpage_record_header(uint32_t size, uint32_t *len)
+{
+	*len = (size + 3) & ~3u;
+	return *len <= USERTP__KPAGE_MAX_SMALL ? 4 : 8;
+}
+
+/*
+ * A page being filled with records, as the kernel writes them on x86-64: 4-byte aligned
+ * (usertp__kpage_record_header()); a time extend before a record more than 2^27 - 1 ns after
+ * the one before.  Used by the trace.dat merge and the mount's trace_pipe_raw.
  */
 struct usertp__kpage {
 	unsigned char *data; /* USERTP__KPAGE_SIZE bytes */

@@ -78,14 +78,6 @@ void usertp__rb_free(void *ptr)
 	}
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 void usertp__rb_snapshot_free(struct usertp__rb_snapshot *snap)
 {
 	unsigned int i;
@@ -98,26 +90,16 @@ void usertp__rb_snapshot_free(struct usertp__rb_snapshot *snap)
 }
 
 /*
- * Count the events of a copied page, and cut its used size to the end of its last well-formed
- * entry: a page closed early, or being written, or whose writer died, ends in zeros (the
- * kernel's end-of-page entry) or in something that does not parse.
+ * Count the events of a copied page, make its pending entries padding, and cut its used size
+ * to the end of its last well-formed entry: a page closed early, or being written, or whose
+ * writer died, ends in zeros (the kernel's end-of-page entry) or in something that does not
+ * parse.
  */
 static uint64_t page_settle(struct usertp__rb_page_copy *page)
 {
-	struct usertp__kpage_iter it;
-	struct usertp__kpage_entry e;
-	uint64_t n = 0;
-	uint32_t end = 0;
-	int ret;
+	uint64_t n;
 
-	usertp__kpage_iter_init(&it, page->data, page->used);
-	while ((ret = usertp__kpage_iter_next(&it, &e)) == 1) {
-		n++;
-		end = it.off;
-	}
-	if (ret == 0 && it.off <= page->used)
-		end = it.off; /* padding at the end is fine */
-	page->used = end;
+	page->used = usertp__rb_page_settle(page->data + USERTP__KPAGE_HEADER, page->used, &n);
 	return n;
 }
 
@@ -406,30 +388,28 @@ int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cp
 	}
 }
 
-/* The bytes of @page's entries before the first one still being written (padding with a delta). */
+/*
+ * The bytes of @page's entries before the first one still being written.  Past something
+ * this writer does not write, the page is left whole: its reader's checked walk finds it,
+ * says so and counts the loss.
+ */
 static uint32_t committed_prefix(const struct usertp__rb_page_copy *page)
 {
 	const unsigned char *data = page->data + USERTP__KPAGE_HEADER;
-	uint32_t off = 0;
+	uint32_t off = 0, next = 0;
 
-	while (off + 8 <= page->used) {
-		uint32_t word = get32(data + off), type = word & 31;
-
-		if (type == USERTP__KPAGE_TYPE_PADDING)
-			return word >> 5 ? off : page->used; /* pending; or the end of the page */
-		if (type == USERTP__KPAGE_TYPE_TIME_EXTEND || type == USERTP__KPAGE_TYPE_TIME_STAMP) {
-			off += 8;
-		} else if (type == 0) {
-			uint32_t len = get32(data + off + 4);
-
-			if (len < 4 || len - 4 > page->used - off - 8)
-				return off; /* malformed: not for us to read */
-			off += 8 + ((len - 4 + 3) & ~3u);
-		} else {
-			off += 4 + type * 4;
+	for (;;) {
+		switch (usertp__rb_live_entry(data, off, page->used, &next)) {
+		case USERTP_RB_ENTRY_EVENT:
+		case USERTP_RB_ENTRY_SKIP:
+			off = next;
+			continue;
+		case USERTP_RB_ENTRY_BAD:
+			return page->used;
+		default:
+			return off;
 		}
 	}
-	return off < page->used ? off : page->used;
 }
 
 int usertp__rb_peek(const struct usertp__rb_view *view, unsigned int cpu,

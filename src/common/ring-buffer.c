@@ -331,52 +331,79 @@ static bool slot_complete(const struct usertp__rb_cpu *c, unsigned int nr, uint6
 }
 
 /*
- * rseq mode: walk the entries of a live page (@data: its data bytes) up to @bound bytes,
- * counting the committed events in *events.  Return: false when an entry is still padding
- * (being written, or its writer died).  It stops at a zero word: in rseq mode an entry has
- * its header before the position covers it, and whoever closes a page clears the word after
- * its last entry, so zero is the end.  It stops too at anything this writer does not write
- * (a hostile region): what follows does not count, and does not hold the page up.
+ * rseq mode: a page is walked up to its first zero word: an entry has its header before the
+ * position covers it, and whoever closes a page clears the word after its last entry.  It
+ * stops too at anything this writer does not write (a hostile region): what follows does not
+ * count, and does not hold the page up.
  */
 bool usertp__rb_page_walk(const unsigned char *data, uint32_t bound, uint64_t *events, uint32_t *end)
 {
-	uint32_t off = 0;
+	uint32_t off = 0, next = 0;
 	uint64_t n = 0;
 	bool complete = true;
 
 	if (bound > USERTP__KPAGE_DATA)
 		bound = USERTP__KPAGE_DATA;
-	while (off + 8 <= bound) {
-		/* Headers are written 8 bytes at once: the word and array[0] agree. */
-		uint64_t h = __atomic_load_n((const uint64_t *)(data + off), __ATOMIC_ACQUIRE);
-		uint32_t word = (uint32_t)h, len = (uint32_t)(h >> 32);
+	for (;;) {
+		enum usertp__rb_entry_kind kind;
 
-		/* The common case first: a committed event (type 0, 4 <= len <= what is left). */
-		if (usertp_likely(!(word & 31) && len - 4 <= bound - off - 8)) {
-			n++;
-			off += (len + 11) & ~7u; /* 8 + (len - 4) rounded up to 8 */
-			continue;
-		}
-		if ((word & 31) == USERTP__KPAGE_TYPE_TIME_EXTEND) {
-			off += 8;
-			continue;
-		}
-		if ((word & 31 && (word & 31) != USERTP__KPAGE_TYPE_PADDING) || len < 4 ||
-		    len > bound - off - 4)
-			break; /* the end (zeros), or not something we write */
-		if (word & 31) {
-			if (!(word >> 5))
-				break; /* the kernel's null entry */
-			complete = false; /* padding with a delta: not committed yet */
-		} else {
+		/*
+		 * The common case first, in few instructions (a page is walked once per use: in
+		 * overwrite mode that is part of every event's cost): committed records of the
+		 * short form, far enough from the bound that none can cross it.
+		 */
+		while (bound - off >= 4 + USERTP__KPAGE_MAX_SMALL) {
+			uint32_t words = __atomic_load_n((const uint32_t *)(data + off), __ATOMIC_ACQUIRE) &
+					 (USERTP_RB_PENDING | 31u);
+
+			if (words - 1 >= USERTP__KPAGE_MAX_SMALL / 4)
+				break; /* pending, the long form, or anything else */
+			off += 4 + words * 4;
 			n++;
 		}
-		off += 8 + ((len - 4 + 7) & ~7u);
+		kind = usertp__rb_live_entry(data, off, bound, &next);
+		if (usertp_likely(kind == USERTP_RB_ENTRY_EVENT))
+			n++;
+		else if (kind == USERTP_RB_ENTRY_PENDING)
+			complete = false;
+		else if (kind != USERTP_RB_ENTRY_SKIP)
+			break;
+		off = next;
 	}
 	*events = n;
 	if (end)
-		*end = off < bound ? off : bound;
+		*end = off;
 	return complete;
+}
+
+uint32_t usertp__rb_page_settle(unsigned char *data, uint32_t bound, uint64_t *events)
+{
+	uint32_t off = 0, next = 0;
+	uint64_t n = 0;
+
+	if (bound > USERTP__KPAGE_DATA)
+		bound = USERTP__KPAGE_DATA;
+	for (;;) {
+		enum usertp__rb_entry_kind kind = usertp__rb_live_entry(data, off, bound, &next);
+		uint32_t word;
+
+		if (kind == USERTP_RB_ENTRY_EVENT) {
+			n++;
+		} else if (kind == USERTP_RB_ENTRY_PENDING) {
+			/* Padding of the same bytes and delta (the pending flag is not part of it). */
+			memcpy(&word, data + off, 4);
+			word = usertp__kpage_entry_word(USERTP__KPAGE_TYPE_PADDING,
+							(word & ~USERTP_RB_PENDING) >> 5);
+			memcpy(data + off, &word, 4);
+			word = next - off - 4;
+			memcpy(data + off + 4, &word, 4);
+		} else if (kind != USERTP_RB_ENTRY_SKIP) {
+			break;
+		}
+		off = next;
+	}
+	*events = n;
+	return off;
 }
 
 /*
@@ -553,14 +580,14 @@ static uint64_t scratch[2];
  * when dropped, USERTP_RB_RETRY when another writer moved first (or, rseq mode, we moved).
  */
 static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, uint64_t last,
-		       uint64_t ts, uint32_t total)
+		       uint64_t ts, uint32_t total, uint64_t pending)
 {
 	struct usertp__rb_cpu *c = rb->cpus[cpu];
 	unsigned int nr = rb->nr_pages;
 	uint64_t page = pos / USERTP__KPAGE_SIZE, new_page, *lost_before = c->commit + nr, retired = 0;
 	uint32_t off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
 	unsigned char *start, *old = rb->pages[cpu] + (page % nr) * USERTP__KPAGE_SIZE;
-	uint64_t hdr = usertp__rb_pending_header(total, 1), page_ts = ts - 1;
+	uint64_t hdr = usertp__rb_pending_header(pending, 1), page_ts = ts - 1;
 	struct rseq_op op = { pos, last, 0, 0, scratch, 0, scratch, 0 };
 	int ret;
 
@@ -621,7 +648,10 @@ static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, ui
 	if (__atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED) >= 0 &&
 	    new_page + 1 - __atomic_load_n(&c->read_page, __ATOMIC_RELAXED) >= nr / 2)
 		wake_consumer(rb, c);
-	memcpy(start + USERTP__KPAGE_HEADER, &hdr, 8);
+	if (rb->rseq)
+		memcpy(start + USERTP__KPAGE_HEADER, &hdr, 8);
+	else
+		usertp__rb_put_header(start + USERTP__KPAGE_HEADER, hdr);
 	__atomic_store_n(&rb->w[cpu].page, start, __ATOMIC_RELAXED);
 	usertp__rb_cpu_stale();
 	if (rb->rseq) {
@@ -650,8 +680,8 @@ static uint64_t time_extend(uint64_t delta)
 void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t size)
 {
 	struct usertp__rb_cpu *c;
-	uint64_t pos, last, ts, delta;
-	uint32_t total, off, ext;
+	uint64_t pos, last, ts, delta, pending;
+	uint32_t total, off, ext, hdr;
 	unsigned char *entry;
 	struct rseq_op op;
 
@@ -671,7 +701,7 @@ void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t si
 			usertp__rb_drop(c);
 			return NULL;
 		}
-		total = 8 + (((uint32_t)size + 7) & ~7u);
+		hdr = usertp__rb_entry_shape(size, rb->rseq, &total, &pending);
 		pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 		last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
 		entry = __atomic_load_n(&rb->w[cpu].page, __ATOMIC_RELAXED);
@@ -680,7 +710,7 @@ void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t si
 			ts = last + 1; /* strictly after the last one: see the top of ring-buffer.h */
 		off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
 		delta = ts - last;
-		ext = delta >> USERTP__KPAGE_DELTA_BITS ? 8 : 0;
+		ext = delta >= USERTP_RB_DELTA_LIMIT ? 8 : 0;
 		if (off < USERTP__KPAGE_HEADER || off + ext + total > USERTP__KPAGE_SIZE) {
 			if (off == USERTP_RB_OFF_OPENING) {
 				if (usertp__rb_wait_opened(c, pos))
@@ -688,16 +718,16 @@ void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t si
 				usertp__rb_drop(c);
 				return NULL;
 			}
-			entry = open_page(rb, cpu, pos, last, ts, total);
+			entry = open_page(rb, cpu, pos, last, ts, total, pending);
 			if (entry == USERTP_RB_RETRY)
 				continue;
-			return entry ? entry + 8 : NULL;
+			return entry ? entry + hdr : NULL;
 		}
 		entry += off;
 		/* After a time extend of delta - 1, the event is one tick later. */
 		op = (struct rseq_op){ pos, last, usertp__rb_pos_after(pos / USERTP__KPAGE_SIZE, off + ext + total),
 				       ts, (uint64_t *)entry, 0, (uint64_t *)(entry + ext),
-				       usertp__rb_pending_header(total, ext ? 1 : delta) };
+				       usertp__rb_pending_header(pending, ext ? 1 : delta) };
 		/* rseq mode: the headers in place before the position covers them. */
 		op.v1 = ext ? time_extend(delta - 1) : op.v2;
 		if (move_pos(rb, cpu, &op) == 0)
@@ -712,9 +742,9 @@ void *usertp__rb_reserve_slow(struct usertp__rb *rb, unsigned int cpu, size_t si
 			__atomic_fetch_add(usertp__rb_slot_commit(rb, entry), (uint64_t)ext,
 					   __ATOMIC_RELEASE);
 		}
-		memcpy(entry + ext, &op.v2, 8);
+		usertp__rb_put_header(entry + ext, op.v2);
 	}
-	return entry + ext + 8;
+	return entry + ext + hdr;
 }
 
 void *usertp__rb_rseq_reserve_slow(struct usertp__rb *rb, size_t size, uint64_t first)

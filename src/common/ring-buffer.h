@@ -16,7 +16,7 @@
  * Writing (lock-free, no syscall, no allocation), in one of two modes (region flag RSEQ):
  *   - rseq mode (x86-64, glibc's rseq area, a buffer for every CPU): the restartable
  *     sequence of usertp__rb_rseq_try_reserve() reserves on the CPU the thread runs on with
- *     plain loads and stores, the entry's padding header written before one 16-byte store
+ *     plain loads and stores, the entry's pending header written before one 16-byte store
  *     moves {pos, last_ts}; the kernel restarts it if the thread is preempted, migrated or
  *     signalled in between, so only threads of that CPU ever move its position (the opener
  *     of a page publishes it from OPENING, which nobody else moves, with a plain store);
@@ -27,14 +27,21 @@
  *   - pos is the logical byte position (page_no * 4096 + offset), last_ts the time of the
  *     event before.  Taking the time inside the sequence (or the CAS loop) keeps timestamps
  *     in buffer order: never backwards on a CPU;
- *   - every event is 8-byte aligned, written as a "type_len 0" entry (u32 header, u32 length,
- *     payload), first as padding (so readers skip it), and committed by one byte store that
- *     clears its type (usertp__rb_commit()): the delta and length are final from the start.
- *     For that, an event's delta is never 0 (a padding entry with a zero delta would read as
- *     the end of the page): timestamps strictly increase on each CPU (a clock reading equal
- *     to or behind the CPU's last timestamp is taken as one tick after it), the first event
- *     of a page is one tick after the page's timestamp, and an event after a time extend is
- *     one tick after it;
+ *   - events are laid out as the kernel lays them out (usertp__kpage_record_header()):
+ *     4-byte aligned, a header word alone before a payload of up to 112 bytes, else a header
+ *     word of type_len 0 and a length word (CAS mode always takes that long form: its commit
+ *     needs the length).  An entry is written pending, with bit 31 of the word just before
+ *     its payload set (USERTP_RB_PENDING): the header word's (the delta's top bit, left clear
+ *     by the deltas a pending entry takes, below 2^26) or the length word's.  It is committed
+ *     by one byte store that clears that bit (usertp__rb_commit_entry()), after the payload's:
+ *     the type, the length and the delta are final from the start.  Readers of live pages
+ *     (usertp__rb_live_entry()) skip pending entries, or stop at them; a copy of a page whose
+ *     writer died has them made padding (usertp__rb_page_settle()) before anything else
+ *     reads it.  An event's delta is never 0 (a header word of zeros is where a page's entries
+ *     end): timestamps strictly increase on each CPU (a clock reading equal to or behind the
+ *     CPU's last timestamp is taken as one tick after it), the first event of a page is one
+ *     tick after the page's timestamp, and an event after a time extend is one tick after
+ *     it;
  *   - a page is opened in steps (open_page(), ring-buffer.c): claimed (rseq mode: the word
  *     after the last entry of the page left cleared at once), zeroed in CAS mode (zeros read
  *     as the kernel's end-of-page entry: either way, bytes of the slot's earlier use are
@@ -44,11 +51,12 @@
  *     page slot, the bytes committed (low 32 bits) and the events (high 32 bits); a page is
  *     complete when its slot's byte count reaches (use + 1) * 4080 (the writer that leaves a
  *     page adds its unused tail).  rseq mode, no per-event counter: a page is complete when
- *     walking it finds no padding entry (every reserved entry has its header before pos
+ *     walking it finds no pending entry (every reserved entry has its header before pos
  *     covers it, and the sequence that leaves a page clears the word after its last entry),
  *     and the events of a page whose slot is reused are added to `retired`.  A slot is
  *     reused only once its previous page is complete, so a writer that is slow (or dead) can
- *     never have its bytes overwritten by another.
+ *     never have its bytes overwritten by another.  Entries take 8 bytes at least, so fewer
+ *     left at a page's end are past its entries.
  *
  * Modes: overwrite (the oldest page goes), or producer/consumer (new events are dropped while
  * the consumer has not freed a page).  Lost events are counted per CPU: dropped ones in
@@ -66,7 +74,7 @@
 #include "kernel-page.h" /* each CPU's buffer is a ring of the kernel's pages */
 
 #define USERTP_RB_MAGIC 0x42525455u /* "UTRB" */
-#define USERTP_RB_VERSION 2
+#define USERTP_RB_VERSION 3 /* 3: the kernel's 4-byte layout and the pending bit */
 /* Buffer sizes per CPU, in KiB, as users give them (rounded up to whole pages of data). */
 #define USERTP_RB_DEFAULT_KB 1408u /* the kernel's buffer_size_kb */
 #define USERTP_RB_MAX_KB 4194304u  /* 4 GiB */
@@ -314,13 +322,50 @@ static inline void usertp__rb_drop(struct usertp__rb_cpu *c)
 }
 
 /*
- * The header of an event being written: padding of @total bytes (array[0], the length word,
- * counts itself and the payload), @delta (at least 1) after the entry before it.  A reader of
- * a page whose writer died skips it.
+ * The pending flag: bit 31 of the word before an entry's payload (see the top of this file).
+ * A pending entry's delta is below USERTP_RB_DELTA_LIMIT, so that the flag is not one of its
+ * bits; a longer gap takes a time extend.
  */
-static inline uint64_t usertp__rb_pending_header(uint32_t total, uint64_t delta)
+#define USERTP_RB_PENDING 0x80000000u
+#define USERTP_RB_DELTA_LIMIT (1u << (USERTP__KPAGE_DELTA_BITS - 1))
+
+/*
+ * The entry of an event of @size bytes of payload, being written: its bytes (*total), where
+ * its payload starts in it (the return: 4 or 8) and its first 8 bytes without the delta
+ * (*pending: the header word, and the length word or the payload's first bytes, flagged
+ * pending).  The short form only when @short_ok (rseq mode).
+ */
+static inline uint32_t usertp__rb_entry_shape(size_t size, bool short_ok, uint32_t *total,
+					      uint64_t *pending)
 {
-	return (uint64_t)(total - 4) << 32 | usertp__kpage_entry_word(USERTP__KPAGE_TYPE_PADDING, delta);
+	uint32_t len, hdr = usertp__kpage_record_header((uint32_t)size, &len);
+
+	if (hdr == 4 && short_ok) {
+		*pending = (len / 4) | USERTP_RB_PENDING;
+	} else {
+		hdr = 8;
+		*pending = (uint64_t)((len + 4) | USERTP_RB_PENDING) << 32;
+	}
+	*total = hdr + len;
+	return hdr;
+}
+
+/* The pending entry's first 8 bytes, @delta (1 <= delta < USERTP_RB_DELTA_LIMIT) after the one
+ * before. */
+static inline uint64_t usertp__rb_pending_header(uint64_t pending, uint64_t delta)
+{
+	return pending | delta << 5;
+}
+
+/*
+ * CAS mode: the long form's two words, written after the position covers them (a reader
+ * bounded by the position may find them zero, the end of the entries, meanwhile): the
+ * length first, so that a reader that sees the header word sees the length too.
+ */
+static inline void usertp__rb_put_header(unsigned char *entry, uint64_t header)
+{
+	__atomic_store_n((uint32_t *)(entry + 4), (uint32_t)(header >> 32), __ATOMIC_RELAXED);
+	__atomic_store_n((uint32_t *)entry, (uint32_t)header, __ATOMIC_RELEASE);
 }
 
 /* The general writer, out of line. */
@@ -345,13 +390,13 @@ static inline void *usertp__rb_try_reserve(struct usertp__rb *rb, unsigned int c
 
 	if (usertp_unlikely(size > USERTP_RB_MAX_PAYLOAD))
 		return NULL;
-	total = 8 + (((uint32_t)size + 7) & ~7u);
+	total = 8 + (((uint32_t)size + 3) & ~3u); /* the long form: usertp__rb_entry_shape() */
 	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 	last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
 	page = __atomic_load_n(&w->page, __ATOMIC_RELAXED);
-	/* 1 <= delta < 1 << 27; a clock equal to last gives 0, one behind it a huge delta. */
+	/* 1 <= delta < the limit; a clock equal to last gives 0, one behind it a huge delta. */
 	delta = ts - last;
-	if (usertp_unlikely(delta - 1 >= (1u << USERTP__KPAGE_DELTA_BITS) - 1))
+	if (usertp_unlikely(delta - 1 >= USERTP_RB_DELTA_LIMIT - 1))
 		return NULL;
 	/* The header <= off and off + total <= the page's end, in one unsigned comparison. */
 	off = (uint32_t)(pos % USERTP__KPAGE_SIZE);
@@ -364,8 +409,7 @@ static inline void *usertp__rb_try_reserve(struct usertp__rb *rb, unsigned int c
 		return NULL;
 	}
 	page += off;
-	delta = usertp__rb_pending_header(total, delta);
-	memcpy(page, &delta, 8);
+	usertp__rb_put_header(page, (uint64_t)((total - 4) | USERTP_RB_PENDING) << 32 | delta << 5);
 	return page + 8;
 }
 
@@ -383,9 +427,9 @@ static inline void *usertp__rb_try_reserve(struct usertp__rb *rb, unsigned int c
  * overwrites it, and whoever closes the page clears it.  No locked instruction: on this
  * machine class a 16-byte compare-and-exchange costs 10-20 ns.  Anything else (another page,
  * a time extend, a clock not after last_ts, no rseq area) goes to usertp__rb_rseq_reserve_slow().
- * Unless @first is 0, the payload's first 8 bytes are set to it (the record's common header).
- * They use only call-clobbered registers and no stack.  Return: the payload, or NULL when
- * the event was dropped (counted).
+ * The payload's first 8 bytes are set to @first (the record's common header; 0 when the caller
+ * writes its own).  They use only call-clobbered registers and no stack.  Return: the
+ * payload, or NULL when the event was dropped (counted).
  */
 #define USERTP_RB_RSEQ_SIG 0x53053053
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
@@ -399,7 +443,7 @@ void *usertp__rb_rseq_reserve_slow(struct usertp__rb *rb, size_t size, uint64_t 
 
 /*
  * Reserve @size bytes of payload on @cpu (rseq mode: on the CPU the thread runs on, whatever
- * @cpu says); returns where to write the payload (8-byte aligned), or NULL when the event is
+ * @cpu says); returns where to write the payload (4-byte aligned, as in the kernel), or NULL when the event is
  * dropped (counted); the event is then committed with usertp__rb_commit().
  */
 static inline void *usertp__rb_reserve(struct usertp__rb *rb, unsigned int cpu, size_t size)
@@ -424,17 +468,18 @@ static inline uint64_t *usertp__rb_slot_commit(const struct usertp__rb *rb, cons
 			       USERTP__KPAGE_SIZE];
 }
 
-/* The commit proper: clear the type of the event whose payload is at @payload (padding ->
- * data; one byte store, after the payload's).  All rseq mode needs. */
+/* The commit proper: clear the pending flag of the event whose payload is at @payload (the
+ * top byte of the word before it; one byte store, after the payload's).  All rseq mode needs. */
 static inline void usertp__rb_commit_entry(void *payload)
 {
-	unsigned char *hdr = (unsigned char *)payload - 8;
+	unsigned char *flag = (unsigned char *)payload - 1;
 
-	__atomic_store_n(hdr, (unsigned char)(*hdr & ~31u), __ATOMIC_RELEASE);
+	__atomic_store_n(flag, (unsigned char)(*flag & (USERTP_RB_PENDING >> 24 ^ 0xffu)),
+			 __ATOMIC_RELEASE);
 }
 
 /* Commit, and in CAS mode count the event in its page slot's counter (after the event: the
- * count is what completes a page). */
+ * count is what completes a page).  CAS mode's entries are all of the long form. */
 static inline void usertp__rb_commit(const struct usertp__rb *rb, void *payload)
 {
 	uint32_t len;
@@ -566,12 +611,67 @@ size_t usertp__rb_cpu_area_header(unsigned int nr_pages);
 /* Bytes of memory the buffers of @nr_cpus CPUs of @kb KiB each take. */
 uint64_t usertp__rb_bytes(unsigned int nr_cpus, unsigned long kb);
 /*
+ * One entry of a live page (@data: its data bytes) at @off, below @bound: the one reader of
+ * the writer's entries (see the top of this file), every length checked.  Return: what it is,
+ * with *@next the offset after it (EVENT, PENDING, SKIP).  END: a header word of zeros, the
+ * kernel's null entry, or fewer than 8 bytes left; BAD: anything this writer does not write
+ * (a hostile region), which ends the walk as END does.
+ */
+enum usertp__rb_entry_kind {
+	USERTP_RB_ENTRY_END,
+	USERTP_RB_ENTRY_EVENT,	 /* committed */
+	USERTP_RB_ENTRY_PENDING, /* being written, or its writer died */
+	USERTP_RB_ENTRY_SKIP,	 /* a time extend, or padding */
+	USERTP_RB_ENTRY_BAD,
+};
+
+static inline enum usertp__rb_entry_kind usertp__rb_live_entry(const unsigned char *data,
+							       uint32_t off, uint32_t bound,
+							       uint32_t *next)
+{
+	uint32_t word, type, len;
+
+	if (bound < off + 8)
+		return USERTP_RB_ENTRY_END;
+	word = __atomic_load_n((const uint32_t *)(data + off), __ATOMIC_ACQUIRE);
+	type = word & 31;
+	if (usertp_likely(type - 1 < USERTP__KPAGE_MAX_SMALL / 4)) {
+		*next = off + 4 + type * 4;
+		if (*next > bound)
+			return USERTP_RB_ENTRY_BAD;
+		return word & USERTP_RB_PENDING ? USERTP_RB_ENTRY_PENDING : USERTP_RB_ENTRY_EVENT;
+	}
+	if (type == USERTP__KPAGE_TYPE_TIME_EXTEND) {
+		*next = off + 8;
+		return USERTP_RB_ENTRY_SKIP;
+	}
+	if (!word || (type == USERTP__KPAGE_TYPE_PADDING && !(word >> 5)))
+		return USERTP_RB_ENTRY_END;
+	if (type && type != USERTP__KPAGE_TYPE_PADDING)
+		return USERTP_RB_ENTRY_BAD;
+	len = __atomic_load_n((const uint32_t *)(data + off + 4), __ATOMIC_ACQUIRE);
+	*next = off + 4 + (len & ~USERTP_RB_PENDING);
+	if ((len & ~USERTP_RB_PENDING) < 4 || len % 4 || *next > bound ||
+	    (type && len & USERTP_RB_PENDING))
+		return USERTP_RB_ENTRY_BAD;
+	if (type)
+		return USERTP_RB_ENTRY_SKIP;
+	return len & USERTP_RB_PENDING ? USERTP_RB_ENTRY_PENDING : USERTP_RB_ENTRY_EVENT;
+}
+
+/*
  * rseq mode: walk the entries of a live page (@data: its data bytes) up to @bound bytes,
  * counting the committed events in *events; *end (if not NULL) the end of its entries.
  * Return: false when an entry is still being written (or its writer died).
  */
 bool usertp__rb_page_walk(const unsigned char *data, uint32_t bound, uint64_t *events,
 			  uint32_t *end);
+/*
+ * A copy of a live page (@data: its data bytes, @bound of them), made what any reader of the
+ * kernel's pages reads: its pending entries made padding (their delta kept, so that the times
+ * after them stay right); *@events its events.  Return: the end of its entries.
+ */
+uint32_t usertp__rb_page_settle(unsigned char *data, uint32_t bound, uint64_t *events);
 /*
  * Whether page @p (held by its slot now) is complete; rseq mode: *events its events, and
  * *end (if not NULL) the end of its entries (CAS mode: 0, not known).

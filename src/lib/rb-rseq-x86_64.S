@@ -11,16 +11,23 @@
  * it: this uses only call-clobbered registers and no stack, and its slow exit is a tail call
  * with the caller's arguments.
  *
- * Registers in the sequence: rdi rb, r8 first, r9 total, r11 the rseq area's offset from
- * the thread pointer (then a scratch), r10 &rb->w[cpu] then the entry, rcx the CPU's control
- * block, rsi pos, rax the timestamp, rdx the delta; xmm0 and xmm1 build {pos, last_ts}.
+ * The entry's shape is usertp__rb_entry_shape()'s (ring-buffer.h), repeated here: the payload
+ * rounded up to 4 bytes after the header word alone up to 112 bytes (the short form), else
+ * after a header word and a length word; the word before the payload flagged pending.
+ *
+ * Registers in the sequence: rdi rb, r8 the entry's first 8 bytes without the delta, r9
+ * total, r11 the rseq area's offset from the thread pointer (then a scratch), r10
+ * &rb->w[cpu] then the entry, rcx the CPU's control block, rsi pos, rax the timestamp, rdx
+ * the delta then the entry's first 8 bytes; xmm0 and xmm1 build {pos, last_ts}, xmm2 holds
+ * the payload's first 8 bytes.
  */
 #include "rb-layout.h"
 
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 
-#define PADDING 29		/* USERTP_RB_TYPE_PADDING */
-#define DELTA_LIMIT 0x7fffffe	/* (1 << USERTP_RB_DELTA_BITS) - 2: delta - 1 must not exceed it */
+#define PENDING 0x80000000	/* USERTP_RB_PENDING */
+#define DELTA_LIMIT 0x3fffffe	/* USERTP_RB_DELTA_LIMIT - 2: delta - 1 must not exceed it */
+#define MAX_SMALL 112		/* USERTP__KPAGE_MAX_SMALL */
 
 	.text
 
@@ -32,12 +39,16 @@
 	.p2align 5
 \name:
 	.cfi_startproc
-	mov	%rdx, %r8			/* the payload's first 8 bytes, or 0 */
+	movq	%rdx, %xmm2			/* the payload's first 8 bytes, or 0 */
 	.if !\tsc
 	mov	%rcx, %rax			/* the timestamp */
 	.endif
-	lea	15(%rsi), %r9
-	and	$-8, %r9			/* total: header and payload rounded up to 8 */
+	lea	3(%rsi), %r8
+	shr	$2, %r8				/* the payload's words */
+	cmp	$MAX_SMALL / 4, %r8
+	ja	.Llong_\name
+	lea	4(,%r8,4), %r9			/* total: the short form's */
+	or	$PENDING, %r8d			/* its header: type_len the words */
 .Lretry_\name:
 	mov	usertp__rb_rseq_offset(%rip), %r11
 	lea	.Lcs_\name(%rip), %rcx
@@ -59,7 +70,7 @@
 	mov	%rax, %rdx
 	sub	USERTP_RB_CPU_LAST_TS(%rcx), %rdx	/* delta */
 	lea	-1(%rdx), %r11
-	cmp	$DELTA_LIMIT, %r11		/* 1 <= delta < 1 << 27, else a time extend */
+	cmp	$DELTA_LIMIT, %r11		/* 1 <= delta < 1 << 26, else a time extend */
 	ja	.Lslow_\name			/* (or the clock is not after last_ts) */
 	mov	%esi, %r11d
 	and	$4095, %r11d			/* off: where in the page */
@@ -72,29 +83,36 @@
 	shr	$12, %r11d			/* 1 when it ends the page exactly: */
 	add	%r9, %rsi
 	sub	%r11, %rsi			/* the new pos ends at OFF_EXACT then */
-	lea	-4(%r9), %r11
-	shl	$32, %r11			/* array[0]: length word and payload */
 	shl	$5, %rdx
-	or	%rdx, %r11
-	or	$PADDING, %r11
-	mov	%r11, (%r10)			/* pending header, before pos covers it */
+	or	%r8, %rdx
+	mov	%rdx, (%r10)			/* pending header, before pos covers it */
 	movq	%rsi, %xmm0
 	movq	%rax, %xmm1
 	punpcklqdq %xmm1, %xmm0
 	movdqa	%xmm0, USERTP_RB_CPU_POS(%rcx)	/* {pos, last_ts}: the commit */
 .Lend_\name:
-	lea	8(%r10), %rax
-	test	%r8, %r8
-	jz	1f
-	mov	%r8, (%rax)
-1:	ret
+	lea	4(%r10), %rax			/* the payload: after the header word, */
+	test	%r8d, %r8d
+	jnz	1f
+	add	$4, %rax			/* and the length word in the long form */
+1:	movq	%xmm2, (%rax)
+	ret
 	.byte	0x0f, 0xb9, 0x3d		/* the signature, before the abort handler */
 	.long	0x53053053			/* USERTP_RB_RSEQ_SIG */
 .Labort_\name:
 	jmp	.Lretry_\name
+.Llong_\name:
+	lea	8(,%r8,4), %r9			/* total: the long form's, */
+	lea	-4(%r9), %r8d
+	or	$PENDING, %r8d
+	shl	$32, %r8			/* type_len 0, then the length */
+	jmp	.Lretry_\name
 .Lslow_\name:
-	lea	-8(%r9), %rsi
-	mov	%r8, %rdx
+	lea	-4(%r9), %rsi			/* the size, rounded up: the same entry */
+	test	%r8d, %r8d
+	jnz	2f
+	sub	$4, %rsi
+2:	movq	%xmm2, %rdx
 	jmp	usertp__rb_rseq_reserve_slow
 	.cfi_endproc
 	.size	\name, . - \name

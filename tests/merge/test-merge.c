@@ -21,7 +21,7 @@
  *	test-merge adopt WORKER-POOL DAT-FIRE	a recording's pages taken as the file's where
  *						they are (usertp record's direct file), and
  *						the cases where they cannot be
- *	test-merge forms FILE			the records' forms per CPU (long, short)
+ *	test-merge forms FILE			per CPU, the pages as written and as merged
  *	test-merge spool-bytes [--cached] DIR...	the bytes of pages spool directories hold
  *						(--cached: of those, the bytes in the page cache)
  *
@@ -707,8 +707,13 @@ static void test_corrupt(void)
 	write_at(fd, word, 8, 2 * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER);
 	commit = USERTP__KPAGE_DATA | 3ull << 30;
 	write_at(fd, &commit, 8, 3 * USERTP__KPAGE_SIZE + 8);
-	word[0] = 999; /* the first record's common_type (after its 8-byte entry header) */
-	write_at(fd, word, 2, 4 * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER + 8);
+	/* The first record's common_type: after its header word, and its length word in the
+	 * long form (type_len 0). */
+	if (pread(fd, word, 4, 4 * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER) != 4)
+		die("pread");
+	i = word[0] & 31 ? 4 : 8;
+	word[0] = 999;
+	write_at(fd, word, 2, 4 * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER + i);
 	if (pread(fd, &commit, 8, 5 * USERTP__KPAGE_SIZE + 8) != 8)
 		die("pread");
 	commit |= 0xffffffff80000000ull;
@@ -1103,9 +1108,9 @@ out:
 }
 
 /*
- * test-merge forms FILE: per CPU, the records of a trace.dat (version 6) in the long form
- * (type_len 0 and a length word: the ring buffer's writer's) and in the short one (the kernel's
- * and the merge's, for payloads of up to 112 bytes): "CPU N: L long, S short".
+ * test-merge forms FILE: per CPU, the pages of a trace.dat (version 6) as the programs' writer
+ * left them (its first record one tick after the page's timestamp: ring-buffer.h) and as the
+ * merge encoded them (its first record at the page's timestamp): "CPU N: W written, M merged".
  */
 static int forms(const char *path)
 {
@@ -1119,20 +1124,19 @@ static int forms(const char *path)
 			const unsigned char *page = d.buf + d.cpu_offset[cpu] + off;
 			struct usertp__kpage_iter it;
 			struct usertp__kpage_entry e;
-			uint32_t used, word;
-			uint64_t lost;
+			uint64_t lost, page_ts;
+			uint32_t used;
 
 			if (!usertp__kpage_header(page, &used, &lost)) {
 				printf("CPU %u: a page that does not parse\n", cpu);
 				continue;
 			}
+			memcpy(&page_ts, page, 8);
 			usertp__kpage_iter_init(&it, page, used);
-			while (usertp__kpage_iter_next(&it, &e) == 1) {
-				memcpy(&word, page + USERTP__KPAGE_HEADER + e.off, 4);
-				n[(word & 31) != 0]++;
-			}
+			if (usertp__kpage_iter_next(&it, &e) == 1)
+				n[e.ts == page_ts]++;
 		}
-		printf("CPU %u: %" PRIu64 " long, %" PRIu64 " short\n", cpu, n[0], n[1]);
+		printf("CPU %u: %" PRIu64 " written, %" PRIu64 " merged\n", cpu, n[0], n[1]);
 	}
 	for (unsigned int i = 0; i < d.nr_events; i++)
 		free((char *)d.events[i].format);

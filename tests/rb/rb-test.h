@@ -119,7 +119,7 @@ static inline void payload_fill(unsigned char *p, uint32_t size, uint32_t tag, u
 
 /*
  * Check a payload read back from an entry of @entry_size bytes (the written size rounded up
- * to 8).  Return: true with *tag and *seq set when it is intact.
+ * to 4, as the kernel's records are).  Return: true with *tag and *seq set when it is intact.
  */
 static inline bool payload_check(const unsigned char *p, uint32_t entry_size, uint32_t *tag,
 				 uint64_t *seq)
@@ -134,13 +134,25 @@ static inline bool payload_check(const unsigned char *p, uint32_t entry_size, ui
 	memcpy(tag, p + 8, 4);
 	memcpy(&size, p + 12, 4);
 	memcpy(&sum, p + 16, 8);
-	if (size < PAYLOAD_HEAD || ((size + 7) & ~7u) != entry_size)
+	if (size < PAYLOAD_HEAD || ((size + 3) & ~3u) != entry_size)
 		return false;
 	if (rbt_fnv(rbt_fnv(0xcbf29ce484222325ull, p, 16), p + PAYLOAD_HEAD, size - PAYLOAD_HEAD) !=
 	    sum)
 		return false;
 	rbt_filler(expect, size - PAYLOAD_HEAD, rbt_seed(*tag, *seq));
 	return !memcmp(expect, p + PAYLOAD_HEAD, size - PAYLOAD_HEAD);
+}
+
+/*
+ * The bytes an event of @size bytes takes on @rb's pages, said here apart from the writer:
+ * the kernel's layout, the payload in whole words after a header word (rseq mode, up to 112
+ * bytes of payload) or a header word and a length word (CAS mode always).
+ */
+static inline uint32_t rbt_entry_bytes(const struct usertp__rb *rb, uint32_t size)
+{
+	uint32_t len = (size + 3) & ~3u;
+
+	return (rb->rseq && len <= 112 ? 4 : 8) + len;
 }
 
 /*

@@ -127,15 +127,20 @@ static void slip(void)
 {
 	struct usertp__rb rb;
 	uint64_t seq;
+	uint32_t per_page;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, false), ==, 0);
-	/* 100 + 8 + 4 bytes: 36 per page, 48 bytes left at the end of each. */
-	for (seq = 0; seq < 108; seq++)
-		CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
-	CHECK(!rbt_write(&rb, 0, 100, TAG, 108, NULL, NULL)); /* full */
-	CHECK(!rbt_write(&rb, 0, 24, TAG, 109, NULL, NULL));  /* would fit in the 48 bytes */
+	/* 92-byte events: 42 a page in rseq mode (96 bytes each), 40 in CAS mode (100 bytes):
+	 * 48 or 80 bytes left at the end of each page, room for a 24-byte event. */
+	per_page = USERTP__KPAGE_DATA / rbt_entry_bytes(&rb, 92);
+	CHECK_INT(USERTP__KPAGE_DATA - per_page * rbt_entry_bytes(&rb, 92), >=,
+		  rbt_entry_bytes(&rb, 24));
+	for (seq = 0; seq < 3 * per_page; seq++)
+		CHECK(rbt_write(&rb, 0, 92, TAG, seq, NULL, NULL));
+	CHECK(!rbt_write(&rb, 0, 92, TAG, seq, NULL, NULL));	  /* full */
+	CHECK(!rbt_write(&rb, 0, 24, TAG, seq + 1, NULL, NULL)); /* would fit in what is left */
 	CHECK_INT(rb.cpus[0]->dropped, ==, 2);
-	expect_seqs(&rb, 0, 108);
+	expect_seqs(&rb, 0, 3 * per_page);
 	usertp__rb_destroy(&rb);
 }
 
@@ -321,24 +326,43 @@ static void hostile_wrap(void)
 
 static void dead_reserved(void)
 {
+	/* A record in the short form (rseq mode), and one with a length word (either mode). */
+	static const uint32_t sizes[] = { 100, 300 };
 	int overwrite;
 
 	for (overwrite = 0; overwrite <= 1; overwrite++) {
-		struct usertp__rb rb;
-		uint64_t seq = 0;
-		unsigned char *p;
+		for (unsigned int i = 0; i < 2; i++) {
+			struct usertp__rb rb;
+			uint64_t seq = 0, last_page;
+			unsigned char *p;
 
-		CHECK_INT(usertp__rb_create(&rb, 1, 64, overwrite), ==, 0);
-		write_n(&rb, 100, 100, &seq);
-		/* Died between reserve and commit: the event is padding. */
-		p = usertp__rb_reserve(&rb, 0, 100);
-		CHECK(p != NULL);
-		payload_fill(p, 100, TAG, seq);
-		expect_seqs(&rb, 0, seq);
-		/* Died after the store of commit, before its count (CAS mode): the event is there. */
-		usertp__rb_commit_entry(p);
-		expect_seqs(&rb, 0, seq + 1);
-		usertp__rb_destroy(&rb);
+			CHECK_INT(usertp__rb_create(&rb, 1, 64, overwrite), ==, 0);
+			write_n(&rb, 10, sizes[i], &seq);
+			/* Died between reserve and commit: the event is pending, skipped. */
+			p = usertp__rb_reserve(&rb, 0, sizes[i]);
+			CHECK(p != NULL);
+			payload_fill(p, sizes[i], TAG, 1ull << 40);
+			expect_seqs(&rb, 0, seq);
+			/* Events committed after it (by other threads), on its page and the next:
+			 * all kept, and where no reader stops (the page is complete only at the
+			 * end, the snapshot's copy has the dead one made padding). */
+			last_page = rb.cpus[0]->pos / USERTP__KPAGE_SIZE;
+			write_n(&rb, 3, 24, &seq);
+			CHECK_INT(rb.cpus[0]->pos / USERTP__KPAGE_SIZE, ==, last_page);
+			write_n(&rb, 40, sizes[i], &seq);
+			expect_seqs(&rb, 0, seq);
+			/* Died after the store of commit, before its count (CAS mode): the event
+			 * is there. */
+			usertp__rb_commit_entry(p);
+			{
+				struct usertp__rb_snapshot snap;
+
+				CHECK_INT(usertp__rb_snapshot(rb.region, rb.size, &snap), ==, 0);
+				CHECK_INT(snap.cpus[0].entries, ==, seq + 1);
+				usertp__rb_snapshot_free(&snap);
+			}
+			usertp__rb_destroy(&rb);
+		}
 	}
 }
 
@@ -360,8 +384,11 @@ static void die_after_cas(struct usertp__rb *rb, uint32_t size)
 	CHECK(p != NULL);
 	pos = rb->cpus[0]->pos;
 	last_ts = rb->cpus[0]->last_ts;
-	if (rb->rseq) /* the header came with the reservation */
-		memcpy(saved + (p - 8 - area), p - 8, 8);
+	if (rb->rseq) { /* the header came with the reservation */
+		unsigned char *entry = p - (rbt_entry_bytes(rb, size) - ((size + 3) & ~3u));
+
+		memcpy(saved + (entry - area), entry, 8);
+	}
 	memcpy(area, saved, len);
 	rb->cpus[0]->pos = pos;
 	rb->cpus[0]->last_ts = last_ts;
@@ -375,13 +402,15 @@ static void dead_cas(void)
 	for (wrapped = 0; wrapped <= 1; wrapped++) {
 		struct usertp__rb rb;
 		uint64_t seq = 0, first, n;
+		uint32_t per_page;
 
 		printf("wrapped=%d\n", wrapped);
 		CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
-		/* Several times around or not; then 100-byte events (112 bytes each, 36 per
-		 * page) up to the 6th of a page: the next one goes on the same page, where
-		 * the bytes, after wrapping, are those of an older event of the same size. */
-		write_n(&rb, wrapped ? 36 * 10 + 6 : 6, 100, &seq);
+		/* Several times around or not; then 100-byte events up to the 6th of a page:
+		 * the next one goes on the same page, where the bytes, after wrapping, are
+		 * those of an older event of the same size. */
+		per_page = USERTP__KPAGE_DATA / rbt_entry_bytes(&rb, 100);
+		write_n(&rb, wrapped ? per_page * 10 + 6 : 6, 100, &seq);
 		first = snapshot_range(&rb, &n);
 		CHECK_INT(first + n, ==, seq);
 		die_after_cas(&rb, 100);
@@ -394,25 +423,29 @@ static void dead_open(void)
 {
 	struct usertp__rb rb;
 	uint64_t seq = 0, first;
+	uint32_t small, large, end;
 
 	CHECK_INT(usertp__rb_create(&rb, 1, 8, true), ==, 0);
-	/* 6 pages of 24-byte events (32 bytes each, 127 per page), then 3 of 100-byte ones
-	 * (112 bytes each, 36 per page, which leave 48 bytes at the end: in them, bytes of the
-	 * 24-byte events still). */
-	write_n(&rb, 127 * 6, 24, &seq);
+	/* 6 pages of 24-byte events, then 3 of 100-byte ones, which leave bytes at the end
+	 * of each page: in them, bytes of the 24-byte events still. */
+	small = USERTP__KPAGE_DATA / rbt_entry_bytes(&rb, 24);
+	large = USERTP__KPAGE_DATA / rbt_entry_bytes(&rb, 100);
+	end = USERTP__KPAGE_HEADER + large * rbt_entry_bytes(&rb, 100);
+	CHECK_INT(end, <=, USERTP_RB_OFF_FULL);
+	write_n(&rb, small * 6, 24, &seq);
 	first = seq;
-	write_n(&rb, 36 * 3, 100, &seq);
+	write_n(&rb, large * 3, 100, &seq);
 	/* The next event opens a page (slot 0); the page before it (slot 2) is full.  A writer
 	 * opening a page first moves the position to OPENING, then prepares the page and seals
 	 * the one before: it dies right after that first step, nothing else written. */
-	CHECK_INT(rb.cpus[0]->pos % USERTP__KPAGE_SIZE, ==, USERTP__KPAGE_HEADER + 36 * 112);
+	CHECK_INT(rb.cpus[0]->pos % USERTP__KPAGE_SIZE, ==, end);
 	if (rb.rseq) /* the claim cleared the word after the last entry */
-		memset(rb.pages[0] + 2 * USERTP__KPAGE_SIZE + USERTP__KPAGE_HEADER + 36 * 112, 0, 8);
+		memset(rb.pages[0] + 2 * USERTP__KPAGE_SIZE + end, 0, 8);
 	rb.cpus[0]->pos = (rb.cpus[0]->pos / USERTP__KPAGE_SIZE + 1) * USERTP__KPAGE_SIZE +
 			  USERTP_RB_OFF_OPENING;
 	/* Pages: the 2 last ones of 100-byte events, and the new one (empty: its event was
 	 * never written). */
-	expect_seqs(&rb, first + 36, 72);
+	expect_seqs(&rb, first + large, 2 * large);
 	usertp__rb_destroy(&rb);
 }
 

@@ -38,7 +38,7 @@ static bool write_one(struct usertp__rb *rb, struct written *w, uint32_t size, u
 	p = usertp__rb_reserve(rb, 0, size);
 	if (!p)
 		return false;
-	CHECK_INT((uintptr_t)p % 8, ==, 0);
+	CHECK_INT((uintptr_t)p % 4, ==, 0);
 	fill(p, size, key);
 	usertp__rb_commit(rb, p);
 	w->after = usertp__rb_clock();
@@ -75,7 +75,7 @@ static void check_all(const struct usertp__rb *rb, const struct written *w, size
 	for (k = 0; k < walk.n && k < n; k++) {
 		const struct rbt_entry *e = &walk.e[k];
 
-		if (e->size != ((w[k].size + 7) & ~7u) || !same(e->data, w[k].size, w[k].key) ||
+		if (e->size != ((w[k].size + 3) & ~3u) || !same(e->data, w[k].size, w[k].key) ||
 		    e->ts < w[k].before || e->ts > w[k].after || (k && e->ts < walk.e[k - 1].ts)) {
 			if (bad++ < 5)
 				fprintf(stderr,

@@ -222,19 +222,20 @@ exact)
 	;;
 in-place)
 	# The pages of the program recorded go to the file as the program wrote them (the spool's
-	# direct file, src/consumer/spool.h): its writer's long form in the file, no merge; where
-	# they cannot (two programs, a link as the output, -m after pages went, no direct file)
-	# they are merged, the kernel's short form.  Each file exact and read alike by trace-cmd
-	# and usertp report.  The bundled example: strings, arrays, numbers after strings.
+	# direct file, src/consumer/spool.h): no merge; where they cannot (two programs, a link as
+	# the output, -m after pages went, no direct file) they are merged.  test-merge forms
+	# tells the pages apart: the writer's first record of a page is one tick after the
+	# page's time, the merge's at it.  Each file exact and read alike by trace-cmd and
+	# usertp report.  The bundled example: strings, arrays, numbers after strings.
 	forms() {
 		"$testmerge" forms "$1" >"$dir/forms" || { echo "$1: not a file of pages"; fail=1; }
 		echo "$1: $(tr "\n" " " <"$dir/forms")"
-		long=$(awk '{ n += $3 } END { print n + 0 }' "$dir/forms")
-		short=$(awk '{ n += $5 } END { print n + 0 }' "$dir/forms")
-		# (In place, a page after lost events has its records again in two: short ones.)
+		written=$(awk '{ n += $3 } END { print n + 0 }' "$dir/forms")
+		merged=$(awk '{ n += $5 } END { print n + 0 }' "$dir/forms")
+		# (In place, a page after lost events has its records again in two: merged ones.)
 		case $2 in
-		in-place) [ "$long" -gt 0 ] && [ "$short" -lt "$long" ] ;;
-		merged) [ "$long" -eq 0 ] && [ "$short" -gt 0 ] ;;
+		in-place) [ "$written" -gt 0 ] && [ "$merged" -lt "$written" ] ;;
+		merged) [ "$written" -eq 0 ] && [ "$merged" -gt 0 ] ;;
 		esac || { echo "$1: not $2: $(cat "$dir/forms")"; fail=1; }
 	}
 	# (A direct file only where the file system collapses ranges: ext4 and xfs do, tmpfs not.)
@@ -1116,15 +1117,16 @@ clock-tsc2nsec)
 		sort -n -c "$dir/ts" || { echo "not in time order"; fail=1; }
 	fi
 	# A recorder killed once its spool holds a page of them: --recover fits the conversion from
-	# the start its spool kept to now (what was spooled: the page being written is not).
-	"$usertp" record -q -e 'clock:*' -o "$dir/k.dat" -- "$clockprog" 30 200 2>"$dir/err" &
+	# the start its spool kept to now (what was spooled: the page being written is not).  (400
+	# events of 20 bytes: two pages.)
+	"$usertp" record -q -e 'clock:*' -o "$dir/k.dat" -- "$clockprog" 30 400 2>"$dir/err" &
 	rec=$!
 	bg "$rec"
 	wait_until "a spool with the first events" sh -c "[ \$('$testmerge' spool-bytes '$dir'/k.dat.spool-*) -ge 4096 ]"
 	sleep 0.5
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null || true
-	pkill -f "$clockprog 30 200" || true
+	pkill -f "$clockprog 30 400" || true
 	"$usertp" record --recover "$(ls -d "$dir"/k.dat.spool-*)" -o "$dir/k.dat" 2>"$dir/err" ||
 		{ echo "--recover failed:"; cat "$dir/err"; fail=1; }
 	trace-cmd report -t -i "$dir/k.dat" >"$dir/k.txt" 2>/dev/null

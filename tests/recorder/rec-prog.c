@@ -5,10 +5,10 @@
  * reads what the recorder wrote.
  *
  *	rec-prog seq N		N rec_event (thread 0, seq 0..N-1) from main, return 0
- *	rec-prog spin N		N rec_spin (thread 0, seq 0..N-1: 32 bytes each, a size that never
+ *	rec-prog spin N		N rec_spin (thread 0, seq 0..N-1: 24 bytes each, a size that never
  *				fills a page exactly) from main, return 0
- *	rec-prog mixed N	N pairs from main: rec_mark "what=m-I-<padding>" (64 bytes with its
- *				header) then rec_event (thread 0, seq I; 24 bytes), return 0
+ *	rec-prog mixed N	N pairs from main: rec_mark "what=m-I-<padding>" (60 bytes in
+ *				whole words) then rec_event (thread 0, seq I; 16 bytes), return 0
  *	rec-prog return N	as seq, plus rec_mark "atexit" from an atexit handler of its own
  *	rec-prog exit-thread N	a thread "exiter" fires N (thread 1), starts 3 "spinner-S" threads
  *				that fire rec_spin without end, then calls exit(3) while they fire
@@ -356,8 +356,8 @@ int main(int argc, char **argv)
 		int i;
 
 		for (i = 0; i < nr_events; i++) {
-			/* 40 characters: 8 + 4 + 41 bytes of record, 64 with the entry header */
-			snprintf(what, sizeof(what), "m-%06d-%031d", i, 0);
+			/* 44 characters: 8 + 4 + 45 bytes of record, 60 in whole words */
+			snprintf(what, sizeof(what), "m-%06d-%035d", i, 0);
 			trace_rec_mark(what);
 			trace_rec_event(0, i);
 		}

@@ -1036,20 +1036,28 @@ out:
 
 /*
  * rec-prog on one CPU with a small buffer (3 pages): exactly which events survive.  @mode
- * "seq" fires rec_event (24 bytes with their header, 170 fill a page exactly), "spin" fires
- * rec_spin (32 bytes: a page never ends exactly with one).
+ * "seq" fires rec_event (16 bytes: with their header word 20 bytes, 204 fill a page exactly;
+ * in CAS mode, ThreadSanitizer's, with a length word too, 24 bytes, 170 a page), "spin" fires
+ * rec_spin (24 bytes: 28 or 32 with their header, a page never ends exactly with one).
+ * @pages: when not 0, @n is that many pages' worth of events more.
  */
-static void test_seq_small(bool overwrite, const char *mode, int n)
+static void test_seq_small(bool overwrite, const char *mode, int pages, int n)
 {
 	const char *name = !strcmp(mode, "seq") ? "rec_event" : "rec_spin";
+#if defined(__SANITIZE_THREAD__) || !defined(__x86_64__)
+	const int header = 8;
+#else
+	const int header = 4;
+#endif
 	/* 8 KiB: 3 pages of 4080 data bytes (ring-buffer.h, the kernel's sub-buffers). */
-	const int per_page = 4080 / (strcmp(mode, "seq") ? 32 : 24);
+	const int per_page = 4080 / ((strcmp(mode, "seq") ? 24 : 16) + header);
 	char *trace = out_path("trace.txt"), nstr[16];
 	struct trace t;
 	struct run r;
 	int thr, seq, first = -1, last = -1, bad = 0;
 	size_t i;
 
+	n += pages * per_page;
 	snprintf(nstr, sizeof(nstr), "%d", n);
 	run_init_cmd(&r, rec_prog, mode, nstr);
 	r.env[0] = "USERTP_EVENTS=rec:*";
@@ -1121,10 +1129,17 @@ out:
 /*
  * Without overwrite the oldest events stay and every later one goes, as in the kernel (which
  * pads out the rest of the last page when it cannot move on).  rec-prog mixed: pairs of a
- * 64-byte rec_mark and a 24-byte rec_event; 46 pairs fill a page but for 32 bytes.
+ * 60-byte rec_mark and a 16-byte rec_event, 84 bytes with their header words: 48 pairs fill a
+ * page but for 48 bytes, room for a rec_event and not a rec_mark (in CAS mode, with length
+ * words, 92 bytes: 44 pairs, 32 bytes left).
  */
 static void test_mixed_no_overwrite(void)
 {
+#if defined(__SANITIZE_THREAD__) || !defined(__x86_64__)
+	const int pairs = 44;
+#else
+	const int pairs = 48;
+#endif
 	const int n = 1000;
 	char *trace = out_path("trace.txt");
 	struct trace t;
@@ -1152,7 +1167,7 @@ static void test_mixed_no_overwrite(void)
 				t.ev[i].name, t.ev[i].text, i % 2 ? "rec_event" : "rec_mark", next / 2);
 	}
 	CHECK_INT(bad, ==, 0);
-	CHECK_INT(t.nr_ev, ==, 3 * 46 * 2);
+	CHECK_INT(t.nr_ev, ==, 3 * pairs * 2);
 	CHECK_INT(t.written, ==, t.entries);
 	CHECK_INT(t.nr_lost, ==, 1);
 	CHECK_INT(t.lost_total, ==, 2ull * n - t.nr_ev);
@@ -1871,17 +1886,17 @@ int main(int argc, char **argv)
 	else if (!strcmp(test, "pool-no-overwrite"))
 		test_pool_small(false);
 	else if (!strcmp(test, "seq-overwrite"))
-		test_seq_small(true, "seq", 5000);
+		test_seq_small(true, "seq", 0, 5000);
 	else if (!strcmp(test, "seq-no-overwrite"))
-		test_seq_small(false, "spin", 5000);
+		test_seq_small(false, "spin", 0, 5000);
 	else if (!strcmp(test, "spin-overwrite"))
-		test_seq_small(true, "spin", 5000);
+		test_seq_small(true, "spin", 0, 5000);
 	else if (!strcmp(test, "page-exact-overwrite"))
-		test_seq_small(true, "seq", 510); /* 3 full pages: all fit */
+		test_seq_small(true, "seq", 3, 0); /* 3 full pages: all fit */
 	else if (!strcmp(test, "page-exact-overwrite-wrap"))
-		test_seq_small(true, "seq", 680); /* 4 full pages: the newest 3 survive */
+		test_seq_small(true, "seq", 4, 0); /* 4 full pages: the newest 3 survive */
 	else if (!strcmp(test, "page-exact-no-overwrite"))
-		test_seq_small(false, "seq", 600); /* 3 full pages kept, 90 dropped */
+		test_seq_small(false, "seq", 3, 90); /* 3 full pages kept, 90 dropped */
 	else if (!strcmp(test, "mixed-no-overwrite"))
 		test_mixed_no_overwrite();
 	else if (!strcmp(test, "sig-segv"))

@@ -69,7 +69,10 @@ variant commit; put "$dir/commit.dat" $((damaged + 8)) 8 65535
 run commit "$dir/commit.dat"; intact commit
 
 # An event id without a format: printed as trace-cmd prints it, not damage.
-variant unknown; put "$dir/unknown.dat" $((data + 24)) 2 999
+# (The first record's common_type: after its header word, and its length word in the long
+# form, type_len 0.)
+word=$(od -An -tu4 -j $((data + 16)) -N 4 "$dir/full.dat" | tr -d ' ')
+variant unknown; put "$dir/unknown.dat" $((data + 16 + (word % 32 ? 4 : 8))) 2 999
 same -i "$dir/unknown.dat"
 expect "$dir/ours" 'UNKNOWN EVENT' "event without a format"
 

@@ -56,7 +56,7 @@ static void round_trip(void)
 			CHECK((get64(page + 8) & USERTP__KPAGE_COMMIT_MASK) == p.used, "commit");
 			usertp__kpage_iter_init(&it, page, p.used);
 			while ((ret = usertp__kpage_iter_next(&it, &e)) == 1 && k < n) {
-				/* The short form holds whole words: a size of 4n is exact. */
+				/* Records come back in whole words, as the kernel's do. */
 				CHECK(e.ts == want_ts[k] && e.size == want_size[k],
 				      "page %u record %u: ts %llu size %u, want %llu %u", pages, k,
 				      (unsigned long long)e.ts, e.size, (unsigned long long)want_ts[k],
@@ -87,7 +87,7 @@ static void round_trip(void)
 		at[0] = (unsigned char)(records + n);
 		ts += gap;
 		want_ts[n] = ts;
-		want_size[n] = size;
+		want_size[n] = (size + 3) & ~3u;
 		n++;
 		size = size % 300 + 1;
 	}
@@ -96,7 +96,7 @@ static void round_trip(void)
 	CHECK(usertp__kpage_add(&p, 5 + (1ull << 59), 8, USERTP__KPAGE_DATA) == NULL,
 	      "a gap of 2^59 was taken");
 	CHECK(p.used == 0, "a refused record left %u bytes", p.used);
-	/* A record as long as a page holds, and one byte more. */
+	/* A record as long as a page holds, and one byte more (a whole word more, rounded up). */
 	CHECK(usertp__kpage_add(&p, 5, USERTP__KPAGE_DATA - 8, USERTP__KPAGE_DATA) != NULL,
 	      "the longest record");
 	usertp__kpage_open(&p, page, 5);

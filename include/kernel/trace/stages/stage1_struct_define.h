@@ -10,6 +10,9 @@
  *		uint32_t __rel_loc_<item>;	the __rel_ forms
  *		char __data[];			dynamic payloads follow
  *	};
+ *	usertp__record_<call>: the same, aligned to 4 bytes, as records are in the kernel's pages:
+ *	what the generated code reaches records through (__entry), so that a u64 field 4 bytes
+ *	off its alignment is what the compiler expects.
  */
 #define TP_STRUCT__entry(...) __VA_ARGS__
 
@@ -30,7 +33,8 @@
 	struct trace_event_raw_##call {                                                            \
 		struct usertp_trace_entry ent;                                                     \
 		tstruct char __data[];                                                             \
-	};
+	};                                                                                         \
+	typedef struct trace_event_raw_##call __attribute__((aligned(4))) usertp__record_##call;
 
 #define DEFINE_EVENT(template, name, proto, args)
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)

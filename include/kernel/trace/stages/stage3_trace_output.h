@@ -5,7 +5,7 @@
  *	static void trace_raw_output_<call>(struct usertp_seq *s, struct usertp_seq *p,
  *					    const void *record)
  *	{
- *		struct trace_event_raw_<call> *field = record;
+ *		usertp__record_<call> *field = record;
  *		usertp_seq_printf(s, <TP_printk format and arguments, __entry being field>);
  *	}
  *
@@ -50,8 +50,7 @@
 	static void trace_raw_output_##func(struct usertp_seq *s, struct usertp_seq *p,             \
 					    const void *record)                                    \
 	{                                                                                          \
-		struct trace_event_raw_##raw *field =                                              \
-			(struct trace_event_raw_##raw *)(uintptr_t)record;                         \
+		usertp__record_##raw *field = (usertp__record_##raw *)(uintptr_t)record;           \
 		(void)p;                                                                           \
 		(void)field;                                                                       \
 		usertp_seq_printf(s, print);                                                       \

@@ -66,9 +66,9 @@
 	static void usertp__event_probe_##call(void *__data, proto)                                \
 	{                                                                                          \
 		struct trace_event_data_offsets_##call __data_offsets;                             \
-		struct trace_event_raw_##call *__entry;                                            \
+		usertp__record_##call *__entry;                                                    \
 		unsigned long __data_size = usertp__get_offsets_##call(&__data_offsets, args);     \
-		__entry = (struct trace_event_raw_##call *)usertp__event_reserve(                  \
+		__entry = (usertp__record_##call *)usertp__event_reserve(                          \
 			__data, sizeof(*__entry) + __data_size);                                   \
 		if (!__entry)                                                                      \
 			return;                                                                    \
