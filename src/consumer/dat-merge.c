@@ -8,7 +8,8 @@
  *	events:  per source, its declared ids -> one id per (system, name, format) in the file
  *	header:  written once, with a CPU table of zeros
  *	per CPU: one reader per source (one page in memory), a k-way merge by timestamp, the
- *		 records re-encoded into output pages, then the CPU's table entry set in place;
+ *		 records copied into output pages (a page whose records nothing else goes
+ *		 between, as it is: emit_page()), then the CPU's table entry set in place;
  *		 or, a source's pages adopted (dat-merge.h), moved where they are with
  *		 fallocate's collapse, nothing read
  */
@@ -459,6 +460,51 @@ static void emit(struct merge *m, const struct reader *r)
 	m->last_ts = ts;
 }
 
+/*
+ * The reader's page as it is, when its head is the page's first record and nothing else can
+ * go between its records: no loss to mark before it, every record of a declared event, all
+ * of them (and the page's own time) not before the last one written, in order, and strictly
+ * before every other source's next record.  Its records get the file's ids in place; nothing else of it is rewritten (the
+ * programs' writer and the merge lay records out alike: ring-buffer.h).  Return: whether it
+ * went to the file so (then the reader is past it).
+ */
+static bool emit_page(struct merge *m, struct reader *r)
+{
+	const struct usertp__kpage_entry *last = &r->recs[r->nr_recs - 1];
+	struct out_page *p = &m->page;
+	uint16_t id = 0, to;
+	uint64_t page_ts;
+
+	memcpy(&page_ts, r->page.data, 8);
+	if (r->next_rec != 1 || r->head.data != r->recs[0].data || r->head_lost ||
+	    r->head_lost_unknown || page_ts < m->last_ts || last->ts < r->head.ts)
+		return false;
+	for (unsigned int s = 0; s < m->in->nr_sources; s++)
+		if (&m->readers[s] != r && m->readers[s].has_head && m->readers[s].head.ts <= last->ts)
+			return false;
+	for (unsigned int i = 1; i < r->nr_recs; i++) {
+		if (r->recs[i].size >= 2)
+			memcpy(&id, r->recs[i].data, 2);
+		if (r->recs[i].size < 8 || !file_id(m, r->index, id, &to) ||
+		    r->recs[i].ts < r->recs[i - 1].ts)
+			return false;
+	}
+	for (unsigned int i = 0; i < r->nr_recs; i++) {
+		memcpy(&id, r->recs[i].data, 2);
+		file_id(m, r->index, id, &to);
+		memcpy((unsigned char *)r->recs[i].data, &to, 2); /* common_type */
+	}
+	page_close(m);
+	p->open = true;
+	memcpy(p->data, r->page.data, USERTP__KPAGE_HEADER + r->page.used);
+	p->k = (struct usertp__kpage){ p->data, r->page.used, last->ts };
+	p->events = r->nr_recs;
+	page_close(m);
+	m->last_ts = last->ts;
+	r->next_rec = r->nr_recs;
+	return true;
+}
+
 /* All the records of one CPU, oldest first; stops early at a write error. */
 static void merge_cpu(struct merge *m, unsigned int cpu)
 {
@@ -491,7 +537,8 @@ static void merge_cpu(struct merge *m, unsigned int cpu)
 				next = &m->readers[s];
 		if (!next)
 			break;
-		emit(m, next);
+		if (!emit_page(m, next))
+			emit(m, next);
 		if (m->o->error)
 			return;
 		reader_advance(m, next);

@@ -9,7 +9,9 @@
  * one file:
  *
  *   - the events of all sources, merged per CPU in timestamp order (equal timestamps keep the
- *     order of the sources), re-encoded into new pages;
+ *     order of the sources), copied into new pages; a source's page whose records nothing
+ *     else goes between goes to the file as it is (the programs' writer lays records out as
+ *     the kernel does), only their ids rewritten;
  *   - one event id space: events with the same system, name and format text share one id,
  *     records get that id as common_type, and each format text carries it in its "ID:" line;
  *   - events a source lost (commit bit 31, with bit 30 their count stored after the entries)

@@ -222,11 +222,15 @@ exact)
 	;;
 in-place)
 	# The pages of the program recorded go to the file as the program wrote them (the spool's
-	# direct file, src/consumer/spool.h): no merge; where they cannot (two programs, a link as
-	# the output, -m after pages went, no direct file) they are merged.  test-merge forms
-	# tells the pages apart: the writer's first record of a page is one tick after the
-	# page's time, the merge's at it.  Each file exact and read alike by trace-cmd and
-	# usertp report.  The bundled example: strings, arrays, numbers after strings.
+	# direct file, src/consumer/spool.h, becomes the file): nothing read back or written
+	# again; where they cannot (two programs, a link as the output, -m after pages went, no
+	# direct file) they are merged, a page whose records nothing goes between as it is.  An
+	# output that exists tells the two apart: a merge writes into it (the same inode), in
+	# place it is replaced.  test-merge forms counts the pages as the writer left them (its
+	# first record one tick after the page's time) and as the merge encoded them.  Each file
+	# exact and read alike by trace-cmd and usertp report.  The bundled example: strings,
+	# arrays, numbers after strings.
+	inode() { stat -L -c %i "$1"; }
 	forms() {
 		"$testmerge" forms "$1" >"$dir/forms" || { echo "$1: not a file of pages"; fail=1; }
 		echo "$1: $(tr "\n" " " <"$dir/forms")"
@@ -234,8 +238,9 @@ in-place)
 		merged=$(awk '{ n += $5 } END { print n + 0 }' "$dir/forms")
 		# (In place, a page after lost events has its records again in two: merged ones.)
 		case $2 in
-		in-place) [ "$written" -gt 0 ] && [ "$merged" -lt "$written" ] ;;
-		merged) [ "$written" -eq 0 ] && [ "$merged" -gt 0 ] ;;
+		in-place) [ "$written" -gt 0 ] && [ "$merged" -lt "$written" ] &&
+			{ [ -z "${3:-}" ] || [ "$(inode "$1")" != "$3" ]; } ;;
+		merged) [ "$written" -gt 0 ] || [ "$merged" -gt 0 ] && [ "$(inode "$1")" = "$3" ] ;;
 		esac || { echo "$1: not $2: $(cat "$dir/forms")"; fail=1; }
 	}
 	# (A direct file only where the file system collapses ranges: ext4 and xfs do, tmpfs not.)
@@ -251,41 +256,51 @@ in-place)
 	[ -z "$(ls -d "$dir"/a.dat.spool-* 2>/dev/null)" ] || { echo "a spool left"; fail=1; }
 	# An output that existed keeps its mode; a link is written through (merged).
 	chmod 600 "$dir/a.dat"
+	before=$(inode "$dir/a.dat")
 	"$usertp" record -e 'jobs:*' -o "$dir/a.dat" -- "$pool" -w 2 300 >"$dir/out" 2>"$dir/err"
 	exact "$dir/a.dat" "$dir/err" -
-	forms "$dir/a.dat" in-place
+	forms "$dir/a.dat" in-place "$before"
 	check_count "the mode of the file rewritten" "$(stat -c %a "$dir/a.dat")" 600
 	ln -s a.dat "$dir/link.dat"
+	before=$(inode "$dir/a.dat")
 	"$usertp" record -e 'jobs:*' -o "$dir/link.dat" -- "$pool" -w 2 300 >"$dir/out" 2>"$dir/err"
 	[ -L "$dir/link.dat" ] || { echo "the link was replaced"; fail=1; }
 	exact "$dir/a.dat" "$dir/err" -
-	forms "$dir/a.dat" merged
+	forms "$dir/a.dat" merged "$before"
 	# Two programs (a child that is traced too): merged, the first one's pages read from the
 	# direct file's regions.
+	: >"$dir/b.dat"
+	before=$(inode "$dir/b.dat")
 	"$usertp" record -e 'jobs:*' -o "$dir/b.dat" -- sh -c "'$pool' -w 2 400 & '$pool' -w 2 500; wait" \
 		>"$dir/out" 2>"$dir/err"
 	exact "$dir/b.dat" "$dir/err" -
 	report "$dir/b.dat"
 	check_count "job_done of both" "$(count "$dir/report.txt" " job_done: ")" 900
-	forms "$dir/b.dat" merged
+	forms "$dir/b.dat" merged "$before"
 	# USERTP_DAT_DIRECT=odirect: the same pages written with O_DIRECT (where the file system
 	# takes it; without, as buffered writes): in place all the same.
+	: >"$dir/o.dat"
+	before=$(inode "$dir/o.dat")
 	USERTP_DAT_DIRECT=odirect "$usertp" record -e 'jobs:*' -o "$dir/o.dat" -- "$pool" -w 3 800 \
 		>"$dir/out" 2>"$dir/err"
 	exact "$dir/o.dat" "$dir/err" -
 	report "$dir/o.dat"
 	check_count "job_done in place, O_DIRECT" "$(count "$dir/report.txt" " job_done: ")" 800
-	forms "$dir/o.dat" in-place
+	forms "$dir/o.dat" in-place "$before"
 	# USERTP_DAT_DIRECT=0: no direct file (to compare): merged.
+	: >"$dir/c.dat"
+	before=$(inode "$dir/c.dat")
 	USERTP_DAT_DIRECT=0 "$usertp" record -e 'jobs:*' -o "$dir/c.dat" -- "$pool" -w 3 800 \
 		>"$dir/out" 2>"$dir/err"
 	exact "$dir/c.dat" "$dir/err" -
-	forms "$dir/c.dat" merged
+	forms "$dir/c.dat" merged "$before"
 	# Lost events (buffers far too small): counted in place as in a merge.
+	: >"$dir/d.dat"
+	before=$(inode "$dir/d.dat")
 	"$usertp" record -b 8 -e 'usertp_bench:*' -o "$dir/d.dat" -- "$producer" -t 2 200000 1 \
 		>"$dir/out" 2>"$dir/err"
 	exact "$dir/d.dat" "$dir/err" "$(fired "$dir/out")"
-	forms "$dir/d.dat" in-place
+	forms "$dir/d.dat" in-place "$before"
 	grep -q 'EVENTS DROPPED\]' "$dir/lines" || grep -q '[1-9][0-9]* lost' "$dir/err" ||
 		{ echo "no event lost with 8 KiB buffers: the losses were not tested"; fail=1; }
 	;;
