@@ -297,9 +297,14 @@ static int writer_page(struct usertp_session *s, struct usertp__source *src, uns
 
 /*
  * Pages @pages[0..@n) of the direct file's source, as they are in its buffer, at the end of
- * the spool's region: in one system call (with O_DIRECT, the disk copies them).  Their
- * commit words are the writer's (the size of their entries, no loss).  Return: 0, or a
- * negative errno (nothing counted: written again next time, at the same place).
+ * the spool's region: in one system call.  With O_DIRECT the disk copies them (no CPU: half
+ * of the recorder's per event, bench/RESULTS.md 2026-11-28) but the call waits for the disk,
+ * and the pages stay the recorder's meanwhile; so a batch that is at most half the
+ * program's buffer goes so (the other half has room for what comes while the disk writes),
+ * a larger one (the recorder behind: after a stall of the machine, or a burst) buffered,
+ * copied into the page cache at once and the buffer freed sooner.  Their commit words are
+ * the writer's (the size of their entries, no loss).  Return: 0, or a negative errno
+ * (nothing counted: written again next time, at the same place).
  */
 static int spool_direct(struct usertp_session *s, struct usertp__source *src, unsigned int cpu,
 			const struct usertp__rb_page_ref *pages, unsigned int n)
@@ -326,11 +331,18 @@ static int spool_direct(struct usertp_session *s, struct usertp__source *src, un
 	}
 	while (done < len) {
 		unsigned int first = (unsigned int)(done / USERTP__KPAGE_SIZE);
-		ssize_t k = pwritev(w->direct.fd, iov + first, (int)(n - first),
+		int fd = w->direct.odirect_fd >= 0 && n <= src->view->nr_pages / 2 ? w->direct.odirect_fd
+										   : w->direct.fd;
+		ssize_t k = pwritev(fd, iov + first, (int)(n - first),
 				    (off_t)(sp->base + sp->out->written + done));
 
 		if (k < 0 && errno == EINTR)
 			continue;
+		if (k < 0 && errno == EINVAL && fd == w->direct.odirect_fd) {
+			close(w->direct.odirect_fd);
+			w->direct.odirect_fd = -1;
+			continue;
+		}
 		/* A file system that takes O_DIRECT at open but not for these: without it. */
 		if (k < 0 && errno == EINVAL && w->direct.odirect) {
 			int fl = fcntl(w->direct.fd, F_GETFL);
@@ -480,6 +492,8 @@ static void writer_free(struct usertp_session *s)
 		close(w->reserve_fd);
 	if (w->direct.fd >= 0)
 		close(w->direct.fd);
+	if (w->direct.odirect_fd >= 0)
+		close(w->direct.odirect_fd);
 	if (w->dir[0])
 		spool_remove(w->dir);
 	free(w);
@@ -612,7 +626,7 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->meta_fd = w->reserve_fd = w->direct.fd = -1;
+	w->meta_fd = w->reserve_fd = w->direct.fd = w->direct.odirect_fd = -1;
 	snprintf(w->output, sizeof(w->output), "%s", path);
 	snprintf(w->dir, sizeof(w->dir), "%s.spool-XXXXXX", path);
 	if (!mkdtemp(w->dir)) {
@@ -642,13 +656,18 @@ int usertp_session_write_dat(struct usertp_session *s, const char *path)
 		return ret;
 	}
 	/*
-	 * USERTP_DAT_DIRECT=0: every spool a file of its own, to compare; =odirect: the direct
-	 * file written with O_DIRECT (half the CPU, but each write waits for the disk: one that
-	 * stalls longer than the buffers last makes the programs drop events).
+	 * USERTP_DAT_DIRECT, to compare: 0, every spool a file of its own; buffered, the direct
+	 * file's writes all buffered; odirect, all with O_DIRECT (each waits for the disk: one
+	 * that stalls longer than the buffers last makes the programs drop events).  Unset (or
+	 * anything else): each write chooses (spool_direct()).
 	 */
 	direct_env = secure_getenv("USERTP_DAT_DIRECT");
 	if (!(direct_env && !strcmp(direct_env, "0")) &&
-	    !usertp__spool_direct_open(w->dir, s->nr_cpus, direct_env && !strcmp(direct_env, "odirect"),
+	    !usertp__spool_direct_open(w->dir, s->nr_cpus,
+				       !direct_env			    ? USERTP_SPOOL_DIRECT_MIXED
+				       : !strcmp(direct_env, "odirect")	    ? USERTP_SPOOL_DIRECT_ODIRECT
+				       : !strcmp(direct_env, "buffered") ? USERTP_SPOOL_DIRECT_BUFFERED
+									    : USERTP_SPOOL_DIRECT_MIXED,
 				       &w->direct))
 		w->direct_cpus = s->nr_cpus;
 	{

@@ -148,15 +148,15 @@ int usertp__spool_meta_direct(int fd, unsigned int idx, uint64_t base, uint64_t 
 #define REGION_STEP_MAX (1ull << 40)
 #define REGION_STEP_MIN (1ull << 30)
 
-int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus, bool odirect,
-			      struct usertp__spool_direct *d)
+int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus,
+			      enum usertp__spool_direct_mode mode, struct usertp__spool_direct *d)
 {
 	static const unsigned char zero[USERTP__KPAGE_SIZE];
 	char path[4200];
 	uint64_t step;
 	int fd, ret = -EOPNOTSUPP;
 
-	d->fd = -1;
+	d->fd = d->odirect_fd = -1;
 	snprintf(path, sizeof(path), "%s/%s", dir, USERTP_SPOOL_DIRECT);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -185,10 +185,12 @@ int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus, bool odirec
 	}
 	d->base = d->step = step;
 	/* Asked: the disk copies the pages where the file system lets it (the CPU does otherwise). */
-	d->fd = odirect ? open(path, O_RDWR | O_DIRECT | O_CLOEXEC) : -1;
+	d->fd = mode == USERTP_SPOOL_DIRECT_ODIRECT ? open(path, O_RDWR | O_DIRECT | O_CLOEXEC) : -1;
 	d->odirect = d->fd >= 0;
 	if (d->fd < 0) {
 		d->fd = fd;
+		if (mode == USERTP_SPOOL_DIRECT_MIXED)
+			d->odirect_fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
 		return 0;
 	}
 	close(fd);

@@ -25,9 +25,10 @@
  *	direct N base=B step=S\n		source N's pages are in the direct file
  *	direct		the pages of one source (the first program of the recorder's own user):
  *			those of CPU C from offset B + C * S on (holes between: the file is
- *			sparse), written straight from the program's buffers (with
- *			USERTP_DAT_DIRECT=odirect, O_DIRECT where the file system takes it:
- *			the disk copies them, not the CPU, but each write waits for it).  At the
+ *			sparse), written straight from the program's buffers: with O_DIRECT
+ *			where the file system takes it (the disk copies them, not the CPU,
+ *			but the write waits for it) while the program's buffer has room to
+ *			wait, else buffered (dat-writer.c, spool_direct()).  At the
  *			end, when they can be the file's pages as they are (one program, the
  *			file's ids its own, version 6 uncompressed), the file's header goes in
  *			front of them, the holes are collapsed (fallocate) and the file is
@@ -85,18 +86,24 @@ int usertp__spool_meta_kernel_event(int fd, unsigned int id, const char *system,
 
 /*
  * The direct file of spool @dir, made for @nr_cpus CPUs where the file system can hold and
- * collapse its regions (*@d filled: fd, open with O_DIRECT if @odirect and where possible,
- * and the regions' base and step).  Return: 0, or a negative errno (no direct file: the
- * spools are files).
+ * collapse its regions (*@d filled: its descriptors as @mode asks, where the file system
+ * takes O_DIRECT, and the regions' base and step).  Return: 0, or a negative errno (no
+ * direct file: the spools are files).
  */
 #define USERTP_SPOOL_DIRECT "direct"
+enum usertp__spool_direct_mode {
+	USERTP_SPOOL_DIRECT_MIXED,    /* fd buffered, odirect_fd too: each write chooses */
+	USERTP_SPOOL_DIRECT_BUFFERED, /* fd buffered alone */
+	USERTP_SPOOL_DIRECT_ODIRECT,  /* fd with O_DIRECT (odirect set) alone */
+};
 struct usertp__spool_direct {
 	int fd;
 	bool odirect;
+	int odirect_fd; /* the same file with O_DIRECT, for the writes that can wait (-1: none) */
 	uint64_t base, step;
 };
-int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus, bool odirect,
-			      struct usertp__spool_direct *d);
+int usertp__spool_direct_open(const char *dir, unsigned int nr_cpus,
+			      enum usertp__spool_direct_mode mode, struct usertp__spool_direct *d);
 int usertp__spool_meta_direct(int fd, unsigned int idx, uint64_t base, uint64_t step);
 /*
  * Where the data of the region at @start (at most @step long) of @fd ends: the first hole
