@@ -460,13 +460,18 @@ static void emit(struct merge *m, const struct reader *r)
 	m->last_ts = ts;
 }
 
+/* emit_page(): the most bytes left unused at the end of the page it closes early. */
+#define PASS_WASTE_MAX 512u
+
 /*
  * The reader's page as it is, when its head is the page's first record and nothing else can
  * go between its records: no loss to mark before it, every record of a declared event, all
  * of them (and the page's own time) not before the last one written, in order, and strictly
- * before every other source's next record.  Its records get the file's ids in place; nothing else of it is rewritten (the
- * programs' writer and the merge lay records out alike: ring-buffer.h).  Return: whether it
- * went to the file so (then the reader is past it).
+ * before every other source's next record; and the page being filled is empty or nearly full
+ * (it is closed first: a program's pages that interleave with others' now and then would
+ * otherwise leave half-empty pages between theirs).  Its records get the file's ids in place;
+ * nothing else of it is rewritten (the programs' writer and the merge lay records out alike:
+ * ring-buffer.h).  Return: whether it went to the file so (then the reader is past it).
  */
 static bool emit_page(struct merge *m, struct reader *r)
 {
@@ -478,6 +483,9 @@ static bool emit_page(struct merge *m, struct reader *r)
 	memcpy(&page_ts, r->page.data, 8);
 	if (r->next_rec != 1 || r->head.data != r->recs[0].data || r->head_lost ||
 	    r->head_lost_unknown || page_ts < m->last_ts || last->ts < r->head.ts)
+		return false;
+	/* The page being filled is closed before it: only when that wastes little. */
+	if (p->open && p->events && page_room(p) - p->k.used >= PASS_WASTE_MAX)
 		return false;
 	for (unsigned int s = 0; s < m->in->nr_sources; s++)
 		if (&m->readers[s] != r && m->readers[s].has_head && m->readers[s].head.ts <= last->ts)

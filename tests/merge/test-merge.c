@@ -606,6 +606,46 @@ static unsigned int page_forms(const char *path, uint64_t (*n)[2])
 	return d.nr_cpus < MAX_CPUS ? d.nr_cpus : MAX_CPUS;
 }
 
+/*
+ * Pages of trace.dat (version 6) @path that the merge closed early to put a program's page
+ * as it is after them: a page of its own encoding with 512 bytes or more unused (its rule:
+ * dat-merge.c, emit_page()), followed by a page as the writer left it that marks no loss.
+ */
+static unsigned int pages_closed_early(const char *path)
+{
+	unsigned int early = 0;
+	struct dat d;
+
+	dat_load(&d, path);
+	for (unsigned int cpu = 0; cpu < d.nr_cpus; cpu++) {
+		bool prev_merged_short = false;
+
+		for (uint64_t off = 0; off < d.cpu_size[cpu]; off += USERTP__KPAGE_SIZE) {
+			const unsigned char *page = d.buf + d.cpu_offset[cpu] + off;
+			struct usertp__kpage_iter it;
+			struct usertp__kpage_entry e;
+			uint64_t lost, page_ts;
+			uint32_t used;
+			bool merged;
+
+			if (!usertp__kpage_header(page, &used, &lost) ||
+			    (usertp__kpage_iter_init(&it, page, used), usertp__kpage_iter_next(&it, &e) != 1)) {
+				prev_merged_short = false;
+				continue;
+			}
+			memcpy(&page_ts, page, 8);
+			merged = e.ts == page_ts;
+			if (!merged && !lost && prev_merged_short)
+				early++;
+			prev_merged_short = merged && USERTP__KPAGE_DATA - used >= 512;
+		}
+	}
+	for (unsigned int i = 0; i < d.nr_events; i++)
+		free((char *)d.events[i].format);
+	free(d.buf);
+	return early;
+}
+
 static void record(bool tsc, int jobs)
 {
 	char cmd[1024];
@@ -652,6 +692,10 @@ static void test_merge(void)
 			as_written += n[cpu][0];
 		if (!as_written)
 			FAIL("merge: no page went to the file as its program wrote it");
+		/* ...without half-empty pages before them. */
+		if (pages_closed_early(path))
+			FAIL("merge: %u pages closed early, 512 bytes or more unused, before a page as "
+			     "its program wrote it", pages_closed_early(path));
 	}
 	report(&ours, "-i m.dat");
 	report(&theirs, "-i a.dat -i b.dat -i c.dat");
