@@ -572,32 +572,36 @@ static size_t count_lines(const struct report *r, const char *needle)
 
 /* Record the inputs: programs at the same time, so that their events interleave per CPU. */
 /*
- * Per CPU, the pages of trace.dat (version 6) @path as the programs' writer left them (its first
- * record one tick after the page's timestamp: ring-buffer.h; n[cpu][0]) and as the merge
- * encoded them (its first record at the page's timestamp; n[cpu][1]).  Return: the CPUs.
+ * Each page of trace.dat (version 6) @path to @fn, in order per CPU, with its bytes of entries,
+ * its loss mark, and how it was made: 0 as the programs' writer left it (its first record one
+ * tick after the page's timestamp: ring-buffer.h), 1 as the merge encoded it (its first
+ * record at the page's timestamp), -1 neither (no record, or not a page).  Return: the CPUs.
  */
-static unsigned int page_forms(const char *path, uint64_t (*n)[2])
+static unsigned int page_walk(const char *path,
+			      void (*fn)(unsigned int cpu, uint32_t used, uint64_t lost, int made, void *arg),
+			      void *arg)
 {
 	struct dat d;
 
 	dat_load(&d, path);
 	for (unsigned int cpu = 0; cpu < d.nr_cpus && cpu < MAX_CPUS; cpu++) {
-		n[cpu][0] = n[cpu][1] = 0;
 		for (uint64_t off = 0; off < d.cpu_size[cpu]; off += USERTP__KPAGE_SIZE) {
 			const unsigned char *page = d.buf + d.cpu_offset[cpu] + off;
 			struct usertp__kpage_iter it;
 			struct usertp__kpage_entry e;
-			uint64_t lost, page_ts;
-			uint32_t used;
+			uint64_t lost = 0, page_ts;
+			uint32_t used = 0;
+			int made = -1;
 
-			if (!usertp__kpage_header(page, &used, &lost)) {
-				printf("CPU %u: a page that does not parse\n", cpu);
-				continue;
-			}
 			memcpy(&page_ts, page, 8);
-			usertp__kpage_iter_init(&it, page, used);
-			if (usertp__kpage_iter_next(&it, &e) == 1)
-				n[cpu][e.ts == page_ts]++;
+			if (usertp__kpage_header(page, &used, &lost)) {
+				usertp__kpage_iter_init(&it, page, used);
+				if (usertp__kpage_iter_next(&it, &e) == 1)
+					made = e.ts == page_ts;
+			} else {
+				printf("CPU %u: a page that does not parse\n", cpu);
+			}
+			fn(cpu, used, lost, made, arg);
 		}
 	}
 	for (unsigned int i = 0; i < d.nr_events; i++)
@@ -606,44 +610,50 @@ static unsigned int page_forms(const char *path, uint64_t (*n)[2])
 	return d.nr_cpus < MAX_CPUS ? d.nr_cpus : MAX_CPUS;
 }
 
+static void count_form(unsigned int cpu, uint32_t used, uint64_t lost, int made, void *arg)
+{
+	uint64_t (*n)[2] = arg;
+
+	(void)used, (void)lost;
+	if (made >= 0)
+		n[cpu][made]++;
+}
+
+/* Per CPU, the pages as the writer left them (n[cpu][0]) and as the merge made them ([1]). */
+static unsigned int page_forms(const char *path, uint64_t (*n)[2])
+{
+	memset(n, 0, MAX_CPUS * sizeof(*n));
+	return page_walk(path, count_form, n);
+}
+
+struct early {
+	unsigned int cpu, pages;
+	bool prev_merged_short;
+};
+
+static void count_early(unsigned int cpu, uint32_t used, uint64_t lost, int made, void *arg)
+{
+	struct early *e = arg;
+
+	if (cpu != e->cpu)
+		e->prev_merged_short = false;
+	e->cpu = cpu;
+	if (made == 0 && !lost && e->prev_merged_short)
+		e->pages++;
+	e->prev_merged_short = made == 1 && USERTP__KPAGE_DATA - used >= 512;
+}
+
 /*
- * Pages of trace.dat (version 6) @path that the merge closed early to put a program's page
- * as it is after them: a page of its own encoding with 512 bytes or more unused (its rule:
- * dat-merge.c, emit_page()), followed by a page as the writer left it that marks no loss.
+ * Pages of @path that the merge closed early to put a program's page as it is after them: a
+ * page of its own encoding with 512 bytes or more unused (its rule: dat-merge.c,
+ * emit_page()), followed by a page as the writer left it that marks no loss.
  */
 static unsigned int pages_closed_early(const char *path)
 {
-	unsigned int early = 0;
-	struct dat d;
+	struct early e = { 0, 0, false };
 
-	dat_load(&d, path);
-	for (unsigned int cpu = 0; cpu < d.nr_cpus; cpu++) {
-		bool prev_merged_short = false;
-
-		for (uint64_t off = 0; off < d.cpu_size[cpu]; off += USERTP__KPAGE_SIZE) {
-			const unsigned char *page = d.buf + d.cpu_offset[cpu] + off;
-			struct usertp__kpage_iter it;
-			struct usertp__kpage_entry e;
-			uint64_t lost, page_ts;
-			uint32_t used;
-			bool merged;
-
-			if (!usertp__kpage_header(page, &used, &lost) ||
-			    (usertp__kpage_iter_init(&it, page, used), usertp__kpage_iter_next(&it, &e) != 1)) {
-				prev_merged_short = false;
-				continue;
-			}
-			memcpy(&page_ts, page, 8);
-			merged = e.ts == page_ts;
-			if (!merged && !lost && prev_merged_short)
-				early++;
-			prev_merged_short = merged && USERTP__KPAGE_DATA - used >= 512;
-		}
-	}
-	for (unsigned int i = 0; i < d.nr_events; i++)
-		free((char *)d.events[i].format);
-	free(d.buf);
-	return early;
+	page_walk(path, count_early, &e);
+	return e.pages;
 }
 
 static void record(bool tsc, int jobs)
