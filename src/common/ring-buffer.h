@@ -384,13 +384,13 @@ static inline void *usertp__rb_try_reserve(struct usertp__rb *rb, unsigned int c
 {
 	const struct usertp__rb_wcpu *w = &rb->w[cpu];
 	struct usertp__rb_cpu *c = w->c;
-	uint64_t pos, last, delta;
+	uint64_t pos, last, delta, pending;
 	unsigned char *page;
 	uint32_t total, off;
 
 	if (usertp_unlikely(size > USERTP_RB_MAX_PAYLOAD))
 		return NULL;
-	total = 8 + (((uint32_t)size + 3) & ~3u); /* the long form: usertp__rb_entry_shape() */
+	usertp__rb_entry_shape(size, false, &total, &pending); /* the long form */
 	pos = __atomic_load_n(&c->pos, __ATOMIC_ACQUIRE);
 	last = __atomic_load_n(&c->last_ts, __ATOMIC_RELAXED);
 	page = __atomic_load_n(&w->page, __ATOMIC_RELAXED);
@@ -409,7 +409,7 @@ static inline void *usertp__rb_try_reserve(struct usertp__rb *rb, unsigned int c
 		return NULL;
 	}
 	page += off;
-	usertp__rb_put_header(page, (uint64_t)((total - 4) | USERTP_RB_PENDING) << 32 | delta << 5);
+	usertp__rb_put_header(page, usertp__rb_pending_header(pending, delta));
 	return page + 8;
 }
 

@@ -400,22 +400,28 @@ static void page_open(struct out_page *p, uint64_t ts)
 	usertp__kpage_open(&p->k, p->data, ts);
 }
 
+/* Put page @data (@used bytes of entries, @events records, losses marked) into the file. */
+static void page_put(struct merge *m, const unsigned char *data, uint32_t used, uint64_t events,
+		     uint64_t lost, bool lost_unknown)
+{
+	usertp__dat_put_page(m->o, data, used, lost_unknown ? USERTP__KPAGE_LOST_UNKNOWN : lost);
+	if (m->nr_pending <= PENDING_PAGES) {
+		m->pending_events[m->nr_pending] = events;
+		m->pending_lost[m->nr_pending] = lost_unknown ? 0 : lost; /* as marked */
+		m->nr_pending++;
+	}
+	/* The output buffer holds whole pages: when it is empty they are all in the file. */
+	if (!m->o->len && !m->o->error)
+		pending_commit(m, m->nr_pending);
+}
+
 static void page_close(struct merge *m)
 {
 	struct out_page *p = &m->page;
 
 	if (!p->open)
 		return;
-	usertp__dat_put_page(m->o, p->data, p->k.used,
-			     p->lost_unknown ? USERTP__KPAGE_LOST_UNKNOWN : p->lost);
-	if (m->nr_pending <= PENDING_PAGES) {
-		m->pending_events[m->nr_pending] = p->events;
-		m->pending_lost[m->nr_pending] = p->lost_unknown ? 0 : p->lost; /* as marked */
-		m->nr_pending++;
-	}
-	/* The output buffer holds whole pages: when it is empty they are all in the file. */
-	if (!m->o->len && !m->o->error)
-		pending_commit(m, m->nr_pending);
+	page_put(m, p->data, p->k.used, p->events, p->lost, p->lost_unknown);
 	p->open = false;
 	p->events = 0;
 	p->lost = 0;
@@ -477,7 +483,7 @@ static bool emit_page(struct merge *m, struct reader *r)
 {
 	const struct usertp__kpage_entry *last = &r->recs[r->nr_recs - 1];
 	struct out_page *p = &m->page;
-	uint16_t id = 0, to;
+	uint16_t id = 0, to[USERTP__KPAGE_MAX_RECORDS];
 	uint64_t page_ts;
 
 	memcpy(&page_ts, r->page.data, 8);
@@ -490,24 +496,18 @@ static bool emit_page(struct merge *m, struct reader *r)
 	for (unsigned int s = 0; s < m->in->nr_sources; s++)
 		if (&m->readers[s] != r && m->readers[s].has_head && m->readers[s].head.ts <= last->ts)
 			return false;
+	to[0] = r->head_id;
 	for (unsigned int i = 1; i < r->nr_recs; i++) {
 		if (r->recs[i].size >= 2)
 			memcpy(&id, r->recs[i].data, 2);
-		if (r->recs[i].size < 8 || !file_id(m, r->index, id, &to) ||
+		if (r->recs[i].size < 8 || !file_id(m, r->index, id, &to[i]) ||
 		    r->recs[i].ts < r->recs[i - 1].ts)
 			return false;
 	}
-	for (unsigned int i = 0; i < r->nr_recs; i++) {
-		memcpy(&id, r->recs[i].data, 2);
-		file_id(m, r->index, id, &to);
-		memcpy((unsigned char *)r->recs[i].data, &to, 2); /* common_type */
-	}
+	for (unsigned int i = 0; i < r->nr_recs; i++)
+		memcpy((unsigned char *)r->recs[i].data, &to[i], 2); /* common_type */
 	page_close(m);
-	p->open = true;
-	memcpy(p->data, r->page.data, USERTP__KPAGE_HEADER + r->page.used);
-	p->k = (struct usertp__kpage){ p->data, r->page.used, last->ts };
-	p->events = r->nr_recs;
-	page_close(m);
+	page_put(m, r->page.data, r->page.used, r->nr_recs, 0, false);
 	m->last_ts = last->ts;
 	r->next_rec = r->nr_recs;
 	return true;
