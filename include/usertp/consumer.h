@@ -213,8 +213,8 @@ USERTP_CONSUMER_EXPORT unsigned int usertp_session_specs(const struct usertp_ses
 
 /*
  * A descriptor that is readable when the session has something to do (a program joined or
- * sent something, a buffer is half full: as the kernel wakes trace_pipe_raw's readers); then
- * call usertp_session_process().  A single record does not make it readable:
+ * sent something, a buffer is a quarter full, where the kernel wakes trace_pipe_raw's readers
+ * at half); then call usertp_session_process().  A single record does not make it readable:
  * usertp_session_next() looks at the pages being written every 10 ms.
  */
 USERTP_CONSUMER_EXPORT int usertp_session_fd(const struct usertp_session *s);

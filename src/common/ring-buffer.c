@@ -644,9 +644,9 @@ static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, ui
 	}
 	if (retired)
 		__atomic_fetch_add(&c->retired, retired, __ATOMIC_RELAXED);
-	/* Half the buffer or more unconsumed, this page included: the consumer should come. */
+	/* The watermark reached, this page included: the consumer should come. */
 	if (__atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED) >= 0 &&
-	    new_page + 1 - __atomic_load_n(&c->read_page, __ATOMIC_RELAXED) >= nr / 2)
+	    new_page + 1 - __atomic_load_n(&c->read_page, __ATOMIC_RELAXED) >= usertp__rb_wake_pages(nr))
 		wake_consumer(rb, c);
 	if (rb->rseq)
 		memcpy(start + USERTP__KPAGE_HEADER, &hdr, 8);

@@ -135,7 +135,7 @@ struct usertp__rb {
 	uint64_t **slot_commit;
 	/*
 	 * Producer/consumer mode: an eventfd of the consumer's (-1: none), written when a page
-	 * opens with half the buffer or more unconsumed and the consumer said it waits
+	 * opens with usertp__rb_wake_pages() or more unconsumed and the consumer said it waits
 	 * (reader_wait), as the kernel wakes trace_pipe_raw readers: once per wait, not per event.
 	 */
 	int wake_fd;
@@ -583,6 +583,18 @@ int usertp__rb_consume_pages(const struct usertp__rb_view *view, unsigned int cp
  */
 int usertp__rb_peek(const struct usertp__rb_view *view, unsigned int cpu,
 		   struct usertp__rb_page_copy *copy);
+
+/*
+ * The consumer's watermark: pages unconsumed (the one just opened included) at which a writer
+ * wakes a consumer that waits.  A quarter of the buffer, as LTTng's consumer is woken for each
+ * of its 4 sub-buffers by default (the kernel wakes trace_pipe_raw readers at half): three
+ * quarters are left to hold what comes while the consumer is on its way, a stall of the
+ * machine's included (bench/RESULTS.md, 2026-11-28 evening).
+ */
+static inline uint64_t usertp__rb_wake_pages(unsigned int nr_pages)
+{
+	return nr_pages / 4 ? nr_pages / 4 : 1;
+}
 
 /* Use @fd (an eventfd, ours from now on) to wake the consumer; see wake_fd. */
 void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd);

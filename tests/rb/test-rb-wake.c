@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-rb-wake.c - the consumer's wakeup in producer/consumer mode: a writer writes the
- * consumer's eventfd once the consumer asked (reader_wait) and a page opens with half the
- * buffer or more unconsumed, or an event is dropped; once per request, never before the
+ * consumer's eventfd once the consumer asked (reader_wait) and a page opens with a quarter of
+ * the buffer or more unconsumed (usertp__rb_wake_pages()), or an event is dropped; once per request, never before the
  * watermark, never without a request; a descriptor that is no longer the eventfd is left
  * alone.
  */
@@ -46,13 +46,14 @@ int main(void)
 	while (pages_opened(&rb) < rb.nr_pages)
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
 	CHECK_INT(woken(efd), ==, 0);
-	/* Consume everything, then ask: nothing until half the buffer is unconsumed again. */
+	/* Consume everything, then ask: nothing until a quarter of the buffer is unconsumed again. */
+	CHECK_INT(usertp__rb_wake_pages(rb.nr_pages), ==, rb.nr_pages / 4);
 	__atomic_store_n(&rb.cpus[0]->read_page, pages_opened(&rb) - 1, __ATOMIC_RELEASE);
 	usertp__rb_wait_request(&view);
 	while (pages_opened(&rb) - __atomic_load_n(&rb.cpus[0]->read_page, __ATOMIC_RELAXED) <
-	       rb.nr_pages / 2) {
+	       rb.nr_pages / 4) {
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
-		if (pages_opened(&rb) - rb.cpus[0]->read_page < rb.nr_pages / 2)
+		if (pages_opened(&rb) - rb.cpus[0]->read_page < rb.nr_pages / 4)
 			CHECK_INT(woken(efd), ==, 0);
 	}
 	CHECK_INT(woken(efd), ==, 1);
