@@ -389,9 +389,11 @@ summary() {
 # --- Recording: the highest rate kept with nothing lost, then the recorder's cost -------------
 # bench-record.sh (one home for the rule): two paced producer threads, files on local disk.
 # Its search (rates doubled, then bisected to 5 %; a rate is kept when 3 runs in a row at it
-# lose nothing) runs once per tracer; then, in interleaved
-# rounds at one rate both keep (80 % of the lower of the two highest: off the edge, where a
-# run may lose events), each recorder's CPU time per event and the bytes per event.
+# lose nothing) runs for both tracers at once, interleaved run by run, so that the machine's
+# bad moments (a hypervisor's steal stops every CPU for tens of milliseconds at times on these
+# VMs) fall on both alike; then, in interleaved rounds at one rate both keep (80 % of the lower
+# of the two highest: off the edge, where a run may lose events), each recorder's CPU time per
+# event and the bytes per event.
 record_secs=10
 [ -z "$smoke" ] || record_secs=0.3
 # usertp's buffers as large as LTTng's by default (4 sub-buffers of 512 KiB per CPU): the
@@ -401,14 +403,14 @@ record_kb=2048
 tracers=usertp
 [ -z "$have_lttng" ] || tracers="usertp lttng"
 common_rate=
+if [ -z "$smoke" ]; then
+	sh "$here/../bench-record.sh" --tracer "$(echo $tracers | tr ' ' ,)" --repeat 3 -b "$record_kb" \
+		-t "$record_secs" "$build" >"$keep/search"
+fi
 for t in $tracers; do
-	if [ -z "$smoke" ]; then
-		sh "$here/../bench-record.sh" --tracer "$t" --repeat 3 -b "$record_kb" -t "$record_secs" \
-			"$build" >"$keep/search-$t"
-		best=$(sed -n 's/^highest rate with no event lost: \([0-9]*\) .*/\1/p' "$keep/search-$t")
-	else
-		best=100000
-	fi
+	best=100000
+	[ -n "$smoke" ] ||
+		best=$(sed -n "s/^highest rate with no event lost by $t: \([0-9]*\) .*/\1/p" "$keep/search")
 	echo "$t ${best:-0}" >>"$keep/best"
 	if [ -z "$common_rate" ] || [ "${best:-0}" -lt "$common_rate" ]; then common_rate=${best:-0}; fi
 done
@@ -417,12 +419,13 @@ done
 # rate is usertp's: the same recording until then); measured in the rounds only.
 rounds_tracers=$(echo "$tracers" | sed 's/^usertp/usertp usertp-zstd/')
 # record_once TRACER RATE: one run of bench-record.sh; its line of figures in $tmp/once
-# (asked reached fired recorded lost MB B/event MB/s late_us steal_ms event_ns rec_ns verdict)
+# (tracer asked reached fired recorded lost MB B/event MB/s late_us steal_ms event_ns rec_ns
+# verdict)
 record_once() {
 	sh "$here/../bench-record.sh" --once --tracer "$1" -b "$record_kb" -r "$2" \
 		-t "$record_secs" "$build" >"$tmp/once.out" ||
 		{ echo "run.sh: bench-record.sh $1 failed" >&2; exit 1; }
-	awk '$1 ~ /^[0-9]+$/' "$tmp/once.out" >"$tmp/once"
+	awk '$2 ~ /^[0-9]+$/' "$tmp/once.out" >"$tmp/once"
 }
 if [ "${common_rate:-0}" -gt 0 ]; then
 	round=0
@@ -430,24 +433,24 @@ if [ "${common_rate:-0}" -gt 0 ]; then
 		round=$((round + 1))
 		for t in $rounds_tracers; do
 			record_once "$t" "$common_rate"
-			awk -v t="$t" '{ print t, $5, $7, $12 }' "$tmp/once" >>"$keep/record.tsv"
+			awk -v t="$t" '{ print t, $6, $8, $13 }' "$tmp/once" >>"$keep/record.tsv"
 		done
 	done
 fi
 # The same fixed rates for both tracers, in interleaved rounds: how often each loses events,
-# and how many, under the same moments of the machine (a hypervisor's steal stops every CPU
-# for tens of milliseconds at times on these VMs; the search above stops at the first run
-# that loses, so one such moment decides it).
+# and how many, under the same moments of the machine (the search above stops at the first
+# run that loses, so one such moment decides it); and the producers alone (tracer none: the
+# event off, nothing recording), how late the machine itself makes them.
 fixed_rates="2000000 4000000 6000000 8000000" fixed_rounds=3
 [ -z "$smoke" ] || fixed_rates=100000 fixed_rounds=1
 for rate in $fixed_rates; do
 	round=0
 	while [ $round -lt "$fixed_rounds" ]; do
 		round=$((round + 1))
-		for t in $tracers; do
+		for t in $tracers none; do
 			record_once "$t" "$rate"
-			awk -v t="$t" '{ print t, $1, $5, ($13 == "sustained"), $10 }' "$tmp/once" \
-				>>"$keep/fixed.tsv"
+			awk -v t="$t" '{ print t, $2, ($6 == "-" ? 0 : $6), ($14 == "sustained"), $11, $10 }' \
+				"$tmp/once" >>"$keep/fixed.tsv"
 		done
 	done
 done
@@ -471,15 +474,69 @@ done
 	fi
 	if [ -s "$keep/fixed.tsv" ]; then
 		echo "  at fixed rates, $fixed_rounds interleaved round(s): runs that lost nothing, events lost in"
-		echo "  all, and the hypervisor's steal in the runs that lost (ms)"
+		echo "  all, the producers' worst lateness (ms), and the hypervisor's steal in the runs that"
+		echo "  lost (ms); none: the producers alone, their event off and nothing recording"
 		for rate in $fixed_rates; do
-			for t in $tracers; do
+			for t in $tracers none; do
 				awk -v t="$t" -v r="$rate" '$1 == t && $2 == r {
-					n++; ok += $4; lost += $3; if (!$4) steal = steal (steal == "" ? "" : " ") $5 }
-					END { printf "  %10s/s %-8s %d of %d, %d lost%s\n", r, t, ok, n, lost,
-						steal == "" ? "" : " (steal " steal ")" }' "$keep/fixed.tsv"
+					n++; ok += $4; lost += $3; if ($6 > late) late = $6
+					if (!$4) steal = steal (steal == "" ? "" : " ") $5 }
+					END { printf "  %10s/s %-8s %d of %d, %d lost, late %.1f%s\n", r, t, ok, n,
+						lost, late / 1000, steal == "" ? "" : " (steal " steal ")" }' \
+					"$keep/fixed.tsv"
 			done
 		done
+	fi
+	echo
+} | say
+
+# --- What the machine allows: the disk, the producers alone, what a buffer rides out ---------
+# The lossless rate is set by the longest moment the recorder is away while the producers
+# fire: a stall of the machine (the producers alone show how late it makes them) and the
+# burst they fire after it, which must fit the buffer.  A buffer of B bytes per CPU holds
+# B / (bytes per event) events, that is, at R events/s in all over 2 CPUs, a stall of
+# 2 B / (R x bytes per event) seconds.  The disk's own rates bound the rest: dd, 1 GiB each
+# way (16 MiB with --smoke), in the results directory.
+dd_mib=1024
+[ -z "$smoke" ] || dd_mib=16
+dd_rate() {
+	dd if=/dev/zero of="$keep/dd.tmp" bs=1M count=$dd_mib "$@" 2>&1 |
+		awk '/copied/ { for (i = 1; i < NF; i++) if ($i == "copied,") s = $(i + 1); b = $1 }
+			END { if (s > 0) printf "%.0f", b / s / 1e6; else print "?" }'
+	rm -f "$keep/dd.tmp"
+}
+disk_direct=$(dd_rate oflag=direct)
+disk_buffered=$(dd_rate conv=fdatasync)
+{
+	echo "What the machine allows (bounds of the lossless rate):"
+	echo "  the disk: $disk_direct MB/s with O_DIRECT, $disk_buffered MB/s through the page cache" \
+		"(dd of $dd_mib MiB, the page cache's with fdatasync)"
+	if [ -s "$keep/fixed.tsv" ] && [ -s "$keep/record.tsv" ]; then
+		awk -v kb="$record_kb" -v tracers="$tracers" -v bestf="$keep/best" '
+			FILENAME ~ /fixed.tsv$/ { if ($1 == "none" && $6 > late) late = $6; next }
+			FILENAME ~ /record.tsv$/ { bytes[$1] += $3; runs[$1]++; cpu[$1] += $4; next }
+			END {
+				while ((getline line < bestf) > 0) { split(line, f, " "); best[f[1]] = f[2] }
+				printf "  the producers alone (their event off, nothing recording) were late by up to %.1f ms\n", late / 1000
+				n = split(tracers, t, " ")
+				for (i = 1; i <= n; i++) {
+					if (!runs[t[i]])
+						continue
+					b = bytes[t[i]] / runs[t[i]]
+					held[t[i]] = kb * 1024 / b
+					ns = cpu[t[i]] / runs[t[i]]
+					printf "  %-8s %.1f bytes per event: %.0f events per CPU in %d KiB;", t[i], b, held[t[i]], kb
+					if (best[t[i]] > 0)
+						printf " at its highest rate (%d/s) a stall of %.1f ms;", best[t[i]], held[t[i]] / (best[t[i]] / 2) * 1000
+					if (ns > 0)
+						printf " its recorder could take %.1f M events/s per CPU", 1000 / ns
+					printf "\n"
+				}
+				if (best["lttng"] > 0)
+					for (i = 1; i <= n; i++)
+						if (t[i] in held)
+							printf "  at twice LTTng-UST'"'"'s highest rate (%d/s), %s rides out a stall of %.1f ms\n", 2 * best["lttng"], t[i], held[t[i]] / best["lttng"] * 1000
+			}' "$keep/fixed.tsv" "$keep/record.tsv"
 	fi
 	echo
 } | say
