@@ -57,6 +57,9 @@
 # producer's, which busy-waits between events: it counts only its own).  Every run must
 # satisfy fired = recorded + lost exactly, or the script says so and exits 1.
 #
+# Before each run the script waits for the machine to be quiet (settle(): 5 s in a row with
+# no steal to speak of, 90 s at most), so that no run pays for the one before.
+#
 # The search doubles the rate while a run loses nothing, then bisects between the last rate
 # that lost nothing and the first that did, down to 5 % apart.  A run counts as sustained
 # when it lost no event and the producer kept the rate (reached at least 98 % of it: on a
@@ -228,11 +231,35 @@ hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
 # run RATE SECONDS [usertp record options...]: one recording; sets $fired $recorded $lost
 # $reached $mbs and $ok (1: lost nothing at the rate asked)
+# settle: before a run, wait until the machine is quiet: 5 seconds in a row in which every
+# CPU, kept busy, loses at most 10 ms to the hypervisor (steal counts only while a CPU wants
+# to run: an idle wait shows nothing); 90 s at most.  Deleting the gigabytes a run wrote
+# makes the host work for seconds after it (the file system is mounted with discard: a
+# virtual disk's freed blocks are given back), and the hypervisor then takes this machine's
+# CPUs for tens of milliseconds at a time, on and off, for about 10 s: the next run, whatever
+# its tracer, paid for the one before (1 s of steal in 10 s, the producers 40 ms late, where
+# they are 9 ms late with the file kept, or 30 s later).
+settle() {
+	[ -z "$smoke" ] || return 0
+	sync
+	quiet=0 waited=0
+	while [ "$quiet" -lt 5 ] && [ "$waited" -lt 90 ]; do
+		s0=$(steal_ticks)
+		for c in $(seq "$(nproc)"); do
+			timeout 1 sh -c 'while :; do :; done' &
+		done
+		wait
+		waited=$((waited + 1))
+		if [ $((($(steal_ticks) - s0) * 1000 / hz)) -gt 10 ]; then quiet=0; else quiet=$((quiet + 1)); fi
+	done
+}
+
 run() {
 	rate=$1 secs=$2
 	shift 2
-	steal_before=$(steal_ticks)
 	rm -rf "$work/run.dat" "$work/lttng"
+	settle
+	steal_before=$(steal_ticks)
 	if [ "$tracer" = lttng ]; then
 		record_lttng "$rate" "$secs"
 	elif [ "$tracer" = none ]; then
