@@ -479,10 +479,12 @@ done
 		for rate in $fixed_rates; do
 			for t in $tracers none; do
 				awk -v t="$t" -v r="$rate" '$1 == t && $2 == r {
-					n++; ok += $4; lost += $3; if ($6 > late) late = $6
+					n++; ok += $4; if ($3 == "?") unknown++; else lost += $3
+					if ($6 > late) late = $6
 					if (!$4) steal = steal (steal == "" ? "" : " ") $5 }
-					END { printf "  %10s/s %-8s %d of %d, %d lost, late %.1f%s\n", r, t, ok, n,
-						lost, late / 1000, steal == "" ? "" : " (steal " steal ")" }' \
+					END { printf "  %10s/s %-8s %d of %d, %d lost%s, late %.1f%s\n", r, t, ok, n,
+						lost, unknown ? " (and " unknown " run(s) that could not count)" : "",
+						late / 1000, steal == "" ? "" : " (steal " steal ")" }' \
 					"$keep/fixed.tsv"
 			done
 		done
