@@ -596,9 +596,10 @@ static void *open_page(struct usertp__rb *rb, unsigned int cpu, uint64_t pos, ui
 	if (off >= USERTP__KPAGE_HEADER && off <= USERTP_RB_OFF_FULL)
 		op.dst1 = op.dst2 = (uint64_t *)(old + off);
 	new_page = off == 0 ? page : page + 1;
+	/* (Unconsumed first: a full buffer then drops each event without walking a page.) */
 	if (new_page >= nr &&
-	    (!usertp__rb_page_complete(c, rb->pages[cpu], nr, rb->rseq, new_page - nr, &retired, NULL) ||
-	     (!rb->overwrite && __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= new_page - nr))) {
+	    ((!rb->overwrite && __atomic_load_n(&c->read_page, __ATOMIC_ACQUIRE) <= new_page - nr) ||
+	     !usertp__rb_page_complete(c, rb->pages[cpu], nr, rb->rseq, new_page - nr, &retired, NULL))) {
 		if (off >= USERTP__KPAGE_HEADER && off < USERTP_RB_OFF_FULL) {
 			op.pos1 = page * USERTP__KPAGE_SIZE + USERTP_RB_OFF_FULL;
 			op.ts1 = last;

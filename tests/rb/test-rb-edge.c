@@ -21,6 +21,9 @@
  *			the writer's reading of the position and its compare-and-exchange: the
  *			writer retries, even when the other write opened the page it was about to
  *			open (it must not take that page's slot for a busy one and drop)
+ *	full-unread	producer/consumer mode, the buffer full and nothing consumed: each event
+ *			is dropped without the writer reading the page whose slot it would take
+ *			(made unreadable here); the writer once walked it for every event dropped
  *	dead-reserved	the writer died after usertp__rb_reserve() or during usertp__rb_commit()
  *	dead-cas	the writer died right after the compare-and-exchange that reserved its
  *			event, before writing anything: nothing stale may be read as an event
@@ -36,6 +39,7 @@
  * word after the last entry of the page it leaves: the dead states keep those.
  */
 #define _GNU_SOURCE
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -141,6 +145,27 @@ static void slip(void)
 	CHECK(!rbt_write(&rb, 0, 24, TAG, seq + 1, NULL, NULL)); /* would fit in what is left */
 	CHECK_INT(rb.cpus[0]->dropped, ==, 2);
 	expect_seqs(&rb, 0, 3 * per_page);
+	usertp__rb_destroy(&rb);
+}
+
+static void full_unread(void)
+{
+	struct usertp__rb rb;
+	uint64_t seq = 0;
+	unsigned char *slot;
+
+	CHECK_INT(usertp__rb_create(&rb, 1, 8, false), ==, 0);
+	while (rbt_write(&rb, 0, 92, TAG, seq, NULL, NULL))
+		seq++;
+	/* The slot the next page would take: the oldest page, which nobody has read yet. */
+	slot = rb.pages[0] + (rb.cpus[0]->pos / USERTP__KPAGE_SIZE + 1) % rb.nr_pages * USERTP__KPAGE_SIZE;
+	CHECK_INT((uintptr_t)slot % (uintptr_t)sysconf(_SC_PAGESIZE), ==, 0);
+	CHECK_INT(mprotect(slot, USERTP__KPAGE_SIZE, PROT_NONE), ==, 0);
+	for (uint64_t i = 1; i <= 100; i++)
+		CHECK(!rbt_write(&rb, 0, 92, TAG, seq + i, NULL, NULL));
+	CHECK_INT(rb.cpus[0]->dropped, ==, 101);
+	CHECK_INT(mprotect(slot, USERTP__KPAGE_SIZE, PROT_READ | PROT_WRITE), ==, 0);
+	expect_seqs(&rb, 0, seq);
 	usertp__rb_destroy(&rb);
 }
 
@@ -459,7 +484,7 @@ int main(int argc, char **argv)
 		{ "full-end", full_end },	  { "size-wrap", size_wrap },
 		{ "commit-carry", commit_carry },
 		{ "hostile-pos", hostile_pos },	  { "hostile-wrap", hostile_wrap },
-		{ "nested", nested },
+		{ "nested", nested },		  { "full-unread", full_unread },
 		{ "dead-reserved", dead_reserved },
 		{ "dead-cas", dead_cas },	  { "dead-open", dead_open },
 	};
