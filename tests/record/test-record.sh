@@ -740,8 +740,11 @@ lost)
 lost-full-pages)
 	# Losses before pages that are full (170 rec_event of 24 bytes fill one exactly, leaving
 	# no room for the count after them): every mark still has its count (before: "CPU:0
-	# [EVENTS DROPPED]" with none), and the marks never say more than was lost.
-	"$usertp" record -e 'rec:rec_event' -b 4 -o "$dir/a.dat" -- "$recprog" seq 200000 \
+	# [EVENTS DROPPED]" with none), and the marks never say more than was lost.  The events
+	# are spread over 400 ms, so that the recorder's stops (20 ms in every 25) fall while they
+	# fire however cheap a dropped event is (at 150 ns each, 200,000 from a plain loop lasted
+	# long enough; at 32 ns, not always).
+	"$usertp" record -e 'rec:rec_event' -b 4 -o "$dir/a.dat" -- "$recprog" seq-over 200000 400 \
 		>/dev/null 2>"$dir/err" &
 	rec=$!
 	bg "$rec"

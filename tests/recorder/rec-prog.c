@@ -5,6 +5,8 @@
  * reads what the recorder wrote.
  *
  *	rec-prog seq N		N rec_event (thread 0, seq 0..N-1) from main, return 0
+ *	rec-prog seq-over N MS	the same, evenly spread over MS milliseconds (busy-waiting against
+ *				CLOCK_MONOTONIC): a run that lasts, whatever an event costs
  *	rec-prog spin N		N rec_spin (thread 0, seq 0..N-1: 24 bytes each, a size that never
  *				fills a page exactly) from main, return 0
  *	rec-prog mixed N	N pairs from main: rec_mark "what=m-I-<padding>" (60 bytes in
@@ -67,6 +69,26 @@ static void fire(int thread, int first, int n)
 
 	for (i = 0; i < n; i++)
 		trace_rec_event(thread, first + i);
+}
+
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+/* N rec_event from main, event I not before start + I x @ms / N milliseconds. */
+static void fire_over(int n, long ms)
+{
+	long long start = now_ns();
+
+	for (int i = 0; i < n; i++) {
+		while (now_ns() - start < (long long)i * ms * 1000000 / n)
+			;
+		trace_rec_event(0, i);
+	}
 }
 
 static void small_sleep(void);
@@ -342,6 +364,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(mode, "seq")) {
 		fire(0, 0, nr_events);
+		return 0;
+	}
+	if (!strcmp(mode, "seq-over") && argc > 3) {
+		fire_over(nr_events, atol(argv[3]));
 		return 0;
 	}
 	if (!strcmp(mode, "spin")) {
