@@ -87,7 +87,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 # Every program this script and bench-record.sh run (bench-peers-smoke builds them in an empty
 # tree, so that one forgotten here fails there).
-cmake --build "$build" --target usertp-cli peer-none peer-usertp bench-producer start-time >/dev/null
+cmake --build "$build" --target usertp-cli peer-none peer-usertp bench-producer start-time stall-probe >/dev/null
 for t in peer-usdt peer-marker peer-lttng peer-producer-lttng; do	# where their headers are installed
 	cmake --build "$build" --target "$t" >/dev/null 2>&1 || true
 done
@@ -497,8 +497,12 @@ done
 # fire: a stall of the machine (the producers alone show how late it makes them) and the
 # burst they fire after it, which must fit the buffer.  A buffer of B bytes per CPU holds
 # B / (bytes per event) events, that is, at R events/s in all over 2 CPUs, a stall of
-# 2 B / (R x bytes per event) seconds.  The disk's own rates bound the rest: dd, 1 GiB each
-# way (16 MiB with --smoke), in the results directory.
+# 2 B / (R x bytes per event) seconds.  stall-probe shows how the machine stalls: one CPU at a
+# time or all at once, and for how long.  A stall of one CPU stops its producer, which then
+# fires what it owes at once into that CPU's buffer; a recorder stalled with it leaves the
+# other CPU's buffer to fill meanwhile; either way one buffer must hold a stall's events.
+# The disk's own rates bound the rest: dd, 1 GiB each way (16 MiB with --smoke), in the
+# results directory.
 dd_mib=1024
 [ -z "$smoke" ] || dd_mib=16
 dd_rate() {
@@ -509,10 +513,19 @@ dd_rate() {
 }
 disk_direct=$(dd_rate oflag=direct)
 disk_buffered=$(dd_rate conv=fdatasync)
+# The machine's own stalls: a busy thread on each CPU, nothing else running (stall-probe.c).
+stall_s=20
+[ -z "$smoke" ] || stall_s=1
+"$build/bench/stall-probe" $stall_s >"$keep/stalls.tsv"
 {
 	echo "What the machine allows (bounds of the lossless rate):"
 	echo "  the disk: $disk_direct MB/s with O_DIRECT, $disk_buffered MB/s through the page cache" \
 		"(dd of $dd_mib MiB, the page cache's with fdatasync)"
+	awk -v s=$stall_s '
+		NR == 1 { print "  the machine'"'"'s stalls (stall-probe: " s " s, a busy thread on each CPU, gaps over 0.5 ms):" }
+		$1 == "cpu" { printf "    CPU %s: %d stalls, %.1f ms in all, the longest %.2f ms\n", $2, $4, $6, $8 }
+		$1 == "all_at_once_ms" { printf "    every CPU stalled at once: %.2f ms; some stalled while others ran: %.2f ms\n", $2, $4 }' \
+		"$keep/stalls.tsv"
 	if [ -s "$keep/fixed.tsv" ] && [ -s "$keep/record.tsv" ]; then
 		awk -v kb="$record_kb" -v tracers="$tracers" -v bestf="$keep/best" '
 			FILENAME ~ /fixed.tsv$/ { if ($1 == "none" && $6 > late) late = $6; next }
