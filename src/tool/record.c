@@ -93,8 +93,9 @@ static const char usage_text[] =
 	"  --file-version N  trace.dat version 6 (default: every reader opens it) or 7\n"
 	"  --compression none|zstd  zstd: compressed, about 7x smaller (version 7, implied)\n"
 	"  --recover DIR  write the spool DIR of a recorder that was killed into a trace.dat\n"
-	"  --allow-missing  with -- CMD: events CMD and its libraries do not define are not\n"
-	"                 refused at the start (libraries it dlopen()s, programs it runs)\n"
+	"  --allow-missing  events CMD and its libraries (with -P: the programs now) do not\n"
+	"                 define are not refused at the start (libraries loaded later with\n"
+	"                 dlopen(), programs run); named at the end if none came\n"
 	"  -- CMD ARGS    run CMD and record it (and its children)\n";
 
 static const char stream_usage_text[] =
@@ -1442,11 +1443,17 @@ static bool start(void)
 
 		if (rec.untraced == rec.nr_pids)
 			return false;
-		/* Under -P every spec must match an event of one of the programs. */
+		/*
+		 * Under -P every spec must match an event of one of the programs, unless they
+		 * may load it later (--allow-missing: named at the end if none did).
+		 */
 		snprintf(who, sizeof(who), rec.nr_pids == 1 ? "process %d" : "the programs given",
 			 (int)rec.pids[0]);
-		if (!specs_check("", who))
+		if (!rec.allow_missing && !specs_check("", who)) {
+			fail("(events of a library a program has not loaded now, with dlopen(): "
+			     "--allow-missing)");
 			return false;
+		}
 	}
 	if (rec.all && (ret = usertp_session_attach_all(rec.session))) {
 		fail("%s", usertp_session_error(rec.session));
@@ -1515,7 +1522,7 @@ int usertp__cmd_record(int argc, char **argv)
 	if (rec.cmd && !st.programs)
 		fail("no program of %s joined: not linked with libusertp, or started without the "
 		     "USERTP_SESSION variable this command sets", rec.cmd[0]);
-	else if (rec.cmd || rec.all)
+	else if (rec.cmd || rec.all || rec.allow_missing)
 		specs_check("warning: ", "the programs recorded");
 	if (ret)
 		fail("%s", usertp_session_error(rec.session));

@@ -3,9 +3,12 @@
  * layout-main.c - the host of the layouts test: it fires the events of whatever layout it is
  * built into (layout-fire.c linked in, or in a library), or of a plugin it dlopen()s.
  *
- *	layout-HOST [-d MODULE [-g]] [-x] [-w] THREADS N
+ *	layout-HOST [-d MODULE [-g] [-u]] [-x] [-w] THREADS N
  *
  *	-d MODULE	dlopen() it (RTLD_LOCAL, -g: RTLD_GLOBAL) and call its functions
+ *	-u		with -w: dlclose() it before "ready" and open it again after the line, as
+ *			a host does that loads its plugins when it needs them: a recorder that
+ *			attaches meanwhile finds libusertp (which stays) but not the events
  *	-x		threads from C++ std::thread, not pthread_create()
  *	-w		print "ready" and wait for a line on stdin before firing
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
@@ -19,33 +22,47 @@
 
 #include "layout.h"
 
+typedef int fire_fn(int, int);
+
+/* dlopen() @module with @mode and find its functions.  Return: its handle, NULL (said). */
+static void *load(const char *module, int mode, fire_fn **fire, fire_fn **fire_std)
+{
+	void *h = dlopen(module, RTLD_NOW | mode);
+
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return NULL;
+	}
+	*fire = (fire_fn *)dlsym(h, "layout_fire");
+	*fire_std = (fire_fn *)dlsym(h, "layout_fire_std");
+	return h;
+}
+
 int main(int argc, char **argv)
 {
-	int (*fire)(int, int) = NULL, (*fire_std)(int, int) = NULL;
+	fire_fn *fire = NULL, *fire_std = NULL;
 	const char *module = NULL;
 	int opt, mode = RTLD_LOCAL, fired;
-	bool std_thread = false, wait_line = false;
+	bool std_thread = false, wait_line = false, unload = false;
+	void *h = NULL;
 
-	while ((opt = getopt(argc, argv, "d:gxw")) != -1) {
+	while ((opt = getopt(argc, argv, "d:gxwu")) != -1) {
 		switch (opt) {
 		case 'd': module = optarg; break;
 		case 'g': mode = RTLD_GLOBAL; break;
 		case 'x': std_thread = true; break;
 		case 'w': wait_line = true; break;
+		case 'u': unload = true; break;
 		default: return 2;
 		}
 	}
 	if (argc - optind != 2)
 		return 2;
+	if (unload && (!module || !wait_line))
+		return 2;
 	if (module) {
-		void *h = dlopen(module, RTLD_NOW | mode);
-
-		if (!h) {
-			fprintf(stderr, "dlopen: %s\n", dlerror());
+		if (!(h = load(module, mode, &fire, &fire_std)))
 			return 1;
-		}
-		fire = (int (*)(int, int))dlsym(h, "layout_fire");
-		fire_std = (int (*)(int, int))dlsym(h, "layout_fire_std");
 	}
 #ifndef LAYOUT_DLOPEN_ONLY
 	else {
@@ -58,11 +75,17 @@ int main(int argc, char **argv)
 	if (wait_line) {
 		char line[16];
 
+		if (unload)
+			dlclose(h);
 		printf("ready\n");
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
 			return 1;
 	}
+	if (unload && !load(module, mode, &fire, &fire_std))
+		return 1;
+	if (!fire || !fire_std)
+		return 2;
 	fired = (std_thread ? fire_std : fire)(atoi(argv[optind]), atoi(argv[optind + 1]));
 	if (fired < 0)
 		return 1;
