@@ -181,25 +181,50 @@ static bool object_at_start(const struct usertp__object *obj, bool is_main)
 	return at_start;
 }
 
+/* Make the loaded object @path RTLD_NODELETE.  Return: whether it is. */
+static bool make_nodelete(const char *path)
+{
+	void *handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+
+	if (!handle)
+		return false;
+	dlclose(handle); /* drops the reference we just took; NODELETE stays */
+	return true;
+}
+
 static bool object_permanent(const struct usertp__object *obj, bool is_main)
 {
 	Dl_info self, own;
-	void *handle;
 
 	if (is_main)
 		return true;
 	if (!dladdr(obj, &self) || !self.dli_fname)
 		return true;
-	/* libusertp's own (track.c's, printk.c's events): linked -z nodelete. */
+	/* libusertp's own (track.c's, printk.c's events): never unloaded (keep_self()). */
 	if (dladdr((void *)usertp__objects_register, &own) && own.dli_fbase == self.dli_fbase)
 		return true;
 	if (!__atomic_load_n(&usertp__keep_objects, __ATOMIC_RELAXED))
 		return false;
-	handle = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-	if (!handle)
-		return false;
-	dlclose(handle); /* drops the reference we just took; NODELETE stays */
-	return true;
+	return make_nodelete(self.dli_fname);
+}
+
+/*
+ * libusertp's code must outlive its threads, key destructors, signal and exit handlers: the
+ * object that holds it is never unloaded.  The shared libusertp is linked -z nodelete;
+ * linked statically into a shared object (a plugin that a host dlopen()s and dlclose()s),
+ * that object is made RTLD_NODELETE here, when it loads, before any of those exist.
+ */
+static void __attribute__((constructor)) keep_self(void)
+{
+	Dl_info own, main_program;
+
+	if (!dladdr((void *)keep_self, &own) || !own.dli_fname)
+		return; /* a static program */
+	if (dladdr((void *)getauxval(AT_PHDR), &main_program) &&
+	    main_program.dli_fbase == own.dli_fbase)
+		return; /* the executable: never unloaded */
+	/* (The shared libusertp is linked -z nodelete already; this says it again.) */
+	make_nodelete(own.dli_fname);
 }
 
 bool usertp__objects_register(struct usertp__object *obj)

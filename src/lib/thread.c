@@ -244,10 +244,13 @@ void usertp__thread_first_event(void)
 	pthread_mutex_unlock(&usertp__lock);
 }
 
+#ifdef USERTP_SHARED_LIBRARY
 /*
  * Programs linked against libusertp 0.1.0 reference pthread_create@USERTP_0 (it wrapped
  * pthread_create then).  Kept for them as libc's own, under a version that is not the
- * default: nothing linked now binds to it.
+ * default: nothing linked now binds to it.  (The shared library's alone: the version is
+ * its version script's, and in the static library it would stop every shared object that
+ * links it, "version node not found".)
  */
 int usertp__compat_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 				  void *(*fn)(void *), void *arg);
@@ -257,3 +260,4 @@ usertp__compat_pthread_create(pthread_t *thread, const pthread_attr_t *attr, voi
 {
 	return pthread_create(thread, attr, fn, arg);
 }
+#endif

@@ -3,12 +3,14 @@
  * layout-main.c - the host of the layouts test: it fires the events of whatever layout it is
  * built into (layout-fire.c linked in, or in a library), or of a plugin it dlopen()s.
  *
- *	layout-HOST [-d MODULE [-g] [-u]] [-x] [-w] THREADS N
+ *	layout-HOST [-d MODULE [-g] [-u [-k]]] [-x] [-w] THREADS N
  *
  *	-d MODULE	dlopen() it (RTLD_LOCAL, -g: RTLD_GLOBAL) and call its functions
- *	-u		with -w: dlclose() it before "ready" and open it again after the line, as
- *			a host does that loads its plugins when it needs them: a recorder that
+ *	-u		dlclose() it, then (with -w, after the line) open it again and fire, as a
+ *			host does that loads its plugins when it needs them: a recorder that
  *			attaches meanwhile finds libusertp (which stays) but not the events
+ *	-k		with -u: the module must still be loaded after the dlclose() (it holds
+ *			libusertp's code, linked statically, whose thread runs; exit 3 if not)
  *	-x		threads from C++ std::thread, not pthread_create()
  *	-w		print "ready" and wait for a line on stdin before firing
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
@@ -43,22 +45,23 @@ int main(int argc, char **argv)
 	fire_fn *fire = NULL, *fire_std = NULL;
 	const char *module = NULL;
 	int opt, mode = RTLD_LOCAL, fired;
-	bool std_thread = false, wait_line = false, unload = false;
+	bool std_thread = false, wait_line = false, unload = false, kept = false;
 	void *h = NULL;
 
-	while ((opt = getopt(argc, argv, "d:gxwu")) != -1) {
+	while ((opt = getopt(argc, argv, "d:gxwuk")) != -1) {
 		switch (opt) {
 		case 'd': module = optarg; break;
 		case 'g': mode = RTLD_GLOBAL; break;
 		case 'x': std_thread = true; break;
 		case 'w': wait_line = true; break;
 		case 'u': unload = true; break;
+		case 'k': kept = true; break;
 		default: return 2;
 		}
 	}
 	if (argc - optind != 2)
 		return 2;
-	if (unload && (!module || !wait_line))
+	if ((unload && !module) || (kept && !unload))
 		return 2;
 	if (module) {
 		if (!(h = load(module, mode, &fire, &fire_std)))
@@ -72,11 +75,19 @@ int main(int argc, char **argv)
 #endif
 	if (!fire || !fire_std)
 		return 2;
+	if (unload) {
+		dlclose(h);
+		if (kept) {
+			if (!(h = dlopen(module, RTLD_NOW | RTLD_NOLOAD))) {
+				fprintf(stderr, "%s was unloaded with libusertp's code\n", module);
+				return 3;
+			}
+			dlclose(h);
+		}
+	}
 	if (wait_line) {
 		char line[16];
 
-		if (unload)
-			dlclose(h);
 		printf("ready\n");
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))

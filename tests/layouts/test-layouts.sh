@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test-layouts.sh MODE USERTP EXE STATIC HOST-LIB HOST-PLUGIN HOST-DLOPEN PLUGIN: each layout
-# (CMakeLists.txt), with threads from pthread_create() and from std::thread, recorded in MODE:
+# test-layouts.sh MODE USERTP EXE STATIC HOST-LIB HOST-PLUGIN HOST-DLOPEN PLUGIN PLUGIN-STATIC:
+# each layout (CMakeLists.txt), with threads from pthread_create() and from std::thread, recorded in MODE:
 #   embedded	USERTP_EVENTS=jobs:* USERTP_OUTPUT=F.dat
 #   record	usertp record -- CMD
 #   attach	usertp record -P PID, the program waiting for it
@@ -11,7 +11,7 @@
 # In record mode, a filter an event does not take stops the command before its main() when
 # the event is its executable's or a linked library's (refuse()).
 set -eu
-mode=$1 usertp=$2 exe=$3 static=$4 hostlib=$5 hostplugin=$6 hostdl=$7 plugin=$8
+mode=$1 usertp=$2 exe=$3 static=$4 hostlib=$5 hostplugin=$6 hostdl=$7 plugin=$8 plugin_static=$9
 threads=4 n=50
 case $mode in
 mount)
@@ -191,5 +191,8 @@ for x in "" -x; do
 	run "plugin$x" "$hostplugin" $x
 	run "dlopen-local$x" "$hostdl" -d "$plugin" $x
 	run "dlopen-global$x" "$hostdl" -d "$plugin" -g $x
+	# (dlclose()d and opened again: it must stay loaded, its thread runs its code; before,
+	# it was unloaded, and the host died of SIGSEGV in 4 runs of 60)
+	run "dlopen-static$x" "$hostdl" -d "$plugin_static" -u -k $x
 done
 exit $fail
