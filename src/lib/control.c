@@ -794,6 +794,8 @@ static void __attribute__((constructor)) control_init(void)
 
 	for (i = 0; i < MAX_CONNS; i++)
 		usertp__ctl.conns[i].fd = usertp__ctl.conns[i].in_fd = -1;
+	if (usertp__runtime_later())
+		return; /* the first copy of libusertp serves the process */
 	if (v && strcmp(v, "0") && strcmp(v, "1")) {
 		fprintf(stderr, "usertp: USERTP_CONTROL=%s: not 0 or 1; the control endpoint stays on\n",
 			v);

@@ -54,6 +54,11 @@ USERTP_HIDDEN void usertp__recorder_init(void);
  */
 USERTP_HIDDEN bool usertp__objects_register(struct usertp__object *obj);
 USERTP_HIDDEN void usertp__objects_unregister(struct usertp__object *obj);
+/*
+ * Is this copy of libusertp's code a second one in the process (the static library linked
+ * twice)?  Then it stays off, said once on stderr (objects.c).
+ */
+USERTP_HIDDEN bool usertp__runtime_later(void);
 /* control.c: events came (an object registered): recorders hear of them before they fire. */
 USERTP_HIDDEN void usertp__control_events_changed(void);
 /*

@@ -77,15 +77,24 @@ static bool tp_ref_put(struct usertp_tracepoint *tp)
  * then leave everything in place: glibc runs destructors before some atexit handlers (those
  * registered before main() started), among them the recorder's.
  */
+/* Is what dladdr() said of an address in the executable? */
+static bool in_executable(const Dl_info *at)
+{
+	Dl_info main_program;
+
+	/* (Its vaddrs need not start at 0: compare where each is mapped.) */
+	return dladdr((void *)getauxval(AT_PHDR), &main_program) &&
+	       main_program.dli_fbase == at->dli_fbase;
+}
+
 /* Is @obj the program's own (the executable, or everything in a static program)? */
 static bool object_is_main(const struct usertp__object *obj)
 {
-	Dl_info self, main_program;
+	Dl_info self;
 
 	if (!dladdr(obj, &self) || !self.dli_fname)
 		return true; /* static program */
-	return dladdr((void *)getauxval(AT_PHDR), &main_program) &&
-	       main_program.dli_fbase == self.dli_fbase;
+	return in_executable(&self);
 }
 
 /* --- objects loaded with the program ---------------------------------------------------- */
@@ -95,6 +104,8 @@ struct loaded {
 	uintptr_t base;
 	const char *path, *soname, *strtab;
 	const ElfW(Dyn) *dyn;
+	const ElfW(Sym) *symtab;
+	const uint32_t *hash, *gnu_hash; /* DT_HASH, DT_GNU_HASH: its symbols, by name */
 	bool linked;
 };
 
@@ -122,13 +133,55 @@ static int loaded_add(struct dl_phdr_info *info, size_t size, void *arg)
 	for (unsigned int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
 			o->dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-	for (const ElfW(Dyn) *d = o->dyn; d && d->d_tag != DT_NULL; d++)
+	for (const ElfW(Dyn) *d = o->dyn; d && d->d_tag != DT_NULL; d++) {
 		if (d->d_tag == DT_STRTAB)
 			o->strtab = (const char *)dyn_ptr(info, d->d_un.d_ptr);
+		else if (d->d_tag == DT_SYMTAB)
+			o->symtab = (const ElfW(Sym) *)dyn_ptr(info, d->d_un.d_ptr);
+		else if (d->d_tag == DT_HASH)
+			o->hash = (const uint32_t *)dyn_ptr(info, d->d_un.d_ptr);
+		else if (d->d_tag == DT_GNU_HASH)
+			o->gnu_hash = (const uint32_t *)dyn_ptr(info, d->d_un.d_ptr);
+	}
 	for (const ElfW(Dyn) *d = o->dyn; o->strtab && d && d->d_tag != DT_NULL; d++)
 		if (d->d_tag == DT_SONAME)
 			o->soname = o->strtab + d->d_un.d_val;
 	return 0;
+}
+
+/* Does object @o define symbol @name itself (in its dynamic symbol table)? */
+static bool loaded_defines(const struct loaded *o, const char *name)
+{
+	const ElfW(Sym) *sym;
+
+	if (!o->symtab || !o->strtab)
+		return false;
+	if (o->gnu_hash) {
+		/* (The GNU hash table: buckets of runs of symbols, a run ends with bit 0 set.) */
+		const uint32_t *h = o->gnu_hash, nbuckets = h[0], first = h[1];
+		const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)&h[4] + h[2]);
+		uint32_t hash = 5381, i;
+
+		for (const char *c = name; *c; c++)
+			hash = hash * 33 + (unsigned char)*c;
+		if (!nbuckets || (i = buckets[hash % nbuckets]) < first)
+			return false;
+		for (;; i++) {
+			uint32_t chained = buckets[nbuckets + i - first];
+
+			sym = &o->symtab[i];
+			if ((chained | 1) == (hash | 1) && !strcmp(o->strtab + sym->st_name, name))
+				return sym->st_shndx != SHN_UNDEF;
+			if (chained & 1)
+				return false;
+		}
+	}
+	for (uint32_t i = 0; o->hash && i < o->hash[1]; i++) { /* (DT_HASH: nchain symbols) */
+		sym = &o->symtab[i];
+		if (sym->st_shndx != SHN_UNDEF && !strcmp(o->strtab + sym->st_name, name))
+			return true;
+	}
+	return false;
 }
 
 /* Is @name (a DT_NEEDED entry) object @o? */
@@ -208,6 +261,73 @@ static bool object_permanent(const struct usertp__object *obj, bool is_main)
 	return make_nodelete(self.dli_fname);
 }
 
+/* --- one libusertp per process ----------------------------------------------------------- */
+
+/*
+ * Every copy of libusertp's code defines this, exported (libusertp.so's version script; a
+ * program linked with the static library exports it by cmake/usertp-export.list; a shared
+ * object that holds the static library exports it by default), so that a copy finds another.
+ */
+__attribute__((visibility("default"))) const char usertp__runtime[] = "usertp";
+
+static bool runtime_later;
+
+/* Is @p in object @i of @l (0: the executable)? */
+static bool loaded_holds(const struct loaded_list *l, unsigned int i, const void *p)
+{
+	Dl_info at;
+
+	if (!dladdr(p, &at))
+		return false;
+	if (!i)
+		return in_executable(&at);
+	return l->list[i].base == (uintptr_t)at.dli_fbase; /* (a library's vaddrs start at 0) */
+}
+
+static const char *loaded_label(const struct loaded_list *l, unsigned int i)
+{
+	return i && l->list[i].path && l->list[i].path[0] ? l->list[i].path : "the executable";
+}
+
+static void runtime_look(void)
+{
+	static struct loaded_list l; /* (big: not on a constructor's stack) */
+	unsigned int first, own;
+	const void *entry;
+
+	/*
+	 * (Read from the objects' dynamic sections, not with dlopen() and dlsym(): called from
+	 * our constructors, where a dlopen() would run other objects' constructors early.)
+	 */
+	dl_iterate_phdr(loaded_add, &l);
+	for (first = 0; first < l.n && !loaded_defines(&l.list[first], "usertp__runtime"); first++)
+		;
+	for (own = 0; own < l.n && !loaded_holds(&l, own, (void *)runtime_look); own++)
+		;
+	if (first >= l.n || own >= l.n || first == own)
+		return; /* (or a static program: no objects) */
+	runtime_later = true;
+	/*
+	 * Do objects register with the first copy?  Those that find libusertp's entry points in
+	 * the loader's global scope do (ours among them, unless linked to their own copy); then
+	 * nothing is lost here, and nothing said.
+	 */
+	entry = dlsym(RTLD_DEFAULT, "usertp__object_register");
+	if (entry && loaded_holds(&l, first, entry))
+		return;
+	fprintf(stderr, "usertp: libusertp is twice in this process: in %s, and in %s, loaded "
+		"later, whose events are not traced (link libusertp shared in both)\n",
+		loaded_label(&l, first), loaded_label(&l, own));
+}
+
+bool usertp__runtime_later(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, runtime_look);
+	return runtime_later;
+}
+
 /*
  * libusertp's code must outlive its threads, key destructors, signal and exit handlers: the
  * object that holds it is never unloaded.  The shared libusertp is linked -z nodelete;
@@ -216,13 +336,10 @@ static bool object_permanent(const struct usertp__object *obj, bool is_main)
  */
 static void __attribute__((constructor)) keep_self(void)
 {
-	Dl_info own, main_program;
+	Dl_info own;
 
-	if (!dladdr((void *)keep_self, &own) || !own.dli_fname)
-		return; /* a static program */
-	if (dladdr((void *)getauxval(AT_PHDR), &main_program) &&
-	    main_program.dli_fbase == own.dli_fbase)
-		return; /* the executable: never unloaded */
+	if (!dladdr((void *)keep_self, &own) || !own.dli_fname || in_executable(&own))
+		return; /* a static program, or the executable: never unloaded */
 	/* (The shared libusertp is linked -z nodelete already; this says it again.) */
 	make_nodelete(own.dli_fname);
 }

@@ -605,7 +605,7 @@ void __attribute__((constructor)) usertp__recorder_init(void)
 	bool overwrite;
 	int ret;
 
-	if (!value)
+	if (!value || usertp__runtime_later())
 		return;
 	events = events_split(value, &groups, &groups_len);
 	if (!events || !read_settings(events, &kb, &overwrite)) {

@@ -3,7 +3,7 @@
  * layout-main.c - the host of the layouts test: it fires the events of whatever layout it is
  * built into (layout-fire.c linked in, or in a library), or of a plugin it dlopen()s.
  *
- *	layout-HOST [-d MODULE [-g] [-u [-k]]] [-x] [-w] THREADS N
+ *	layout-HOST [-d MODULE [-g] [-u [-k]] [-D MODULE2]] [-x] [-w] THREADS N
  *
  *	-d MODULE	dlopen() it (RTLD_LOCAL, -g: RTLD_GLOBAL) and call its functions
  *	-u		dlclose() it, then (with -w, after the line) open it again and fire, as a
@@ -11,6 +11,8 @@
  *			attaches meanwhile finds libusertp (which stays) but not the events
  *	-k		with -u: the module must still be loaded after the dlclose() (it holds
  *			libusertp's code, linked statically, whose thread runs; exit 3 if not)
+ *	-D MODULE2	dlopen() it too (RTLD_LOCAL), after MODULE, and leave it loaded: a
+ *			second plugin that holds the static libusertp as MODULE does
  *	-x		threads from C++ std::thread, not pthread_create()
  *	-w		print "ready" and wait for a line on stdin before firing
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
@@ -43,12 +45,12 @@ static void *load(const char *module, int mode, fire_fn **fire, fire_fn **fire_s
 int main(int argc, char **argv)
 {
 	fire_fn *fire = NULL, *fire_std = NULL;
-	const char *module = NULL;
+	const char *module = NULL, *module2 = NULL;
 	int opt, mode = RTLD_LOCAL, fired;
 	bool std_thread = false, wait_line = false, unload = false, kept = false;
 	void *h = NULL;
 
-	while ((opt = getopt(argc, argv, "d:gxwuk")) != -1) {
+	while ((opt = getopt(argc, argv, "d:gxwukD:")) != -1) {
 		switch (opt) {
 		case 'd': module = optarg; break;
 		case 'g': mode = RTLD_GLOBAL; break;
@@ -56,15 +58,19 @@ int main(int argc, char **argv)
 		case 'w': wait_line = true; break;
 		case 'u': unload = true; break;
 		case 'k': kept = true; break;
+		case 'D': module2 = optarg; break;
 		default: return 2;
 		}
 	}
 	if (argc - optind != 2)
 		return 2;
-	if ((unload && !module) || (kept && !unload))
+	if ((unload && !module) || (kept && !unload) || (module2 && !module))
 		return 2;
 	if (module) {
-		if (!(h = load(module, mode, &fire, &fire_std)))
+		fire_fn *unused, *unused_std;
+
+		if (!(h = load(module, mode, &fire, &fire_std)) ||
+		    (module2 && !load(module2, RTLD_LOCAL, &unused, &unused_std)))
 			return 1;
 	}
 #ifndef LAYOUT_DLOPEN_ONLY

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test-layouts.sh MODE USERTP EXE STATIC HOST-LIB HOST-PLUGIN HOST-DLOPEN PLUGIN PLUGIN-STATIC:
-# each layout (CMakeLists.txt), with threads from pthread_create() and from std::thread, recorded in MODE:
+# test-layouts.sh MODE USERTP EXE STATIC HOST-LIB HOST-PLUGIN HOST-DLOPEN PLUGIN PLUGIN-STATIC
+# PLUGIN-STATIC2: each layout (CMakeLists.txt), with threads from pthread_create() and from std::thread, recorded in MODE:
 #   embedded	USERTP_EVENTS=jobs:* USERTP_OUTPUT=F.dat
 #   record	usertp record -- CMD
 #   attach	usertp record -P PID, the program waiting for it
@@ -11,7 +11,7 @@
 # In record mode, a filter an event does not take stops the command before its main() when
 # the event is its executable's or a linked library's (refuse()).
 set -eu
-mode=$1 usertp=$2 exe=$3 static=$4 hostlib=$5 hostplugin=$6 hostdl=$7 plugin=$8 plugin_static=$9
+mode=$1 usertp=$2 exe=$3 static=$4 hostlib=$5 hostplugin=$6 hostdl=$7 plugin=$8 plugin_static=$9 plugin_static2=${10}
 threads=4 n=50
 case $mode in
 mount)
@@ -194,5 +194,18 @@ for x in "" -x; do
 	# (dlclose()d and opened again: it must stay loaded, its thread runs its code; before,
 	# it was unloaded, and the host died of SIGSEGV in 4 runs of 60)
 	run "dlopen-static$x" "$hostdl" -d "$plugin_static" -u -k $x
+	# Two copies of libusertp, one serving: a plugin linked with the shared one in the
+	# program linked with the static one (before: nothing recorded), and the reverse.
+	run "static+plugin$x" "$static" -d "$plugin" $x
+	run "exe+plugin-static$x" "$exe" -d "$plugin_static" $x
 done
+
+# Two plugins that each hold the static libusertp, in a host that knows nothing of usertp:
+# the first serves; the second stays off (no second control endpoint, no second file written
+# over the first), and says so once, naming both.
+if [ "$mode" != mount ]; then
+	run "two-static-plugins" "$hostdl" -d "$plugin_static" -D "$plugin_static2"
+	[ "$(grep -c "libusertp is twice in this process: in $plugin_static, and in $plugin_static2, loaded later, whose events are not traced" "$dir/err")" = 1 ] ||
+		bad "two-static-plugins: not said once: $(cat "$dir/err")"
+fi
 exit $fail
