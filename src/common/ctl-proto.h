@@ -131,6 +131,8 @@ enum usertp__ctl_key {
 	USERTP_CTL_KEY_NOTRACE_PIDS, /* set_event_notrace_pid: the same */
 	USERTP_CTL_KEY_EVENT_FORK, /* 0 or 1: tracefs's event-fork option */
 	USERTP_CTL_KEY_AT_START,  /* 0 or 1: refusals before main() stop the start (at_start) */
+	USERTP_CTL_KEY_SINCE,	  /* "comms": the threads noted from this one on; its reply: ask
+				   * since this next time */
 	USERTP_CTL_NR_KEYS
 };
 #define USERTP_CTL_K(key) (1u << USERTP_CTL_KEY_##key)
@@ -148,9 +150,11 @@ enum usertp__ctl_key {
  *	to a program that joins		run (after its requests: it may go on)
  *	on a consumer's socket		join (a program that starts), fork (a forked child, with its
  *					region)
- *	news of a program		events format exit refused printk (on its session
- *					connection, unasked; refused: events that do not take their
- *					filter, not recorded, each a line then the filter file's text;
+ *	news of a program		events format exit refused printk comms (on its session
+ *					connection, unasked; comms: the names of threads it noted
+ *					since it last told, once 2048 more were; refused: events that
+ *					do not take their filter, not recorded, each a line then the
+ *					filter file's text;
  *					printk: usertp_printk()'s new formats, to a session recording
  *					ftrace:bprint or bputs, as printk_formats then kallsyms lines)
  *	at_start=1			on a start: the program is the consumer's command, whose
@@ -164,7 +168,7 @@ enum usertp__ctl_key {
 	M(EVENTS, "events", 0, 0)                                                                  \
 	M(IDS, "ids", 0, 0)                                                                        \
 	M(FORMAT, "format", USERTP_CTL_K(ID) | USERTP_CTL_K(NAME), 0)                              \
-	M(COMMS, "comms", 0, 0)                                                                    \
+	M(COMMS, "comms", USERTP_CTL_K(SINCE), 0)                                                  \
 	M(START, "start",                                                                          \
 	  USERTP_CTL_K(KB) | USERTP_CTL_K(OVERWRITE) | USERTP_CTL_K(CLOCK) |                       \
 		  USERTP_CTL_K(TRACING) | USERTP_CTL_K(RECORDER) | USERTP_CTL_K(EVENTS) |          \
@@ -189,7 +193,8 @@ enum usertp__ctl_key {
 	M(PRINTK, "printk", 0, 0)                                                                  \
 	M(OK, "ok",                                                                                \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(UID) | USERTP_CTL_K(CPUS) |         \
-		  USERTP_CTL_K(VERSION) | USERTP_CTL_K(COMM) | USERTP_CTL_K(SIZE),                 \
+		  USERTP_CTL_K(VERSION) | USERTP_CTL_K(COMM) | USERTP_CTL_K(SIZE) |                \
+		  USERTP_CTL_K(SINCE),                                                             \
 	  0)                                                                                       \
 	M(ERROR, "error", 0, 0)
 

@@ -461,9 +461,10 @@ static void writer_printk(struct usertp_session *s, struct usertp__source *src,
 							formats_len, sites, sites_len));
 }
 
-static void writer_comms(struct usertp_session *s, struct usertp__source *src)
+static void writer_comms(struct usertp_session *s, struct usertp__source *src, const char *lines)
 {
-	meta_check(s, usertp__spool_meta_comms(s->dat->meta_fd, src->index, src->comms));
+	/* (Each part once: a recovery merges them, as the session did.) */
+	meta_check(s, usertp__spool_meta_comms(s->dat->meta_fd, src->index, lines));
 }
 
 /* Remove the spool directory and what it holds. */

@@ -374,14 +374,19 @@ static int printk_print(struct trace_seq *seq, struct tep_record *record, struct
 	return 0;
 }
 
-static void reader_comms(struct usertp_session *s, struct usertp__source *src)
+static void reader_comms(struct usertp_session *s, struct usertp__source *src, const char *lines)
 {
-	for (const char *p = src->comms; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+	(void)src;
+	for (const char *p = lines; *p; p += strcspn(p, "\n"), p += *p == '\n') {
 		char comm[17];
 		int tid, used = 0;
 
 		if (sscanf(p, "%d %16[^\n]%n", &tid, comm, &used) != 2 || !used || tid <= 0)
 			continue;
+		/*
+		 * (Not tep_override_comm(): it frees the name a reader may hold, as usertp
+		 * stream's line printer does; a thread id used again keeps its first name here.)
+		 */
 		if (!tep_is_pid_registered(s->reader->tep, tid))
 			tep_register_comm(s->reader->tep, comm, tid);
 		if (s->on_comm)

@@ -13,6 +13,7 @@
 #include "bprint.h"
 #include "format-field.h"
 #include "grow.h"
+#include "comms.h"
 #include "session-core.h"
 
 /* --- errors and the log ------------------------------------------------------------------ */
@@ -125,16 +126,28 @@ void usertp__source_inherit(struct usertp_session *s, struct usertp__source *src
 						   parent->events[i].format);
 }
 
-/* The names of the threads of @src ("tid comm" lines): the latest. */
+/*
+ * More names of the threads of @src ("tid comm" lines), merged into those it told before: at
+ * most USERTP__COMMS_MAX_BYTES of them (another user's program could send names without
+ * end); past that, its new threads are not named (said once).
+ */
 void usertp__source_keep_comms(struct usertp_session *s, struct usertp__source *src,
 			       const char *comms)
 {
-	if (src->comms && !strcmp(src->comms, comms))
+	if (!*comms)
 		return;
-	free(src->comms);
-	src->comms = strdup(comms);
-	if (src->comms && s->sink)
-		s->sink->comms(s, src);
+	if ((src->comms ? strlen(src->comms) : 0) + strlen(comms) > USERTP__COMMS_MAX_BYTES) {
+		if (!src->comms_full)
+			usertp__session_log(s, "%s: more than %u MiB of thread names: those of its "
+					    "newer threads are not kept", src->name,
+					    USERTP__COMMS_MAX_BYTES >> 20);
+		src->comms_full = true;
+		return;
+	}
+	if (usertp__comms_merge(&src->comms, comms))
+		return;
+	if (s->sink)
+		s->sink->comms(s, src, comms);
 }
 
 /* --- usertp_printk()'s formats and call sites --------------------------------------------- */

@@ -50,6 +50,9 @@
 struct usertp__stream; /* reader.c */
 struct usertp__spool;  /* dat-writer.c */
 
+/* The most thread names a source keeps (its comms): about 1.4 million threads. */
+#define USERTP__COMMS_MAX_BYTES (32u << 20)
+
 /* One traced process image. */
 struct usertp__source {
 	pid_t pid;
@@ -58,6 +61,8 @@ struct usertp__source {
 	int session;	     /* its session connection: closed by it when it ends */
 	int query;	     /* a connection to its endpoint, for ids, formats, thread names */
 	bool comms_asked;    /* a "comms" request is out on query: the reply is read later */
+	uint64_t comms_since; /* the program's note to ask its thread names from (since=) */
+	bool comms_full;      /* comms reached USERTP__COMMS_MAX_BYTES */
 	bool ended;	     /* read to the end */
 	bool foreign;	     /* another user's program (in root's session of every user) */
 	unsigned int unanswered; /* requests whose replies did not come in time: not waited for */
@@ -71,7 +76,7 @@ struct usertp__source {
 	unsigned int nr_events;
 	unsigned int *refused;	     /* ids of events whose formats were refused */
 	unsigned int nr_refused;
-	char *comms;	     /* "tid comm" lines */
+	char *comms;	     /* "tid comm" lines: every thread it named (comms.h) */
 	struct usertp__source *forked_from; /* the parent whose image it runs (until it execs) */
 	struct usertp__spool *spools;	    /* file mode: per CPU */
 	unsigned int nr_spools;
@@ -103,10 +108,14 @@ struct usertp__sink {
 	/* A source was mapped: its per-CPU state.  Return: 0 or -ENOMEM. */
 	int (*source_new)(struct usertp_session *s, struct usertp__source *src);
 	void (*source_free)(struct usertp__source *src);
-	/* A format a source told of (its own id @id); the latest names of its threads. */
+	/*
+	 * A format a source told of (its own id @id); names of its threads it told of, @lines
+	 * ("tid comm": a thread named before may be named again, the later name wins), which
+	 * src->comms holds with all those before.
+	 */
 	void (*event)(struct usertp_session *s, struct usertp__source *src, unsigned int id,
 		      const char *system, const char *format);
-	void (*comms)(struct usertp_session *s, struct usertp__source *src);
+	void (*comms)(struct usertp_session *s, struct usertp__source *src, const char *lines);
 	/* usertp_printk()'s lines @src told of, new to the session (NULL: nothing to do). */
 	void (*printk)(struct usertp_session *s, struct usertp__source *src, const char *formats,
 		       size_t formats_len, const char *sites, size_t sites_len);

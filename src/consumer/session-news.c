@@ -63,6 +63,13 @@ void usertp__ses_session_news(struct usertp_session *s, struct usertp__source *s
 	case USERTP_CTL_MSG_EXIT:
 		usertp__source_keep_comms(s, src, msg->body);
 		break;
+	case USERTP_CTL_MSG_COMMS:
+		/* Threads it noted faster than we ask: told before its ring drops them. */
+		if (usertp__ctl_has(msg, USERTP_CTL_KEY_SINCE) &&
+		    msg->num[USERTP_CTL_KEY_SINCE] > src->comms_since)
+			src->comms_since = msg->num[USERTP_CTL_KEY_SINCE];
+		usertp__source_keep_comms(s, src, msg->body);
+		break;
 	case USERTP_CTL_MSG_REFUSED: {
 		/* Said once, whole (without the filter file's last empty line). */
 		size_t len = strlen(msg->body);

@@ -231,8 +231,13 @@ void usertp__ses_source_ask_comms(struct usertp__source *src)
 {
 	if (src->ended || src->comms_asked || !usertp__ses_source_query(src))
 		return;
+	/* (since=: those it noted since the last reply; a program older than since= says none) */
 	src->comms_asked = !usertp__ctl_send_msg(
-		src->query, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_COMMS }, -1);
+		src->query,
+		&(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_COMMS,
+					   .has = src->comms_since ? USERTP_CTL_K(SINCE) : 0,
+					   .num[USERTP_CTL_KEY_SINCE] = src->comms_since },
+		-1);
 	if (!src->comms_asked) {
 		close(src->query);
 		src->query = -1;
@@ -253,6 +258,8 @@ char *usertp__ses_message_buffer(struct usertp_session *s)
 
 void usertp__ses_source_comms_reply(struct usertp_session *s, struct usertp__source *src)
 {
+	struct usertp__ctl_msg m;
+	const char *why;
 	char *reply = usertp__ses_message_buffer(s);
 	long n = reply ? usertp__ctl_recv(src->query, reply, USERTP_CTL_MAX_MSG + 1, NULL,
 					  USERTP__CALL_TIMEOUT_MS)
@@ -266,8 +273,11 @@ void usertp__ses_source_comms_reply(struct usertp_session *s, struct usertp__sou
 	}
 	/* Kept for the next time, but not watched until then (it would wake us at its end). */
 	epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, src->query, NULL);
-	if (!strncmp(reply, "ok\n", 3) && reply[3])
-		usertp__source_keep_comms(s, src, reply + 3);
+	if (usertp__ctl_decode(reply, &m, &why) || m.type != USERTP_CTL_MSG_OK)
+		return;
+	if (usertp__ctl_has(&m, USERTP_CTL_KEY_SINCE))
+		src->comms_since = m.num[USERTP_CTL_KEY_SINCE];
+	usertp__source_keep_comms(s, src, m.body);
 }
 
 /*

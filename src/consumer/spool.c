@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "comms.h"
 #include "ctl-proto.h"
 #include "number.h"
 #include "proc.h"
@@ -480,11 +481,11 @@ int usertp__spool_meta_read(const char *dir, struct usertp__spool_meta *meta, ch
 			} else if (!strncmp(line, "comms ", 6)) {
 				char *text = NULL;
 
+				/* (In parts, as the session heard them: merged as it did.) */
 				ret = read_text(&c, line, &text, err, errlen);
-				if (text) {
-					free(s->comms);
-					s->comms = text;
-				}
+				if (text && !ret && usertp__comms_merge(&s->comms, text))
+					ret = -ENOMEM;
+				free(text);
 			} else if (!strncmp(line, "printk ", 7)) {
 				char *text = NULL, *all;
 

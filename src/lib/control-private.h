@@ -43,6 +43,7 @@ struct conn {
 	int in_fd; /* a descriptor that came with the request ("start": the recorder's eventfd) */
 	struct out_msg *out, **out_tail;
 	size_t out_bytes;
+	uint64_t comms_sent; /* a session's: thread names told it up to this note (comm.c) */
 };
 
 struct usertp__ctl {
@@ -92,7 +93,7 @@ void usertp__control_process_comm(char *buf, size_t size);
 /* Append printf-style text to @r (out of memory: the reply is cut, and refused). */
 void usertp__control_reply_add(struct reply *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* "tid comm" lines of the threads that recorded. */
-void usertp__control_reply_comms_lines(struct reply *r);
+/* "tid comm" lines of the threads that recorded, from note @since on; returns the next one. */
+uint64_t usertp__control_reply_comms_lines(struct reply *r, uint64_t since);
 
 #endif /* USERTP_CONTROL_PRIVATE_H */

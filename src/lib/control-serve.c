@@ -109,17 +109,19 @@ static void reply_format(struct reply *r, const char *spec)
 	free(text);
 }
 
-/* "tid comm" lines of the threads that recorded. */
-void usertp__control_reply_comms_lines(struct reply *r)
+/* "tid comm" lines of the threads that recorded, from note @since on; returns the next one. */
+uint64_t usertp__control_reply_comms_lines(struct reply *r, uint64_t since)
 {
 	size_t size = 1 << 18;
 	char *text = malloc(size);
+	uint64_t next = since;
 
 	if (text) {
-		usertp__comm_lines(text, size);
+		usertp__comm_lines(text, size, since, &next);
 		usertp__control_reply_add(r, "%s", text);
 	}
 	free(text);
+	return next;
 }
 
 static void reply_msg(struct reply *r, const struct usertp__ctl_msg *m)
@@ -250,12 +252,24 @@ static int serve_format(struct conn *c, struct usertp__ctl_msg *m, struct reply 
 	return -1;
 }
 
+/*
+ * "comms [since=N]": "ok since=M" (ask since=M next time), then the lines of the threads
+ * noted from N on (all the ring holds without since=).
+ */
 static int serve_comms(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
 {
+	struct reply lines = { 0 };
+	uint64_t next;
+
 	(void)c;
-	(void)m;
-	reply_ok(r);
-	usertp__control_reply_comms_lines(r);
+	next = usertp__control_reply_comms_lines(
+		&lines, m->has & USERTP_CTL_K(SINCE) ? m->num[USERTP_CTL_KEY_SINCE] : 0);
+	reply_msg(r, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_OK,
+						.has = USERTP_CTL_K(SINCE),
+						.num[USERTP_CTL_KEY_SINCE] = next });
+	if (lines.buf)
+		usertp__control_reply_add(r, "%s", lines.buf);
+	free(lines.buf);
 	return -1;
 }
 

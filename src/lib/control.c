@@ -22,7 +22,8 @@
  *	events			ok, then "sys:event" lines (available_events)
  *	ids			ok, then "id sys:event" lines
  *	format SYS:EVENT	ok, then the event's format text
- *	comms			ok, then "tid comm" lines of the threads that recorded
+ *	comms [since=N]		ok since=M, then "tid comm" lines of the threads that recorded
+ *				(noted from N on: the recorder asks since=M next time)
  *	start events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc tracing=0|1 recorder=PATH
  *	      [pids=P,P.. notrace_pids=P,P.. event_fork=0|1 at_start=0|1]
  *				ok size=BYTES, then "id sys:event" lines, with the region's memfd
@@ -46,6 +47,8 @@
  *	stop			ok: the session ends (as it does when the connection closes)
  *
  * Messages a session's connection carries unasked, to its recorder:
+ *	comms since=M		then "tid comm" lines: threads noted since it was last told,
+ *				once USERTP__COMM_TELL_EVERY more were (tell_comms())
  *	events			then "id sys:event" lines: events it has not heard of (a library
  *				was loaded), sent before any of them can fire
  *	format id=N name=SYS:EVENT  then the format text of a new event the session records
@@ -99,6 +102,7 @@ static void conn_close(struct conn *c)
 	c->fd = -1;
 	s = c->session;
 	c->session = NULL;
+	c->comms_sent = 0;
 	usertp__control_free_io(c);
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	/* Ending a session waits for a grace period: not under our lock. */
@@ -250,6 +254,42 @@ static pthread_mutex_t endpoint_opening = PTHREAD_MUTEX_INITIALIZER;
 static bool looked_at_all;
 
 /* @open_endpoint: the thread opens the endpoint first (the program's start does not wait). */
+/*
+ * Each session that has not heard of the last USERTP__COMM_TELL_EVERY threads noted or more
+ * is told their names, unasked: "comms since=M" (M: the note to go on from), then the lines.
+ */
+static void tell_comms(void)
+{
+	uint64_t noted = usertp__comm_noted();
+
+	for (unsigned int i = 0; i < MAX_CONNS; i++) {
+		/* (Only this thread opens, closes and starts sessions on connections.) */
+		struct conn *c = &usertp__ctl.conns[i];
+		struct reply r = { 0 };
+		uint64_t next;
+		char *head = NULL;
+		long len;
+
+		if (c->fd < 0 || !c->session || noted - c->comms_sent < USERTP__COMM_TELL_EVERY)
+			continue;
+		/* (Made outside the lock: each living thread's name is read from /proc.) */
+		next = usertp__control_reply_comms_lines(&r, c->comms_sent);
+		len = usertp__ctl_encode(&(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_COMMS,
+								    .has = USERTP_CTL_K(SINCE),
+								    .num[USERTP_CTL_KEY_SINCE] = next,
+								    .body = r.buf ? r.buf : "" },
+					 &head);
+		if (len > 0) {
+			pthread_mutex_lock(&usertp__ctl.lock);
+			usertp__control_news_send(head, (size_t)len, c);
+			pthread_mutex_unlock(&usertp__ctl.lock);
+		}
+		c->comms_sent = next;
+		free(head);
+		free(r.buf);
+	}
+}
+
 static void *control_thread(void *open_endpoint)
 {
 	struct pollfd pfd[MAX_CONNS + 2];
@@ -310,6 +350,7 @@ static void *control_thread(void *open_endpoint)
 			char drain[64];
 
 			(void)!read(usertp__ctl.wake[0], drain, sizeof(drain));
+			tell_comms();
 		}
 		if (pfd[0].revents)
 			accept_one();
@@ -513,7 +554,7 @@ static void at_exit(void)
 			continue;
 		if (!r.buf) {
 			usertp__control_reply_add(&r, "exit\n");
-			usertp__control_reply_comms_lines(&r);
+			usertp__control_reply_comms_lines(&r, 0);
 		}
 		if (!r.buf || usertp__control_queue_locked(c, r.buf, r.len, -1))
 			continue;

@@ -211,8 +211,20 @@ USERTP_HIDDEN void usertp__event_file_disable_locked(struct usertp_event_file *f
 /* The thread names the recorder saw, for its output. */
 USERTP_HIDDEN void usertp__comm_note(int tid);
 USERTP_HIDDEN const char *usertp__comm_find(int tid, char *buf, size_t size);
-/* All noted threads as saved_cmdlines text ("pid comm" lines); returns the length. */
-USERTP_HIDDEN size_t usertp__comm_lines(char *buf, size_t size);
+/*
+ * The noted threads the ring holds, from note @since on (0: all), as saved_cmdlines text
+ * ("pid comm" lines) into @buf; *@next (if not NULL): where the next call goes on from.
+ * Returns the length.
+ */
+USERTP_HIDDEN size_t usertp__comm_lines(char *buf, size_t size, uint64_t since, uint64_t *next);
+/* How many threads were noted so far. */
+USERTP_HIDDEN uint64_t usertp__comm_noted(void);
+/*
+ * The control thread tells each session the threads noted since it last told it when this
+ * many more were noted (comm.c wakes it then): a recorder that asks once a second then hears
+ * of every thread of a process that makes thousands a second, before the ring drops them.
+ */
+#define USERTP__COMM_TELL_EVERY 2048
 
 /*
  * The registry publishes every event that appears or goes; the listeners subscribe with the

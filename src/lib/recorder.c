@@ -142,7 +142,7 @@ static int write_dat(int fd, const struct usertp__rb_snapshot *snap,
 		src.events = d.events;
 		src.nr_events = d.nr;
 		src.cmdlines = cmdlines;
-		src.cmdlines_len = usertp__comm_lines(cmdlines, cmdlines_size);
+		src.cmdlines_len = usertp__comm_lines(cmdlines, cmdlines_size, 0, NULL);
 		ret = usertp__trace_dat_write(fd, snap, &src);
 		if (d.missing) {
 			/* Never silently: their records print as [UNKNOWN EVENT]. */

@@ -32,6 +32,10 @@
  *				prints "child PID"; N more (thread 0, seq N..2N-1); return 0
  *	rec-prog fork-busy F	3 spinners fire without end while main forks F children, each
  *				firing 10 events (thread 1) and exiting; prints "child PID" each
+ *	rec-prog churn N	N threads one after another, thread I named "churn-I" (I modulo
+ *				100000), each firing rec_event (thread I, seq 0) and ending: more
+ *				threads than the program's ring of names holds (src/lib/comm.c)
+ *	rec-prog churn-wait N	the same once a line came on stdin, after "ready" on stdout
  *	rec-prog threads M	creates M threads (each fires one rec_spin, main fires 10
  *				rec_event), prints "tasks=T buffers=B sigcgt=X": the entries
  *				of /proc/self/task while they live, whether /proc/self/maps has a
@@ -307,6 +311,28 @@ static int dlclose_mode(int n, const char *path)
 	return 0;
 }
 
+static void *churn_one(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "churn-%d", i % 100000);
+	pthread_setname_np(pthread_self(), name);
+	trace_rec_event(i, 0);
+	return NULL;
+}
+
+static int churn_mode(int n)
+{
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, churn_one, (void *)(intptr_t)i) || pthread_join(t, NULL))
+			return 10;
+	}
+	return 0;
+}
+
 static int threads_mode(int m)
 {
 	pthread_t *threads = calloc((size_t)m, sizeof(*threads));
@@ -365,6 +391,15 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "seq")) {
 		fire(0, 0, nr_events);
 		return 0;
+	}
+	if (!strcmp(mode, "churn"))
+		return churn_mode(nr_events);
+	if (!strcmp(mode, "churn-wait")) {
+		char line[16];
+
+		printf("ready\n");
+		fflush(stdout);
+		return fgets(line, sizeof(line), stdin) ? churn_mode(nr_events) : 10;
 	}
 	if (!strcmp(mode, "seq-over") && argc > 3) {
 		fire_over(nr_events, atol(argv[3]));
