@@ -85,6 +85,8 @@ static char *round_trip(size_t *len)
 	CHECK(!usertp__spool_meta_event(fd, 0, 7, "jobs", format), "event");
 	CHECK(!usertp__spool_meta_source(fd, 1, 4243, "child", 0), "source 1");
 	CHECK(!usertp__spool_meta_comms(fd, 1, "4243 child\n4244 worker\n"), "comms");
+	/* (A second part: a new thread, and a thread id used again by another thread.) */
+	CHECK(!usertp__spool_meta_comms(fd, 1, "4245 pool-3\n4244 renamed\n"), "more comms");
 	CHECK(!usertp__spool_meta_kernel(fd, 2), "kernel");
 	CHECK(!usertp__spool_meta_kernel_event(fd, 300, "sched", format), "kernel event");
 	close(fd);
@@ -107,8 +109,10 @@ static char *round_trip(size_t *len)
 	CHECK(meta.nr_sources == 2 && meta.sources[0].nr_events == 1 &&
 	      meta.sources[0].events[0].id == 7 && !strcmp(meta.sources[0].events[0].system, "jobs") &&
 	      !strcmp(meta.sources[0].events[0].format, format), "the event");
+	/* The parts merged as the session merged them: every thread, each with its latest name. */
 	CHECK(meta.nr_sources == 2 && meta.sources[1].comms &&
-	      !strcmp(meta.sources[1].comms, "4243 child\n4244 worker\n"), "comms");
+	      !strcmp(meta.sources[1].comms, "4243 child\n4245 pool-3\n4244 renamed\n"), "comms: %s",
+	      meta.sources[1].comms ? meta.sources[1].comms : "(none)");
 	CHECK(meta.kernel_cpus == 2 && meta.nr_kernel_events == 1 &&
 	      meta.kernel_events[0].id == 300, "the kernel's");
 	usertp__spool_meta_free(&meta);
