@@ -63,6 +63,9 @@ struct usertp__source {
 	bool comms_asked;    /* a "comms" request is out on query: the reply is read later */
 	uint64_t comms_since; /* the program's note to ask its thread names from (since=) */
 	bool comms_full;      /* comms reached USERTP__COMMS_MAX_BYTES */
+	bool comms_slow;      /* did not name its threads in time: not waited for again */
+	int *unnamed;	      /* threads it was asked for and did not name (a set, or NULL) */
+	unsigned int nr_unnamed;
 	bool ended;	     /* read to the end */
 	bool foreign;	     /* another user's program (in root's session of every user) */
 	unsigned int unanswered; /* requests whose replies did not come in time: not waited for */

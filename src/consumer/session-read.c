@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <event-parse.h>
+
 #include "ctl-proto.h"
 #include "session.h"
 #include "sinks.h"
@@ -62,13 +64,21 @@ static int readable(struct usertp_session *s)
 	return 0;
 }
 
-/* (Given whole to the caller's, as far as its struct_size goes.) */
+/*
+ * (Given whole to the caller's, as far as its struct_size goes.)  A record of a thread the
+ * session cannot name yet: its program is asked first, so that the caller can print the name
+ * (usertp_session_tep()), as the kernel names a thread that has ended since it recorded.
+ */
 static bool give_record(struct usertp_session *s, void *out)
 {
 	struct usertp_record rec;
+	struct usertp__source *src;
 
 	if (!usertp__reader_give_record(s, &rec))
 		return false;
+	if (rec.pid > 0 && rec.tid > 0 && !tep_is_pid_registered(usertp_session_tep(s), rec.tid) &&
+	    (src = usertp__ses_source_of_pid(s, rec.pid)))
+		usertp__ses_source_comms_now(s, src, rec.tid);
 	usertp__struct_give(out, &rec, sizeof(rec));
 	return true;
 }

@@ -23,6 +23,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
 #include "proc.h"
 #include "client.h"
 #include "ctl-proto.h"
@@ -242,6 +244,76 @@ void usertp__ses_source_ask_comms(struct usertp__source *src)
 		close(src->query);
 		src->query = -1;
 	}
+}
+
+/* What @src's session connection holds now (a program that ends says "exit", then its names). */
+static void session_messages_now(struct usertp_session *s, struct usertp__source *src,
+				 int timeout_ms)
+{
+	struct pollfd p = { src->session, POLLIN, 0 };
+
+	/* (At its end of stream, usertp_session_process() closes it.) */
+	while (src->session >= 0 && poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN) &&
+	       usertp__ses_session_message(s, src))
+		timeout_ms = 0;
+}
+
+/*
+ * A record of thread @tid, whose name the session does not know yet: its program is asked
+ * now, and its reply waited for (a program notes a thread's name before the thread's first
+ * record is committed, so the reply names it, also a thread that has ended since), so that
+ * what reads the record prints the name, not "<...>".  Another user's program has
+ * USERTP__FOREIGN_ANSWER_MS to answer, one of ours USERTP__CALL_TIMEOUT_MS; one that does not
+ * answer in time is only asked without waiting from then on.  A program that is ending
+ * answers no more: its last word, "exit" with the names, is waited for instead, as long.
+ */
+#define UNNAMED_SLOTS 1024 /* threads a program may leave unnamed before it is not asked again */
+
+/*
+ * Is @tid in @src's set of threads it was asked for and did not name?  With @add, put it
+ * there (false: it was not; the set full: the program is asked no more).
+ */
+static bool unnamed(struct usertp__source *src, pid_t tid, bool add)
+{
+	unsigned int i = ((unsigned int)tid * 2654435761u) % UNNAMED_SLOTS;
+
+	if (!src->unnamed && (!add || !(src->unnamed = calloc(UNNAMED_SLOTS, sizeof(int)))))
+		return false;
+	while (src->unnamed[i] && src->unnamed[i] != tid)
+		i = (i + 1) % UNNAMED_SLOTS;
+	if (src->unnamed[i] || !add)
+		return src->unnamed[i] != 0;
+	src->unnamed[i] = tid;
+	if (++src->nr_unnamed >= UNNAMED_SLOTS / 2)
+		src->comms_slow = true;
+	return false;
+}
+
+void usertp__ses_source_comms_now(struct usertp_session *s, struct usertp__source *src, pid_t tid)
+{
+	struct tep_handle *tep = usertp_session_tep(s);
+	struct pollfd p;
+
+	/* (A thread it was asked for and did not name, one it evicted: asked once, not each record.) */
+	if (src->ended || src->comms_slow || unnamed(src, tid, false))
+		return;
+	session_messages_now(s, src, 0);
+	if (tep_is_pid_registered(tep, tid))
+		return;
+	usertp__ses_source_ask_comms(src);
+	if (src->comms_asked) {
+		p = (struct pollfd){ src->query, POLLIN, 0 };
+		if (poll(&p, 1, src->foreign ? USERTP__FOREIGN_ANSWER_MS : USERTP__CALL_TIMEOUT_MS) != 1) {
+			src->comms_slow = true;
+			return;
+		}
+		usertp__ses_source_comms_reply(s, src);
+	}
+	/* (Not answered: its endpoint is gone, it is ending.) */
+	if (!tep_is_pid_registered(tep, tid) && src->query < 0)
+		session_messages_now(s, src, USERTP__FOREIGN_ANSWER_MS);
+	if (!tep_is_pid_registered(tep, tid))
+		unnamed(src, tid, true);
 }
 
 /*

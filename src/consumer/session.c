@@ -290,6 +290,7 @@ void usertp_session_free(struct usertp_session *s)
 		free(src->view);
 		free(src->stats);
 		free(src->comms);
+		free(src->unnamed);
 		free(src);
 	}
 	free(s->sources);

@@ -138,6 +138,8 @@ int usertp__ses_settings_msg(const struct usertp_session *s, enum usertp__ctl_ty
 void usertp__ses_source_ask_comms(struct usertp__source *src);
 /* Take the reply to usertp__ses_source_ask_comms(). */
 void usertp__ses_source_comms_reply(struct usertp_session *s, struct usertp__source *src);
+/* Ask the names of its threads and wait for them (a record of thread @tid, not named yet). */
+void usertp__ses_source_comms_now(struct usertp_session *s, struct usertp__source *src, pid_t tid);
 /* Take the complete pages the source's writers left since last time, to the sink. */
 void usertp__ses_source_consume(struct usertp_session *s, struct usertp__source *src);
 /* The rest: the page being written, or in overwrite mode everything still there. */

@@ -138,7 +138,7 @@ static bool seen_add(int tid)
 
 size_t usertp__comm_lines(char *buf, size_t size, uint64_t since, uint64_t *next)
 {
-	uint64_t first, n = comm_notes(&first);
+	uint64_t first, n = comm_notes(&first), n_told;
 	bool dedup = !__atomic_exchange_n(&seen_busy, true, __ATOMIC_ACQUIRE);
 	size_t len = 0;
 
@@ -147,13 +147,24 @@ size_t usertp__comm_lines(char *buf, size_t size, uint64_t since, uint64_t *next
 		buf[0] = 0;
 	if (since > first && since <= n)
 		first = since;
+	n_told = n;
 	/* (The newest first: a thread that does not fit is an old one, and said in its note.) */
 	for (uint64_t i = n; i-- > first;) {
 		char name[32], noted[COMM_LEN];
 		const char *comm;
 		int tid, k;
 
-		if (!comm_note_read(i, &tid, noted) || !tid || (dedup && !seen_add(tid)))
+		if (!comm_note_read(i, &tid, noted)) {
+			/*
+			 * Being written (a thread about to record its first event): the next call
+			 * goes on from it, so that it is told once written.  (Written over by a
+			 * newer note instead: gone.)
+			 */
+			if (__atomic_load_n(&comms[i % COMM_MAX].seq, __ATOMIC_ACQUIRE) < i + 1)
+				n_told = i;
+			continue;
+		}
+		if (!tid || (dedup && !seen_add(tid)))
 			continue;
 		/* (A thread alive is named as it is now, as usertp__comm_find() names it.) */
 		comm = !usertp__proc_comm(0, tid, name, sizeof(name)) && name[0] ? name : noted;
@@ -169,6 +180,6 @@ size_t usertp__comm_lines(char *buf, size_t size, uint64_t since, uint64_t *next
 		__atomic_store_n(&seen_busy, false, __ATOMIC_RELEASE);
 	}
 	if (next)
-		*next = n;
+		*next = n_told;
 	return len;
 }

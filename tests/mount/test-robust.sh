@@ -71,6 +71,10 @@
 #   names          a thread's first record shows its name as soon as it is on the mount (the
 #                  kernel saves a task's name as it records; before, "<...>-TID" until the
 #                  program told its threads' names, once a second)
+#   names-ended    threads that end at once (200, one after another), read from trace_pipe as
+#                  they come: every line names its thread, though none is in /proc by then
+#                  (the mount asks the program, which noted the name before the record; before,
+#                  lines read before the program told its names, once a second, said "<...>")
 # Exit 77 where FUSE cannot be used (or, for other-user and every-user, without root or a
 # second user).
 set -eu
@@ -623,6 +627,21 @@ flood)
 	rm "$dir/flooding"
 	n=$(grep 'cons_a: seq=0' "$mnt/trace" | grep -v "cons-prog-$p " | sed 's/^ *cons-prog-\([0-9]*\) .*/\1/' | sort -u | wc -l)
 	[ "$n" -eq 20 ] || bad "$n of the third user's 20 programs recorded"
+	;;
+names-ended)
+	start
+	echo cons:cons_a >"$mnt/set_event"
+	cat "$mnt/trace_pipe" >"$dir/pipe" &
+	reader=$!
+	for i in $(seq 200); do
+		echo "thread 1" >&3
+	done
+	wait_until "200 threads" sh -c "[ \$(grep -c '^thread ' '$dir/cons.out') -eq 200 ]"
+	wait_until "their 200 records read" sh -c "[ \$(grep -c ' cons_a: ' '$dir/pipe') -eq 200 ]"
+	kill "$reader"
+	for tid in $(sed -n 's/^thread //p' "$dir/cons.out"); do
+		grep -q -- "^ *cons-prog-$tid .* cons_a: " "$dir/pipe" || { bad "thread $tid:"; grep -- "-$tid " "$dir/pipe"; }
+	done
 	;;
 names)
 	start

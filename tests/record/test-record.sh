@@ -353,7 +353,7 @@ thread-names)
 	# (20,000 threads one after another; the ring keeps 8,192, src/lib/comm.c): every record
 	# names its thread, "churn-I" for thread=I, in trace-cmd report and usertp report alike.
 	# Before, the threads after the 8,192nd printed as <...>.  Recorded from the command's
-	# start, and by a recorder attached by pid.
+	# start, and by a recorder attached by pid; and live, by usertp stream.
 	names_ok() {
 		awk -v want="$2" '/ rec_event: / {
 				n++; comm = $1; sub(/-[0-9]+$/, "", comm)
@@ -381,6 +381,12 @@ thread-names)
 	wait "$rec" || { echo "usertp record -P failed:"; cat "$dir/err"; fail=1; }
 	same -i "$dir/p.dat"
 	names_ok "$dir/theirs" 20000 || fail=1
+	# Live, as the records come (usertp stream: the consumer API's usertp_session_next()):
+	# each thread has ended before its record is read, and is named all the same (the
+	# session asks the program, which noted the name before the record).
+	"$usertp" stream -q -e 'rec:rec_event' -- "$recprog" churn 5000 >"$dir/stream" 2>"$dir/err" ||
+		{ echo "usertp stream failed:"; cat "$dir/err"; fail=1; }
+	names_ok "$dir/stream" 5000 || fail=1
 	;;
 library)
 	# The events are in a linked library, or in a module the program dlopen()s: all recorded
