@@ -246,27 +246,6 @@ void usertp__ses_source_ask_comms(struct usertp__source *src)
 	}
 }
 
-/* What @src's session connection holds now (a program that ends says "exit", then its names). */
-static void session_messages_now(struct usertp_session *s, struct usertp__source *src,
-				 int timeout_ms)
-{
-	struct pollfd p = { src->session, POLLIN, 0 };
-
-	/* (At its end of stream, usertp_session_process() closes it.) */
-	while (src->session >= 0 && poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN) &&
-	       usertp__ses_session_message(s, src))
-		timeout_ms = 0;
-}
-
-/*
- * A record of thread @tid, whose name the session does not know yet: its program is asked
- * now, and its reply waited for (a program notes a thread's name before the thread's first
- * record is committed, so the reply names it, also a thread that has ended since), so that
- * what reads the record prints the name, not "<...>".  Another user's program has
- * USERTP__FOREIGN_ANSWER_MS to answer, one of ours USERTP__CALL_TIMEOUT_MS; one that does not
- * answer in time is only asked without waiting from then on.  A program that is ending
- * answers no more: its last word, "exit" with the names, is waited for instead, as long.
- */
 #define UNNAMED_SLOTS 1024 /* threads a program may leave unnamed before it is not asked again */
 
 /*
@@ -289,6 +268,15 @@ static bool unnamed(struct usertp__source *src, pid_t tid, bool add)
 	return false;
 }
 
+/*
+ * A record of thread @tid, whose name the session does not know yet: its program is asked
+ * now, and its reply waited for (a program notes a thread's name before the thread's first
+ * record is committed, so the reply names it, also a thread that has ended since), so that
+ * what reads the record prints the name, not "<...>".  Another user's program has
+ * USERTP__FOREIGN_ANSWER_MS to answer, one of ours USERTP__CALL_TIMEOUT_MS; one that does not
+ * answer in time is only asked without waiting from then on.  A program that is ending
+ * answers no more: its last word, "exit" with the names, is waited for instead, as long.
+ */
 void usertp__ses_source_comms_now(struct usertp_session *s, struct usertp__source *src, pid_t tid)
 {
 	struct tep_handle *tep = usertp_session_tep(s);
@@ -297,7 +285,7 @@ void usertp__ses_source_comms_now(struct usertp_session *s, struct usertp__sourc
 	/* (A thread it was asked for and did not name, one it evicted: asked once, not each record.) */
 	if (src->ended || src->comms_slow || unnamed(src, tid, false))
 		return;
-	session_messages_now(s, src, 0);
+	usertp__session_take_news(s, src);
 	if (tep_is_pid_registered(tep, tid))
 		return;
 	usertp__ses_source_ask_comms(src);
@@ -310,8 +298,11 @@ void usertp__ses_source_comms_now(struct usertp_session *s, struct usertp__sourc
 		usertp__ses_source_comms_reply(s, src);
 	}
 	/* (Not answered: its endpoint is gone, it is ending.) */
-	if (!tep_is_pid_registered(tep, tid) && src->query < 0)
-		session_messages_now(s, src, USERTP__FOREIGN_ANSWER_MS);
+	if (!tep_is_pid_registered(tep, tid) && src->query < 0 && src->session >= 0) {
+		p = (struct pollfd){ src->session, POLLIN, 0 };
+		if (poll(&p, 1, USERTP__FOREIGN_ANSWER_MS) == 1)
+			usertp__session_take_news(s, src);
+	}
 	if (!tep_is_pid_registered(tep, tid))
 		unnamed(src, tid, true);
 }
