@@ -133,6 +133,8 @@ enum usertp__ctl_key {
 	USERTP_CTL_KEY_AT_START,  /* 0 or 1: refusals before main() stop the start (at_start) */
 	USERTP_CTL_KEY_SINCE,	  /* "comms": the threads noted from this one on; its reply: ask
 				   * since this next time */
+	USERTP_CTL_KEY_AGAIN,	  /* 0 or 1: a join of a program whose session connection it
+				   * closed itself (a daemon closing every descriptor) */
 	USERTP_CTL_NR_KEYS
 };
 #define USERTP_CTL_K(key) (1u << USERTP_CTL_KEY_##key)
@@ -148,8 +150,10 @@ enum usertp__ctl_key {
  *					settings as they are now, as "sessions" gives each,
  *					with the threads event-fork added)
  *	to a program that joins		run (after its requests: it may go on)
- *	on a consumer's socket		join (a program that starts), fork (a forked child, with its
- *					region)
+ *	on a consumer's socket		join (a program that starts; again=1: one that closed
+ *					its session's connection itself, as a daemon closes every
+ *					descriptor, and joins once more), fork (a forked child,
+ *					with its region)
  *	news of a program		events format exit refused printk comms (on its session
  *					connection, unasked; comms: the names of threads it noted
  *					since it last told, once 2048 more were; refused: events that
@@ -184,7 +188,8 @@ enum usertp__ctl_key {
 	M(SESSIONS, "sessions", 0, 0)                                                              \
 	M(STOP, "stop", 0, 0)                                                                      \
 	M(RUN, "run", 0, 0)                                                                        \
-	M(JOIN, "join", USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(COMM),               \
+	M(JOIN, "join",                                                                            \
+	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(COMM) | USERTP_CTL_K(AGAIN),       \
 	  USERTP_CTL_K(PID))                                                                       \
 	M(FORK, "fork", USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(SIZE),               \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(SIZE))                                                  \

@@ -208,6 +208,7 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 	rb->region = (struct usertp__rb_region *)base;
 	rb->size = size;
 	rb->fd = fd;
+	(void)usertp__fd_id_get(fd, &rb->fd_id);
 	rb->nr_cpus = nr_cpus;
 	rb->nr_pages = nr_pages;
 	rb->overwrite = overwrite;
@@ -269,10 +270,11 @@ void usertp__rb_destroy(struct usertp__rb *rb)
 {
 	if (rb->region)
 		munmap(rb->region, rb->size);
+	/* (Each closed only if still ours: the program may have closed it and reused the number.) */
 	if (rb->fd >= 0)
-		close(rb->fd);
+		usertp__fd_close_if(rb->fd, &rb->fd_id);
 	if (rb->wake_fd >= 0)
-		close(rb->wake_fd);
+		usertp__fd_close_if(rb->wake_fd, &rb->wake_id);
 	free(rb->cpus);
 	free(rb->pages);
 	free(rb->w);
@@ -513,14 +515,13 @@ static int move_pos(const struct usertp__rb *rb, unsigned int cpu, struct rseq_o
 static void wake_consumer(struct usertp__rb *rb, struct usertp__rb_cpu *c)
 {
 	static const uint64_t one = 1;
-	struct stat st;
 	int fd;
 
 	if (!__atomic_load_n(&c->reader_wait, __ATOMIC_RELAXED) ||
 	    !__atomic_exchange_n(&c->reader_wait, 0, __ATOMIC_RELAXED))
 		return;
 	fd = __atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED);
-	if (fd < 0 || fstat(fd, &st) || st.st_ino != rb->wake_ino) {
+	if (fd < 0 || !usertp__fd_is(fd, &rb->wake_id)) {
 		__atomic_store_n(&rb->wake_fd, -1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -529,17 +530,14 @@ static void wake_consumer(struct usertp__rb *rb, struct usertp__rb_cpu *c)
 
 void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd)
 {
-	struct stat st;
-
 	if (rb->wake_fd >= 0)
-		close(rb->wake_fd);
+		usertp__fd_close_if(rb->wake_fd, &rb->wake_id);
 	rb->wake_fd = -1;
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fd < 0 || usertp__fd_id_get(fd, &rb->wake_id)) {
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
-	rb->wake_ino = st.st_ino;
 	__atomic_store_n(&rb->wake_fd, fd, __ATOMIC_RELAXED);
 }
 

@@ -71,6 +71,7 @@
 
 #include <usertp/compiler.h>
 
+#include "io.h"
 #include "kernel-page.h" /* each CPU's buffer is a ring of the kernel's pages */
 
 #define USERTP_RB_MAGIC 0x42525455u /* "UTRB" */
@@ -124,7 +125,7 @@ struct usertp__rb_wcpu {
 struct usertp__rb {
 	struct usertp__rb_region *region;
 	size_t size;
-	int fd; /* the memfd, for other processes */
+	int fd; /* the memfd, for other processes (its identity: fd_id) */
 	unsigned int nr_cpus, nr_pages;
 	bool overwrite;
 	bool rseq; /* written in rseq mode (see the top of this file) */
@@ -139,7 +140,8 @@ struct usertp__rb {
 	 * (reader_wait), as the kernel wakes trace_pipe_raw readers: once per wait, not per event.
 	 */
 	int wake_fd;
-	uint64_t wake_ino; /* its inode, checked before each write: the program may have closed it */
+	struct usertp__fd_id wake_id; /* checked before each write: the program may have closed it */
+	struct usertp__fd_id fd_id; /* fd's: closed only if still that (io.h) */
 	bool populated; /* its pages faulted in (usertp__rb_populate()) */
 };
 

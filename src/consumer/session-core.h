@@ -67,6 +67,13 @@ struct usertp__source {
 	int *unnamed;	      /* threads it was asked for and did not name (a set, or NULL) */
 	unsigned int nr_unnamed;
 	bool ended;	     /* read to the end */
+	bool said_exit;	     /* it told "exit": its connection closes because it ends */
+	/*
+	 * Its connection closed while it runs, without "exit": it closed it itself (a daemon
+	 * closing every descriptor) or exec'd.  Its buffers are read on, and it is read to the
+	 * end once it joins again (whatever it wrote meanwhile is kept and counted) or ends.
+	 */
+	bool orphan;
 	bool foreign;	     /* another user's program (in root's session of every user) */
 	unsigned int unanswered; /* requests whose replies did not come in time: not waited for */
 	unsigned int index;  /* in the session's list (and the spool's names) */

@@ -327,12 +327,17 @@ static bool session_stands(int sock)
  * A program joined (USERTP_SESSION or all): start its session, let it run.  Its answers are
  * waited for @timeout_ms each.  Return: whether it runs recorded.
  */
+static bool join_start(struct usertp_session *s, int sock, pid_t pid, const char *comm,
+		       bool again, int timeout_ms);
+
 static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg,
 		    int timeout_ms)
 {
 	const char *comm = msg->text[USERTP_CTL_KEY_COMM];
-	struct usertp__source *src;
+	struct usertp__source *src, *replaced = NULL;
 	pid_t pid = (pid_t)msg->num[USERTP_CTL_KEY_PID];
+	bool again = msg->num[USERTP_CTL_KEY_AGAIN];
+	bool ok;
 
 	/*
 	 * A process we record already joins again when it has exec'd a program (its old image
@@ -346,17 +351,61 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 		close(sock);
 		return true;
 	}
+	/*
+	 * again=1: it closed its session's connection itself, as a daemon closes every
+	 * descriptor it did not open, and joins again.  Its old session records until the new
+	 * one has started (the program ends it before it answers the start), so the old one is
+	 * read to the end only then: every event is in one of the two, counted.
+	 */
 	if (src) {
 		if (src->session >= 0)
 			close(src->session);
 		src->session = -1;
-		usertp__ses_source_finish(s, src);
+		if (again)
+			replaced = src;
+		else
+			usertp__ses_source_finish(s, src);
 	}
+	ok = join_start(s, sock, pid, comm, again, timeout_ms);
+	if (replaced)
+		usertp__ses_source_finish(s, replaced);
+	return ok;
+}
+
+/* Has @pid ended, or does it end within @ms? */
+static bool ends_within(pid_t pid, int ms)
+{
+	for (int waited = 0;; waited += 10) {
+		char state = usertp__proc_state(pid);
+
+		if (!state || strchr("ZXx", state))
+			return true;
+		if (waited >= ms)
+			return false;
+		usleep(10000);
+	}
+}
+
+/*
+ * on_join()'s new source for @pid, its session started on @sock (@again: one that joins
+ * again; a program that ends meanwhile is no failure: its old session has it all).
+ * Return: whether it runs.
+ */
+static bool join_start(struct usertp_session *s, int sock, pid_t pid, const char *comm,
+		       bool again, int timeout_ms)
+{
+	struct usertp__source *src;
+
 	if (pid <= 0 || !(src = usertp__ses_source_new(s, pid, comm))) {
 		close(sock); /* nonsense: it runs untraced */
 		return false;
 	}
 	if (usertp__ses_source_start(s, src, sock, timeout_ms)) {
+		if (again && ends_within(pid, 500)) {
+			close(sock);
+			src->ended = true;
+			return false;
+		}
 		usertp__session_log(s, "%s", s->error);
 		/* (A static program registers its events before it joins: refused at the start.) */
 		if (s->remote_err == -EINVAL && s->nr_filters)

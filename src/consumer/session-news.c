@@ -61,6 +61,7 @@ void usertp__ses_session_news(struct usertp_session *s, struct usertp__source *s
 
 	switch (msg->type) {
 	case USERTP_CTL_MSG_EXIT:
+		src->said_exit = true;
 		usertp__source_keep_comms(s, src, msg->body);
 		break;
 	case USERTP_CTL_MSG_COMMS:

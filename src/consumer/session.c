@@ -118,6 +118,14 @@ static bool accept_waiting(struct usertp_session *s, int fd)
 	return false;
 }
 
+/* Does process @pid still run (not ended, nor a zombie)? */
+static bool still_runs(pid_t pid)
+{
+	char state = usertp__proc_state(pid);
+
+	return state && !strchr("ZXx", state);
+}
+
 int usertp_session_process(struct usertp_session *s, int timeout_ms)
 {
 	struct epoll_event events[16];
@@ -165,7 +173,10 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 			/* Gone: what it committed is still in our mapping. */
 			close(src->session);
 			src->session = -1;
-			usertp__ses_source_finish(s, src);
+			if (!src->said_exit && still_runs(src->pid))
+				src->orphan = true; /* read on (session-core.h) */
+			else
+				usertp__ses_source_finish(s, src);
 		}
 	}
 	if ((pfd[0].revents && !accept_waiting(s, s->listen_fd)) |
@@ -179,8 +190,13 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 	now = usertp__mono_ms();
 	if (now - last_comms >= 1000) {
 		last_comms = now;
-		for (i = 0; i < s->nr_sources; i++)
-			usertp__ses_source_ask_comms(s->sources[i]);
+		for (i = 0; i < s->nr_sources; i++) {
+			struct usertp__source *src = s->sources[i];
+
+			usertp__ses_source_ask_comms(src);
+			if (src->orphan && !src->ended && !still_runs(src->pid))
+				usertp__ses_source_finish(s, src);
+		}
 	}
 	watch_all(s);
 	if (s->run_stopped) {

@@ -41,6 +41,7 @@ int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, i
 		free(m);
 		return -errno;
 	}
+	(void)usertp__fd_id_get(m->fd, &m->fd_id);
 	memcpy(m->data, &hdr, sizeof(hdr));
 	memcpy(m->data + sizeof(hdr), text, len);
 	if (!c->out)
@@ -62,7 +63,14 @@ int usertp__control_flush_locked(struct conn *c)
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		ssize_t n;
 
-		/* The descriptor goes with the message's first bytes. */
+		/*
+		 * The descriptor goes with the message's first bytes.  Neither it nor the socket
+		 * is used unless still ours: a program that closed them may have opened its own
+		 * files under their numbers, which must never be sent, or sent to.
+		 */
+		if ((m->fd >= 0 && !m->off && !usertp__fd_is(m->fd, &m->fd_id)) ||
+		    !usertp__fd_is(c->fd, &c->fd_id))
+			return -EBADF;
 		if (m->fd >= 0 && !m->off)
 			usertp__ctl_attach_fd(&mh, &control, m->fd);
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -76,7 +84,7 @@ int usertp__control_flush_locked(struct conn *c)
 		c->out = m->next;
 		c->out_bytes -= m->len - sizeof(uint32_t);
 		if (m->fd >= 0)
-			close(m->fd);
+			usertp__fd_close_if(m->fd, &m->fd_id);
 		free(m);
 	}
 	return 0;
@@ -89,7 +97,7 @@ void usertp__control_free_io(struct conn *c)
 	while ((m = c->out)) {
 		c->out = m->next;
 		if (m->fd >= 0)
-			close(m->fd);
+			usertp__fd_close_if(m->fd, &m->fd_id);
 		free(m);
 	}
 	c->out_bytes = 0;
@@ -104,8 +112,27 @@ void usertp__control_free_io(struct conn *c)
 
 void usertp__control_wake(void)
 {
-	if (usertp__ctl.wake[1] >= 0)
-		(void)!write(usertp__ctl.wake[1], "", 1);
+	int fd = __atomic_load_n(&usertp__ctl.wake[1], __ATOMIC_ACQUIRE);
+	/* (The thread makes them again when the program took them: endpoint_lost().) */
+	struct usertp__fd_id id = { __atomic_load_n(&usertp__ctl.wake_id[1].dev, __ATOMIC_RELAXED),
+				    __atomic_load_n(&usertp__ctl.wake_id[1].ino, __ATOMIC_RELAXED) };
+
+	/* (Not a byte into a file of the program's that has the pipe's number now.) */
+	if (fd >= 0 && usertp__fd_is(fd, &id))
+		(void)!write(fd, "", 1);
+}
+
+void usertp__control_conn_set_fd(struct conn *c, int fd)
+{
+	c->fd = fd;
+	(void)usertp__fd_id_get(fd, &c->fd_id);
+}
+
+void usertp__control_conn_close_fd(struct conn *c)
+{
+	if (c->fd >= 0)
+		usertp__fd_close_if(c->fd, &c->fd_id);
+	c->fd = -1;
 }
 
 /*

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <sys/un.h>
 
+#include "io.h"
+
 #define MAX_CONNS 16
 #define MAX_REQUEST 65536      /* the longest request served (replies may be longer) */
 #define REQUEST_DEADLINE_MS 2000 /* a request must arrive whole this soon after its first byte */
@@ -26,6 +28,7 @@ struct out_msg {
 	struct out_msg *next;
 	size_t len, off;
 	int fd; /* ours (a dup), closed once sent; -1 if none */
+	struct usertp__fd_id fd_id; /* what it is (the program may close it meanwhile: io.h) */
 	unsigned char data[];
 };
 
@@ -36,6 +39,7 @@ struct out_msg {
  */
 struct conn {
 	int fd;
+	struct usertp__fd_id fd_id; /* the socket's identity, checked before each use (io.h) */
 	struct usertp__session *session;
 	unsigned char *in; /* the request being read: its u32 length, then its text */
 	size_t in_len;
@@ -44,6 +48,12 @@ struct conn {
 	struct out_msg *out, **out_tail;
 	size_t out_bytes;
 	uint64_t comms_sent; /* a session's: thread names told it up to this note (comm.c) */
+	/*
+	 * A connection made to join a recorder again (control.c's conn_lost()): the session
+	 * whose connection the program closed, recording still, ended once this connection's
+	 * session has started (or this connection closes), so that every event goes to one.
+	 */
+	struct usertp__session *replaces;
 };
 
 struct usertp__ctl {
@@ -53,6 +63,11 @@ struct usertp__ctl {
 	bool exiting; /* at_exit() ran: the thread opens no endpoint any more */
 	int listen_fd;
 	int wake[2]; /* written to make the thread look at the connections again */
+	/*
+	 * What they are: a program that closes descriptors it did not open (a daemon) takes
+	 * them, and the thread makes them again (endpoint_lost()).
+	 */
+	struct usertp__fd_id listen_id, wake_id[2];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	pthread_mutex_t lock; /* conns[].fd, .session, .out */
 	struct conn conns[MAX_CONNS];
@@ -67,6 +82,11 @@ struct reply {
 };
 
 /* control-conn.c: sending (under usertp__ctl.lock). */
+/* @c's socket is @fd from now on (its identity noted). */
+void usertp__control_conn_set_fd(struct conn *c, int fd);
+/* Close @c's socket if it is still ours (the program may have closed it), and forget it. */
+void usertp__control_conn_close_fd(struct conn *c);
+
 /* Queue a message on @c, with a copy of @pass_fd.  Return: 0 or -errno. */
 int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd);
 /* Send what the peer takes now.  Return: 0 (sent or waiting) or -errno. */

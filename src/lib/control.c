@@ -93,20 +93,57 @@
 
 /* --- receiving ---------------------------------------------------------------------------- */
 
-static void conn_close(struct conn *c)
+static int join_recorder_served(const char *path, bool again);
+
+/* Close @c; with @end, its session ends (else it is the caller's).  Return: the session. */
+static struct usertp__session *conn_detach(struct conn *c, bool end)
 {
-	struct usertp__session *s;
+	struct usertp__session *s, *replaced;
 
 	pthread_mutex_lock(&usertp__ctl.lock);
-	close(c->fd);
-	c->fd = -1;
+	usertp__control_conn_close_fd(c);
 	s = c->session;
-	c->session = NULL;
+	replaced = c->replaces;
+	c->session = c->replaces = NULL;
 	c->comms_sent = 0;
 	usertp__control_free_io(c);
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	/* Ending a session waits for a grace period: not under our lock. */
-	usertp__session_end(s);
+	usertp__session_end(replaced);
+	if (end) {
+		usertp__session_end(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static void conn_close(struct conn *c)
+{
+	conn_detach(c, true);
+}
+
+/*
+ * @c's socket was closed by the program (it closes descriptors it did not open), and may be
+ * a file of its own now: never read, written or closed again.  Its session ends, and the
+ * program joins that session's recorder again, which starts a new one and says that it
+ * happened (the events fired in between are not recorded).
+ */
+static void conn_lost(struct conn *c)
+{
+	char recorder[sizeof(c->session->recorder)] = "";
+	struct usertp__session *s;
+	int i = -1;
+
+	if (c->session)
+		memcpy(recorder, c->session->recorder, sizeof(recorder));
+	/* It records on until the new session starts: nothing is fired for none (c->replaces). */
+	s = conn_detach(c, false);
+	if (s && recorder[0])
+		i = join_recorder_served(recorder, true);
+	if (i >= 0)
+		usertp__ctl.conns[i].replaces = s; /* (this thread's alone: it serves the requests) */
+	else
+		usertp__session_end(s);
 }
 
 /* Answer the whole request @req (@len bytes, not yet checked to be text).  False: close. */
@@ -124,6 +161,11 @@ static bool conn_request(struct conn *c, char *req, size_t len)
 	if (c->in_fd >= 0) {
 		close(c->in_fd); /* not taken by the request */
 		c->in_fd = -1;
+	}
+	/* Joined again: the new session records now, the one it replaces ends (before the reply). */
+	if (c->session && c->replaces) {
+		usertp__session_end(c->replaces);
+		c->replaces = NULL;
 	}
 	if (fd == -2)
 		return true;
@@ -214,7 +256,8 @@ static int conn_add(int fd, struct usertp__session *s)
 	pthread_mutex_lock(&usertp__ctl.lock);
 	for (i = 0; i < MAX_CONNS; i++) {
 		if (usertp__ctl.conns[i].fd < 0) {
-			usertp__ctl.conns[i] = (struct conn){ .fd = fd, .session = s, .in_fd = -1 };
+			usertp__ctl.conns[i] = (struct conn){ .session = s, .in_fd = -1 };
+			usertp__control_conn_set_fd(&usertp__ctl.conns[i], fd);
 			pthread_mutex_unlock(&usertp__ctl.lock);
 			usertp__control_wake();
 			return i;
@@ -290,28 +333,72 @@ static void tell_comms(void)
 	}
 }
 
+/*
+ * Make the endpoint from the thread.  Not under the lock, which main() takes to register its
+ * events: a socket made slowly must not hold up its start.  An exit meanwhile waits for
+ * endpoint_opening, then removes what we made.  Return: whether it is made.
+ */
+static bool endpoint_make(void)
+{
+	bool ok;
+
+	pthread_mutex_lock(&endpoint_opening);
+	pthread_mutex_lock(&usertp__ctl.lock);
+	ok = !usertp__ctl.exiting;
+	pthread_mutex_unlock(&usertp__ctl.lock);
+	ok = ok && !endpoint_open();
+	pthread_mutex_unlock(&endpoint_opening);
+	return ok;
+}
+
+/*
+ * Whether the endpoint's descriptors are still ours, looked at when poll() said something of
+ * them.  A program that closes every descriptor it did not open, as a daemon does when it
+ * starts, closes them too, and may open its own files under their numbers: poll() then says
+ * POLLNVAL, or that the program's file is readable.
+ */
+static bool endpoint_ours(const struct pollfd *pfd)
+{
+	return !(pfd[0].revents & POLLNVAL) && !(pfd[1].revents & POLLNVAL) &&
+	       (!pfd[0].revents || usertp__fd_is(usertp__ctl.listen_fd, &usertp__ctl.listen_id)) &&
+	       (!pfd[1].revents || usertp__fd_is(usertp__ctl.wake[0], &usertp__ctl.wake_id[0]));
+}
+
+/*
+ * The program took the endpoint's descriptors: those still ours are closed, the others left
+ * alone (the program's now), and the endpoint is made again at the same path, so that
+ * recorders, `usertp list` and the mount still reach the program.  Return: whether it is.
+ */
+static bool endpoint_lost(void)
+{
+	pthread_mutex_lock(&usertp__ctl.lock);
+	if (usertp__ctl.listen_fd >= 0)
+		usertp__fd_close_if(usertp__ctl.listen_fd, &usertp__ctl.listen_id);
+	usertp__ctl.listen_fd = -1;
+	for (int i = 0; i < 2; i++) {
+		int fd = usertp__ctl.wake[i];
+
+		__atomic_store_n(&usertp__ctl.wake[i], -1, __ATOMIC_RELEASE);
+		if (fd >= 0)
+			usertp__fd_close_if(fd, &usertp__ctl.wake_id[i]);
+	}
+	pthread_mutex_unlock(&usertp__ctl.lock);
+	return endpoint_make();
+}
+
 static void *control_thread(void *open_endpoint)
 {
 	struct pollfd pfd[MAX_CONNS + 2];
 	int idx[MAX_CONNS + 2];
 	unsigned int i, n;
+	bool endpoint = true; /* made (not lost and not yet made again) */
+	long long endpoint_tried = 0;
 
 	usertp__thread_is_own = true;
 	prctl(PR_SET_NAME, "usertp-control");
 	if (open_endpoint) {
-		bool ok;
+		bool ok = endpoint_make();
 
-		/*
-		 * Not under the lock, which main() takes to register its events: a socket made
-		 * slowly must not hold up its start.  An exit meanwhile waits for
-		 * endpoint_opening, then removes what we made.
-		 */
-		pthread_mutex_lock(&endpoint_opening);
-		pthread_mutex_lock(&usertp__ctl.lock);
-		ok = !usertp__ctl.exiting;
-		pthread_mutex_unlock(&usertp__ctl.lock);
-		ok = ok && !endpoint_open();
-		pthread_mutex_unlock(&endpoint_opening);
 		if (!ok) {
 			pthread_mutex_lock(&usertp__ctl.lock);
 			usertp__ctl.thread = false;
@@ -325,6 +412,15 @@ static void *control_thread(void *open_endpoint)
 		long long next = 0, now;
 		int timeout = -1;
 
+		/*
+		 * Each connection still ours?  A number the program closed may be taken again,
+		 * by one of its files or by our own endpoint made again, which poll() alone
+		 * would never tell from the connection's.
+		 */
+		for (i = 0; i < MAX_CONNS; i++)
+			if (usertp__ctl.conns[i].fd >= 0 &&
+			    !usertp__fd_is(usertp__ctl.conns[i].fd, &usertp__ctl.conns[i].fd_id))
+				conn_lost(&usertp__ctl.conns[i]);
 		pfd[0] = (struct pollfd){ usertp__ctl.listen_fd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ usertp__ctl.wake[0], POLLIN, 0 };
 		n = 2;
@@ -344,8 +440,17 @@ static void *control_thread(void *open_endpoint)
 			now = usertp__mono_ms();
 			timeout = next > now ? (int)(next - now) : 0;
 		}
+		/* (An endpoint that could not be made again is tried again each second.) */
+		if (!endpoint && (timeout < 0 || timeout > 1000))
+			timeout = 1000;
 		if (poll(pfd, n, timeout) < 0)
 			continue;
+		now = usertp__mono_ms();
+		if ((endpoint && !endpoint_ours(pfd)) || (!endpoint && now - endpoint_tried >= 1000)) {
+			endpoint = endpoint_lost();
+			endpoint_tried = now;
+			continue;
+		}
 		if (pfd[1].revents) {
 			char drain[64];
 
@@ -360,7 +465,13 @@ static void *control_thread(void *open_endpoint)
 			struct conn *c = &usertp__ctl.conns[idx[i]];
 			bool ok = true;
 
-			if (pfd[i].revents & POLLOUT) {
+			/* Closed by the program, and maybe a file of its own now: conn_lost(). */
+			if ((pfd[i].revents & POLLNVAL) ||
+			    (pfd[i].revents && !usertp__fd_is(c->fd, &c->fd_id))) {
+				conn_lost(c);
+				continue;
+			}
+			if (ok && (pfd[i].revents & POLLOUT)) {
 				pthread_mutex_lock(&usertp__ctl.lock);
 				ok = !usertp__control_flush_locked(c);
 				pthread_mutex_unlock(&usertp__ctl.lock);
@@ -471,8 +582,16 @@ static int endpoint_open(void)
 	}
 	memcpy(usertp__ctl.path, sa.sun_path, sizeof(usertp__ctl.path));
 	usertp__ctl.listen_fd = fd;
-	usertp__ctl.wake[0] = wake[0];
-	usertp__ctl.wake[1] = wake[1];
+	(void)usertp__fd_id_get(fd, &usertp__ctl.listen_id);
+	for (int i = 0; i < 2; i++) {
+		struct usertp__fd_id id;
+
+		/* (Atomic: usertp__control_wake() reads them without the lock.) */
+		(void)usertp__fd_id_get(wake[i], &id);
+		__atomic_store_n(&usertp__ctl.wake_id[i].dev, id.dev, __ATOMIC_RELAXED);
+		__atomic_store_n(&usertp__ctl.wake_id[i].ino, id.ino, __ATOMIC_RELAXED);
+		__atomic_store_n(&usertp__ctl.wake[i], wake[i], __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	return 0;
 }
@@ -572,7 +691,8 @@ static void at_exit(void)
 }
 
 /* Say to a recorder on @fd who we are: "join" (pid, parent, name). */
-static int send_join(int fd)
+/* Say who we are to a recorder; @again: we closed our session's connection (a daemon). */
+static int send_join(int fd, bool again)
 {
 	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_JOIN };
 	char comm[17];
@@ -581,6 +701,8 @@ static int send_join(int fd)
 	usertp__ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
 	usertp__ctl_set_num(&m, USERTP_CTL_KEY_PPID, (uint64_t)getppid());
 	usertp__ctl_set_text(&m, USERTP_CTL_KEY_COMM, comm);
+	if (again)
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_AGAIN, 1);
 	return usertp__ctl_send_msg(fd, &m, -1);
 }
 
@@ -626,7 +748,7 @@ static bool join_recorder(const char *path, int deadline_ms, int busy_ms, bool q
 			close(c.fd);
 		return false;
 	}
-	if (send_join(c.fd))
+	if (send_join(c.fd, false))
 		goto fail;
 	while (!ran) {
 		struct reply r = { NULL, 0, 0 };
@@ -696,18 +818,18 @@ static bool joined_already(const struct stat *st)
  * as any connection's (its "run" needs no answer), without waiting here, since the recorder
  * may be asking our endpoint something at the same time.
  */
-static void join_recorder_served(const char *path)
+static int join_recorder_served(const char *path, bool again)
 {
 	int fd = usertp__ctl_connect(path);
 	uid_t uid;
 
 	if (fd < 0)
-		return;
-	if (!usertp__ctl_peer_allowed(fd, &uid) || send_join(fd)) {
+		return -1;
+	if (!usertp__ctl_peer_allowed(fd, &uid) || send_join(fd, again)) {
 		close(fd);
-		return;
+		return -1;
 	}
-	conn_add(fd, NULL);
+	return conn_add(fd, NULL);
 }
 
 /*
@@ -734,7 +856,7 @@ static void join_recorders_in(const char *dir, const char *prefix, unsigned int 
 			if (join_recorder(path, JOIN_ALL_MS, JOIN_ALL_BUSY_MS, true) && nr_joined_all < USERTP_CTL_MAX_ALL)
 				joined_all[nr_joined_all++] = (typeof(joined_all[0])){ st.st_dev, st.st_ino };
 		} else if (!joined_already(&st)) {
-			join_recorder_served(path);
+			join_recorder_served(path, false);
 		}
 		(*joined)++;
 	}
@@ -787,12 +909,12 @@ static void fork_child(void)
 	if (!usertp__ctl.pid)
 		return; /* nothing of ours runs in this process */
 	usertp__ctl.pid = getpid();
+	/* (Each closed only if still ours: endpoint_lost().) */
 	if (usertp__ctl.listen_fd >= 0)
-		close(usertp__ctl.listen_fd);
-	if (usertp__ctl.wake[0] >= 0) {
-		close(usertp__ctl.wake[0]);
-		close(usertp__ctl.wake[1]);
-	}
+		usertp__fd_close_if(usertp__ctl.listen_fd, &usertp__ctl.listen_id);
+	for (i = 0; i < 2; i++)
+		if (usertp__ctl.wake[i] >= 0)
+			usertp__fd_close_if(usertp__ctl.wake[i], &usertp__ctl.wake_id[i]);
 	usertp__ctl.listen_fd = usertp__ctl.wake[0] = usertp__ctl.wake[1] = -1;
 	usertp__ctl.path[0] = 0;
 	/*
@@ -812,14 +934,14 @@ static void fork_child(void)
 
 		if (c->fd < 0)
 			continue;
-		close(c->fd);
-		c->fd = -1;
+		usertp__control_conn_close_fd(c);
 		usertp__control_free_io(c); /* the parent's: it sends them */
+		c->replaces = NULL; /* (the parent's story too) */
 		if (!c->session)
 			continue;
 		fd = usertp__session_fork_child(c->session);
 		if (fd >= 0)
-			c->fd = fd;
+			usertp__control_conn_set_fd(c, fd);
 		else
 			c->session = NULL; /* stays off; its memory is the parent's story */
 	}

@@ -545,7 +545,7 @@ int usertp__session_fork_child(struct usertp__session *s)
 		usertp__rb_populate(&s->sink.rb);
 	/* The recorder's eventfd (inherited) wakes it for the child's buffers too. */
 	s->sink.rb.wake_fd = old.wake_fd;
-	s->sink.rb.wake_ino = old.wake_ino;
+	s->sink.rb.wake_id = old.wake_id;
 	old.wake_fd = -1;
 	usertp__rb_destroy(&old);
 	sock = usertp__ctl_connect(s->recorder);

@@ -3,7 +3,7 @@
  * layout-main.c - the host of the layouts test: it fires the events of whatever layout it is
  * built into (layout-fire.c linked in, or in a library), or of a plugin it dlopen()s.
  *
- *	layout-HOST [-d MODULE [-g] [-u [-k]] [-D MODULE2]] [-x] [-w] THREADS N
+ *	layout-HOST [-d MODULE [-g] [-u [-k]] [-D MODULE2]] [-x] [-w] [-c FILE] THREADS N
  *
  *	-d MODULE	dlopen() it (RTLD_LOCAL, -g: RTLD_GLOBAL) and call its functions
  *	-u		dlclose() it, then (with -w, after the line) open it again and fire, as a
@@ -15,9 +15,15 @@
  *			second plugin that holds the static libusertp as MODULE does
  *	-x		threads from C++ std::thread, not pthread_create()
  *	-w		print "ready" and wait for a line on stdin before firing
+ *	-c FILE		first close every descriptor above 2, as a daemon does when it starts
+ *			(libusertp's among them), then open FILE, a file of its own, whose
+ *			numbers are free now; write a line to it before firing and one after,
+ *			and check at the end that it holds both, and only them (exit 4 if not)
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,12 +51,13 @@ static void *load(const char *module, int mode, fire_fn **fire, fire_fn **fire_s
 int main(int argc, char **argv)
 {
 	fire_fn *fire = NULL, *fire_std = NULL;
-	const char *module = NULL, *module2 = NULL;
+	const char *module = NULL, *module2 = NULL, *own_file = NULL;
 	int opt, mode = RTLD_LOCAL, fired;
 	bool std_thread = false, wait_line = false, unload = false, kept = false;
 	void *h = NULL;
+	int own = -1;
 
-	while ((opt = getopt(argc, argv, "d:gxwukD:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:gxwukD:c:")) != -1) {
 		switch (opt) {
 		case 'd': module = optarg; break;
 		case 'g': mode = RTLD_GLOBAL; break;
@@ -59,6 +66,7 @@ int main(int argc, char **argv)
 		case 'u': unload = true; break;
 		case 'k': kept = true; break;
 		case 'D': module2 = optarg; break;
+		case 'c': own_file = optarg; break;
 		default: return 2;
 		}
 	}
@@ -91,6 +99,12 @@ int main(int argc, char **argv)
 			dlclose(h);
 		}
 	}
+	if (own_file) {
+		close_range(3, ~0U, 0);
+		own = open(own_file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (own < 0 || write(own, "before\n", 7) != 7)
+			return 4;
+	}
 	if (wait_line) {
 		char line[16];
 
@@ -106,6 +120,18 @@ int main(int argc, char **argv)
 	fired = (std_thread ? fire_std : fire)(atoi(argv[optind]), atoi(argv[optind + 1]));
 	if (fired < 0)
 		return 1;
+	if (own >= 0) {
+		char text[64];
+		ssize_t len;
+
+		/* Written to, read from and closed by nobody else: libusertp had its number once. */
+		if (write(own, "after\n", 6) != 6 || lseek(own, 0, SEEK_SET) ||
+		    (len = read(own, text, sizeof(text))) != 13 || memcmp(text, "before\nafter\n", 13) ||
+		    close(own)) {
+			fprintf(stderr, "%s does not hold what was written to it\n", own_file);
+			return 4;
+		}
+	}
 	printf("fired %d\n", fired);
 	fflush(stdout);
 	return 0;

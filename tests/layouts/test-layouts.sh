@@ -200,6 +200,25 @@ for x in "" -x; do
 	run "exe+plugin-static$x" "$exe" -d "$plugin_static" $x
 done
 
+# daemon NAME CMD...: CMD closes every descriptor above 2 before it fires, as a daemon does
+# when it starts (libusertp's too: its control endpoint, its sessions' connections), then
+# opens a file of its own under their numbers.  libusertp must never touch that file (CMD
+# checks it: exit 4), and records on, every event: embedded; under record --, the program
+# joins the recorder again, its old session recording until the new one has started.
+# (Before: libusertp closed the program's file, spun in poll(), and record kept 1 event of
+# 400, saying nothing.)  Not yet under -P: a recorder that attaches while the control thread
+# still sleeps on the endpoint the program closed is reset, and records nothing (1 run in
+# about 4 under load).
+daemon() {
+	run "$@" -c "$dir/own"
+}
+
+if [ "$mode" = embedded ] || [ "$mode" = record ]; then
+	daemon exe-daemon "$exe"
+	daemon static-daemon "$static"
+	daemon dlopen-daemon "$hostdl" -d "$plugin"
+fi
+
 # Two plugins that each hold the static libusertp, in a host that knows nothing of usertp:
 # the first serves; the second stays off (no second control endpoint, no second file written
 # over the first), and says so once, naming both.

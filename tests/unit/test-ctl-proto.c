@@ -39,6 +39,7 @@ static void set_key(struct usertp__ctl_msg *m, enum usertp__ctl_key k)
 	case USERTP_CTL_KEY_TRACING:
 	case USERTP_CTL_KEY_EVENT_FORK:
 	case USERTP_CTL_KEY_AT_START:
+	case USERTP_CTL_KEY_AGAIN:
 		usertp__ctl_set_num(m, k, 1);
 		break;
 	default:
