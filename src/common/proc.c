@@ -70,6 +70,13 @@ char usertp__proc_state(pid_t pid)
 	return at ? *at : 0;
 }
 
+bool usertp__proc_runs(pid_t pid)
+{
+	char state = usertp__proc_state(pid);
+
+	return state && !strchr("ZXx", state);
+}
+
 int usertp__proc_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 {
 	char path[64];

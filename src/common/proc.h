@@ -7,6 +7,7 @@
 #define USERTP_PROC_H
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /*
@@ -20,6 +21,8 @@ int usertp__proc_stat_field(pid_t pid, int field, unsigned long long *value);
  * a tracer, 'Z', ...), or 0 if it cannot be read (no such process).
  */
 char usertp__proc_state(pid_t pid);
+/* Does @pid run (it exists, and is neither a zombie nor dead)? */
+bool usertp__proc_runs(pid_t pid);
 /* The parent of @pid, or 0 if it cannot be read. */
 pid_t usertp__proc_parent(pid_t pid);
 /*

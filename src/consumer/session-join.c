@@ -376,9 +376,7 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 static bool ends_within(pid_t pid, int ms)
 {
 	for (int waited = 0;; waited += 10) {
-		char state = usertp__proc_state(pid);
-
-		if (!state || strchr("ZXx", state))
+		if (!usertp__proc_runs(pid))
 			return true;
 		if (waited >= ms)
 			return false;
@@ -544,11 +542,28 @@ int usertp__ses_attach_found(struct usertp_session *s, const struct usertp__prog
 	char *reply = NULL;
 	int sock, ret;
 
-	sock = usertp__client_connect(prog);
+	/*
+	 * A program that has just closed every descriptor it did not open (a daemon) makes its
+	 * endpoint again once someone knocks, and the knock itself is turned away (the old
+	 * socket goes): asked again, 50 ms apart, a few times, while the process runs.
+	 */
+	for (int tries = 1;; tries++) {
+		sock = usertp__client_connect(prog);
+		ret = sock < 0 ? sock
+			       : usertp__client_call(sock, USERTP_CTL_MSG_HELLO, NULL, &reply, NULL,
+						     timeout_ms);
+		if ((ret != -ECONNREFUSED && ret != -ECONNRESET && ret != -EPIPE && ret != -ENOENT) ||
+		    tries == 5 || !usertp__proc_runs(pid))
+			break;
+		free(reply);
+		reply = NULL;
+		if (sock >= 0)
+			close(sock);
+		usleep(50000);
+	}
 	if (sock < 0)
 		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));
 	/* Another user's program refuses us on its first answer. */
-	ret = usertp__client_call(sock, USERTP_CTL_MSG_HELLO, NULL, &reply, NULL, timeout_ms);
 	if (ret) {
 		char err[256];
 

@@ -118,14 +118,6 @@ static bool accept_waiting(struct usertp_session *s, int fd)
 	return false;
 }
 
-/* Does process @pid still run (not ended, nor a zombie)? */
-static bool still_runs(pid_t pid)
-{
-	char state = usertp__proc_state(pid);
-
-	return state && !strchr("ZXx", state);
-}
-
 int usertp_session_process(struct usertp_session *s, int timeout_ms)
 {
 	struct epoll_event events[16];
@@ -173,7 +165,7 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 			/* Gone: what it committed is still in our mapping. */
 			close(src->session);
 			src->session = -1;
-			if (!src->said_exit && still_runs(src->pid))
+			if (!src->said_exit && usertp__proc_runs(src->pid))
 				src->orphan = true; /* read on (session-core.h) */
 			else
 				usertp__ses_source_finish(s, src);
@@ -183,20 +175,21 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 	    (pfd[2].revents && !accept_waiting(s, s->every_fd)))
 		s->looked_at = 0; /* (not a whole look: see accept_waiting()) */
 	free(pfd);
-	for (i = 0; i < s->nr_sources; i++)
-		usertp__ses_source_consume(s, s->sources[i]);
+	for (i = 0; i < s->nr_sources; i++) {
+		struct usertp__source *src = s->sources[i];
+
+		usertp__ses_source_consume(s, src);
+		/* (Its connection closed as its process was ending: ended now.) */
+		if (src->orphan && !src->ended && !usertp__proc_runs(src->pid))
+			usertp__ses_source_finish(s, src);
+	}
 	usertp__ses_kernel_read(s);
 	/* The names of the threads, once a second. */
 	now = usertp__mono_ms();
 	if (now - last_comms >= 1000) {
 		last_comms = now;
-		for (i = 0; i < s->nr_sources; i++) {
-			struct usertp__source *src = s->sources[i];
-
-			usertp__ses_source_ask_comms(src);
-			if (src->orphan && !src->ended && !still_runs(src->pid))
-				usertp__ses_source_finish(s, src);
-		}
+		for (i = 0; i < s->nr_sources; i++)
+			usertp__ses_source_ask_comms(s->sources[i]);
 	}
 	watch_all(s);
 	if (s->run_stopped) {

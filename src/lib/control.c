@@ -346,7 +346,15 @@ static bool endpoint_make(void)
 	pthread_mutex_lock(&usertp__ctl.lock);
 	ok = !usertp__ctl.exiting;
 	pthread_mutex_unlock(&usertp__ctl.lock);
-	ok = ok && !endpoint_open();
+	if (ok) {
+		int ret;
+		unsigned int tries = 0;
+
+		/* (-EBADF: the program closed the socket as it was being made; again.) */
+		while ((ret = endpoint_open()) == -EBADF && ++tries < 8)
+			;
+		ok = !ret;
+	}
 	pthread_mutex_unlock(&endpoint_opening);
 	return ok;
 }
@@ -546,6 +554,7 @@ void usertp__control_events_changed(void)
 static int endpoint_open(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct usertp__fd_id id, wake_id[2];
 	char dir[PATH_MAX];
 	int fd, ret, wake[2];
 
@@ -555,41 +564,48 @@ static int endpoint_open(void)
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%d.sock", dir, (int)getpid()) >=
 	    sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
+	/*
+	 * Each noted as it is made: the program may close them at any moment (a daemon that
+	 * starts), and what is closed here is closed only if still ours.
+	 */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
+	(void)usertp__fd_id_get(fd, &id);
 	unlink(sa.sun_path); /* left by a dead process that had our pid */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0600) ||
-	    listen(fd, 16)) {
-		ret = -errno;
-		close(fd);
+	if (!usertp__fd_is(fd, &id))
+		ret = -EBADF;
+	else if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0600) ||
+		 listen(fd, 16))
+		ret = errno == ENOTSOCK ? -EBADF : -errno; /* (its number a file of the program's) */
+	if (ret) {
+		usertp__fd_close_if(fd, &id);
 		return ret;
 	}
 	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = -errno;
 		unlink(sa.sun_path);
-		close(fd);
+		usertp__fd_close_if(fd, &id);
 		return ret;
 	}
+	for (int i = 0; i < 2; i++)
+		(void)usertp__fd_id_get(wake[i], &wake_id[i]);
 	pthread_mutex_lock(&usertp__ctl.lock);
 	if (usertp__ctl.exiting) {
 		pthread_mutex_unlock(&usertp__ctl.lock);
 		unlink(sa.sun_path);
-		close(fd);
-		close(wake[0]);
-		close(wake[1]);
+		usertp__fd_close_if(fd, &id);
+		for (int i = 0; i < 2; i++)
+			usertp__fd_close_if(wake[i], &wake_id[i]);
 		return -ECANCELED;
 	}
 	memcpy(usertp__ctl.path, sa.sun_path, sizeof(usertp__ctl.path));
 	usertp__ctl.listen_fd = fd;
-	(void)usertp__fd_id_get(fd, &usertp__ctl.listen_id);
+	usertp__ctl.listen_id = id;
 	for (int i = 0; i < 2; i++) {
-		struct usertp__fd_id id;
-
 		/* (Atomic: usertp__control_wake() reads them without the lock.) */
-		(void)usertp__fd_id_get(wake[i], &id);
-		__atomic_store_n(&usertp__ctl.wake_id[i].dev, id.dev, __ATOMIC_RELAXED);
-		__atomic_store_n(&usertp__ctl.wake_id[i].ino, id.ino, __ATOMIC_RELAXED);
+		__atomic_store_n(&usertp__ctl.wake_id[i].dev, wake_id[i].dev, __ATOMIC_RELAXED);
+		__atomic_store_n(&usertp__ctl.wake_id[i].ino, wake_id[i].ino, __ATOMIC_RELAXED);
 		__atomic_store_n(&usertp__ctl.wake[i], wake[i], __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&usertp__ctl.lock);

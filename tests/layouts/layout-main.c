@@ -19,6 +19,7 @@
  *			(libusertp's among them), then open FILE, a file of its own, whose
  *			numbers are free now; write a line to it before firing and one after,
  *			and check at the end that it holds both, and only them (exit 4 if not)
+ *	-C FILE		the same, 100 ms later (libusertp's thread asleep by then)
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
  */
 #define _GNU_SOURCE
@@ -53,11 +54,11 @@ int main(int argc, char **argv)
 	fire_fn *fire = NULL, *fire_std = NULL;
 	const char *module = NULL, *module2 = NULL, *own_file = NULL;
 	int opt, mode = RTLD_LOCAL, fired;
-	bool std_thread = false, wait_line = false, unload = false, kept = false;
+	bool std_thread = false, wait_line = false, unload = false, kept = false, own_late = false;
 	void *h = NULL;
 	int own = -1;
 
-	while ((opt = getopt(argc, argv, "d:gxwukD:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:gxwukD:c:C:")) != -1) {
 		switch (opt) {
 		case 'd': module = optarg; break;
 		case 'g': mode = RTLD_GLOBAL; break;
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
 		case 'u': unload = true; break;
 		case 'k': kept = true; break;
 		case 'D': module2 = optarg; break;
+		case 'C': own_late = true; /* fall through */
 		case 'c': own_file = optarg; break;
 		default: return 2;
 		}
@@ -100,6 +102,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (own_file) {
+		/*
+		 * At once (-c), while libusertp's thread may still be making its endpoint, or
+		 * (-C) once that thread sleeps in poll() on what is closed, as when a daemon
+		 * closes them a while after it started.
+		 */
+		if (own_late)
+			usleep(100000);
 		close_range(3, ~0U, 0);
 		own = open(own_file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (own < 0 || write(own, "before\n", 7) != 7)

@@ -201,19 +201,23 @@ for x in "" -x; do
 done
 
 # daemon NAME CMD...: CMD closes every descriptor above 2 before it fires, as a daemon does
-# when it starts (libusertp's too: its control endpoint, its sessions' connections), then
-# opens a file of its own under their numbers.  libusertp must never touch that file (CMD
-# checks it: exit 4), and records on, every event: embedded; under record --, the program
-# joins the recorder again, its old session recording until the new one has started.
+# (libusertp's too: its control endpoint, its sessions' connections), at once as it starts
+# (-c), while libusertp's thread may be making its endpoint, or 100 ms later (-C), that thread
+# asleep on what is closed; then it opens a file of its own under their numbers.  libusertp
+# must never touch that file (CMD checks it: exit 4), and records on, every event: embedded;
+# under record --, where the program joins the recorder again, its old session recording
+# until the new one has started; under -P, attached after the closing (the endpoint is made
+# again; the recorder's first knock, on the old one, is turned away and asked again).
 # (Before: libusertp closed the program's file, spun in poll(), and record kept 1 event of
-# 400, saying nothing.)  Not yet under -P: a recorder that attaches while the control thread
-# still sleeps on the endpoint the program closed is reset, and records nothing (1 run in
-# about 4 under load).
+# 400, saying nothing.)
 daemon() {
-	run "$@" -c "$dir/own"
+	name=$1
+	shift
+	run "$name" "$@" -c "$dir/own"
+	run "$name-late" "$@" -C "$dir/own"
 }
 
-if [ "$mode" = embedded ] || [ "$mode" = record ]; then
+if [ "$mode" != mount ]; then
 	daemon exe-daemon "$exe"
 	daemon static-daemon "$static"
 	daemon dlopen-daemon "$hostdl" -d "$plugin"
