@@ -142,7 +142,9 @@ enum usertp__ctl_key {
 /*
  * Every message: its name, its word, the keys it may carry, the keys it must carry.
  *	requests of a consumer		hello events ids format comms printk start set filter
- *					pids listed enabled sessions stop
+ *					pids listed enabled sessions stop resume
+ *					(resume: on a program's join again=1, the session whose
+ *					connection it closed goes on on this one)
  *					(start's body: "SPEC FILTER" lines, the session's filters;
  *					filter's: the filter of events=SPEC, "0" or none to remove;
  *					pids: the session's pid filter, whole: its lists, absent
@@ -187,6 +189,7 @@ enum usertp__ctl_key {
 	M(ENABLED, "enabled", 0, 0)                                                                \
 	M(SESSIONS, "sessions", 0, 0)                                                              \
 	M(STOP, "stop", 0, 0)                                                                      \
+	M(RESUME, "resume", 0, 0)                                                                  \
 	M(RUN, "run", 0, 0)                                                                        \
 	M(JOIN, "join",                                                                            \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(COMM) | USERTP_CTL_K(AGAIN),       \

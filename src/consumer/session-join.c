@@ -327,6 +327,27 @@ static bool session_stands(int sock)
  * A program joined (USERTP_SESSION or all): start its session, let it run.  Its answers are
  * waited for @timeout_ms each.  Return: whether it runs recorded.
  */
+/*
+ * @src's program closed its session's connection itself and joined again on @sock: its
+ * session goes on there ("resume"), its buffers read all along.  Return: whether it does.
+ */
+static bool resume(struct usertp__source *src, int sock, int timeout_ms)
+{
+	struct usertp__ctl_msg ok;
+	char *reply = NULL;
+	int ret = usertp__client_call_msg(sock,
+					  &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RESUME }, -1,
+					  &reply, &ok, NULL, timeout_ms);
+
+	free(reply);
+	if (ret ||
+	    usertp__ctl_send_msg(sock, &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RUN }, -1))
+		return false;
+	src->session = sock;
+	src->orphan = false;
+	return true;
+}
+
 static bool join_start(struct usertp_session *s, int sock, pid_t pid, const char *comm,
 		       bool again, int timeout_ms);
 
@@ -361,6 +382,8 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 		if (src->session >= 0)
 			close(src->session);
 		src->session = -1;
+		if (again && resume(src, sock, timeout_ms))
+			return true;
 		if (again)
 			replaced = src;
 		else

@@ -118,6 +118,9 @@ static bool accept_waiting(struct usertp_session *s, int fd)
 	return false;
 }
 
+/* How often a source read on after its connection closed is looked at (session-core.h). */
+#define ORPHAN_LOOK_MS 10
+
 int usertp_session_process(struct usertp_session *s, int timeout_ms)
 {
 	struct epoll_event events[16];
@@ -132,6 +135,11 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 	s->looked_at = s->tsc ? usertp__rb_clock_tsc() : usertp__rb_clock_mono();
 	usertp__clock_conv_look(&s->conv);
 	watch_all(s);
+	/* (A source read on after its connection closed has nothing to wake us: looked at often.) */
+	for (i = 0; i < s->nr_sources && timeout_ms; i++)
+		if (s->sources[i]->orphan && !s->sources[i]->ended &&
+		    (timeout_ms < 0 || timeout_ms > ORPHAN_LOOK_MS))
+			timeout_ms = ORPHAN_LOOK_MS;
 	if (timeout_ms)
 		epoll_wait(s->epoll_fd, events, 16, timeout_ms);
 	pfd = calloc(s->nr_sources * 2 + 3, sizeof(*pfd));

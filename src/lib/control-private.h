@@ -54,6 +54,7 @@ struct conn {
 	 * session has started (or this connection closes), so that every event goes to one.
 	 */
 	struct usertp__session *replaces;
+	bool news_due; /* resumed: its session hears what it missed once the reply is sent */
 };
 
 struct usertp__ctl {

@@ -392,6 +392,30 @@ static int serve_stop(struct conn *c, struct usertp__ctl_msg *m, struct reply *r
 	return -1;
 }
 
+/*
+ * On a connection made to join a recorder again (control.c's conn_lost()): the session whose
+ * connection the program closed goes on on this one, recording all along; the recorder then
+ * hears every event's name and format again (usertp__session_news(), once the reply is sent:
+ * conn_request()), since what was queued on the closed one never went.
+ */
+static int serve_resume(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
+{
+	(void)m;
+	if (c->session || !c->replaces) {
+		reply_error(r, -ENOENT, "no session to resume on this connection");
+		return -1;
+	}
+	pthread_mutex_lock(&usertp__ctl.lock);
+	c->session = c->replaces;
+	c->replaces = NULL;
+	/* (What was queued on the connection the program closed never went: all again.) */
+	usertp__session_news_forget(c->session);
+	c->news_due = true;
+	pthread_mutex_unlock(&usertp__ctl.lock);
+	reply_ok(r);
+	return -1;
+}
+
 /* The end of a join (join_recorder()), or go on after a refusal: no reply. */
 static int serve_run(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
 {
@@ -424,6 +448,7 @@ static const struct {
 	[USERTP_CTL_MSG_ENABLED] = { serve_enabled, true },
 	[USERTP_CTL_MSG_STOP] = { serve_stop, false },
 	[USERTP_CTL_MSG_RUN] = { serve_run, false },
+	[USERTP_CTL_MSG_RESUME] = { serve_resume, false },
 };
 
 /*

@@ -124,9 +124,10 @@ static void conn_close(struct conn *c)
 
 /*
  * @c's socket was closed by the program (it closes descriptors it did not open), and may be
- * a file of its own now: never read, written or closed again.  Its session ends, and the
- * program joins that session's recorder again, which starts a new one and says that it
- * happened (the events fired in between are not recorded).
+ * a file of its own now: never read, written or closed again.  Its session records on, and
+ * the program joins that session's recorder again (again=1), which resumes it on the new
+ * connection ("resume"), or else starts a new session, the old one ending once the new one
+ * has started (c->replaces).
  */
 static void conn_lost(struct conn *c)
 {
@@ -171,6 +172,9 @@ static bool conn_request(struct conn *c, char *req, size_t len)
 		return true;
 	pthread_mutex_lock(&usertp__ctl.lock);
 	ret = r.buf ? usertp__control_send_locked(c, r.buf, r.len, fd, 0) : -ENOMEM;
+	if (!ret && c->news_due && c->session)
+		usertp__session_news(c->session, usertp__control_news_send, c);
+	c->news_due = false;
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	free(r.buf);
 	return !ret;

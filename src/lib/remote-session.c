@@ -492,6 +492,12 @@ void usertp__session_news_skip(struct usertp__session *s)
 	s->printk_told = printk_told;
 }
 
+void usertp__session_news_forget(struct usertp__session *s)
+{
+	memset(s->named, 0, s->nr_named * sizeof(*s->named));
+	memset(s->described, 0, s->nr_described * sizeof(*s->described));
+}
+
 struct enabled_text {
 	char *buf;
 	size_t size, len;

@@ -92,6 +92,11 @@ USERTP_HIDDEN int usertp__session_news(struct usertp__session *s,
 USERTP_HIDDEN bool usertp__session_verdict_locked(struct usertp__session *s, bool go);
 /* Take everything there is now as told (the start reply tells it). */
 USERTP_HIDDEN void usertp__session_news_skip(struct usertp__session *s);
+/*
+ * Take nothing as told: the next news tell everything again (a session resumed on a new
+ * connection: what was queued on the one the program closed never went).
+ */
+USERTP_HIDDEN void usertp__session_news_forget(struct usertp__session *s);
 
 /*
  * In a forked child: new buffers, and the recorder told about them on a new connection.
