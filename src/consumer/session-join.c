@@ -324,10 +324,6 @@ static bool session_stands(int sock)
 }
 
 /*
- * A program joined (USERTP_SESSION or all): start its session, let it run.  Its answers are
- * waited for @timeout_ms each.  Return: whether it runs recorded.
- */
-/*
  * @src's program closed its session's connection itself and joined again on @sock: its
  * session goes on there ("resume"), its buffers read all along.  Return: whether it does.
  */
@@ -351,6 +347,10 @@ static bool resume(struct usertp__source *src, int sock, int timeout_ms)
 static bool join_start(struct usertp_session *s, int sock, pid_t pid, const char *comm,
 		       bool again, int timeout_ms);
 
+/*
+ * A program joined (USERTP_SESSION or all): start its session, let it run.  Its answers are
+ * waited for @timeout_ms each.  Return: whether it runs recorded.
+ */
 static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl_msg *msg,
 		    int timeout_ms)
 {
@@ -374,9 +374,10 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 	}
 	/*
 	 * again=1: it closed its session's connection itself, as a daemon closes every
-	 * descriptor it did not open, and joins again.  Its old session records until the new
-	 * one has started (the program ends it before it answers the start), so the old one is
-	 * read to the end only then: every event is in one of the two, counted.
+	 * descriptor it did not open, and joins again.  Its session, recording all along, is
+	 * resumed on the new connection.  Failing that, a new one starts; the old one records
+	 * until then (the program ends it before it answers the start), and is read to the end
+	 * only then: every event is in one of the two, counted.
 	 */
 	if (src) {
 		if (src->session >= 0)

@@ -289,6 +289,19 @@ void usertp__ses_source_comms_now(struct usertp_session *s, struct usertp__sourc
 	if (tep_is_pid_registered(tep, tid))
 		return;
 	usertp__ses_source_ask_comms(src);
+	if (!src->comms_asked && src->query < 0 && !src->foreign && usertp__proc_runs(src->pid)) {
+		/*
+		 * A program that young may have no endpoint yet (it makes it as its main()
+		 * begins, and its first thread may record at once): waited for, as
+		 * usertp__client_find() waits for a young process (one of ours only: another
+		 * user's is given no more than its USERTP__FOREIGN_ANSWER_MS).
+		 */
+		struct usertp__program prog;
+
+		if (!usertp__client_find(src->pid, &prog) &&
+		    (src->query = usertp__client_connect(&prog)) >= 0)
+			usertp__ses_source_ask_comms(src);
+	}
 	if (src->comms_asked) {
 		p = (struct pollfd){ src->query, POLLIN, 0 };
 		if (poll(&p, 1, src->foreign ? USERTP__FOREIGN_ANSWER_MS : USERTP__CALL_TIMEOUT_MS) != 1) {

@@ -710,8 +710,10 @@ static void at_exit(void)
 	free(r.buf);
 }
 
-/* Say to a recorder on @fd who we are: "join" (pid, parent, name). */
-/* Say who we are to a recorder; @again: we closed our session's connection (a daemon). */
+/*
+ * Say to a recorder on @fd who we are: "join" (pid, parent, name); @again: we closed our
+ * session's connection ourselves (a daemon), and join once more.
+ */
 static int send_join(int fd, bool again)
 {
 	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_JOIN };
