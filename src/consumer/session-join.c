@@ -325,18 +325,15 @@ static bool session_stands(int sock)
 
 /*
  * @src's program closed its session's connection itself and joined again on @sock: its
- * session goes on there ("resume"), its buffers read all along, and it wakes us again with
- * our eventfd.  Return: whether it does.
+ * session goes on there ("resume"), its buffers read all along.  Return: whether it does.
  */
-static bool resume(struct usertp_session *s, struct usertp__source *src, int sock,
-		   int timeout_ms)
+static bool resume(struct usertp__source *src, int sock, int timeout_ms)
 {
 	struct usertp__ctl_msg ok;
 	char *reply = NULL;
-	/* (With our eventfd, to be woken again: the program closed the one it had.) */
 	int ret = usertp__client_call_msg(sock,
-					  &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RESUME },
-					  s->overwrite ? -1 : s->wake_fd, &reply, &ok, NULL, timeout_ms);
+					  &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RESUME }, -1,
+					  &reply, &ok, NULL, timeout_ms);
 
 	free(reply);
 	if (ret ||
@@ -386,7 +383,7 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 		if (src->session >= 0)
 			close(src->session);
 		src->session = -1;
-		if (again && resume(s, src, sock, timeout_ms))
+		if (again && resume(src, sock, timeout_ms))
 			return true;
 		if (again)
 			replaced = src;

@@ -405,14 +405,6 @@ static int serve_resume(struct conn *c, struct usertp__ctl_msg *m, struct reply 
 		reply_error(r, -ENOENT, "no session to resume on this connection");
 		return -1;
 	}
-	/*
-	 * With the recorder's eventfd: the one the session had went with the program's closing.
-	 * (Its writers load it atomically, and check it before each write: ring-buffer.c.)
-	 */
-	if (c->in_fd >= 0 && is_eventfd(c->in_fd)) {
-		usertp__rb_set_wake_fd(&c->replaces->sink.rb, c->in_fd);
-		c->in_fd = -1; /* the session's now */
-	}
 	pthread_mutex_lock(&usertp__ctl.lock);
 	c->session = c->replaces;
 	c->replaces = NULL;
