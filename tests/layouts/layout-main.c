@@ -49,6 +49,44 @@ static void *load(const char *module, int mode, fire_fn **fire, fire_fn **fire_s
 	return h;
 }
 
+/*
+ * -c/-C: close every descriptor above 2, libusertp's among them, at once (while libusertp's
+ * thread may still be making its endpoint) or @late (once that thread sleeps in poll() on
+ * what is closed), as a daemon does; then open @file, under their numbers, and write a line.
+ * Return: its descriptor, -1 (failed).  (The daemon_ functions hold all the program does to
+ * descriptors libusertp had: ThreadSanitizer's suppressions for these cases name them.)
+ */
+static __attribute__((noinline)) int daemon_close_all(const char *file, bool late)
+{
+	int fd;
+
+	if (late)
+		usleep(100000);
+	close_range(3, ~0U, 0);
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0 && write(fd, "before\n", 7) != 7) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether @own, written to, read from and closed by nobody else (libusertp had its number
+ * once), holds the line before and one written now; closes it.  Said if not. */
+static __attribute__((noinline)) bool daemon_own_kept(int own, const char *file)
+{
+	char text[64];
+	ssize_t len;
+
+	if (write(own, "after\n", 6) != 6 || lseek(own, 0, SEEK_SET) ||
+	    (len = read(own, text, sizeof(text))) != 13 || memcmp(text, "before\nafter\n", 13) ||
+	    close(own)) {
+		fprintf(stderr, "%s does not hold what was written to it\n", file);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	fire_fn *fire = NULL, *fire_std = NULL;
@@ -101,19 +139,8 @@ int main(int argc, char **argv)
 			dlclose(h);
 		}
 	}
-	if (own_file) {
-		/*
-		 * At once (-c), while libusertp's thread may still be making its endpoint, or
-		 * (-C) once that thread sleeps in poll() on what is closed, as when a daemon
-		 * closes them a while after it started.
-		 */
-		if (own_late)
-			usleep(100000);
-		close_range(3, ~0U, 0);
-		own = open(own_file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (own < 0 || write(own, "before\n", 7) != 7)
-			return 4;
-	}
+	if (own_file && (own = daemon_close_all(own_file, own_late)) < 0)
+		return 4;
 	if (wait_line) {
 		char line[16];
 
@@ -129,18 +156,8 @@ int main(int argc, char **argv)
 	fired = (std_thread ? fire_std : fire)(atoi(argv[optind]), atoi(argv[optind + 1]));
 	if (fired < 0)
 		return 1;
-	if (own >= 0) {
-		char text[64];
-		ssize_t len;
-
-		/* Written to, read from and closed by nobody else: libusertp had its number once. */
-		if (write(own, "after\n", 6) != 6 || lseek(own, 0, SEEK_SET) ||
-		    (len = read(own, text, sizeof(text))) != 13 || memcmp(text, "before\nafter\n", 13) ||
-		    close(own)) {
-			fprintf(stderr, "%s does not hold what was written to it\n", own_file);
-			return 4;
-		}
-	}
+	if (own >= 0 && !daemon_own_kept(own, own_file))
+		return 4;
 	printf("fired %d\n", fired);
 	fflush(stdout);
 	return 0;
