@@ -38,6 +38,14 @@
  */
 #define USERTP_CTL_STARTING_MS 250
 /*
+ * A program that closes every descriptor it did not open (a daemon) closes its endpoint's:
+ * its control thread looks at theirs at least each USERTP_CTL_SWEEP_MS, and makes the
+ * endpoint again at the same path.  A consumer whose knock on such an endpoint is turned away
+ * knocks again for USERTP_CTL_REMADE_MS (usertp__client_knock_again()).
+ */
+#define USERTP_CTL_SWEEP_MS 1000
+#define USERTP_CTL_REMADE_MS 3000
+/*
  * In the runtime directory's subdirectory "all", one for each session that records every
  * program of the user (usertp record -a, an instance of usertp mount): "all/NAME", a link to
  * its socket NAME.  A program that starts joins each of them (at most USERTP_CTL_MAX_ALL),

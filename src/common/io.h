@@ -27,7 +27,8 @@ USERTP_HIDDEN int usertp__write_all(int fd, const void *buf, size_t len, size_t 
  * its limit), and open files of its own under the same numbers: libusertp notes the identity
  * of each descriptor it keeps in the program's table, and looks again before it reads,
  * writes, passes or closes it, so that nothing of the program's is ever touched.  (Every
- * eventfd has the same inode: one is told from a file, a pipe or a socket, not from another.)
+ * eventfd has the same inode: one is told from a file, a pipe or a socket, not from another;
+ * so libusertp keeps none, and its recorders wake on a socket.)
  */
 struct usertp__fd_id {
 	uint64_t dev, ino;

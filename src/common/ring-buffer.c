@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -508,37 +509,64 @@ static int move_pos(const struct usertp__rb *rb, unsigned int cpu, struct rseq_o
 }
 
 /*
+ * The consumer's wake descriptor and its identity, as one (wake_seq): -1 while the control
+ * thread replaces them (that wake is missed; the consumer's timer stands in).
+ */
+static int wake_fd_load(struct usertp__rb *rb, struct usertp__fd_id *id)
+{
+	unsigned int seq = __atomic_load_n(&rb->wake_seq, __ATOMIC_ACQUIRE);
+	int fd;
+
+	if (seq & 1)
+		return -1;
+	/* (Acquire, not a fence, which ThreadSanitizer does not take: wake_seq is read after.) */
+	fd = __atomic_load_n(&rb->wake_fd, __ATOMIC_ACQUIRE);
+	id->dev = __atomic_load_n(&rb->wake_id.dev, __ATOMIC_ACQUIRE);
+	id->ino = __atomic_load_n(&rb->wake_id.ino, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&rb->wake_seq, __ATOMIC_RELAXED) == seq ? fd : -1;
+}
+
+/*
  * The consumer of @c asked to be woken: wake it, once (a page opened past the watermark, or
- * events are being dropped).  The descriptor is checked to still be our eventfd (a program
- * may close descriptors it does not know): a write anywhere else would do harm.
+ * events are being dropped).  The descriptor is checked to still be the consumer's (a
+ * program may close descriptors it does not know): a word anywhere else would do harm.  A
+ * socket's send never blocks and never raises SIGPIPE (the consumer may be gone).
  */
 static void wake_consumer(struct usertp__rb *rb, struct usertp__rb_cpu *c)
 {
 	static const uint64_t one = 1;
+	struct usertp__fd_id id;
 	int fd;
 
 	if (!__atomic_load_n(&c->reader_wait, __ATOMIC_RELAXED) ||
 	    !__atomic_exchange_n(&c->reader_wait, 0, __ATOMIC_RELAXED))
 		return;
-	fd = __atomic_load_n(&rb->wake_fd, __ATOMIC_RELAXED);
-	if (fd < 0 || !usertp__fd_is(fd, &rb->wake_id)) {
-		__atomic_store_n(&rb->wake_fd, -1, __ATOMIC_RELAXED);
+	fd = wake_fd_load(rb, &id);
+	if (fd < 0 || !usertp__fd_is(fd, &id))
 		return;
-	}
-	(void)!write(fd, &one, sizeof(one));
+	if (send(fd, &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == ENOTSOCK)
+		(void)!write(fd, &one, sizeof(one)); /* an older consumer's eventfd */
 }
 
 void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd)
 {
-	if (rb->wake_fd >= 0)
-		usertp__fd_close_if(rb->wake_fd, &rb->wake_id);
-	rb->wake_fd = -1;
-	if (fd < 0 || usertp__fd_id_get(fd, &rb->wake_id)) {
-		if (fd >= 0)
-			close(fd);
-		return;
+	/* (Read plainly: this thread is the only one to write them.) */
+	struct usertp__fd_id id = { 0, 0 }, old_id = rb->wake_id;
+	unsigned int seq = rb->wake_seq;
+	int old = rb->wake_fd;
+
+	if (fd >= 0 && usertp__fd_id_get(fd, &id)) {
+		close(fd);
+		fd = -1;
 	}
-	__atomic_store_n(&rb->wake_fd, fd, __ATOMIC_RELAXED);
+	/* (Release each: none is seen before wake_seq is odd.) */
+	__atomic_store_n(&rb->wake_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&rb->wake_fd, fd, __ATOMIC_RELEASE);
+	__atomic_store_n(&rb->wake_id.dev, id.dev, __ATOMIC_RELEASE);
+	__atomic_store_n(&rb->wake_id.ino, id.ino, __ATOMIC_RELEASE);
+	__atomic_store_n(&rb->wake_seq, seq + 2, __ATOMIC_RELEASE);
+	if (old >= 0)
+		usertp__fd_close_if(old, &old_id);
 }
 
 void usertp__rb_wait_request(const struct usertp__rb_view *view)

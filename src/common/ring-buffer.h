@@ -135,14 +135,19 @@ struct usertp__rb {
 	/* CAS mode: for each 4 KiB of the region, the commit counter of the page slot there */
 	uint64_t **slot_commit;
 	/*
-	 * Producer/consumer mode: an eventfd of the consumer's (-1: none), written when a page
-	 * opens with usertp__rb_wake_pages() or more unconsumed and the consumer said it waits
-	 * (reader_wait), as the kernel wakes trace_pipe_raw readers: once per wait, not per event.
+	 * Producer/consumer mode: the consumer's wake socket (-1: none; an eventfd from an older
+	 * consumer), sent a word when a page opens with usertp__rb_wake_pages() or more
+	 * unconsumed and the consumer said it waits (reader_wait), as the kernel wakes
+	 * trace_pipe_raw readers: once per wait, not per event.  wake_id is checked before each
+	 * send: the program may have closed it (a socket's inode is its own; every eventfd has
+	 * the same one).  Both may be replaced while writers read them (usertp__rb_set_wake_fd():
+	 * a session resumed); wake_seq, odd meanwhile, tells a writer to leave them.
 	 */
 	int wake_fd;
-	struct usertp__fd_id wake_id; /* checked before each write: the program may have closed it */
+	struct usertp__fd_id wake_id;
 	struct usertp__fd_id fd_id; /* fd's: closed only if still that (io.h) */
 	bool populated; /* its pages faulted in (usertp__rb_populate()) */
+	unsigned int wake_seq;
 };
 
 
@@ -598,7 +603,11 @@ static inline uint64_t usertp__rb_wake_pages(unsigned int nr_pages)
 	return nr_pages / 4 ? nr_pages / 4 : 1;
 }
 
-/* Use @fd (an eventfd, ours from now on) to wake the consumer; see wake_fd. */
+/*
+ * Use @fd (the consumer's wake socket, or an eventfd; ours from now on) to wake the consumer,
+ * in place of the one before (closed if still ours); see wake_fd.  One thread calls it at a
+ * time (the control thread); writers may be waking meanwhile.
+ */
 void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd);
 /* The consumer side: ask to be woken (on every CPU of @view) before sleeping. */
 void usertp__rb_wait_request(const struct usertp__rb_view *view);

@@ -426,13 +426,37 @@ static int find_once(pid_t pid, const struct stat *st, struct usertp__program *p
 	return ret ? ret : hello(prog);
 }
 
+bool usertp__client_knock_again(const struct usertp__program *prog, int err, long long since_ms)
+{
+	int sock;
+
+	if (err != -ENOENT && err != -ECONNREFUSED && err != -ECONNRESET && err != -EPIPE)
+		return false;
+	if (usertp__mono_ms() - since_ms >= USERTP_CTL_REMADE_MS || !usertp__proc_runs(prog->pid))
+		return false;
+	/*
+	 * Only the program's own socket that nobody listens on, or that takes a connection:
+	 * not a path that is gone, nor a socket put in its place by another process (never
+	 * talked to).  (Our failure came as -ENOENT for each: usertp__client_ask_all().)
+	 */
+	sock = usertp__client_connect(prog);
+	if (sock >= 0)
+		close(sock);
+	else if (sock != -ECONNREFUSED)
+		return false;
+	usleep(20000);
+	return true;
+}
+
 /*
  * A program's control thread opens its endpoint while main() begins (its start does not wait
  * for it): with @wait_young, a process younger than USERTP_CTL_STARTING_MS that has none yet,
- * or that does not listen yet, is given until then.
+ * or that does not listen yet, is given until then; and one whose endpoint turns us away is
+ * knocked on again (usertp__client_knock_again(): a daemon that closed it).
  */
 static int find(pid_t pid, struct usertp__program *prog, bool wait_young)
 {
+	long long since = usertp__mono_ms();
 	struct stat st;
 	char proc[64];
 	long long age;
@@ -443,9 +467,12 @@ static int find(pid_t pid, struct usertp__program *prog, bool wait_young)
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (pid <= 0 || stat(proc, &st))
 		return -ESRCH;
-	while ((ret = find_once(pid, &st, prog)) == -ENOENT && wait_young &&
-	       (age = process_age_ms(pid)) >= 0 && age < USERTP_CTL_STARTING_MS)
-		usleep(2000);
+	while ((ret = find_once(pid, &st, prog)) == -ENOENT && wait_young) {
+		if ((age = process_age_ms(pid)) >= 0 && age < USERTP_CTL_STARTING_MS)
+			usleep(2000);
+		else if (!usertp__client_knock_again(prog, ret, since))
+			break;
+	}
 	return ret;
 }
 

@@ -32,6 +32,13 @@ void usertp__client_remove_stale_in(const char *dir);
  */
 int usertp__client_find_now(pid_t pid, struct usertp__program *prog);
 /*
+ * Whether a knock on @prog's endpoint that failed with @err, the first at @since_ms
+ * (usertp__mono_ms()), is made again: its endpoint may be being made again by a daemon that
+ * closed it (USERTP_CTL_REMADE_MS, ctl-proto.h), while the process runs and its own socket is
+ * there.  Waits a little first when it is.
+ */
+bool usertp__client_knock_again(const struct usertp__program *prog, int err, long long since_ms);
+/*
  * usertp__client_call() for the request @req with its keys, and @pass_fd (>= 0) sent with it; an "ok"
  * reply is decoded into *ok (its texts point into *reply).  Return: as usertp__client_call(),
  * or -EPROTO for a reply that does not decode.

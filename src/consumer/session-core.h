@@ -189,7 +189,14 @@ struct usertp_session {
 	struct usertp_session *run_also; /* usertp_session_run_also(): another (NULL: none) */
 	char all_path[4096];  /* while attached to all: the all.* link to it (ctl-proto.h) */
 	char every_path[108]; /* root's, attached to all: its all.* socket for every user's */
-	int listen_fd, every_fd, wake_fd, epoll_fd;
+	int listen_fd, every_fd, epoll_fd;
+	/*
+	 * The programs wake us with a word on wake_give, a datagram socketpair's end given to
+	 * each (ring-buffer.h's wake_fd), which wake_fd reads.  Not an eventfd: every eventfd
+	 * has the same inode, so a program could not tell ours from its own under the number it
+	 * had, once it closed ours (a daemon); and no send to it blocks or raises SIGPIPE.
+	 */
+	int wake_fd, wake_give;
 	struct {
 		uid_t uid;
 		long long until_ms;

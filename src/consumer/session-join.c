@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -325,15 +324,17 @@ static bool session_stands(int sock)
 
 /*
  * @src's program closed its session's connection itself and joined again on @sock: its
- * session goes on there ("resume"), its buffers read all along.  Return: whether it does.
+ * session goes on there ("resume"), its buffers read all along, and it is given our wake
+ * socket again (the one it had went with the rest).  Return: whether it does.
  */
-static bool resume(struct usertp__source *src, int sock, int timeout_ms)
+static bool resume(struct usertp_session *s, struct usertp__source *src, int sock,
+		   int timeout_ms)
 {
 	struct usertp__ctl_msg ok;
 	char *reply = NULL;
 	int ret = usertp__client_call_msg(sock,
-					  &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RESUME }, -1,
-					  &reply, &ok, NULL, timeout_ms);
+					  &(struct usertp__ctl_msg){ .type = USERTP_CTL_MSG_RESUME },
+					  s->overwrite ? -1 : s->wake_give, &reply, &ok, NULL, timeout_ms);
 
 	free(reply);
 	if (ret ||
@@ -383,7 +384,7 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 		if (src->session >= 0)
 			close(src->session);
 		src->session = -1;
-		if (again && resume(src, sock, timeout_ms))
+		if (again && resume(s, src, sock, timeout_ms))
 			return true;
 		if (again)
 			replaced = src;
@@ -566,24 +567,18 @@ int usertp__ses_attach_found(struct usertp_session *s, const struct usertp__prog
 	char *reply = NULL;
 	int sock, ret;
 
-	/*
-	 * A program that has just closed every descriptor it did not open (a daemon) makes its
-	 * endpoint again once someone knocks, and the knock itself is turned away (the old
-	 * socket goes): asked again, 50 ms apart, a few times, while the process runs.
-	 */
-	for (int tries = 1;; tries++) {
+	/* (A daemon that has just closed its endpoint turns the knock away: again, a while.) */
+	for (long long since = usertp__mono_ms();;) {
 		sock = usertp__client_connect(prog);
 		ret = sock < 0 ? sock
 			       : usertp__client_call(sock, USERTP_CTL_MSG_HELLO, NULL, &reply, NULL,
 						     timeout_ms);
-		if ((ret != -ECONNREFUSED && ret != -ECONNRESET && ret != -EPIPE && ret != -ENOENT) ||
-		    tries == 5 || !usertp__proc_runs(pid))
+		if (!ret || !usertp__client_knock_again(prog, ret, since))
 			break;
 		free(reply);
 		reply = NULL;
 		if (sock >= 0)
 			close(sock);
-		usleep(50000);
 	}
 	if (sock < 0)
 		return usertp__session_fail(s, sock, "process %d: %s", (int)pid, strerror(-sock));

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -446,12 +445,12 @@ int usertp__ses_source_start(struct usertp_session *s, struct usertp__source *sr
 		source_add_formats(s, src, sock, usertp__client_body(reply));
 	free(reply);
 	reply = NULL;
-	/* With our eventfd: the program wakes us when its buffers fill (ring-buffer.h). */
+	/* With our wake socket: the program wakes us when its buffers fill (ring-buffer.h). */
 	ret = usertp__ses_settings_msg(s, USERTP_CTL_MSG_START, &req, &events, pids);
 	if (s->run_pid && src->pid == s->run_pid && !src->forked_from)
 		usertp__ctl_set_num(&req, USERTP_CTL_KEY_AT_START, 1); /* usertp__ses_command_stop() */
 	if (!ret)
-		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_fd, &reply, &ok,
+		ret = usertp__client_call_msg(sock, &req, s->overwrite ? -1 : s->wake_give, &reply, &ok,
 					     &fd, timeout_ms);
 	if (ret == -EREMOTEIO) {
 		s->remote_err = !strncmp(reply, "error ", 6)

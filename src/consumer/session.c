@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -156,9 +155,11 @@ int usertp_session_process(struct usertp_session *s, int timeout_ms)
 	}
 	poll(pfd, n, 0);
 	if (pfd[1].revents) {
-		uint64_t count;
+		uint64_t word;
 
-		(void)!read(s->wake_fd, &count, sizeof(count));
+		/* (At most as many as the socket's queue holds: max_dgram_qlen.) */
+		for (i = 0; i < 64 && recv(s->wake_fd, &word, sizeof(word), MSG_DONTWAIT) >= 0; i++)
+			;
 	}
 	/* (Sources that join now come after those polled.) */
 	for (i = 0; i < (n - 3) / 2; i++) {
@@ -220,7 +221,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	bool file_ok, live_ok;
 	const char *why_not;
 	char why[160];
-	int ret;
+	int ret, pair[2];
 
 	*out = NULL;
 	/* (What a caller built against a later version adds past ours is not read.) */
@@ -247,7 +248,7 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->listen_fd = s->every_fd = s->wake_fd = s->epoll_fd = s->run_release = -1;
+	s->listen_fd = s->every_fd = s->wake_fd = s->wake_give = s->epoll_fd = s->run_release = -1;
 	s->kb = opts->buffer_kb ? opts->buffer_kb : USERTP_RB_DEFAULT_KB;
 	s->overwrite = opts->overwrite;
 	s->file_clock = file_ok; /* (else usertp_session_write_dat() refuses) */
@@ -268,7 +269,10 @@ int usertp_session_new(struct usertp_session **out, const struct usertp_session_
 		usertp_session_free(s);
 		return -ENOMEM;
 	}
-	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (!socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair)) {
+		s->wake_fd = pair[0];
+		s->wake_give = pair[1];
+	}
 	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	ret = s->wake_fd < 0 || s->epoll_fd < 0 ? -errno : usertp__ses_listen_open(s);
 	if (!ret) {
@@ -333,6 +337,8 @@ void usertp_session_free(struct usertp_session *s)
 	free(s->overrun);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
+	if (s->wake_give >= 0)
+		close(s->wake_give);
 	if (s->epoll_fd >= 0)
 		close(s->epoll_fd);
 	if (s->listen_fd >= 0)

@@ -44,7 +44,7 @@ struct conn {
 	unsigned char *in; /* the request being read: its u32 length, then its text */
 	size_t in_len;
 	long long deadline; /* ms, CLOCK_MONOTONIC; 0 while no request is begun */
-	int in_fd; /* a descriptor that came with the request ("start": the recorder's eventfd) */
+	int in_fd; /* a descriptor that came with the request ("start", "resume": the recorder's wake socket) */
 	struct out_msg *out, **out_tail;
 	size_t out_bytes;
 	uint64_t comms_sent; /* a session's: thread names told it up to this note (comm.c) */

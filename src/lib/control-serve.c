@@ -201,11 +201,23 @@ void usertp__control_process_comm(char *buf, size_t size)
 	usertp__proc_comm(0, 0, buf, size);
 }
 
-static bool is_eventfd(int fd)
+/*
+ * Whether @fd, passed with a request, is a recorder's wake descriptor: a datagram socket of
+ * its (a socketpair's end, which no send to can block or raise SIGPIPE), or the eventfd of
+ * an older recorder.
+ */
+static bool is_wake_fd(int fd)
 {
 	char path[64], target[64];
+	int type = 0, domain = 0;
+	socklen_t len = sizeof(type);
 	ssize_t n;
 
+	if (!getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len)) {
+		len = sizeof(domain);
+		return type == SOCK_DGRAM && !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) &&
+		       domain == AF_UNIX;
+	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n <= 0)
@@ -305,8 +317,8 @@ static int serve_start(struct conn *c, struct usertp__ctl_msg *m, struct reply *
 		reply_error(r, -EBUSY, "this connection has a session already");
 		return -1;
 	}
-	/* With the recorder's eventfd, to wake it when the buffers fill (ring-buffer.h). */
-	wake_fd = c->in_fd >= 0 && is_eventfd(c->in_fd) ? c->in_fd : -1;
+	/* With the recorder's wake socket, to wake it when the buffers fill (ring-buffer.h). */
+	wake_fd = c->in_fd >= 0 && is_wake_fd(c->in_fd) ? c->in_fd : -1;
 	ret = usertp__session_start(m, wake_fd, &s, &why);
 	if (!ret && wake_fd >= 0)
 		c->in_fd = -1; /* the session's now */
@@ -396,7 +408,8 @@ static int serve_stop(struct conn *c, struct usertp__ctl_msg *m, struct reply *r
  * On a connection made to join a recorder again (control.c's conn_lost()): the session whose
  * connection the program closed goes on on this one, recording all along; the recorder then
  * hears every event's name and format again (usertp__session_news(), once the reply is sent:
- * conn_request()), since what was queued on the closed one never went.
+ * conn_request()), since what was queued on the closed one never went; and is woken with the
+ * wake socket that came with the request, the one the session had having gone with the rest.
  */
 static int serve_resume(struct conn *c, struct usertp__ctl_msg *m, struct reply *r)
 {
@@ -404,6 +417,10 @@ static int serve_resume(struct conn *c, struct usertp__ctl_msg *m, struct reply 
 	if (c->session || !c->replaces) {
 		reply_error(r, -ENOENT, "no session to resume on this connection");
 		return -1;
+	}
+	if (c->in_fd >= 0 && is_wake_fd(c->in_fd)) {
+		usertp__rb_set_wake_fd(&c->replaces->sink.rb, c->in_fd);
+		c->in_fd = -1; /* the session's now */
 	}
 	pthread_mutex_lock(&usertp__ctl.lock);
 	c->session = c->replaces;

@@ -364,16 +364,19 @@ static bool endpoint_make(void)
 }
 
 /*
- * Whether the endpoint's descriptors are still ours, looked at when poll() said something of
- * them.  A program that closes every descriptor it did not open, as a daemon does when it
- * starts, closes them too, and may open its own files under their numbers: poll() then says
- * POLLNVAL, or that the program's file is readable.
+ * Whether the endpoint's descriptors are still ours, looked at each time poll() returns.  A
+ * program that closes every descriptor it did not open, as a daemon does when it starts,
+ * closes them too, and may open its own under their numbers.  poll() then says POLLNVAL, or
+ * that the program's file is readable; or nothing ever, when what the program opened there is
+ * idle (its eventfds): a recorder's knock on the old socket, which the sleeping poll() keeps
+ * alive, wakes it only to look at the numbers again.  Hence poll() returns each second
+ * (USERTP_CTL_SWEEP_MS) whatever it says, and the identities are looked at then too.
  */
 static bool endpoint_ours(const struct pollfd *pfd)
 {
 	return !(pfd[0].revents & POLLNVAL) && !(pfd[1].revents & POLLNVAL) &&
-	       (!pfd[0].revents || usertp__fd_is(usertp__ctl.listen_fd, &usertp__ctl.listen_id)) &&
-	       (!pfd[1].revents || usertp__fd_is(usertp__ctl.wake[0], &usertp__ctl.wake_id[0]));
+	       usertp__fd_is(usertp__ctl.listen_fd, &usertp__ctl.listen_id) &&
+	       usertp__fd_is(usertp__ctl.wake[0], &usertp__ctl.wake_id[0]);
 }
 
 /*
@@ -452,13 +455,17 @@ static void *control_thread(void *open_endpoint)
 			now = usertp__mono_ms();
 			timeout = next > now ? (int)(next - now) : 0;
 		}
-		/* (An endpoint that could not be made again is tried again each second.) */
-		if (!endpoint && (timeout < 0 || timeout > 1000))
-			timeout = 1000;
+		/*
+		 * (Each second at least: the descriptors' identities, endpoint_ours(), and the
+		 * connections' above; an endpoint that could not be made again, tried again.)
+		 */
+		if (timeout < 0 || timeout > USERTP_CTL_SWEEP_MS)
+			timeout = USERTP_CTL_SWEEP_MS;
 		if (poll(pfd, n, timeout) < 0)
 			continue;
 		now = usertp__mono_ms();
-		if ((endpoint && !endpoint_ours(pfd)) || (!endpoint && now - endpoint_tried >= 1000)) {
+		if ((endpoint && !endpoint_ours(pfd)) ||
+		    (!endpoint && now - endpoint_tried >= USERTP_CTL_SWEEP_MS)) {
 			endpoint = endpoint_lost();
 			endpoint_tried = now;
 			continue;

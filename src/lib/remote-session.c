@@ -549,7 +549,7 @@ int usertp__session_fork_child(struct usertp__session *s)
 	}
 	if (old.populated)
 		usertp__rb_populate(&s->sink.rb);
-	/* The recorder's eventfd (inherited) wakes it for the child's buffers too. */
+	/* The recorder's wake socket (inherited) wakes it for the child's buffers too. */
 	s->sink.rb.wake_fd = old.wake_fd;
 	s->sink.rb.wake_id = old.wake_id;
 	old.wake_fd = -1;

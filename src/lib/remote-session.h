@@ -43,7 +43,7 @@ struct usertp__session {
 
 /*
  * Start a session from a "start" request (events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc
- * tracing=0|1 recorder=PATH); @wake_fd (or -1), the recorder's eventfd, is the session's from then on,
+ * tracing=0|1 recorder=PATH); @wake_fd (or -1), the recorder's wake socket, is the session's from then on,
  * set before anything is recorded.  Return: 0, or a negative errno with *why saying what was
  * wrong (or NULL); @wake_fd is then the caller's still.
  */

@@ -17,18 +17,23 @@
  *	-w		print "ready" and wait for a line on stdin before firing
  *	-c FILE		first close every descriptor above 2, as a daemon does when it starts
  *			(libusertp's among them), then open FILE, a file of its own, whose
- *			numbers are free now; write a line to it before firing and one after,
- *			and check at the end that it holds both, and only them (exit 4 if not)
+ *			numbers are free now, and eventfds after it, as an event loop does;
+ *			write a line to FILE before firing and one after, and check at the end
+ *			that it holds both, and only them, and that no eventfd was written to
+ *			(exit 4 if not)
  *	-C FILE		the same, 100 ms later (libusertp's thread asleep by then)
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "layout.h"
@@ -49,11 +54,15 @@ static void *load(const char *module, int mode, fire_fn **fire, fire_fn **fire_s
 	return h;
 }
 
+/* -c/-C: the program's own eventfds, opened after its file. */
+#define DAEMON_EVENTFDS 12
+static int daemon_eventfd[DAEMON_EVENTFDS];
+
 /*
  * -c/-C: close every descriptor above 2, libusertp's among them, at once (while libusertp's
  * thread may still be making its endpoint) or @late (once that thread sleeps in poll() on
  * what is closed), as a daemon does; then open @file, under their numbers, and write a line.
- * Return: its descriptor, -1 (failed).  (The daemon_ functions hold all the program does to
+ * Then the eventfds.  Return: its descriptor, -1 (failed).  (The daemon_ functions hold all the program does to
  * descriptors libusertp had: ThreadSanitizer's suppressions for these cases name them.)
  */
 static __attribute__((noinline)) int daemon_close_all(const char *file, bool late)
@@ -68,11 +77,15 @@ static __attribute__((noinline)) int daemon_close_all(const char *file, bool lat
 		close(fd);
 		return -1;
 	}
+	/* (An event loop's, as GLib's or sd-event's wake-ups: every eventfd has one inode.) */
+	for (int i = 0; i < DAEMON_EVENTFDS; i++)
+		daemon_eventfd[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	return fd;
 }
 
 /* Whether @own, written to, read from and closed by nobody else (libusertp had its number
- * once), holds the line before and one written now; closes it.  Said if not. */
+ * once), holds the line before and one written now, and no eventfd was written to; closes
+ * them.  Said if not. */
 static __attribute__((noinline)) bool daemon_own_kept(int own, const char *file)
 {
 	char text[64];
@@ -83,6 +96,18 @@ static __attribute__((noinline)) bool daemon_own_kept(int own, const char *file)
 	    close(own)) {
 		fprintf(stderr, "%s does not hold what was written to it\n", file);
 		return false;
+	}
+	for (int i = 0; i < DAEMON_EVENTFDS; i++) {
+		uint64_t count = 0;
+
+		if (daemon_eventfd[i] < 0 || read(daemon_eventfd[i], &count, sizeof(count)) >= 0 ||
+		    errno != EAGAIN) {
+			fprintf(stderr, "eventfd %d: %s (count %llu)\n", daemon_eventfd[i],
+				daemon_eventfd[i] < 0 ? "not made" : "written to",
+				(unsigned long long)count);
+			return false;
+		}
+		close(daemon_eventfd[i]);
 	}
 	return true;
 }

@@ -68,7 +68,8 @@ run() {
 			{ bad "$name: exit $?: $(cat "$dir/err")"; return 0; }
 		;;
 	record)
-		"$usertp" record -q -e 'jobs:*' -o "$dir/x.dat" -- "$@" $threads $n >"$dir/out" 2>"$dir/err" ||
+		"$usertp" record -q ${rec_kb:+-b $rec_kb} -e 'jobs:*' -o "$dir/x.dat" -- "$@" $threads $n \
+			>"$dir/out" 2>"$dir/err" ||
 			{ bad "$name: exit $?: $(cat "$dir/err")"; return 0; }
 		;;
 	attach)
@@ -79,12 +80,16 @@ run() {
 		pids="$pids $prog"
 		exec 5<>"$dir/go"
 		wait_until "$name ready" grep -q ready "$dir/out"
-		# (${rec_opts-}: record's options besides; --allow-missing for a plugin loaded later)
-		timeout 60 "$usertp" record -q ${rec_opts-} -e 'jobs:*' -P $prog -o "$dir/x.dat" \
+		# (${rec_opts-}: record's options besides; --allow-missing for a plugin loaded later;
+		# ${rec_kb-}: a buffer size)
+		timeout 60 "$usertp" record -q ${rec_opts-} ${rec_kb:+-b $rec_kb} -e 'jobs:*' -P $prog \
+			-o "$dir/x.dat" \
 			2>"$dir/rec.err" &
 		rec=$!
 		pids="$pids $rec"
+		wait_dump='echo "record said: $(cat "$dir/rec.err")"; ls -l /proc/$prog/fd'
 		wait_source "$dir/x.dat" "$prog"
+		wait_dump=
 		# Its events' formats are known before it records: a program that fires and ends at
 		# once can no longer be asked (before: asked after its start, and under load a
 		# program's job_done was left out, "undeclared", 0 or 200 of 400 recorded).
@@ -204,8 +209,10 @@ done
 # daemon NAME CMD...: CMD closes every descriptor above 2 before it fires, as a daemon does
 # (libusertp's too: its control endpoint, its sessions' connections), at once as it starts
 # (-c), while libusertp's thread may be making its endpoint, or 100 ms later (-C), that thread
-# asleep on what is closed; then it opens a file of its own under their numbers.  libusertp
-# must never touch that file (CMD checks it: exit 4), and records on, every event: embedded;
+# asleep on what is closed; then it opens a file of its own under their numbers, and eventfds
+# as an event loop does.  libusertp must never touch them (CMD checks: exit 4; before, under
+# record, a buffer small enough to wake the recorder wrote to the eventfd under the number of
+# the recorder's, 3 runs in 4), and records on, every event: embedded;
 # under record --, where the program joins the recorder again, its old session recording
 # until the new one has started; under -P, attached after the closing (the endpoint is made
 # again; the recorder's first knock, on the old one, is turned away and asked again).
@@ -218,8 +225,11 @@ daemon() {
 	# libusertp's thread are that case, made on purpose: daemon.tsan names them.)
 	tsan_before=${TSAN_OPTIONS-}
 	export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}suppressions=$here/daemon.tsan"
+	# (32 KiB per CPU: the recorder is woken, a quarter's pages filled, and can lose none.)
+	rec_kb=32
 	run "$name" "$@" -c "$dir/own"
 	run "$name-late" "$@" -C "$dir/own"
+	rec_kb=
 	if [ -n "$tsan_before" ]; then TSAN_OPTIONS=$tsan_before; else unset TSAN_OPTIONS; fi
 }
 

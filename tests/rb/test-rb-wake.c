@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-rb-wake.c - the consumer's wakeup in producer/consumer mode: a writer writes the
- * consumer's eventfd once the consumer asked (reader_wait) and a page opens with a quarter of
- * the buffer or more unconsumed (usertp__rb_wake_pages()), or an event is dropped; once per request, never before the
- * watermark, never without a request; a descriptor that is no longer the eventfd is left
- * alone.
+ * test-rb-wake.c - the consumer's wakeup in producer/consumer mode: a writer sends the
+ * consumer's wake socket a word once the consumer asked (reader_wait) and a page opens with a
+ * quarter of the buffer or more unconsumed (usertp__rb_wake_pages()), or an event is dropped;
+ * once per request, never before the watermark, never without a request.  The same with an
+ * older consumer's eventfd.  A descriptor that is no longer the consumer's is left alone,
+ * even another eventfd (a program closed ours and opened its own); the consumer's given
+ * again (a session resumed) wakes it again.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,12 +19,37 @@
 
 #define TAG 0x776bu
 
-static uint64_t woken(int efd)
-{
-	uint64_t n = 0;
+/* The consumer's end of its wake descriptor: a socketpair's, or an eventfd. */
+struct consumer {
+	int fd, give; /* ours, and what the buffer is given */
+	bool socket;
+};
 
-	if (read(efd, &n, sizeof(n)) != sizeof(n))
-		return 0;
+static void consumer_open(struct consumer *c, bool socket)
+{
+	int pair[2] = { -1, -1 };
+
+	c->socket = socket;
+	if (socket) {
+		CHECK_INT(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair), ==, 0);
+		c->fd = pair[0];
+		c->give = pair[1];
+	} else {
+		c->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		c->give = dup(c->fd);
+	}
+	CHECK(c->fd >= 0 && c->give >= 0);
+}
+
+/* The wakeups the consumer has had since it last looked. */
+static uint64_t woken(const struct consumer *c)
+{
+	uint64_t n = 0, word;
+
+	if (!c->socket)
+		return read(c->fd, &n, sizeof(n)) == sizeof(n) ? n : 0;
+	while (recv(c->fd, &word, sizeof(word), 0) == sizeof(word))
+		n += word;
 	return n;
 }
 
@@ -30,22 +59,22 @@ static uint64_t pages_opened(const struct usertp__rb *rb)
 	return __atomic_load_n(&rb->cpus[0]->pos, __ATOMIC_RELAXED) / USERTP__KPAGE_SIZE + 1;
 }
 
-int main(void)
+static void wakeups(bool socket)
 {
 	struct usertp__rb rb;
 	struct usertp__rb_view view;
+	struct consumer con, again;
 	uint64_t seq = 0;
-	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 
-	CHECK(efd >= 0);
+	consumer_open(&con, socket);
 	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0); /* 17 pages */
 	CHECK_INT(usertp__rb_view_init(&view, rb.region, rb.size), ==, 0);
-	usertp__rb_set_wake_fd(&rb, dup(efd));
+	usertp__rb_set_wake_fd(&rb, con.give);
 
 	/* No request: no wakeup, however full. */
 	while (pages_opened(&rb) < rb.nr_pages)
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
-	CHECK_INT(woken(efd), ==, 0);
+	CHECK_INT(woken(&con), ==, 0);
 	/* Consume everything, then ask: nothing until a quarter of the buffer is unconsumed again. */
 	CHECK_INT(usertp__rb_wake_pages(rb.nr_pages), ==, rb.nr_pages / 4);
 	__atomic_store_n(&rb.cpus[0]->read_page, pages_opened(&rb) - 1, __ATOMIC_RELEASE);
@@ -54,36 +83,63 @@ int main(void)
 	       rb.nr_pages / 4) {
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
 		if (pages_opened(&rb) - rb.cpus[0]->read_page < rb.nr_pages / 4)
-			CHECK_INT(woken(efd), ==, 0);
+			CHECK_INT(woken(&con), ==, 0);
 	}
-	CHECK_INT(woken(efd), ==, 1);
+	CHECK_INT(woken(&con), ==, 1);
 	CHECK_INT(rb.cpus[0]->reader_wait, ==, 0);
 	/* Once per request: the rest of the buffer and drops wake nobody. */
 	for (int i = 0; i < 3000; i++)
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
 	CHECK(rb.cpus[0]->dropped > 0);
-	CHECK_INT(woken(efd), ==, 0);
+	CHECK_INT(woken(&con), ==, 0);
 	/* A request while events are being dropped: the next drop wakes. */
 	usertp__rb_wait_request(&view);
 	rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
-	CHECK_INT(woken(efd), ==, 1);
-	/* The descriptor replaced by something else (a program closed it): left alone. */
+	CHECK_INT(woken(&con), ==, 1);
+	/*
+	 * The descriptor replaced by something else (a program closed it): left alone, a file
+	 * as another eventfd (which has the inode every eventfd has: only the consumer's socket
+	 * is told from it).
+	 */
 	{
 		char path[] = "/tmp/test-rb-wake-XXXXXX";
-		int file = mkstemp(path);
+		int file = mkstemp(path), other = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		uint64_t n = 0;
 		struct stat st;
 
-		CHECK(file >= 0);
+		CHECK(file >= 0 && other >= 0);
 		unlink(path);
 		dup2(file, rb.wake_fd);
 		usertp__rb_wait_request(&view);
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
 		CHECK_INT(fstat(file, &st), ==, 0);
 		CHECK_INT(st.st_size, ==, 0);
-		CHECK_INT(rb.wake_fd, ==, -1);
+		if (socket) {
+			dup2(other, rb.wake_fd);
+			usertp__rb_wait_request(&view);
+			rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
+			CHECK_INT((int)read(other, &n, sizeof(n)), ==, -1);
+			CHECK_INT(errno, ==, EAGAIN);
+		}
+		CHECK_INT(woken(&con), ==, 0);
 		close(file);
+		close(other);
 	}
+	/* Given again (a resumed session): it wakes the consumer again, the one before left. */
+	consumer_open(&again, socket);
+	usertp__rb_set_wake_fd(&rb, again.give);
+	usertp__rb_wait_request(&view);
+	rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
+	CHECK_INT(woken(&again), ==, 1);
+	CHECK_INT(woken(&con), ==, 0);
 	usertp__rb_destroy(&rb);
-	close(efd);
+	close(con.fd);
+	close(again.fd);
+}
+
+int main(void)
+{
+	wakeups(true);
+	wakeups(false);
 	return harness_done();
 }
