@@ -62,6 +62,13 @@
  * USERTP_SYSTEM_DIR names another (an absolute path; tests keep to their own).
  */
 #define USERTP_CTL_ALL_PREFIX "all."
+/*
+ * In the system directory too, "again." and a root's session's socket name: where another
+ * user's program that root records by its pid (not of all) joins again, should it close its
+ * connection (a daemon): the root's own socket is in a directory only root may enter.  No
+ * program joins it otherwise.
+ */
+#define USERTP_CTL_AGAIN_PREFIX "again."
 #define USERTP_CTL_SYSTEM_DIR "/run/usertp"
 
 /*

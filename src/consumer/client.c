@@ -123,8 +123,8 @@ const char *usertp__client_find_error(int err)
 
 /*
  * @name in the runtime directory @dir or its "all" (a link to a socket that is gone), left by
- * a recorder that died (record-PID.sock), or in the system directory (all.record-PID.sock):
- * removed.
+ * a recorder that died (record-PID.sock), or in the system directory (all.record-PID.sock,
+ * again.record-PID.sock): removed.
  */
 static void remove_if_stale(const char *dir, const char *name)
 {
@@ -138,8 +138,11 @@ static void remove_if_stale(const char *dir, const char *name)
 		unlink(path); /* a link to a socket that is gone */
 		return;
 	}
+	/* The system directory's (all.*, again.*): by its pid. */
 	if (!strncmp(name, USERTP_CTL_ALL_PREFIX, strlen(USERTP_CTL_ALL_PREFIX)))
-		name += strlen(USERTP_CTL_ALL_PREFIX); /* the system directory's: by its pid */
+		name += strlen(USERTP_CTL_ALL_PREFIX);
+	else if (!strncmp(name, USERTP_CTL_AGAIN_PREFIX, strlen(USERTP_CTL_AGAIN_PREFIX)))
+		name += strlen(USERTP_CTL_AGAIN_PREFIX);
 	if (strncmp(name, "record-", 7))
 		return;
 	pid = strtol(name + 7, &end, 10);

@@ -97,6 +97,15 @@ struct usertp__source {
 					       waited for in vain (never waited for again) */
 };
 
+/*
+ * Whether @src records for the session still: connected, or read on after its connection
+ * closed while it runs (orphan; usertp_session_status()'s running, record -P waits for it).
+ */
+static inline bool usertp__source_running(const struct usertp__source *src)
+{
+	return !src->ended && (src->session >= 0 || src->orphan);
+}
+
 struct usertp__reader;
 struct usertp__writer;
 
@@ -189,6 +198,7 @@ struct usertp_session {
 	struct usertp_session *run_also; /* usertp_session_run_also(): another (NULL: none) */
 	char all_path[4096];  /* while attached to all: the all.* link to it (ctl-proto.h) */
 	char every_path[108]; /* root's, attached to all: its all.* socket for every user's */
+	bool every_again_only; /* every_path is again.*: only for our programs to join again */
 	int listen_fd, every_fd, epoll_fd;
 	/*
 	 * The programs wake us with a word on wake_give, a datagram socketpair's end given to

@@ -81,9 +81,10 @@ int usertp__ses_listen_open(struct usertp_session *s)
 
 /*
  * Root's session of all: every user's programs that start join it through a socket in the
- * system directory (ctl-proto.h), "all." and our socket's name.
+ * system directory (ctl-proto.h), "all." (@prefix) and our socket's name.  Or, "again.": the
+ * programs of other users we record, which may only join again (usertp__ses_listen_again()).
  */
-static int listen_every_user(struct usertp_session *s)
+static int listen_every_user(struct usertp_session *s, const char *prefix)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	char dir[PATH_MAX];
@@ -93,9 +94,8 @@ static int listen_every_user(struct usertp_session *s)
 		return usertp__session_fail(s, ret, "%s: %s", dir,
 					    ret == -EPERM ? "not root's alone (another user may "
 							    "write in it)" : strerror(-ret));
-	if ((size_t)snprintf(s->every_path, sizeof(s->every_path), "%s/%s%s", dir,
-			     USERTP_CTL_ALL_PREFIX, strrchr(s->sock_path, '/') + 1) >=
-	    sizeof(s->every_path)) {
+	if ((size_t)snprintf(s->every_path, sizeof(s->every_path), "%s/%s%s", dir, prefix,
+			     strrchr(s->sock_path, '/') + 1) >= sizeof(s->every_path)) {
 		s->every_path[0] = 0;
 		return usertp__session_fail(s, -ENAMETOOLONG, "%s: %s", dir, strerror(ENAMETOOLONG));
 	}
@@ -109,6 +109,35 @@ static int listen_every_user(struct usertp_session *s)
 	}
 	ev.data.fd = s->every_fd;
 	epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->every_fd, &ev);
+	s->every_again_only = !strcmp(prefix, USERTP_CTL_AGAIN_PREFIX);
+	return 0;
+}
+
+int usertp__ses_listen_again(struct usertp_session *s)
+{
+	return s->every_fd >= 0 ? 0 : listen_every_user(s, USERTP_CTL_AGAIN_PREFIX);
+}
+
+/*
+ * Root's session of all, which had a socket for other users' programs to join again: it takes
+ * every user's from now on (renamed "all.": programs that find it join; the programs told its
+ * old name join it no more, should they close their connection).
+ */
+static int listen_every_user_all(struct usertp_session *s)
+{
+	char path[sizeof(s->every_path)];
+	const char *name = strrchr(s->every_path, '/') + 1 + strlen(USERTP_CTL_AGAIN_PREFIX);
+
+	if (s->every_fd < 0)
+		return listen_every_user(s, USERTP_CTL_ALL_PREFIX);
+	if ((size_t)snprintf(path, sizeof(path), "%.*s%s%s",
+			     (int)(strrchr(s->every_path, '/') + 1 - s->every_path), s->every_path,
+			     USERTP_CTL_ALL_PREFIX, name) >= sizeof(path) ||
+	    rename(s->every_path, path))
+		return usertp__session_fail(s, -errno ? -errno : -ENAMETOOLONG, "%s: %s", path,
+					    strerror(errno ? errno : ENAMETOOLONG));
+	memcpy(s->every_path, path, sizeof(path));
+	s->every_again_only = false;
 	return 0;
 }
 
@@ -163,7 +192,7 @@ int usertp_session_attach_all(struct usertp_session *s)
 		s->all_path[0] = 0;
 		return ret;
 	}
-	if (geteuid() == 0 && (ret = listen_every_user(s))) {
+	if (geteuid() == 0 && (ret = listen_every_user_all(s))) {
 		unlink(s->all_path);
 		s->all_path[0] = 0;
 		return ret;
@@ -516,6 +545,10 @@ void usertp__ses_accept_one(struct usertp_session *s, int listen_fd)
 	     (m.type == USERTP_CTL_MSG_FORK &&
 	      m.num[USERTP_CTL_KEY_PPID] != (uint64_t)usertp__proc_parent(cred.pid))))
 		close(sock); /* another's word about a process not its own */
+	else if (n > 0 && !why && listen_fd == s->every_fd && s->every_again_only &&
+		 (m.type != USERTP_CTL_MSG_JOIN || !m.num[USERTP_CTL_KEY_AGAIN] ||
+		  !usertp__ses_source_of_pid(s, (pid_t)m.num[USERTP_CTL_KEY_PID])))
+		close(sock); /* there, only a program we record that joins again */
 	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_JOIN)
 		taken = on_join(s, sock, &m, timeout_ms);
 	else if (n > 0 && !why && m.type == USERTP_CTL_MSG_FORK)

@@ -447,6 +447,13 @@ int usertp__ses_source_start(struct usertp_session *s, struct usertp__source *sr
 	reply = NULL;
 	/* With our wake socket: the program wakes us when its buffers fill (ring-buffer.h). */
 	ret = usertp__ses_settings_msg(s, USERTP_CTL_MSG_START, &req, &events, pids);
+	/*
+	 * Where it joins again, should it close its connection (a daemon): another user's
+	 * program cannot reach our own socket (our runtime directory is ours alone), only one
+	 * in the system directory (of all, or made now to join again).
+	 */
+	if (!ret && src->foreign && !usertp__ses_listen_again(s))
+		usertp__ctl_set_text(&req, USERTP_CTL_KEY_RECORDER, s->every_path);
 	if (s->run_pid && src->pid == s->run_pid && !src->forked_from)
 		usertp__ctl_set_num(&req, USERTP_CTL_KEY_AT_START, 1); /* usertp__ses_command_stop() */
 	if (!ret)

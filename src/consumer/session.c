@@ -375,7 +375,7 @@ int usertp_session_program(const struct usertp_session *s, unsigned int index,
 	src = s->sources[index];
 	i.pid = src->pid;
 	memcpy(i.comm, src->comm, sizeof(i.comm));
-	i.running = !src->ended && src->session >= 0;
+	i.running = usertp__source_running(src);
 	i.forked_from = src->forked_from ? src->forked_from->pid : 0;
 	i.nr_cpus = src->view ? src->view->nr_cpus : 0;
 	usertp__struct_give(info, &i, sizeof(i));
@@ -427,7 +427,7 @@ int usertp_session_status(const struct usertp_session *s, struct usertp_session_
 	for (unsigned int i = 0; i < s->nr_sources; i++) {
 		const struct usertp__source *src = s->sources[i];
 
-		st.running += !src->ended && src->session >= 0;
+		st.running += usertp__source_running(src);
 		for (unsigned int cpu = 0; src->view && cpu < src->view->nr_cpus; cpu++)
 			st.dropped += src->ended ? src->stats[cpu].dropped : live_dropped(src, cpu);
 	}

@@ -101,6 +101,12 @@ int usertp__ses_attach_found(struct usertp_session *s, const struct usertp__prog
 /* Our socket, where programs join and forked children announce themselves. */
 int usertp__ses_listen_open(struct usertp_session *s);
 /*
+ * Root's socket in the system directory where another user's program it records joins again
+ * should it close its connection (USERTP_CTL_AGAIN_PREFIX; the all.* one, attached to all):
+ * made if there is none.  Return: 0 or a negative errno (said).
+ */
+int usertp__ses_listen_again(struct usertp_session *s);
+/*
  * The session's buffer for one message of a program (USERTP_CTL_MAX_MSG), made when first
  * needed: in the heap, not in each thread's static TLS, where it would cost every thread of
  * the process (each of the mount's FUSE workers) a megabyte it touches.  NULL: no memory.

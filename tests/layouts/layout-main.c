@@ -22,6 +22,8 @@
  *			that it holds both, and only them, and that no eventfd was written to
  *			(exit 4 if not)
  *	-C FILE		the same, 100 ms later (libusertp's thread asleep by then)
+ *	-A FILE		the same, after the line (-w): a daemon that closes them once a
+ *			recorder has attached
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
  */
 #define _GNU_SOURCE
@@ -118,10 +120,11 @@ int main(int argc, char **argv)
 	const char *module = NULL, *module2 = NULL, *own_file = NULL;
 	int opt, mode = RTLD_LOCAL, fired;
 	bool std_thread = false, wait_line = false, unload = false, kept = false, own_late = false;
+	bool own_after = false;
 	void *h = NULL;
 	int own = -1;
 
-	while ((opt = getopt(argc, argv, "d:gxwukD:c:C:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:gxwukD:c:C:A:")) != -1) {
 		switch (opt) {
 		case 'd': module = optarg; break;
 		case 'g': mode = RTLD_GLOBAL; break;
@@ -130,7 +133,8 @@ int main(int argc, char **argv)
 		case 'u': unload = true; break;
 		case 'k': kept = true; break;
 		case 'D': module2 = optarg; break;
-		case 'C': own_late = true; /* fall through */
+		case 'A': own_after = true; /* fall through */
+		case 'C': own_late = !own_after; /* fall through */
 		case 'c': own_file = optarg; break;
 		default: return 2;
 		}
@@ -164,7 +168,7 @@ int main(int argc, char **argv)
 			dlclose(h);
 		}
 	}
-	if (own_file && (own = daemon_close_all(own_file, own_late)) < 0)
+	if (own_file && !own_after && (own = daemon_close_all(own_file, own_late)) < 0)
 		return 4;
 	if (wait_line) {
 		char line[16];
@@ -174,6 +178,8 @@ int main(int argc, char **argv)
 		if (!fgets(line, sizeof(line), stdin))
 			return 1;
 	}
+	if (own_file && own_after && (own = daemon_close_all(own_file, false)) < 0)
+		return 4;
 	if (unload && !load(module, mode, &fire, &fire_std))
 		return 1;
 	if (!fire || !fire_std)

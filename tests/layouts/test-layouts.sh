@@ -6,6 +6,8 @@
 #   record	usertp record -- CMD
 #   attach	usertp record -P PID, the program waiting for it
 #   mount	usertp mount, set_event jobs:* (exit 77 without FUSE)
+#   other-user	root's usertp record -a, the programs a second user's (usertp-test2), which join
+#		root's socket for every user's (exit 77 without root or setpriv)
 # Each run must make its threads, and the file (or the mount's trace) must hold exactly the
 # events it fired, printable: trace-cmd report and usertp report agree, no UNKNOWN EVENT.
 # In record mode, a filter an event does not take stops the command before its main() when
@@ -33,6 +35,24 @@ mount)
 	}
 	;;
 esac
+own=$dir/own # the daemon cases' file of their own
+if [ "$mode" = other-user ]; then
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to make a second user"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
+	id usertp-test2 >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin usertp-test2 ||
+		{ echo "SKIP: cannot add a user"; exit 77; }
+	chmod 755 "$dir"
+	export USERTP_SYSTEM_DIR="$dir/system"
+	mkdir -m 700 "$dir/u2" "$dir/u2/xdg"
+	chown -R usertp-test2 "$dir/u2"
+	own=$dir/u2/own
+	# as_other CMD...: as usertp-test2, in its own runtime directory (exec: run with &,
+	# $! is CMD's pid)
+	as_other() {
+		exec setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
+			env XDG_RUNTIME_DIR="$dir/u2/xdg" USERTP_SYSTEM_DIR="$USERTP_SYSTEM_DIR" "$@"
+	}
+fi
 unset USERTP_EVENTS USERTP_SESSION USERTP_CONTROL USERTP_OUTPUT
 
 # events FILE: the events of the example in a trace.dat, by trace-cmd report (printable)
@@ -57,6 +77,40 @@ if [ "$mode" = mount ]; then
 	printf 'jobs:*\n' >"$mnt/set_event"
 fi
 
+# run_attached NAME CMD...: run's record -P of CMD, which waits for a line (-w) meanwhile;
+# ${runner-}: what runs CMD (as_other).  Return: 1 when record failed (said).
+run_attached() {
+	name=$1
+	shift
+	rm -f "$dir/go"
+	mkfifo "$dir/go"
+	${runner-} "$@" -w $threads $n <"$dir/go" >"$dir/out" 2>"$dir/err" &
+	prog=$!
+	pids="$pids $prog"
+	exec 5<>"$dir/go"
+	wait_until "$name ready" grep -q ready "$dir/out"
+	# (${rec_opts-}: record's options besides; --allow-missing for a plugin loaded later;
+	# ${rec_kb-}: a buffer size)
+	timeout 60 "$usertp" record -q ${rec_opts-} ${rec_kb:+-b $rec_kb} -e 'jobs:*' -P $prog \
+		-o "$dir/x.dat" \
+		2>"$dir/rec.err" &
+	rec=$!
+	pids="$pids $rec"
+	wait_dump='echo "record said: $(cat "$dir/rec.err")"; ls -l /proc/$prog/fd'
+	wait_source "$dir/x.dat" "$prog"
+	wait_dump=
+	# Its events' formats are known before it records: a program that fires and ends at
+	# once can no longer be asked (before: asked after its start, and under load a
+	# program's job_done was left out, "undeclared", 0 or 200 of 400 recorded).
+	[ -n "${rec_opts-}" ] ||
+		[ "$(grep -ac '^event [0-9]* id=[0-9]* system=jobs ' "$dir"/x.dat.spool-*/meta)" -ge 2 ] ||
+		bad "$name: its formats not known when it started recording"
+	echo go >&5
+	wait $prog || { bad "$name: exit $?: $(cat "$dir/err")"; }
+	exec 5>&-
+	wait $rec || { bad "$name: usertp record failed: $(cat "$dir/rec.err")"; return 1; }
+}
+
 # run NAME CMD...: CMD THREADS N in MODE, checked
 run() {
 	name=$1
@@ -73,33 +127,26 @@ run() {
 			{ bad "$name: exit $?: $(cat "$dir/err")"; return 0; }
 		;;
 	attach)
-		rm -f "$dir/go"
-		mkfifo "$dir/go"
-		"$@" -w $threads $n <"$dir/go" >"$dir/out" 2>"$dir/err" &
-		prog=$!
-		pids="$pids $prog"
-		exec 5<>"$dir/go"
-		wait_until "$name ready" grep -q ready "$dir/out"
-		# (${rec_opts-}: record's options besides; --allow-missing for a plugin loaded later;
-		# ${rec_kb-}: a buffer size)
-		timeout 60 "$usertp" record -q ${rec_opts-} ${rec_kb:+-b $rec_kb} -e 'jobs:*' -P $prog \
-			-o "$dir/x.dat" \
-			2>"$dir/rec.err" &
-		rec=$!
-		pids="$pids $rec"
-		wait_dump='echo "record said: $(cat "$dir/rec.err")"; ls -l /proc/$prog/fd'
-		wait_source "$dir/x.dat" "$prog"
-		wait_dump=
-		# Its events' formats are known before it records: a program that fires and ends at
-		# once can no longer be asked (before: asked after its start, and under load a
-		# program's job_done was left out, "undeclared", 0 or 200 of 400 recorded).
-		[ -n "${rec_opts-}" ] ||
-			[ "$(grep -ac '^event [0-9]* id=[0-9]* system=jobs ' "$dir"/x.dat.spool-*/meta)" -ge 2 ] ||
-			bad "$name: its formats not known when it started recording"
-		echo go >&5
-		wait $prog || { bad "$name: exit $?: $(cat "$dir/err")"; }
-		exec 5>&-
-		wait $rec || { bad "$name: usertp record failed: $(cat "$dir/rec.err")"; return 0; }
+		run_attached "$name" "$@" || return 0
+		;;
+	other-user)
+		# (${by_pid-}: root's record -P of it, not -a)
+		if [ -n "${by_pid-}" ]; then
+			runner=as_other
+			run_attached "$name" "$@" || { runner=; return 0; }
+			runner=
+		else
+			"$usertp" record -q ${rec_kb:+-b $rec_kb} -a -e 'jobs:*' -o "$dir/x.dat" \
+				2>"$dir/rec.err" &
+			rec=$!
+			pids="$pids $rec"
+			wait_until "$name's recorder of every user's" \
+				sh -c "ls '$USERTP_SYSTEM_DIR' | grep -q '^all\.'"
+			(as_other "$@" $threads $n) >"$dir/out" 2>"$dir/err" ||
+				bad "$name: exit $?: $(cat "$dir/err")"
+			kill -INT $rec
+			wait $rec || { bad "$name: usertp record failed: $(cat "$dir/rec.err")"; return 0; }
+		fi
 		;;
 	mount)
 		: >"$mnt/trace"
@@ -219,7 +266,7 @@ done
 # (Before: libusertp closed the program's file, spun in poll(), and record kept 1 event of
 # 400, saying nothing.)
 daemon() {
-	name=$1
+	case_name=$1 # (run sets name)
 	shift
 	# (Under ThreadSanitizer, the program's closing and its use of its file racing with
 	# libusertp's thread are that case, made on purpose: daemon.tsan names them.)
@@ -227,8 +274,18 @@ daemon() {
 	export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}suppressions=$here/daemon.tsan"
 	# (32 KiB per CPU: the recorder is woken, a quarter's pages filled, and can lose none.)
 	rec_kb=32
-	run "$name" "$@" -c "$dir/own"
-	run "$name-late" "$@" -C "$dir/own"
+	run "$case_name" "$@" -c "$own"
+	run "$case_name-late" "$@" -C "$own"
+	# Closing once record -P has attached: the program joins it again, another user's program
+	# through root's again.* socket (before: it could not reach root's own socket, ended its
+	# session, and record -P stopped at once with 0 of 400, "0 lost").
+	if [ "$mode" = attach ]; then
+		run "$case_name-attached" "$@" -A "$own"
+	elif [ "$mode" = other-user ]; then
+		by_pid=1
+		run "$case_name-attached" "$@" -A "$own"
+		by_pid=
+	fi
 	rec_kb=
 	if [ -n "$tsan_before" ]; then TSAN_OPTIONS=$tsan_before; else unset TSAN_OPTIONS; fi
 }
