@@ -260,9 +260,11 @@ done
 # as an event loop does.  libusertp must never touch them (CMD checks: exit 4; before, under
 # record, a buffer small enough to wake the recorder wrote to the eventfd under the number of
 # the recorder's, 3 runs in 4), and records on, every event: embedded;
-# under record --, where the program joins the recorder again, its old session recording
-# until the new one has started; under -P, attached after the closing (the endpoint is made
-# again; the recorder's first knock, on the old one, is turned away and asked again).
+# under record --, where the program joins the recorder again, which resumes its session;
+# under -P, attached after the closing (the endpoint is made again; the recorder's first
+# knock, on the old one, is turned away and asked again); under the mount, and root's
+# record -a of another user's program (other-user), which joins again through root's socket
+# for every user's.
 # (Before: libusertp closed the program's file, spun in poll(), and record kept 1 event of
 # 400, saying nothing.)
 daemon() {
@@ -290,11 +292,9 @@ daemon() {
 	if [ -n "$tsan_before" ]; then TSAN_OPTIONS=$tsan_before; else unset TSAN_OPTIONS; fi
 }
 
-if [ "$mode" != mount ]; then
-	daemon exe-daemon "$exe"
-	daemon static-daemon "$static"
-	daemon dlopen-daemon "$hostdl" -d "$plugin"
-fi
+daemon exe-daemon "$exe"
+daemon static-daemon "$static"
+daemon dlopen-daemon "$hostdl" -d "$plugin"
 
 # Two plugins that each hold the static libusertp, in a host that knows nothing of usertp:
 # the first serves; the second stays off (no second control endpoint, no second file written
