@@ -29,7 +29,8 @@ int usertp__write_all(int fd, const void *buf, size_t len, size_t *written)
 	return ret;
 }
 
-int usertp__fd_id_get(int fd, struct usertp__fd_id *id)
+/* usertp__fd_id_get(), of a descriptor whose type (S_IFMT) is @type (0: any). */
+static int fd_id_get_type(int fd, unsigned int type, struct usertp__fd_id *id)
 {
 	struct stat st;
 
@@ -38,9 +39,21 @@ int usertp__fd_id_get(int fd, struct usertp__fd_id *id)
 		return -EBADF;
 	if (fstat(fd, &st))
 		return -errno;
+	if (type && (st.st_mode & S_IFMT) != type)
+		return -EBADF;
 	id->dev = (uint64_t)st.st_dev;
 	id->ino = (uint64_t)st.st_ino;
 	return 0;
+}
+
+int usertp__fd_id_get(int fd, struct usertp__fd_id *id)
+{
+	return fd_id_get_type(fd, 0, id);
+}
+
+int usertp__fd_id_made(int fd, unsigned int type, struct usertp__fd_id *id)
+{
+	return fd_id_get_type(fd, type, id);
 }
 
 bool usertp__fd_is(int fd, const struct usertp__fd_id *id)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl-proto.h"
@@ -125,7 +126,7 @@ void usertp__control_wake(void)
 void usertp__control_conn_set_fd(struct conn *c, int fd)
 {
 	c->fd = fd;
-	(void)usertp__fd_id_get(fd, &c->fd_id);
+	(void)usertp__fd_id_made(fd, S_IFSOCK, &c->fd_id); /* (else lost at once: conn_lost()) */
 }
 
 void usertp__control_conn_close_fd(struct conn *c)

@@ -582,7 +582,8 @@ static int endpoint_open(void)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	(void)usertp__fd_id_get(fd, &id);
+	if (usertp__fd_id_made(fd, S_IFSOCK, &id))
+		return -EBADF; /* (the number is the program's already: left alone) */
 	unlink(sa.sun_path); /* left by a dead process that had our pid */
 	if (!usertp__fd_is(fd, &id))
 		ret = -EBADF;
@@ -599,8 +600,14 @@ static int endpoint_open(void)
 		usertp__fd_close_if(fd, &id);
 		return ret;
 	}
-	for (int i = 0; i < 2; i++)
-		(void)usertp__fd_id_get(wake[i], &wake_id[i]);
+	/* (A pipe's two ends share its inode: two that do not are not both ours.) */
+	if (usertp__fd_id_made(wake[0], S_IFIFO, &wake_id[0]) ||
+	    usertp__fd_id_made(wake[1], S_IFIFO, &wake_id[1]) || wake_id[0].ino != wake_id[1].ino ||
+	    wake_id[0].dev != wake_id[1].dev) {
+		unlink(sa.sun_path);
+		usertp__fd_close_if(fd, &id);
+		return -EBADF; /* (an end of ours that is still open is left: not told from theirs) */
+	}
 	pthread_mutex_lock(&usertp__ctl.lock);
 	if (usertp__ctl.exiting) {
 		pthread_mutex_unlock(&usertp__ctl.lock);
