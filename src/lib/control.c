@@ -566,14 +566,20 @@ static int endpoint_open(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct usertp__fd_id id, wake_id[2];
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], path[sizeof(sa.sun_path)];
 	int fd, ret, wake[2];
 
 	ret = usertp__ctl_dir(dir, sizeof(dir), true);
 	if (ret)
 		return ret;
-	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%d.sock", dir, (int)getpid()) >=
-	    sizeof(sa.sun_path))
+	/*
+	 * Bound under a name of its own, then renamed to PID.sock: made again (a daemon closed
+	 * it), the endpoint's path is never missing, and a recorder that knocks meanwhile knocks
+	 * again (usertp__client_knock_again()).
+	 */
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d.sock", dir, (int)getpid()) >= sizeof(path) ||
+	    (size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%d.new.sock", dir,
+			     (int)getpid()) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	/*
 	 * Each noted as it is made: the program may close them at any moment (a daemon that
@@ -588,12 +594,14 @@ static int endpoint_open(void)
 	if (!usertp__fd_is(fd, &id))
 		ret = -EBADF;
 	else if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0600) ||
-		 listen(fd, 16))
+		 listen(fd, 16) || rename(sa.sun_path, path))
 		ret = errno == ENOTSOCK ? -EBADF : -errno; /* (its number a file of the program's) */
 	if (ret) {
+		unlink(sa.sun_path);
 		usertp__fd_close_if(fd, &id);
 		return ret;
 	}
+	memcpy(sa.sun_path, path, sizeof(path));
 	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = -errno;
 		unlink(sa.sun_path);

@@ -2,7 +2,7 @@
 /*
  * slow-bind - preloaded (LD_PRELOAD) into a traced program by the record-all test: the
  * program's control endpoint, the Unix socket "PID.sock" that libusertp's control thread
- * binds, is bound only once the file named by SLOW_BIND_GATE exists (60 s at most), so that
+ * binds (as PID.new.sock, then renamed), is bound only once the file named by SLOW_BIND_GATE exists (60 s at most), so that
  * the endpoint is made after `usertp record -a` has looked for the running programs: the
  * window a program started just before the recorder can be in.
  */
@@ -22,7 +22,7 @@ __attribute__((visibility("default"))) int bind(int fd, const struct sockaddr *a
 	const char *gate = getenv("SLOW_BIND_GATE");
 	char own[32];
 
-	snprintf(own, sizeof(own), "/%d.sock", (int)getpid());
+	snprintf(own, sizeof(own), "/%d.new.sock", (int)getpid()); /* (renamed PID.sock once bound) */
 	if (gate && addr && addr->sa_family == AF_UNIX && len > sizeof(sa_family_t)) {
 		const char *path = ((const struct sockaddr_un *)addr)->sun_path;
 		size_t n = strnlen(path, sizeof(((struct sockaddr_un *)0)->sun_path));
