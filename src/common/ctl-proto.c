@@ -373,6 +373,7 @@ static const struct key_desc {
 	[USERTP_CTL_KEY_AT_START] = { "at_start", KEY_FLAG, 0, 1 },
 	[USERTP_CTL_KEY_SINCE] = { "since", KEY_NUMBER, 0, INT64_MAX },
 	[USERTP_CTL_KEY_AGAIN] = { "again", KEY_FLAG, 0, 1 },
+	[USERTP_CTL_KEY_REGION] = { "region", KEY_NUMBER, 1, INT64_MAX },
 };
 
 static const struct message_desc {

@@ -150,6 +150,8 @@ enum usertp__ctl_key {
 				   * since this next time */
 	USERTP_CTL_KEY_AGAIN,	  /* 0 or 1: a join of a program whose session connection it
 				   * closed itself (a daemon closing every descriptor) */
+	USERTP_CTL_KEY_REGION,	  /* a fork's: its parent's region of buffers (the memfd's
+				   * inode number), which tells the parent's image the child runs */
 	USERTP_CTL_NR_KEYS
 };
 #define USERTP_CTL_K(key) (1u << USERTP_CTL_KEY_##key)
@@ -170,7 +172,7 @@ enum usertp__ctl_key {
  *	on a consumer's socket		join (a program that starts; again=1: one that closed
  *					its session's connection itself, as a daemon closes every
  *					descriptor, and joins once more), fork (a forked child,
- *					with its region)
+ *					with its region; region=: its parent's)
  *	news of a program		events format exit refused printk comms (on its session
  *					connection, unasked; comms: the names of threads it noted
  *					since it last told, once 2048 more were; refused: events that
@@ -209,7 +211,8 @@ enum usertp__ctl_key {
 	M(JOIN, "join",                                                                            \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(COMM) | USERTP_CTL_K(AGAIN),       \
 	  USERTP_CTL_K(PID))                                                                       \
-	M(FORK, "fork", USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(SIZE),               \
+	M(FORK, "fork",                                                                            \
+	  USERTP_CTL_K(PID) | USERTP_CTL_K(PPID) | USERTP_CTL_K(SIZE) | USERTP_CTL_K(REGION),      \
 	  USERTP_CTL_K(PID) | USERTP_CTL_K(SIZE))                                                  \
 	M(EXIT, "exit", 0, 0)                                                                      \
 	M(REFUSED, "refused", USERTP_CTL_K(AT_START), 0)                                           \

@@ -79,6 +79,7 @@ struct usertp__source {
 	unsigned int index;  /* in the session's list (and the spool's names) */
 	void *map;
 	size_t size;
+	uint64_t region_ino;	     /* map's memfd's inode number: how its forked children name it */
 	struct usertp__rb_view *view;
 	unsigned int nr_cpus;	     /* of view (the kernel's source: of the kernel's buffers) */
 	struct usertp_cpu_stats *stats; /* per CPU */

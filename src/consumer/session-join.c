@@ -484,7 +484,8 @@ static bool on_fork(struct usertp_session *s, int sock, const struct usertp__ctl
 	struct usertp__source *src, *parent;
 	pid_t pid = (pid_t)msg->num[USERTP_CTL_KEY_PID];
 
-	parent = usertp__ses_source_of_pid(s, (pid_t)msg->num[USERTP_CTL_KEY_PPID]);
+	parent = usertp__ses_parent_of(s, (pid_t)msg->num[USERTP_CTL_KEY_PPID],
+				       msg->num[USERTP_CTL_KEY_REGION]);
 	src = pid > 0 && fd >= 0 ? usertp__ses_source_new(s, pid, parent ? parent->comm : NULL)
 				 : NULL;
 	if (src)

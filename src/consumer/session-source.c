@@ -59,6 +59,7 @@ int usertp__ses_source_map(struct usertp_session *s, struct usertp__source *src,
 		return -errno;
 	}
 	src->size = size;
+	src->region_ino = st.st_ino;
 	src->view = malloc(sizeof(*src->view));
 	if (!src->view)
 		return -ENOMEM;
@@ -111,6 +112,30 @@ struct usertp__source *usertp__ses_source_of_pid(const struct usertp_session *s,
 	for (unsigned int i = 0; i < s->nr_sources; i++)
 		if (s->sources[i]->pid == pid && !s->sources[i]->ended)
 			return s->sources[i];
+	return NULL;
+}
+
+/*
+ * The source a child forked from, by the region of buffers the child says its parent had
+ * (@region; 0: an older libusertp's child, which does not say): the one whose image it runs,
+ * even if that one's end was read before the child's fork (a parent that exits at once, as a
+ * daemon's does; or exec'd, and a newer source has its pid).  The child's word is taken where
+ * @ppid, its parent now (checked for another user's child), is that source's process, or
+ * that process has ended (the child was reparented).  (A false word could give a child only
+ * formats already checked, and a parent that is gone.)
+ */
+struct usertp__source *usertp__ses_parent_of(const struct usertp_session *s, pid_t ppid,
+					     uint64_t region)
+{
+	if (!region)
+		return usertp__ses_source_of_pid(s, ppid);
+	for (unsigned int i = s->nr_sources; i-- > 0;) {
+		struct usertp__source *src = s->sources[i];
+
+		if (src->map && src->region_ino == region &&
+		    (src->pid == ppid || src->ended || !usertp__proc_runs(src->pid)))
+			return src;
+	}
 	return NULL;
 }
 

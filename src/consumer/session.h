@@ -164,6 +164,9 @@ struct usertp__source *usertp__ses_source_new(struct usertp_session *s, pid_t pi
 					      const char *comm);
 /* The source of @pid that has not ended, or NULL. */
 struct usertp__source *usertp__ses_source_of_pid(const struct usertp_session *s, pid_t pid);
+/* The source a forked child's parent was (session-source.c), or NULL. */
+struct usertp__source *usertp__ses_parent_of(const struct usertp_session *s, pid_t ppid,
+					     uint64_t region);
 /* Everything it can tell still, at the end (while it runs, events come unasked). */
 void usertp__ses_source_refresh(struct usertp_session *s, struct usertp__source *src);
 /* Start a session of @src on @sock; the region comes back.  Return: 0 or a negative errno. */

@@ -944,7 +944,7 @@ static void fork_parent(void)
 /* A forked child: its own endpoint and thread; its sessions get their own buffers. */
 static void fork_child(void)
 {
-	bool endpoint_ok;
+	bool endpoint_ok, had[MAX_CONNS];
 	unsigned int i;
 
 	pthread_mutex_unlock(&usertp__ctl.lock);
@@ -962,7 +962,21 @@ static void fork_child(void)
 	usertp__ctl.listen_fd = usertp__ctl.wake[0] = usertp__ctl.wake[1] = -1;
 	usertp__ctl.path[0] = 0;
 	/*
-	 * The endpoint first: the recorder asks it about us as soon as it hears of us.
+	 * The parent's connections at once: one the parent closes when it ends must then be
+	 * closed, or its recorder would not see that end until we are done here.
+	 */
+	for (i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &usertp__ctl.conns[i];
+
+		had[i] = c->fd >= 0;
+		if (!had[i])
+			continue;
+		usertp__control_conn_close_fd(c);
+		usertp__control_free_io(c); /* the parent's: it sends them */
+		c->replaces = NULL; /* (the parent's story too) */
+	}
+	/*
+	 * Then the endpoint: the recorder asks it about us as soon as it hears of us.
 	 * ThreadSanitizer cannot follow a thread started after a multi-threaded fork (it stops
 	 * the process): its builds give forked children no endpoint (their sessions still
 	 * record; the recorder learns of them from the "fork" message).
@@ -976,12 +990,7 @@ static void fork_child(void)
 		struct conn *c = &usertp__ctl.conns[i];
 		int fd;
 
-		if (c->fd < 0)
-			continue;
-		usertp__control_conn_close_fd(c);
-		usertp__control_free_io(c); /* the parent's: it sends them */
-		c->replaces = NULL; /* (the parent's story too) */
-		if (!c->session)
+		if (!had[i] || !c->session)
 			continue;
 		fd = usertp__session_fork_child(c->session);
 		if (fd >= 0)

@@ -537,6 +537,14 @@ int usertp__session_fork_child(struct usertp__session *s)
 	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_FORK };
 	int sock, ret;
 
+	/*
+	 * The parent's region tells the recorder which of its programs we run the image of,
+	 * whether or not it has read that one's end yet (a parent that exits at once, as a
+	 * daemon's does; or exec's) and whoever our parent is by now.
+	 */
+	if (old.fd_id.ino && old.fd_id.ino <= INT64_MAX)
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_REGION, old.fd_id.ino);
+
 	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
 	if (!s->recorder[0])
 		return -ENOENT;

@@ -9,6 +9,8 @@
  *	  printk N		N usertp_printk("cons %d of %s\n", i, "n"); prints "printed"
  *	  fork N		a forked child fires N cons_a and N cons_b and exits; prints
  *				"forked PID" once it has
+ *	  spawn N		the same, but prints "spawned PID" at once: the child may outlive
+ *				us (quit then), as a daemon's child outlives its parent
  *	  thread N		a new thread fires N cons_a and N cons_b; prints "thread TID"
  *				once it has ended
  *	  hold			a new thread fires one cons_a and waits; prints "held TID"
@@ -210,6 +212,13 @@ int main(int argc, char **argv)
 			}
 			waitpid(pid, NULL, 0);
 			printf("forked %d\n", (int)pid);
+		} else if (sscanf(line, "spawn %d", &n) == 1) {
+			pid = fork();
+			if (pid == 0) {
+				fire(n);
+				_exit(0);
+			}
+			printf("spawned %d\n", (int)pid);
 		} else if (sscanf(line, "thread %d", &n) == 1) {
 			pthread_t t;
 

@@ -9,6 +9,7 @@
  *	later		a program that starts after the session (attach_all) and one the session
  *			runs get the settings of that moment from their first event
  *	fork		a forked child, recorded with the settings current when it forks
+ *			(and one heard of only after its parent's end was read)
  *	two		two sessions on one program, each getting exactly its own events
  *	errors		every error of the API: dead pid, not a libusertp program, twice the same,
  *			bad specs, a spec that matches nothing, settings out of range, a program
@@ -405,6 +406,59 @@ static void case_later(void)
 	usertp_session_free(s);
 }
 
+/*
+ * A child that outlives its parent, as a daemon's does: its fork is heard only once the
+ * parent's end was read (held in its bind(), which comes first, by the slow-bind preload:
+ * SLOW_BIND).  It is still known as the parent's child, and its events come with the formats
+ * of the parent's image.
+ */
+static void fork_after_parent_end(void)
+{
+	const char *slow_bind = getenv("SLOW_BIND");
+	struct usertp_program_info info = USERTP_STRUCT_INIT(usertp_program_info);
+	struct usertp_session *s;
+	struct counts c;
+	char gate[PATH_MAX];
+	struct prog p;
+	pid_t child;
+
+	CHECK(slow_bind && *slow_bind, "no slow-bind preload (SLOW_BIND)");
+	if (!slow_bind || !*slow_bind)
+		return;
+	snprintf(gate, sizeof(gate), "%s/bind-gate", getenv("XDG_RUNTIME_DIR"));
+	close(open(gate, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)); /* (the parent's endpoint: open) */
+	setenv("LD_PRELOAD", slow_bind, 1);
+	setenv("SLOW_BIND_GATE", gate, 1);
+	prog_start(&p);
+	unsetenv("LD_PRELOAD");
+	unsetenv("SLOW_BIND_GATE");
+	s = session();
+	OK(usertp_session_attach_pid(s, p.pid));
+	OK(usertp_session_enable(s, "cons:*"));
+	unlink(gate);
+	child = (pid_t)prog_cmd(&p, "spawn 25");
+	prog_end(&p);
+	for (int i = 0; i < 6000 && !usertp_session_program(s, 0, &info) && info.running; i++)
+		usertp_session_process(s, 10);
+	CHECK(!info.running, "the parent's end was not read");
+	close(open(gate, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	/* (Its events are in its buffers by its end.) */
+	for (int i = 0; i < 6000 && kill(child, 0) == 0; i++)
+		usertp_session_process(s, 10);
+	drain(s, &c, 300);
+	CHECK(of_pid(&c, child, true) == 25 && of_pid(&c, child, false) == 25 && !c.other &&
+	      !c.lost && !c.bad_order,
+	      "a child heard of after its parent's end: cons_a %ld, cons_b %ld of 25, without a "
+	      "format %ld, lost %ld, out of order %ld", of_pid(&c, child, true),
+	      of_pid(&c, child, false), c.other, c.lost, c.bad_order);
+	CHECK(usertp_session_nr_programs(s) == 2 && !usertp_session_program(s, 1, &info) &&
+	      info.pid == child && info.forked_from == p.pid,
+	      "programs %u, the second %d forked from %d", usertp_session_nr_programs(s),
+	      (int)info.pid, info.forked_from);
+	usertp_session_free(s);
+	unlink(gate);
+}
+
 static void case_fork(void)
 {
 	struct usertp_session *s = session();
@@ -429,6 +483,7 @@ static void case_fork(void)
 	CHECK(usertp_session_nr_programs(s) == 3, "programs: %u", usertp_session_nr_programs(s));
 	prog_end(&p);
 	usertp_session_free(s);
+	fork_after_parent_end();
 }
 
 static void case_two(void)

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test-consumer.sh CASE TEST-CONSUMER CONS-PROG FOLLOW WORKER-POOL: one case of test-consumer.c
-# (or "follow": the example program against two worker-pools), in a runtime directory of its
-# own, so that sessions attached to every program do not meet those of other tests.
+# test-consumer.sh CASE TEST-CONSUMER CONS-PROG FOLLOW WORKER-POOL SLOW-BIND: one case of
+# test-consumer.c (or "follow": the example program against two worker-pools), in a runtime
+# directory of its own, so that sessions attached to every program do not meet those of other
+# tests.  SLOW-BIND: the preload that holds a program's bind() (tests/record/slow-bind.c).
 set -e
 case=$1 test=$2 prog=$3 follow=$4 pool=$5
+export SLOW_BIND="$6"
 dir=$(mktemp -d /tmp/usertp-consumer-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 export XDG_RUNTIME_DIR="$dir/xdg"
