@@ -410,6 +410,13 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 	 * only then: every event is in one of the two, counted.
 	 */
 	if (src) {
+		/*
+		 * What it said there before it closed it is read first: the formats of events it
+		 * added as it started (an executable's, a plugin's) may be waiting (before, they
+		 * were lost with it, and their records came without a format: layouts-mount's
+		 * daemon cases, under load).
+		 */
+		usertp__session_take_news(s, src);
 		if (src->session >= 0)
 			close(src->session);
 		src->session = -1;
@@ -420,27 +427,24 @@ static bool on_join(struct usertp_session *s, int sock, const struct usertp__ctl
 		else
 			usertp__ses_source_finish(s, src);
 	}
-	ok = join_start(s, sock, pid, comm, again, timeout_ms);
-	if (replaced)
+	ok = join_start(s, sock, pid, comm, replaced != NULL, timeout_ms);
+	/*
+	 * The old one is read to the end once the new one runs (the program ended the old one
+	 * before it answered the start), or the program has ended; else it records on in the
+	 * old one, read on as after its closing (it closed this connection too, as it was made,
+	 * and joins once more).
+	 */
+	if (replaced && (ok || !usertp__proc_runs(pid)))
 		usertp__ses_source_finish(s, replaced);
+	else if (replaced)
+		replaced->orphan = true;
 	return ok;
-}
-
-/* Has @pid ended, or does it end within @ms? */
-static bool ends_within(pid_t pid, int ms)
-{
-	for (int waited = 0;; waited += 10) {
-		if (!usertp__proc_runs(pid))
-			return true;
-		if (waited >= ms)
-			return false;
-		usleep(10000);
-	}
 }
 
 /*
  * on_join()'s new source for @pid, its session started on @sock (@again: one that joins
- * again; a program that ends meanwhile is no failure: its old session has it all).
+ * again and has a session of ours still, which records on: its failure is no failure, the
+ * program ending meanwhile or closing this connection too, and joining once more).
  * Return: whether it runs.
  */
 static bool join_start(struct usertp_session *s, int sock, pid_t pid, const char *comm,
@@ -453,7 +457,7 @@ static bool join_start(struct usertp_session *s, int sock, pid_t pid, const char
 		return false;
 	}
 	if (usertp__ses_source_start(s, src, sock, timeout_ms)) {
-		if (again && ends_within(pid, 500)) {
+		if (again) {
 			close(sock);
 			src->ended = true;
 			return false;

@@ -127,7 +127,9 @@ static void conn_close(struct conn *c)
  * a file of its own now: never read, written or closed again.  Its session records on, and
  * the program joins that session's recorder again (again=1), which resumes it on the new
  * connection ("resume"), or else starts a new session, the old one ending once the new one
- * has started (c->replaces).
+ * has started (c->replaces).  A connection made so, lost before either (the program closed
+ * it too: it was made while the program closed its descriptors), joins again in turn: the
+ * session it was to resume records on (before, it ended there, and the program went untraced).
  */
 static void conn_lost(struct conn *c)
 {
@@ -135,6 +137,12 @@ static void conn_lost(struct conn *c)
 	struct usertp__session *s;
 	int i = -1;
 
+	pthread_mutex_lock(&usertp__ctl.lock);
+	if (!c->session) {
+		c->session = c->replaces;
+		c->replaces = NULL;
+	}
+	pthread_mutex_unlock(&usertp__ctl.lock);
 	if (c->session)
 		memcpy(recorder, c->session->recorder, sizeof(recorder));
 	/* It records on until the new session starts: nothing is fired for none (c->replaces). */
@@ -253,44 +261,57 @@ static bool conn_read(struct conn *c)
 /* --- the thread --------------------------------------------------------------------------- */
 
 /* Return: the connection's index, or -1 when there are too many (it is then closed). */
-static int conn_add(int fd, struct usertp__session *s)
+/*
+ * Serve @fd, a socket just made whose identity is @id (usertp__fd_id_made()), for session @s
+ * (or none yet).  Return: its index, or -1 (closed, if still ours; @s ended).
+ */
+static int conn_add(int fd, const struct usertp__fd_id *id, struct usertp__session *s)
 {
 	int i;
 
 	pthread_mutex_lock(&usertp__ctl.lock);
 	for (i = 0; i < MAX_CONNS; i++) {
 		if (usertp__ctl.conns[i].fd < 0) {
-			usertp__ctl.conns[i] = (struct conn){ .session = s, .in_fd = -1 };
-			usertp__control_conn_set_fd(&usertp__ctl.conns[i], fd);
+			usertp__ctl.conns[i] = (struct conn){ .session = s, .in_fd = -1, .fd = fd,
+							      .fd_id = *id };
 			pthread_mutex_unlock(&usertp__ctl.lock);
 			usertp__control_wake();
 			return i;
 		}
 	}
 	pthread_mutex_unlock(&usertp__ctl.lock);
-	usertp__ctl_refuse_nowait(fd, -EBUSY, "too many connections (%d served at once)",
-				  MAX_CONNS);
-	close(fd);
+	if (usertp__fd_is(fd, id))
+		usertp__ctl_refuse_nowait(fd, -EBUSY, "too many connections (%d served at once)",
+					  MAX_CONNS);
+	usertp__fd_close_if(fd, id);
 	usertp__session_end(s);
 	return -1;
 }
 
+/*
+ * (Here and wherever the control thread makes a socket: noted at once, and closed only if
+ * still ours.  A daemon may close it the moment it is made and open a file of its own under
+ * its number, an eventfd say; closing that, and later reading our next socket there, it
+ * read a recorder's "resume" as its count: layouts-mount's exe-daemon.)
+ */
 static void accept_one(void)
 {
 	int fd = accept4(usertp__ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	struct usertp__fd_id id;
 	uid_t uid;
 
-	if (fd < 0)
+	if (fd < 0 || usertp__fd_id_made(fd, S_IFSOCK, &id))
 		return;
 	if (!usertp__ctl_peer_allowed(fd, &uid)) {
-		usertp__ctl_refuse_nowait(fd, -EACCES,
-					  "uid %u may not control process %d (uid %u): only its user "
-					  "or root may",
-					  (unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
-		close(fd);
+		if (usertp__fd_is(fd, &id))
+			usertp__ctl_refuse_nowait(
+				fd, -EACCES,
+				"uid %u may not control process %d (uid %u): only its user or root may",
+				(unsigned int)uid, (int)getpid(), (unsigned int)geteuid());
+		usertp__fd_close_if(fd, &id);
 		return;
 	}
-	conn_add(fd, NULL);
+	conn_add(fd, &id, NULL);
 }
 
 static int endpoint_open(void);
@@ -783,13 +804,15 @@ static bool join_recorder(const char *path, int deadline_ms, int busy_ms, bool q
 	bool ran = false;
 
 	c.fd = usertp__ctl_connect(path);
+	if (c.fd >= 0 && usertp__fd_id_made(c.fd, S_IFSOCK, &c.fd_id))
+		return false; /* (the program's already: accept_one() says why) */
 	if (quiet && c.fd < 0)
 		return false;
 	if (c.fd < 0 || !usertp__ctl_peer_allowed(c.fd, &uid)) {
 		fprintf(stderr, "usertp: USERTP_SESSION=%s: cannot join the recorder there: %s; "
 				"running untraced\n", path, c.fd < 0 ? strerror(-c.fd) : "not our user");
 		if (c.fd >= 0)
-			close(c.fd);
+			usertp__fd_close_if(c.fd, &c.fd_id);
 		return false;
 	}
 	if (send_join(c.fd, false))
@@ -827,13 +850,13 @@ static bool join_recorder(const char *path, int deadline_ms, int busy_ms, bool q
 		}
 		free(r.buf);
 	}
-	conn_add(c.fd, c.session);
+	conn_add(c.fd, &c.fd_id, c.session);
 	return true;
 fail:
 	if (!quiet)
 		fprintf(stderr, "usertp: USERTP_SESSION=%s: the recorder there did not answer; "
 				"running untraced\n", path);
-	close(c.fd);
+	usertp__fd_close_if(c.fd, &c.fd_id);
 	usertp__session_end(c.session);
 	return false;
 }
@@ -865,15 +888,16 @@ static bool joined_already(const struct stat *st)
 static int join_recorder_served(const char *path, bool again)
 {
 	int fd = usertp__ctl_connect(path);
+	struct usertp__fd_id id;
 	uid_t uid;
 
-	if (fd < 0)
+	if (fd < 0 || usertp__fd_id_made(fd, S_IFSOCK, &id))
 		return -1;
-	if (!usertp__ctl_peer_allowed(fd, &uid) || send_join(fd, again)) {
-		close(fd);
+	if (!usertp__ctl_peer_allowed(fd, &uid) || !usertp__fd_is(fd, &id) || send_join(fd, again)) {
+		usertp__fd_close_if(fd, &id);
 		return -1;
 	}
-	return conn_add(fd, NULL);
+	return conn_add(fd, &id, NULL);
 }
 
 /*
