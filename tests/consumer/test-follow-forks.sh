@@ -68,7 +68,9 @@ fail=0
 # (The shell waits between its two programs, so that the other tool's changes come between.)
 before=$(cat "$dir/disturbed")
 "$follow" -- sh -c "\"$pool\" 2 >/dev/null; sleep 0.3; printf 'fork 3\nfork 2\nquit\n' | \"$prog\"" \
-	>"$dir/out" 2>"$dir/err"
+	>"$dir/out" 2>"$dir/err" &
+follower=$!
+wait $follower
 status=$?
 after=$(cat "$dir/disturbed")
 kill "$disturber"; wait "$disturber" 2>/dev/null; disturber=
@@ -116,7 +118,7 @@ done
 # The count it says is the lines it printed.
 forks=$(grep -c ' fork ' "$dir/timeline")
 grep -q "^forks: $forks$" "$dir/err" || { echo "forks: $forks printed, stderr says:"; cat "$dir/err"; fail=1; }
-# Its instance is gone.
-ls $T/instances | grep -q "^usertp-record-" && { echo "an instance left:"; ls $T/instances; fail=1; }
+# Its instance is gone (usertp-record-PID, or -PID-N: another recorder's may be there meanwhile).
+ls $T/instances | grep -qx "usertp-record-$follower\(-[0-9]*\)\?" && { echo "an instance left:"; ls $T/instances; fail=1; }
 [ $fail -eq 0 ] || { echo "--- output"; cat "$dir/out" "$dir/err"; }
 exit $fail

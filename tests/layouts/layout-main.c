@@ -101,12 +101,17 @@ static __attribute__((noinline)) bool daemon_own_kept(int own, const char *file)
 	}
 	for (int i = 0; i < DAEMON_EVENTFDS; i++) {
 		uint64_t count = 0;
+		ssize_t n = daemon_eventfd[i] < 0 ? -1 : read(daemon_eventfd[i], &count, sizeof(count));
 
-		if (daemon_eventfd[i] < 0 || read(daemon_eventfd[i], &count, sizeof(count)) >= 0 ||
-		    errno != EAGAIN) {
-			fprintf(stderr, "eventfd %d: %s (count %llu)\n", daemon_eventfd[i],
-				daemon_eventfd[i] < 0 ? "not made" : "written to",
-				(unsigned long long)count);
+		if (daemon_eventfd[i] < 0 || n >= 0 || errno != EAGAIN) {
+			if (daemon_eventfd[i] < 0)
+				fprintf(stderr, "eventfd: not made\n");
+			else if (n >= 0)
+				fprintf(stderr, "eventfd %d: written to (count %llu)\n",
+					daemon_eventfd[i], (unsigned long long)count);
+			else
+				fprintf(stderr, "eventfd %d: its read failed: %s\n", daemon_eventfd[i],
+					strerror(errno));
 			return false;
 		}
 		close(daemon_eventfd[i]);

@@ -1050,9 +1050,12 @@ kernel-latency)
 	# The README's worked example: examples/worker-pool/job-latency.awk splits each job's
 	# latency into running, preempted, blocked and waiting for a CPU from the kernel's
 	# sched_switch and sched_wakeup in the same file.  Resize jobs sleep 2 ms (-b 2000) and the
-	# others never sleep: every judged resize job must be blocked at least the 2 ms the
-	# kernel's nanosleep guarantees, no other job blocked at all, and no job off its CPU longer
-	# than it lasted (the two clocks agree); the program's own time of each job lies within it.
+	# others never sleep: every judged resize job must be blocked, and woken no sooner than
+	# the 2 ms the kernel's nanosleep guarantees after its start (the sleep counts from the
+	# call, before the switch that blocks it: a host that holds the CPU between the two moves
+	# time from blocked to running; CI's run at e2c6477 had a job blocked 1.89 ms after
+	# running 0.25 ms), no other job blocked at all, and no job off its CPU longer than it
+	# lasted (the two clocks agree); the program's own time of each job lies within it.
 	# The kernel's events only of the program's threads (-F -c, as the README's example): on
 	# a busy machine, every switch of the system would overflow the kernel's buffer, and a
 	# job whose CPU lost a switch cannot be judged.
@@ -1069,7 +1072,7 @@ kernel-latency)
 	       if (id % 3 == 0 && own[id] < 2000000) { print "a resize job shorter than its sleep:", $0; bad++ }
 	       if (!judged) { unjudged++; next }
 	       if (run < 0 || pre < 0 || blk < 0 || wait < 0 || run + pre + blk + wait != lat) { print "parts:", $0; bad++ }
-	       if (id % 3 == 0 && blk < 1950000) { print "resize job not blocked 2 ms:", $0; bad++ }
+	       if (id % 3 == 0 && (blk <= 0 || run + pre + blk < 1950000)) { print "resize job not blocked, or woken before 2 ms:", $0; bad++ }
 	       if (id % 3 != 0 && blk != 0) { print "a job that never sleeps blocked:", $0; bad++ }
 	       judged_resize += id % 3 == 0 }
 	     END { if (unjudged > 75 || judged_resize < 60) { print "judged too few:", unjudged + 0, judged_resize + 0; bad++ }
