@@ -410,7 +410,7 @@ static void case_later(void)
  * A child that outlives its parent, as a daemon's does: its fork is heard only once the
  * parent's end was read (held in its bind(), which comes first, by the slow-bind preload:
  * SLOW_BIND).  It is still known as the parent's child, and its events come with the formats
- * of the parent's image.
+ * of the parent's image.  (SLOW_BIND: LD_PRELOAD's list, a sanitizer's runtime first.)
  */
 static void fork_after_parent_end(void)
 {

@@ -6,7 +6,9 @@
 # tests.  SLOW-BIND: the preload that holds a program's bind() (tests/record/slow-bind.c).
 set -e
 case=$1 test=$2 prog=$3 follow=$4 pool=$5
-export SLOW_BIND="$6"
+# (LD_PRELOAD's list: a sanitizer's runtime must come first among the preloaded.)
+runtime=$(ldd "$prog" | awk '/lib[at]san/ { print $3; exit }')
+export SLOW_BIND="${6:+${runtime:+$runtime }$6}"
 dir=$(mktemp -d /tmp/usertp-consumer-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 export XDG_RUNTIME_DIR="$dir/xdg"
