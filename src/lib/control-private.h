@@ -22,6 +22,8 @@
 #define JOIN_ALL_MS 250	       /* `usertp record -a`: a recorder the program did not ask for, */
 #define JOIN_ALL_BUSY_MS 2000  /* or longer while it runs (busy taking other programs' joins) */
 #define EXIT_FLUSH_MS 200      /* at exit, for the last messages to the recorders */
+#define REJOIN_TRIES 5         /* a daemon's joining again (conn_lost()): tries, */
+#define REJOIN_PAUSE_MS 10     /* this far apart */
 
 /* A message waiting to be sent: the u32 length and the text, and a descriptor to pass. */
 struct out_msg {

@@ -147,8 +147,16 @@ static void conn_lost(struct conn *c)
 		memcpy(recorder, c->session->recorder, sizeof(recorder));
 	/* It records on until the new session starts: nothing is fired for none (c->replaces). */
 	s = conn_detach(c, false);
-	if (s && recorder[0])
+	/*
+	 * (Tried a few times: the program may be closing its descriptors still, this new
+	 * connection among them, as it is made.  Before, the session ended at the first such
+	 * failure, and the program went untraced.)
+	 */
+	for (int tries = 0; s && recorder[0] && i < 0 && tries < REJOIN_TRIES; tries++) {
+		if (tries)
+			nanosleep(&(struct timespec){ 0, REJOIN_PAUSE_MS * 1000000L }, NULL);
 		i = join_recorder_served(recorder, true);
+	}
 	if (i >= 0)
 		usertp__ctl.conns[i].replaces = s; /* (this thread's alone: it serves the requests) */
 	else
