@@ -354,13 +354,26 @@ thread-names)
 	# names its thread, "churn-I" for thread=I, in trace-cmd report and usertp report alike.
 	# Before, the threads after the 8,192nd printed as <...>.  Recorded from the command's
 	# start, and by a recorder attached by pid; and live, by usertp stream.
+	# (A thread id the kernel gave twice in the run, as it does once pid_max's ids have all
+	# gone round, 32768 here, with CI's other processes: its records are not judged by name,
+	# the kernel's own names having the same limit; at most half may be so.  CI's ThreadSanitizer
+	# run at 48a9343: 1401 of 20000 records of reused ids, thread=0 named churn-17455.)
 	names_ok() {
 		awk -v want="$2" '/ rec_event: / {
-				n++; comm = $1; sub(/-[0-9]+$/, "", comm)
+				n++; comm = $1; tid = $1; sub(/-[0-9]+$/, "", comm); sub(/.*-/, "", tid)
 				split($0, f, "thread="); split(f[2], g, " ")
-				if (comm != "churn-" g[1]) { bad++; if (bad <= 3) print "named " comm ": " $0 }
+				c[n] = comm; t[n] = tid; th[n] = g[1]; line[n] = $0
+				if (!(tid in first)) first[tid] = g[1]
+				else if (first[tid] != g[1]) reused[tid] = 1
 			}
-			END { if (n != want || bad) { print n " records, " bad + 0 " misnamed"; exit 1 } }' "$1"
+			END { for (i = 1; i <= n; i++) {
+					if (t[i] in reused) { unjudged++; continue }
+					if (c[i] != "churn-" th[i]) { bad++; if (bad <= 3) print "named " c[i] ": " line[i] }
+				}
+				if (n != want || bad || unjudged > n / 2) {
+					print n " records, " bad + 0 " misnamed, " unjudged + 0 " of thread ids given twice"
+					exit 1
+				} }' "$1"
 	}
 	"$usertp" record -q -e 'rec:rec_event' -o "$dir/a.dat" -- "$recprog" churn 20000 \
 		>"$dir/out" 2>"$dir/err" || { echo "usertp record failed:"; cat "$dir/err"; fail=1; }
