@@ -544,21 +544,21 @@ static void wake_consumer(struct usertp__rb *rb, struct usertp__rb_cpu *c)
 	fd = wake_fd_load(rb, &id);
 	if (fd < 0 || !usertp__fd_is(fd, &id))
 		return;
-	if (send(fd, &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == ENOTSOCK)
-		(void)!write(fd, &one, sizeof(one)); /* an older consumer's eventfd */
+	(void)send(fd, &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd)
+void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd, const struct usertp__fd_id *fd_id)
 {
 	/* (Read plainly: this thread is the only one to write them.) */
 	struct usertp__fd_id id = { 0, 0 }, old_id = rb->wake_id;
 	unsigned int seq = rb->wake_seq;
 	int old = rb->wake_fd;
 
-	if (fd >= 0 && usertp__fd_id_get(fd, &id)) {
-		close(fd);
+	/* (Not ours any more: the program's, left alone.) */
+	if (fd >= 0 && !usertp__fd_is(fd, fd_id))
 		fd = -1;
-	}
+	if (fd >= 0)
+		id = *fd_id;
 	/* (Release each: none is seen before wake_seq is odd.) */
 	__atomic_store_n(&rb->wake_seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&rb->wake_fd, fd, __ATOMIC_RELEASE);

@@ -135,8 +135,7 @@ struct usertp__rb {
 	/* CAS mode: for each 4 KiB of the region, the commit counter of the page slot there */
 	uint64_t **slot_commit;
 	/*
-	 * Producer/consumer mode: the consumer's wake socket (-1: none; an eventfd from an older
-	 * consumer), sent a word when a page opens with usertp__rb_wake_pages() or more
+	 * Producer/consumer mode: the consumer's wake socket (-1: none), sent a word when a page opens with usertp__rb_wake_pages() or more
 	 * unconsumed and the consumer said it waits (reader_wait), as the kernel wakes
 	 * trace_pipe_raw readers: once per wait, not per event.  wake_id is checked before each
 	 * send: the program may have closed it (a socket's inode is its own; every eventfd has
@@ -604,11 +603,13 @@ static inline uint64_t usertp__rb_wake_pages(unsigned int nr_pages)
 }
 
 /*
- * Use @fd (the consumer's wake socket, or an eventfd; ours from now on) to wake the consumer,
- * in place of the one before (closed if still ours); see wake_fd.  One thread calls it at a
- * time (the control thread); writers may be waking meanwhile.
+ * Use @fd (the consumer's wake socket, ours from now on, whose identity @fd_id noted as it
+ * came; if it is something else now, the program's, it is left alone and the consumer not
+ * woken) to wake the consumer, in place of the one before (closed if still ours); see
+ * wake_fd.  One thread calls it at a time (the control thread); writers may be waking
+ * meanwhile.
  */
-void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd);
+void usertp__rb_set_wake_fd(struct usertp__rb *rb, int fd, const struct usertp__fd_id *fd_id);
 /* The consumer side: ask to be woken (on every CPU of @view) before sleeping. */
 void usertp__rb_wait_request(const struct usertp__rb_view *view);
 

@@ -23,8 +23,9 @@ struct usertp__ctl usertp__ctl = { .listen_fd = -1, .wake = { -1, -1 },
 
 /* --- sending: queued, never waited for by the thread -------------------------------------- */
 
-/* Queue a message on @c, with a copy of @pass_fd.  Under usertp__ctl.lock.  Return: 0 or -errno. */
-int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd)
+/* Under usertp__ctl.lock. */
+int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd,
+				 const struct usertp__fd_id *pass_id)
 {
 	struct out_msg *m;
 	uint32_t hdr = (uint32_t)len;
@@ -42,7 +43,13 @@ int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, i
 		free(m);
 		return -errno;
 	}
-	(void)usertp__fd_id_get(m->fd, &m->fd_id);
+	/* (A copy of a file of the program's, which took the number: never sent.) */
+	if (m->fd >= 0 && !usertp__fd_is(m->fd, pass_id)) {
+		close(m->fd); /* (the copy just made) */
+		free(m);
+		return -EBADF;
+	}
+	m->fd_id = pass_fd >= 0 ? *pass_id : (struct usertp__fd_id){ 0, 0 };
 	memcpy(m->data, &hdr, sizeof(hdr));
 	memcpy(m->data + sizeof(hdr), text, len);
 	if (!c->out)
@@ -106,9 +113,7 @@ void usertp__control_free_io(struct conn *c)
 	c->in = NULL;
 	c->in_len = 0;
 	c->deadline = 0;
-	if (c->in_fd >= 0)
-		close(c->in_fd);
-	c->in_fd = -1;
+	usertp__control_conn_drop_in_fd(c);
 }
 
 void usertp__control_wake(void)
@@ -137,14 +142,35 @@ void usertp__control_conn_close_fd(struct conn *c)
 }
 
 /*
+ * (Noted at once: a daemon may close it and open a file of its own under its number, an
+ * eventfd say, before the request is served.  An older recorder's wake eventfd is not kept:
+ * every eventfd has the same identity, so one of the program's could not be told from it.)
+ */
+void usertp__control_conn_take_fd(struct conn *c, int fd)
+{
+	if (c->in_fd >= 0 || usertp__fd_id_made(fd, S_IFSOCK, &c->in_fd_id)) {
+		close(fd); /* (received just now: ours) */
+		return;
+	}
+	c->in_fd = fd;
+}
+
+void usertp__control_conn_drop_in_fd(struct conn *c)
+{
+	if (c->in_fd >= 0)
+		usertp__fd_close_if(c->in_fd, &c->in_fd_id);
+	c->in_fd = -1;
+}
+
+/*
  * Send @text on @c now if the peer takes it, else leave it to the thread (or, where there is
  * no thread, wait for the peer at most @wait_ms).  Under usertp__ctl.lock.
  */
 int usertp__control_send_locked(struct conn *c, const char *text, size_t len, int pass_fd,
-				 int wait_ms)
+				const struct usertp__fd_id *pass_id, int wait_ms)
 {
 	long long until = usertp__mono_ms() + wait_ms;
-	int ret = usertp__control_queue_locked(c, text, len, pass_fd);
+	int ret = usertp__control_queue_locked(c, text, len, pass_fd, pass_id);
 
 	if (ret)
 		return ret;
@@ -172,5 +198,5 @@ void usertp__control_news_send(const char *msg, size_t len, void *arg)
 	struct conn *c = arg;
 
 	/* Without a thread (USERTP_CONTROL=0 under a recorder) nobody sends it later. */
-	usertp__control_send_locked(c, msg, len, -1, 1000);
+	usertp__control_send_locked(c, msg, len, -1, NULL, 1000);
 }

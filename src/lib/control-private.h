@@ -22,8 +22,9 @@
 #define JOIN_ALL_MS 250	       /* `usertp record -a`: a recorder the program did not ask for, */
 #define JOIN_ALL_BUSY_MS 2000  /* or longer while it runs (busy taking other programs' joins) */
 #define EXIT_FLUSH_MS 200      /* at exit, for the last messages to the recorders */
-#define REJOIN_TRIES 5         /* a daemon's joining again (conn_lost()): tries, */
-#define REJOIN_PAUSE_MS 10     /* this far apart */
+#define REJOIN_FIRST_MS 10     /* a daemon's joining again that failed (control.c's conn_lost()):
+				  tried again this soon, then twice as long each time, up to
+				  USERTP_CTL_SWEEP_MS, for as long as its recorder is there */
 
 /* A message waiting to be sent: the u32 length and the text, and a descriptor to pass. */
 struct out_msg {
@@ -46,7 +47,12 @@ struct conn {
 	unsigned char *in; /* the request being read: its u32 length, then its text */
 	size_t in_len;
 	long long deadline; /* ms, CLOCK_MONOTONIC; 0 while no request is begun */
-	int in_fd; /* a descriptor that came with the request ("start", "resume": the recorder's wake socket) */
+	/*
+	 * A descriptor that came with the request ("start", "resume": the recorder's wake
+	 * socket), its identity noted as it came (usertp__control_conn_take_fd()).
+	 */
+	int in_fd;
+	struct usertp__fd_id in_fd_id;
 	struct out_msg *out, **out_tail;
 	size_t out_bytes;
 	uint64_t comms_sent; /* a session's: thread names told it up to this note (comm.c) */
@@ -57,6 +63,17 @@ struct conn {
 	 */
 	struct usertp__session *replaces;
 	bool news_due; /* resumed: its session hears what it missed once the reply is sent */
+};
+
+/*
+ * A session whose connection the program closed and whose recorder could not be joined again
+ * at once (control.c's rejoins_try()): it records on, its recorder reading on what it writes,
+ * and is joined again at @due (ms, CLOCK_MONOTONIC), or ends once that recorder is gone.
+ */
+struct rejoin {
+	struct usertp__session *session; /* NULL: a free entry */
+	long long due;
+	int pause_ms; /* the last wait: the next one is twice as long */
 };
 
 struct usertp__ctl {
@@ -72,16 +89,18 @@ struct usertp__ctl {
 	 */
 	struct usertp__fd_id listen_id, wake_id[2];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	pthread_mutex_t lock; /* conns[].fd, .session, .out */
+	pthread_mutex_t lock; /* conns[].fd, .session, .out; rejoins[] changed */
 	struct conn conns[MAX_CONNS];
+	struct rejoin rejoins[MAX_CONNS]; /* the thread's (changed under lock: a fork() sees them) */
 };
 /* The endpoint of this process (control.c). */
 extern struct usertp__ctl usertp__ctl;
 
-/* A reply being made. */
+/* A reply being made, and the identity of the descriptor sent with it (if any). */
 struct reply {
 	char *buf;
 	size_t len, cap;
+	struct usertp__fd_id fd_id;
 };
 
 /* control-conn.c: sending (under usertp__ctl.lock). */
@@ -89,9 +108,21 @@ struct reply {
 void usertp__control_conn_set_fd(struct conn *c, int fd);
 /* Close @c's socket if it is still ours (the program may have closed it), and forget it. */
 void usertp__control_conn_close_fd(struct conn *c);
+/*
+ * @fd came with a request on @c, just received: kept as @c's in_fd, its identity noted, if
+ * it is the first and a socket (a recorder's wake socket); closed otherwise.
+ */
+void usertp__control_conn_take_fd(struct conn *c, int fd);
+/* Close @c's in_fd, if it is still ours, and forget it. */
+void usertp__control_conn_drop_in_fd(struct conn *c);
 
-/* Queue a message on @c, with a copy of @pass_fd.  Return: 0 or -errno. */
-int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd);
+/*
+ * Queue a message on @c, with a copy of @pass_fd, which must still be the object @pass_id
+ * notes (else -EBADF: the program closed it, and its number is the program's).
+ * Return: 0 or -errno.
+ */
+int usertp__control_queue_locked(struct conn *c, const char *text, size_t len, int pass_fd,
+				 const struct usertp__fd_id *pass_id);
 /* Send what the peer takes now.  Return: 0 (sent or waiting) or -errno. */
 int usertp__control_flush_locked(struct conn *c);
 /*
@@ -99,7 +130,7 @@ int usertp__control_flush_locked(struct conn *c);
  * no thread, wait for the peer at most @wait_ms).
  */
 int usertp__control_send_locked(struct conn *c, const char *text, size_t len, int pass_fd,
-				int wait_ms);
+				const struct usertp__fd_id *pass_id, int wait_ms);
 /* Drop what @c has queued and what it was reading. */
 void usertp__control_free_io(struct conn *c);
 /* Make the thread look at the connections again. */
@@ -108,7 +139,8 @@ void usertp__control_wake(void);
 void usertp__control_news_send(const char *msg, size_t len, void *arg);
 /*
  * Serve one request of connection @c (@req, changed in place).  Return: the descriptor to
- * send with the reply, -1 for none, -2 for no reply; the reply is in @r.
+ * send with the reply (its identity in @r->fd_id), -1 for none, -2 for no reply; the reply
+ * is in @r.
  */
 int usertp__control_serve(struct conn *c, char *req, struct reply *r);
 /* The process's name: its main thread's (not the name of the thread asking). */

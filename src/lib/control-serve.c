@@ -202,28 +202,21 @@ void usertp__control_process_comm(char *buf, size_t size)
 }
 
 /*
- * Whether @fd, passed with a request, is a recorder's wake descriptor: a datagram socket of
- * its (a socketpair's end, which no send to can block or raise SIGPIPE), or the eventfd of
- * an older recorder.
+ * Whether the descriptor that came with @c's request is a recorder's wake socket, still: a
+ * datagram socket of its (a socketpair's end, which no send to can block or raise SIGPIPE).
+ * (Only sockets are kept as they come: usertp__control_conn_take_fd().)
  */
-static bool is_wake_fd(int fd)
+static bool is_wake_fd(const struct conn *c)
 {
-	char path[64], target[64];
 	int type = 0, domain = 0;
 	socklen_t len = sizeof(type);
-	ssize_t n;
 
-	if (!getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len)) {
-		len = sizeof(domain);
-		return type == SOCK_DGRAM && !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) &&
-		       domain == AF_UNIX;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
+	if (c->in_fd < 0 || !usertp__fd_is(c->in_fd, &c->in_fd_id) ||
+	    getsockopt(c->in_fd, SOL_SOCKET, SO_TYPE, &type, &len))
 		return false;
-	target[n] = 0;
-	return !strcmp(target, "anon_inode:[eventfd]");
+	len = sizeof(domain);
+	return type == SOCK_DGRAM && !getsockopt(c->in_fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) &&
+	       domain == AF_UNIX;
 }
 
 
@@ -318,8 +311,8 @@ static int serve_start(struct conn *c, struct usertp__ctl_msg *m, struct reply *
 		return -1;
 	}
 	/* With the recorder's wake socket, to wake it when the buffers fill (ring-buffer.h). */
-	wake_fd = c->in_fd >= 0 && is_wake_fd(c->in_fd) ? c->in_fd : -1;
-	ret = usertp__session_start(m, wake_fd, &s, &why);
+	wake_fd = is_wake_fd(c) ? c->in_fd : -1;
+	ret = usertp__session_start(m, wake_fd, &c->in_fd_id, &s, &why);
 	if (!ret && wake_fd >= 0)
 		c->in_fd = -1; /* the session's now */
 	if (ret) {
@@ -332,6 +325,7 @@ static int serve_start(struct conn *c, struct usertp__ctl_msg *m, struct reply *
 	pthread_mutex_lock(&usertp__ctl.lock);
 	c->session = s;
 	pthread_mutex_unlock(&usertp__ctl.lock);
+	r->fd_id = s->sink.rb.fd_id;
 	return s->sink.rb.fd;
 }
 
@@ -418,8 +412,8 @@ static int serve_resume(struct conn *c, struct usertp__ctl_msg *m, struct reply 
 		reply_error(r, -ENOENT, "no session to resume on this connection");
 		return -1;
 	}
-	if (c->in_fd >= 0 && is_wake_fd(c->in_fd)) {
-		usertp__rb_set_wake_fd(&c->replaces->sink.rb, c->in_fd);
+	if (is_wake_fd(c)) {
+		usertp__rb_set_wake_fd(&c->replaces->sink.rb, c->in_fd, &c->in_fd_id);
 		c->in_fd = -1; /* the session's now */
 	}
 	pthread_mutex_lock(&usertp__ctl.lock);

@@ -123,19 +123,83 @@ static void conn_close(struct conn *c)
 }
 
 /*
+ * Whether a join's failure (-errno: join_recorder_served()) says its recorder is gone: no
+ * socket at its path, nobody listening there, or not our recorder there (another user's).
+ */
+static bool recorder_gone(int err)
+{
+	return err == -ENOENT || err == -ECONNREFUSED || err == -EACCES || err == -ENAMETOOLONG;
+}
+
+/*
+ * Join the recorder of @s again, a session whose connection the program closed (@r: its
+ * entry in usertp__ctl.rejoins, or NULL, the first try): the recorder resumes it on the new
+ * connection ("resume"), or else starts a new session, @s ending once that has started
+ * (c->replaces).  A try that fails while that recorder is there (too busy to take us, or the
+ * new connection closed by the program as it was made: it is closing its descriptors still)
+ * is tried again later, twice as long after each time, up to USERTP_CTL_SWEEP_MS; @s records
+ * on meanwhile, and the recorder reads on what it writes.  It ends once the recorder is gone.
+ * (Before, it ended after 5 tries, 10 ms apart, and what the program fired after was recorded
+ * nowhere and counted as lost nowhere.)
+ */
+static void rejoin(struct usertp__session *s, struct rejoin *r)
+{
+	int i = s->recorder[0] ? join_recorder_served(s->recorder, true) : -ENOENT;
+	long long now = usertp__mono_ms();
+
+	/* (Changed under the lock, which a fork() takes: its child sees @s in one place.) */
+	pthread_mutex_lock(&usertp__ctl.lock);
+	if (i >= 0) {
+		usertp__ctl.conns[i].replaces = s;
+		if (r)
+			r->session = NULL;
+		pthread_mutex_unlock(&usertp__ctl.lock);
+		return;
+	}
+	for (unsigned int k = 0; !r && k < MAX_CONNS; k++)
+		if (!usertp__ctl.rejoins[k].session)
+			r = &usertp__ctl.rejoins[k];
+	if (recorder_gone(i) || !r) {
+		if (r)
+			r->session = NULL;
+		pthread_mutex_unlock(&usertp__ctl.lock);
+		usertp__session_end(s);
+		return;
+	}
+	r->pause_ms = r->session != s ? REJOIN_FIRST_MS
+		      : r->pause_ms * 2 < USERTP_CTL_SWEEP_MS ? r->pause_ms * 2
+							      : USERTP_CTL_SWEEP_MS;
+	r->session = s;
+	r->due = now + r->pause_ms;
+	pthread_mutex_unlock(&usertp__ctl.lock);
+}
+
+/* The joins again that are due (rejoin()).  Return: when the next one is (ms), 0 for none. */
+static long long rejoins_try(long long now)
+{
+	long long next = 0;
+
+	for (unsigned int k = 0; k < MAX_CONNS; k++) {
+		struct rejoin *r = &usertp__ctl.rejoins[k];
+
+		if (r->session && r->due <= now)
+			rejoin(r->session, r);
+		if (r->session && (!next || r->due < next))
+			next = r->due;
+	}
+	return next;
+}
+
+/*
  * @c's socket was closed by the program (it closes descriptors it did not open), and may be
  * a file of its own now: never read, written or closed again.  Its session records on, and
- * the program joins that session's recorder again (again=1), which resumes it on the new
- * connection ("resume"), or else starts a new session, the old one ending once the new one
- * has started (c->replaces).  A connection made so, lost before either (the program closed
- * it too: it was made while the program closed its descriptors), joins again in turn: the
- * session it was to resume records on (before, it ended there, and the program went untraced).
+ * the program joins that session's recorder again (rejoin()).  A connection made so, lost
+ * before it resumed (the program closed it too: it was made while the program closed its
+ * descriptors), joins again in turn, for the session it was to resume.
  */
 static void conn_lost(struct conn *c)
 {
-	char recorder[sizeof(c->session->recorder)] = "";
 	struct usertp__session *s;
-	int i = -1;
 
 	pthread_mutex_lock(&usertp__ctl.lock);
 	if (!c->session) {
@@ -143,30 +207,16 @@ static void conn_lost(struct conn *c)
 		c->replaces = NULL;
 	}
 	pthread_mutex_unlock(&usertp__ctl.lock);
-	if (c->session)
-		memcpy(recorder, c->session->recorder, sizeof(recorder));
 	/* It records on until the new session starts: nothing is fired for none (c->replaces). */
 	s = conn_detach(c, false);
-	/*
-	 * (Tried a few times: the program may be closing its descriptors still, this new
-	 * connection among them, as it is made.  Before, the session ended at the first such
-	 * failure, and the program went untraced.)
-	 */
-	for (int tries = 0; s && recorder[0] && i < 0 && tries < REJOIN_TRIES; tries++) {
-		if (tries)
-			nanosleep(&(struct timespec){ 0, REJOIN_PAUSE_MS * 1000000L }, NULL);
-		i = join_recorder_served(recorder, true);
-	}
-	if (i >= 0)
-		usertp__ctl.conns[i].replaces = s; /* (this thread's alone: it serves the requests) */
-	else
-		usertp__session_end(s);
+	if (s)
+		rejoin(s, NULL);
 }
 
 /* Answer the whole request @req (@len bytes, not yet checked to be text).  False: close. */
 static bool conn_request(struct conn *c, char *req, size_t len)
 {
-	struct reply r = { NULL, 0, 0 };
+	struct reply r = { 0 };
 	int fd, ret;
 
 	if (!len || strlen(req) != len) {
@@ -175,10 +225,7 @@ static bool conn_request(struct conn *c, char *req, size_t len)
 	} else {
 		fd = usertp__control_serve(c, req, &r);
 	}
-	if (c->in_fd >= 0) {
-		close(c->in_fd); /* not taken by the request */
-		c->in_fd = -1;
-	}
+	usertp__control_conn_drop_in_fd(c); /* (not taken by the request) */
 	/* Joined again: the new session records now, the one it replaces ends (before the reply). */
 	if (c->session && c->replaces) {
 		usertp__session_end(c->replaces);
@@ -187,7 +234,7 @@ static bool conn_request(struct conn *c, char *req, size_t len)
 	if (fd == -2)
 		return true;
 	pthread_mutex_lock(&usertp__ctl.lock);
-	ret = r.buf ? usertp__control_send_locked(c, r.buf, r.len, fd, 0) : -ENOMEM;
+	ret = r.buf ? usertp__control_send_locked(c, r.buf, r.len, fd, &r.fd_id, 0) : -ENOMEM;
 	if (!ret && c->news_due && c->session)
 		usertp__session_news(c->session, usertp__control_news_send, c);
 	c->news_due = false;
@@ -233,10 +280,7 @@ static bool conn_read(struct conn *c)
 				int f;
 
 				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-				if (c->in_fd < 0)
-					c->in_fd = f;
-				else
-					close(f);
+				usertp__control_conn_take_fd(c, f);
 			}
 		}
 		if (!c->in_len)
@@ -268,10 +312,9 @@ static bool conn_read(struct conn *c)
 
 /* --- the thread --------------------------------------------------------------------------- */
 
-/* Return: the connection's index, or -1 when there are too many (it is then closed). */
 /*
  * Serve @fd, a socket just made whose identity is @id (usertp__fd_id_made()), for session @s
- * (or none yet).  Return: its index, or -1 (closed, if still ours; @s ended).
+ * (or none yet).  Return: its index, or -EBUSY (closed, if still ours; @s ended).
  */
 static int conn_add(int fd, const struct usertp__fd_id *id, struct usertp__session *s)
 {
@@ -293,7 +336,7 @@ static int conn_add(int fd, const struct usertp__fd_id *id, struct usertp__sessi
 					  MAX_CONNS);
 	usertp__fd_close_if(fd, id);
 	usertp__session_end(s);
-	return -1;
+	return -EBUSY;
 }
 
 /*
@@ -465,6 +508,7 @@ static void *control_thread(void *open_endpoint)
 			if (usertp__ctl.conns[i].fd >= 0 &&
 			    !usertp__fd_is(usertp__ctl.conns[i].fd, &usertp__ctl.conns[i].fd_id))
 				conn_lost(&usertp__ctl.conns[i]);
+		next = rejoins_try(usertp__mono_ms());
 		pfd[0] = (struct pollfd){ usertp__ctl.listen_fd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ usertp__ctl.wake[0], POLLIN, 0 };
 		n = 2;
@@ -703,7 +747,7 @@ static void thread_start(bool open_endpoint)
 static void at_exit(void)
 {
 	struct timespec until;
-	struct reply r = { NULL, 0, 0 };
+	struct reply r = { 0 };
 	long long deadline;
 	unsigned int i;
 
@@ -746,7 +790,7 @@ static void at_exit(void)
 			usertp__control_reply_add(&r, "exit\n");
 			usertp__control_reply_comms_lines(&r, 0);
 		}
-		if (!r.buf || usertp__control_queue_locked(c, r.buf, r.len, -1))
+		if (!r.buf || usertp__control_queue_locked(c, r.buf, r.len, -1, NULL))
 			continue;
 		/* Sent here, not by the thread: the process is about to go. */
 		while (!usertp__control_flush_locked(c) && c->out) {
@@ -826,11 +870,11 @@ static bool join_recorder(const char *path, int deadline_ms, int busy_ms, bool q
 	if (send_join(c.fd, false))
 		goto fail;
 	while (!ran) {
-		struct reply r = { NULL, 0, 0 };
+		struct reply r = { 0 };
 		long long left = deadline - usertp__mono_ms();
 		struct pollfd p = { c.fd, POLLIN, 0 };
 		long n;
-		int fd;
+		int fd, got = -1;
 
 		/* Nothing yet: a running recorder is given more time (never mid-message). */
 		if (poll(&p, 1, left > 0 ? (int)left : 0) == 0) {
@@ -842,17 +886,19 @@ static bool join_recorder(const char *path, int deadline_ms, int busy_ms, bool q
 		}
 		/* A message has begun: it has its own time to arrive whole (it was late, not cut). */
 		left = deadline - usertp__mono_ms();
-		n = usertp__ctl_recv(c.fd, req, sizeof(req), &c.in_fd,
+		n = usertp__ctl_recv(c.fd, req, sizeof(req), &got,
 				     left > deadline_ms ? (int)left : deadline_ms);
+		if (got >= 0)
+			usertp__control_conn_take_fd(&c, got);
 		if (n == -EBADMSG || n <= 0)
 			goto fail;
 		fd = usertp__control_serve(&c, req, &r);
-		if (c.in_fd >= 0) {
-			close(c.in_fd);
-			c.in_fd = -1;
-		}
+		usertp__control_conn_drop_in_fd(&c);
 		ran = fd == -2;
-		if (!ran && (!r.buf || usertp__ctl_send(c.fd, r.buf, r.len, fd))) {
+		/* (Neither the socket nor the region sent unless still ours.) */
+		if (!ran && (!r.buf || !usertp__fd_is(c.fd, &c.fd_id) ||
+			     (fd >= 0 && !usertp__fd_is(fd, &r.fd_id)) ||
+			     usertp__ctl_send(c.fd, r.buf, r.len, fd))) {
 			free(r.buf);
 			goto fail;
 		}
@@ -891,19 +937,25 @@ static bool joined_already(const struct stat *st)
 /*
  * Join the session at @path from the control thread: say who we are, and serve its requests
  * as any connection's (its "run" needs no answer), without waiting here, since the recorder
- * may be asking our endpoint something at the same time.
+ * may be asking our endpoint something at the same time.  Return: the connection's index, or
+ * a negative errno (recorder_gone() tells which say the recorder is not there).
  */
 static int join_recorder_served(const char *path, bool again)
 {
-	int fd = usertp__ctl_connect(path);
+	int fd = usertp__ctl_connect(path), ret;
 	struct usertp__fd_id id;
 	uid_t uid;
 
-	if (fd < 0 || usertp__fd_id_made(fd, S_IFSOCK, &id))
-		return -1;
-	if (!usertp__ctl_peer_allowed(fd, &uid) || !usertp__fd_is(fd, &id) || send_join(fd, again)) {
+	if (fd < 0)
+		return fd;
+	if ((ret = usertp__fd_id_made(fd, S_IFSOCK, &id)))
+		return ret;
+	ret = !usertp__ctl_peer_allowed(fd, &uid) ? -EACCES
+	      : !usertp__fd_is(fd, &id)		  ? -EBADF
+						  : send_join(fd, again);
+	if (ret) {
 		usertp__fd_close_if(fd, &id);
-		return -1;
+		return ret < 0 ? ret : -EIO;
 	}
 	return conn_add(fd, &id, NULL);
 }
@@ -1005,7 +1057,16 @@ static void fork_child(void)
 			continue;
 		usertp__control_conn_close_fd(c);
 		usertp__control_free_io(c); /* the parent's: it sends them */
-		c->replaces = NULL; /* (the parent's story too) */
+		/*
+		 * A session the parent was resuming on this connection (rejoin()) is ours to go
+		 * on with; one that a new session replaces writes no more: neither writes into
+		 * the parent's buffers.
+		 */
+		if (c->replaces && !c->session)
+			c->session = c->replaces;
+		else if (c->replaces)
+			__atomic_store_n(&c->replaces->sink.active, false, __ATOMIC_RELAXED);
+		c->replaces = NULL;
 	}
 	/*
 	 * Then the endpoint: the recorder asks it about us as soon as it hears of us.
@@ -1029,6 +1090,29 @@ static void fork_child(void)
 			usertp__control_conn_set_fd(c, fd);
 		else
 			c->session = NULL; /* stays off; its memory is the parent's story */
+	}
+	/*
+	 * A session the parent was to join its recorder again with (rejoin()): ours records in
+	 * a buffer of its own too, on a connection of its own, not in the parent's.
+	 */
+	for (i = 0; i < MAX_CONNS; i++) {
+		struct usertp__session *s = usertp__ctl.rejoins[i].session;
+		unsigned int k;
+		int fd;
+
+		usertp__ctl.rejoins[i].session = NULL;
+		if (!s || (fd = usertp__session_fork_child(s)) < 0)
+			continue; /* (stays off) */
+		for (k = 0; k < MAX_CONNS && (usertp__ctl.conns[k].fd >= 0 ||
+					      usertp__ctl.conns[k].session); k++)
+			;
+		if (k == MAX_CONNS) {
+			__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
+			close(fd);
+			continue;
+		}
+		usertp__ctl.conns[k].session = s;
+		usertp__control_conn_set_fd(&usertp__ctl.conns[k], fd);
 	}
 	if (endpoint_ok)
 		thread_start(false);

@@ -47,7 +47,8 @@ static void session_populate_for(struct usertp__session *s, const char *specs)
 }
 
 int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
-			  struct usertp__session **out, const char **why)
+			  const struct usertp__fd_id *wake_id, struct usertp__session **out,
+			  const char **why)
 {
 	struct usertp__session *s;
 	unsigned long kb = USERTP_RB_DEFAULT_KB;
@@ -97,7 +98,7 @@ int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
 	s->tracing = !usertp__ctl_has(request, USERTP_CTL_KEY_TRACING) ||
 		     request->num[USERTP_CTL_KEY_TRACING];
 	/* Before the listener: writers read it from their first event on. */
-	usertp__rb_set_wake_fd(&s->sink.rb, wake_fd);
+	usertp__rb_set_wake_fd(&s->sink.rb, wake_fd, wake_id);
 	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&usertp__rb_sinks, 1, __ATOMIC_RELAXED);
 	/*

@@ -43,11 +43,13 @@ struct usertp__session {
 
 /*
  * Start a session from a "start" request (events=SPECS kb=N overwrite=0|1 clock=mono|x86-tsc
- * tracing=0|1 recorder=PATH); @wake_fd (or -1), the recorder's wake socket, is the session's from then on,
- * set before anything is recorded.  Return: 0, or a negative errno with *why saying what was
- * wrong (or NULL); @wake_fd is then the caller's still.
+ * tracing=0|1 recorder=PATH); @wake_fd (or -1), the recorder's wake socket, whose identity
+ * @wake_id noted as it came, is the session's from then on, set before anything is recorded.
+ * Return: 0, or a negative errno with *why saying what was wrong (or NULL); @wake_fd is then
+ * the caller's still.
  */
 USERTP_HIDDEN int usertp__session_start(const struct usertp__ctl_msg *request, int wake_fd,
+					const struct usertp__fd_id *wake_id,
 					struct usertp__session **out, const char **why);
 /*
  * Change a session's settings from a "set" request (events=SPECS, the whole new list;

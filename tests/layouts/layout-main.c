@@ -24,6 +24,10 @@
  *	-C FILE		the same, 100 ms later (libusertp's thread asleep by then)
  *	-A FILE		the same, after the line (-w): a daemon that closes them once a
  *			recorder has attached
+ *	-r N		with -c, -C or -A: after the closing, the next N connect()s (libusertp's
+ *			to join its recorder again) fail with EAGAIN, as they do when the
+ *			recorder is too busy to take them (its backlog full); it fires once
+ *			they have (10 s at most), and ends once one more was tried (10 s)
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
  */
 #define _GNU_SOURCE
@@ -36,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "layout.h"
@@ -56,6 +61,37 @@ static void *load(const char *module, int mode, fire_fn **fire, fire_fn **fire_s
 	return h;
 }
 
+/* -r: connect()s to fail after the closing (-c, -C, -A): the count, and whether it began. */
+static int connects_to_fail;
+static bool closed_all;
+
+/*
+ * (libusertp's connect() comes here, in each layout: the executables export it, a plugin's
+ * libusertp binds to it.)
+ */
+__attribute__((visibility("default"))) int connect(int fd, const struct sockaddr *addr,
+						   socklen_t len)
+{
+	static int (*real)(int, const struct sockaddr *, socklen_t);
+
+	if (!real)
+		real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "connect");
+	if (__atomic_load_n(&closed_all, __ATOMIC_ACQUIRE) &&
+	    __atomic_fetch_sub(&connects_to_fail, 1, __ATOMIC_RELAXED) > 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return real(fd, addr, len);
+}
+
+/* -r: wait until connect() was called @left times more than it was to fail (10 s at most). */
+static void connects_wait(int left)
+{
+	for (int i = 0; i < 1000 && __atomic_load_n(&connects_to_fail, __ATOMIC_RELAXED) > -left;
+	     i++)
+		usleep(10000);
+}
+
 /* -c/-C: the program's own eventfds, opened after its file. */
 #define DAEMON_EVENTFDS 12
 static int daemon_eventfd[DAEMON_EVENTFDS];
@@ -73,6 +109,8 @@ static __attribute__((noinline)) int daemon_close_all(const char *file, bool lat
 
 	if (late)
 		usleep(100000);
+	/* (Before: libusertp's thread may join again as soon as they are closed.) */
+	__atomic_store_n(&closed_all, true, __ATOMIC_RELEASE);
 	close_range(3, ~0U, 0);
 	fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0 && write(fd, "before\n", 7) != 7) {
@@ -125,11 +163,11 @@ int main(int argc, char **argv)
 	const char *module = NULL, *module2 = NULL, *own_file = NULL;
 	int opt, mode = RTLD_LOCAL, fired;
 	bool std_thread = false, wait_line = false, unload = false, kept = false, own_late = false;
-	bool own_after = false;
+	bool own_after = false, fail_connects = false;
 	void *h = NULL;
 	int own = -1;
 
-	while ((opt = getopt(argc, argv, "d:gxwukD:c:C:A:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:gxwukD:c:C:A:r:")) != -1) {
 		switch (opt) {
 		case 'd': module = optarg; break;
 		case 'g': mode = RTLD_GLOBAL; break;
@@ -141,6 +179,7 @@ int main(int argc, char **argv)
 		case 'A': own_after = true; /* fall through */
 		case 'C': own_late = !own_after; /* fall through */
 		case 'c': own_file = optarg; break;
+		case 'r': connects_to_fail = atoi(optarg); fail_connects = true; break;
 		default: return 2;
 		}
 	}
@@ -189,9 +228,13 @@ int main(int argc, char **argv)
 		return 1;
 	if (!fire || !fire_std)
 		return 2;
+	if (own_file && fail_connects)
+		connects_wait(0);
 	fired = (std_thread ? fire_std : fire)(atoi(argv[optind]), atoi(argv[optind + 1]));
 	if (fired < 0)
 		return 1;
+	if (own_file && fail_connects)
+		connects_wait(1);
 	if (own >= 0 && !daemon_own_kept(own, own_file))
 		return 4;
 	printf("fired %d\n", fired);

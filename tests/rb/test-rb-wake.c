@@ -3,13 +3,16 @@
  * test-rb-wake.c - the consumer's wakeup in producer/consumer mode: a writer sends the
  * consumer's wake socket a word once the consumer asked (reader_wait) and a page opens with a
  * quarter of the buffer or more unconsumed (usertp__rb_wake_pages()), or an event is dropped;
- * once per request, never before the watermark, never without a request.  The same with an
- * older consumer's eventfd.  A descriptor that is no longer the consumer's is left alone,
- * even another eventfd (a program closed ours and opened its own); the consumer's given
- * again (a session resumed) wakes it again.
+ * once per request, never before the watermark, never without a request.  A descriptor that
+ * is no longer the consumer's is left alone, even an eventfd (a program closed ours and opened
+ * its own); one given that is no longer what it was when it came is not taken; the
+ * consumer's given again (a session resumed) wakes it again.  (An older consumer's eventfd is
+ * no longer taken: every eventfd has the same identity, so one of the program's could not be
+ * told from it.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,26 +22,20 @@
 
 #define TAG 0x776bu
 
-/* The consumer's end of its wake descriptor: a socketpair's, or an eventfd. */
+/* The consumer's end of its wake socket (a socketpair's), and the other end's identity. */
 struct consumer {
 	int fd, give; /* ours, and what the buffer is given */
-	bool socket;
+	struct usertp__fd_id give_id;
 };
 
-static void consumer_open(struct consumer *c, bool socket)
+static void consumer_open(struct consumer *c)
 {
 	int pair[2] = { -1, -1 };
 
-	c->socket = socket;
-	if (socket) {
-		CHECK_INT(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair), ==, 0);
-		c->fd = pair[0];
-		c->give = pair[1];
-	} else {
-		c->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		c->give = dup(c->fd);
-	}
-	CHECK(c->fd >= 0 && c->give >= 0);
+	CHECK_INT(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair), ==, 0);
+	c->fd = pair[0];
+	c->give = pair[1];
+	CHECK_INT(usertp__fd_id_made(c->give, S_IFSOCK, &c->give_id), ==, 0);
 }
 
 /* The wakeups the consumer has had since it last looked. */
@@ -46,8 +43,6 @@ static uint64_t woken(const struct consumer *c)
 {
 	uint64_t n = 0, word;
 
-	if (!c->socket)
-		return read(c->fd, &n, sizeof(n)) == sizeof(n) ? n : 0;
 	while (recv(c->fd, &word, sizeof(word), 0) == sizeof(word))
 		n += word;
 	return n;
@@ -59,17 +54,17 @@ static uint64_t pages_opened(const struct usertp__rb *rb)
 	return __atomic_load_n(&rb->cpus[0]->pos, __ATOMIC_RELAXED) / USERTP__KPAGE_SIZE + 1;
 }
 
-static void wakeups(bool socket)
+static void wakeups(void)
 {
 	struct usertp__rb rb;
 	struct usertp__rb_view view;
 	struct consumer con, again;
 	uint64_t seq = 0;
 
-	consumer_open(&con, socket);
+	consumer_open(&con);
 	CHECK_INT(usertp__rb_create(&rb, 1, 64, false), ==, 0); /* 17 pages */
 	CHECK_INT(usertp__rb_view_init(&view, rb.region, rb.size), ==, 0);
-	usertp__rb_set_wake_fd(&rb, con.give);
+	usertp__rb_set_wake_fd(&rb, con.give, &con.give_id);
 
 	/* No request: no wakeup, however full. */
 	while (pages_opened(&rb) < rb.nr_pages)
@@ -114,20 +109,33 @@ static void wakeups(bool socket)
 		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
 		CHECK_INT(fstat(file, &st), ==, 0);
 		CHECK_INT(st.st_size, ==, 0);
-		if (socket) {
-			dup2(other, rb.wake_fd);
-			usertp__rb_wait_request(&view);
-			rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
-			CHECK_INT((int)read(other, &n, sizeof(n)), ==, -1);
-			CHECK_INT(errno, ==, EAGAIN);
-		}
+		dup2(other, rb.wake_fd);
+		usertp__rb_wait_request(&view);
+		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
+		CHECK_INT((int)read(other, &n, sizeof(n)), ==, -1);
+		CHECK_INT(errno, ==, EAGAIN);
 		CHECK_INT(woken(&con), ==, 0);
+		/*
+		 * Given a socket that is an eventfd of the program's by then (the program closed it
+		 * as it came, and opened its own under its number): not taken, not closed.
+		 */
+		consumer_open(&again);
+		dup2(other, again.give);
+		usertp__rb_set_wake_fd(&rb, again.give, &again.give_id);
+		CHECK_INT(rb.wake_fd, ==, -1);
+		CHECK_INT(fcntl(again.give, F_GETFD), >=, 0);
+		usertp__rb_wait_request(&view);
+		rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
+		CHECK_INT((int)read(other, &n, sizeof(n)), ==, -1);
+		CHECK_INT(errno, ==, EAGAIN);
+		close(again.give);
+		close(again.fd);
 		close(file);
 		close(other);
 	}
 	/* Given again (a resumed session): it wakes the consumer again, the one before left. */
-	consumer_open(&again, socket);
-	usertp__rb_set_wake_fd(&rb, again.give);
+	consumer_open(&again);
+	usertp__rb_set_wake_fd(&rb, again.give, &again.give_id);
 	usertp__rb_wait_request(&view);
 	rbt_write(&rb, 0, 100, TAG, seq++, NULL, NULL);
 	CHECK_INT(woken(&again), ==, 1);
@@ -139,7 +147,6 @@ static void wakeups(bool socket)
 
 int main(void)
 {
-	wakeups(true);
-	wakeups(false);
+	wakeups();
 	return harness_done();
 }

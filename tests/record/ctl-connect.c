@@ -11,6 +11,10 @@
  *	ctl-connect SOCKET --trickle HEX MS	these bytes one at a time, MS milliseconds apart;
  *						"closed after N bytes, T ms" when the endpoint
  *						drops us, or "not closed"
+ *	ctl-connect SOCKET --eventfd REQUEST SECONDS
+ *						REQUEST with an eventfd (as a recorder of before
+ *						the wake socket gave one), the reply, then the
+ *						connection held SECONDS long
  *
  * Exit: 0 when a reply came, 3 when the endpoint closed the connection without one, 1 for
  * other failures.
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "ctl-proto.h"
@@ -110,6 +115,14 @@ int main(int argc, char **argv)
 		}
 		printf("not closed\n");
 		return 0;
+	}
+	if (!strcmp(argv[2], "--eventfd") && argc == 5) {
+		int efd = eventfd(0, EFD_CLOEXEC);
+
+		ret = show_reply(sock, usertp__ctl_send(sock, argv[3], strlen(argv[3]), efd));
+		fflush(stdout);
+		sleep((unsigned int)atoi(argv[4]));
+		return ret;
 	}
 	if (!strcmp(argv[2], "--raw") && argc >= 4) {
 		send_raw(sock, argv[3]);

@@ -992,6 +992,18 @@ hostile)
 	expect "$dir/knock" "^error EINVAL not a request: 'ok'" "a reply sent as a request"
 	knock ids
 	expect "$dir/knock" "^ok$" "ids"
+	# A wake descriptor that is an eventfd (what a recorder of before the wake socket gave,
+	# or any peer may): not kept.  Every eventfd has the same identity: one the program opens
+	# later under its number could not be told from it (before: kept, woken and closed as the
+	# session's, and a daemon's own eventfd under that number was written to and closed).
+	efds_before=$(ls -l "/proc/$p1/fd" | grep -c 'anon_inode:\[eventfd\]' || true)
+	"$ctlconnect" "$sock" --eventfd "start events=rec:* kb=8" 3 >"$dir/efd" 2>&1 &
+	efd=$!
+	bg $efd
+	wait_until "the start with an eventfd" grep -q "^ok size=" "$dir/efd"
+	check_count "eventfds kept from a start" \
+		"$(ls -l "/proc/$p1/fd" | grep -c 'anon_inode:\[eventfd\]' || true)" "$efds_before"
+	wait $efd
 	knock --raw 0300000061006200
 	expect "$dir/knock" "^error EINVAL not a text message" "binary message error"
 	knock --raw ffffffff41414141
