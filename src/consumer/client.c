@@ -123,8 +123,9 @@ const char *usertp__client_find_error(int err)
 
 /*
  * @name in the runtime directory @dir or its "all" (a link to a socket that is gone), left by
- * a recorder that died (record-PID.sock), or in the system directory (all.record-PID.sock,
- * again.record-PID.sock): removed.
+ * a recorder that died (record-PID.sock) or a program that died making its endpoint
+ * (PID.new.sock), or in the system directory (all.record-PID.sock, again.record-PID.sock):
+ * removed.
  */
 static void remove_if_stale(const char *dir, const char *name)
 {
@@ -136,6 +137,13 @@ static void remove_if_stale(const char *dir, const char *name)
 		return;
 	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && stat(path, &st) && errno == ENOENT) {
 		unlink(path); /* a link to a socket that is gone */
+		return;
+	}
+	/* PID.new.sock: an endpoint being made when its program died (libusertp's control.c). */
+	pid = strtol(name, &end, 10);
+	if (end != name && pid > 0 && pid <= INT32_MAX && !strcmp(end, ".new.sock")) {
+		if (!process_exists((pid_t)pid))
+			unlink(path);
 		return;
 	}
 	/* The system directory's (all.*, again.*): by its pid. */

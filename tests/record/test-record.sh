@@ -1931,8 +1931,15 @@ killed)
 	# kill came soon.)
 	killed_recorder
 	[ -S "$XDG_RUNTIME_DIR/usertp/record-$rec.sock" ] || { echo "no socket left to clean"; fail=1; }
+	# (And what a program killed while it made its endpoint leaves, PID.new.sock, bound but
+	# not yet renamed PID.sock: its pid one that has ended.  Before: kept for good.)
+	sh -c 'exit 0' &
+	gone=$!
+	wait $gone
+	: >"$XDG_RUNTIME_DIR/usertp/$gone.new.sock"
 	"$usertp" list >/dev/null
 	[ ! -e "$XDG_RUNTIME_DIR/usertp/record-$rec.sock" ] || { echo "stale socket kept"; fail=1; }
+	[ ! -e "$XDG_RUNTIME_DIR/usertp/$gone.new.sock" ] || { echo "stale $gone.new.sock kept"; fail=1; }
 	# A damaged meta file: one clear error, nothing removed.
 	cp -r "$spool" "$dir/bad-spool"
 	printf 'event 9 len=5\nxx' >>"$dir/bad-spool/meta"
