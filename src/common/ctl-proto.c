@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ctl-proto.h"
+#include "io.h"
 #include "pid-list.h"
 #include "number.h"
 #include "ring-buffer.h"
@@ -614,7 +615,7 @@ bool usertp__ctl_peer_allowed(int sock, uid_t *uid)
 	return cred.uid == geteuid() || cred.uid == 0;
 }
 
-int usertp__ctl_connect(const char *path)
+int usertp__ctl_connect_id(const char *path, struct usertp__fd_id *id)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int sock;
@@ -629,12 +630,21 @@ int usertp__ctl_connect(const char *path)
 	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sock < 0)
 		return -errno;
+	if (usertp__fd_id_made(sock, S_IFSOCK, id))
+		return -EBADF; /* (the program's already: left alone) */
 	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) & ~O_NONBLOCK)) {
 		int err = -errno;
 
-		close(sock);
+		usertp__fd_close_if(sock, id);
 		return err;
 	}
 	return sock;
+}
+
+int usertp__ctl_connect(const char *path)
+{
+	struct usertp__fd_id id;
+
+	return usertp__ctl_connect_id(path, &id);
 }

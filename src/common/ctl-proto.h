@@ -299,5 +299,12 @@ bool usertp__ctl_peer_allowed(int sock, uid_t *uid);
  * -EAGAIN at once.  Return: the (blocking) socket or a negative errno.
  */
 int usertp__ctl_connect(const char *path);
+struct usertp__fd_id;
+/*
+ * The same, the socket's identity noted in *@id as it is made (io.h): for libusertp, inside
+ * a program that may close it at any moment and open a file of its own under its number;
+ * what it closes on failure is closed only if still its own.  (-EBADF: taken at once.)
+ */
+int usertp__ctl_connect_id(const char *path, struct usertp__fd_id *id);
 
 #endif /* USERTP_CTL_PROTO_H */

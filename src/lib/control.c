@@ -855,8 +855,8 @@ static bool join_recorder(const char *path, int deadline_ms, int busy_ms, bool q
 	uid_t uid;
 	bool ran = false;
 
-	c.fd = usertp__ctl_connect(path);
-	if (c.fd >= 0 && usertp__fd_id_made(c.fd, S_IFSOCK, &c.fd_id))
+	c.fd = usertp__ctl_connect_id(path, &c.fd_id);
+	if (c.fd == -EBADF)
 		return false; /* (the program's already: accept_one() says why) */
 	if (quiet && c.fd < 0)
 		return false;
@@ -942,14 +942,12 @@ static bool joined_already(const struct stat *st)
  */
 static int join_recorder_served(const char *path, bool again)
 {
-	int fd = usertp__ctl_connect(path), ret;
 	struct usertp__fd_id id;
+	int fd = usertp__ctl_connect_id(path, &id), ret;
 	uid_t uid;
 
 	if (fd < 0)
 		return fd;
-	if ((ret = usertp__fd_id_made(fd, S_IFSOCK, &id)))
-		return ret;
 	ret = !usertp__ctl_peer_allowed(fd, &uid) ? -EACCES
 	      : !usertp__fd_is(fd, &id)		  ? -EBADF
 						  : send_join(fd, again);
