@@ -295,6 +295,37 @@ static void wait_processing(struct usertp_session *s, pid_t pid, int *status)
 		usertp_session_process(s, 10);
 }
 
+/* Whether the session's first program runs still (process_while()). */
+static bool first_running(struct usertp_session *s, pid_t unused)
+{
+	struct usertp_program_info info = USERTP_STRUCT_INIT(usertp_program_info);
+
+	(void)unused;
+	return !usertp_session_program(s, 0, &info) && info.running;
+}
+
+/* Whether process @pid exists still, not reaped by us (process_while()). */
+static bool alive(struct usertp_session *s, pid_t pid)
+{
+	(void)s;
+	return kill(pid, 0) == 0;
+}
+
+/*
+ * Let the session take what comes, in 10 ms steps, while @going(@s, @pid) says so, 60 s at
+ * most.  Return: whether it stopped saying so.
+ */
+static bool process_while(struct usertp_session *s, bool (*going)(struct usertp_session *, pid_t),
+			  pid_t pid)
+{
+	for (int i = 0; i < 6000; i++) {
+		if (!going(s, pid))
+			return true;
+		usertp_session_process(s, 10);
+	}
+	return !going(s, pid);
+}
+
 /*
  * Buffers too small for what is fired: every event is read or counted dropped, exactly, and
  * the session's descriptor wakes a poll() when a buffer fills.
@@ -438,13 +469,10 @@ static void fork_after_parent_end(void)
 	unlink(gate);
 	child = (pid_t)prog_cmd(&p, "spawn 25");
 	prog_end(&p);
-	for (int i = 0; i < 6000 && !usertp_session_program(s, 0, &info) && info.running; i++)
-		usertp_session_process(s, 10);
-	CHECK(!info.running, "the parent's end was not read");
+	CHECK(process_while(s, first_running, 0), "the parent's end was not read");
 	close(open(gate, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
 	/* (Its events are in its buffers by its end.) */
-	for (int i = 0; i < 6000 && kill(child, 0) == 0; i++)
-		usertp_session_process(s, 10);
+	CHECK(process_while(s, alive, child), "the child %d did not end", (int)child);
 	drain(s, &c, 300);
 	CHECK(of_pid(&c, child, true) == 25 && of_pid(&c, child, false) == 25 && !c.other &&
 	      !c.lost && !c.bad_order,
@@ -1262,8 +1290,7 @@ static void case_kernel(void)
 		CHECK(pid > 0, "run_only: %d %s", (int)pid, usertp_session_error(s));
 		OK(usertp_session_enable(s, "sched:sched_process_fork,cons:*"));
 		CHECK(kernel_instance_of(getpid()), "no tracefs instance of the file session");
-		while (waitpid(pid, &status, WNOHANG) != pid)
-			usertp_session_process(s, 10);
+		wait_processing(s, pid, &status);
 		OK(usertp_session_finish(s, &sum));
 		CHECK(sum.events >= 15 && sum.lost == 0 && sum.programs == 1,
 		      "the file: %llu events, %llu lost, %u programs", (unsigned long long)sum.events,
