@@ -630,6 +630,37 @@ static uint64_t sum_events[USERTP_MERGE_MAX_CPUS], sum_lost[USERTP_MERGE_MAX_CPU
 	  .cpu_lost = sum_lost, .max_cpus = USERTP_MERGE_MAX_CPUS }
 
 /* The summary of what the file holds (-q: none). */
+/*
+ * Under --, the command ended and left programs running that it forked (a daemon's child):
+ * their recording ends with this one.  Said, with how to record them to their end.
+ */
+static void left_running_say(void)
+{
+	struct usertp_program_info info = USERTP_STRUCT_INIT(usertp_program_info);
+	unsigned int i, n = usertp_session_nr_programs(rec.session), left = 0;
+	char first[64] = "";
+	pid_t pid = 0;
+
+	if (!rec.cmd || !rec.child_done || rec.quiet || rec.stop_signal)
+		return;
+	for (i = 0; i < n; i++) {
+		if (usertp_session_program(rec.session, i, &info) || !info.running ||
+		    info.pid == rec.child || (kill(info.pid, 0) && errno == ESRCH))
+			continue;
+		if (!left++) {
+			snprintf(first, sizeof(first), "%s[%d]", info.comm, (int)info.pid);
+			pid = info.pid;
+		}
+	}
+	if (left)
+		fprintf(stderr,
+			"usertp record: %s%s, forked by the command, still run%s: recorded until "
+			"the command's end; to record %s to %s end: usertp record -P %d%s (or -a)\n",
+			first, left > 1 ? " and others" : "", left > 1 ? "" : "s",
+			left > 1 ? "them" : "it", left > 1 ? "their" : "its", (int)pid,
+			left > 1 ? " -P ..." : "");
+}
+
 static void summary(const struct usertp_dat_summary *sum, bool at_least)
 {
 	uint64_t total = sum->events, lost = sum->lost;
@@ -1512,6 +1543,7 @@ int usertp__cmd_record(int argc, char **argv)
 	usertp_session_free(rec.trigger);
 	rec.trigger = NULL;
 	/* Programs still running stop recording when the session ends; read what is left. */
+	left_running_say();
 	if (rec.stream) {
 		stream_end();
 		ret = 0;

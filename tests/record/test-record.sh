@@ -483,6 +483,17 @@ fork)
 	report "$dir/a.dat"
 	check_count "child's events" "$(count "$dir/report.txt" "^ *rec-prog-$child ")" 40
 	check_count "all events" "$(count "$dir/report.txt" " rec_event: ")" 120
+	# A daemon's parent: its child runs on after the command ends, and the recording ends
+	# with the command (as trace-cmd's and perf's do).  What the child fired until then is
+	# recorded, and the recorder names it, with the -P that records it on (before: nothing
+	# said; the child's later events went unrecorded without a word).
+	"$usertp" record -e 'rec:*' -o "$dir/d.dat" -- "$recprog" daemon 10 >"$dir/out" 2>"$dir/err"
+	child=$(sed -n 's/^child //p' "$dir/out")
+	bg "$child"
+	report "$dir/d.dat"
+	check_count "the daemon's child's events" "$(count "$dir/report.txt" "^ *rec-prog-$child ")" 10
+	expect "$dir/err" "^usertp record: rec-prog\[$child\], forked by the command, still runs: recorded until the command's end; to record it to its end: usertp record -P $child (or -a)\$" "the child left running named"
+	kill -TERM "$child"
 	;;
 attach)
 	# Two running programs by pid; the recording ends when both have ended.

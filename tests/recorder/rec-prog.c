@@ -30,6 +30,9 @@
  *	rec-prog chdir N DIR	chdir(DIR), N events, return 0
  *	rec-prog fork N		N events (thread 0); a forked child fires N (thread 1) and exits;
  *				prints "child PID"; N more (thread 0, seq N..2N-1); return 0
+ *	rec-prog daemon N	N events (thread 0); a forked child fires N (thread 1) and runs on,
+ *				until a signal; prints "child PID" once the child has fired, and
+ *				returns 0: a daemon's parent
  *	rec-prog fork-busy F	3 spinners fire without end while main forks F children, each
  *				firing 10 events (thread 1) and exiting; prints "child PID" each
  *	rec-prog churn N	N threads one after another, thread I named "churn-I" (I modulo
@@ -203,6 +206,33 @@ static int fork_once(void)
 		return 11;
 	}
 	fire(0, nr_events, nr_events);
+	return 0;
+}
+
+static int daemon_mode(void)
+{
+	int ready[2];
+	pid_t pid;
+	char b;
+
+	fire(0, 0, nr_events);
+	if (pipe(ready))
+		return 10;
+	pid = fork();
+	if (pid < 0)
+		return 10;
+	if (pid == 0) {
+		close(ready[0]);
+		fire(1, 0, nr_events);
+		(void)!write(ready[1], "", 1);
+		close(ready[1]);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &b, 1) != 1)
+		return 11;
+	printf("child %d\n", (int)pid);
 	return 0;
 }
 
@@ -497,6 +527,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "fork"))
 		return fork_once();
+	if (!strcmp(mode, "daemon"))
+		return daemon_mode();
 	if (!strcmp(mode, "fork-busy"))
 		return fork_busy(nr_events);
 	if (!strcmp(mode, "dlclose"))
