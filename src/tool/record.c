@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/sysinfo.h>
@@ -386,10 +387,19 @@ static void on_signals(void)
 				rec.stop_signal = (int)si.ssi_signo;
 			continue;
 		}
-		if (rec.child > 0 && !rec.child_done) {
+		/*
+		 * The command; and under -- its descendants that outlived their parent, ours as
+		 * their subreaper, that end: reaped, not left as zombies (a script that leaves
+		 * many would use up the pids).  (The recorder has no other thread, and waits for
+		 * the children it forks itself before going on: none of theirs is taken here.)
+		 */
+		while (rec.child > 0) {
 			int status;
+			pid_t pid = waitpid(-1, &status, WNOHANG);
 
-			if (waitpid(rec.child, &status, WNOHANG) == rec.child) {
+			if (pid <= 0)
+				break;
+			if (pid == rec.child && !rec.child_done) {
 				rec.child_done = true;
 				rec.child_status = status;
 			}
@@ -631,34 +641,54 @@ static uint64_t sum_events[USERTP_MERGE_MAX_CPUS], sum_lost[USERTP_MERGE_MAX_CPU
 
 /* The summary of what the file holds (-q: none). */
 /*
- * Under --, the command ended and left programs running that it forked (a daemon's child):
- * their recording ends with this one.  Said, with how to record them to their end.
+ * Under --, the command ended and left processes running: a daemon's child.  The recording
+ * ended with the command, as trace-cmd's and perf's do.  Each is said once, with whether it
+ * was recorded until then (a program that had joined) and how to record it on.  Those whose
+ * parent ended are found as ours (the recorder is the command's descendants' subreaper:
+ * PR_SET_CHILD_SUBREAPER), whether or not they had joined; the session knows the others.
  */
 static void left_running_say(void)
 {
 	struct usertp_program_info info = USERTP_STRUCT_INIT(usertp_program_info);
-	unsigned int i, n = usertp_session_nr_programs(rec.session), left = 0;
-	char first[64] = "";
-	pid_t pid = 0;
+	unsigned int i, n = usertp_session_nr_programs(rec.session);
+	pid_t self = getpid();
+	struct dirent *de;
+	DIR *d;
 
 	if (!rec.cmd || !rec.child_done || rec.quiet || rec.stop_signal)
 		return;
+	/* What the session recorded, running still. */
 	for (i = 0; i < n; i++) {
 		if (usertp_session_program(rec.session, i, &info) || !info.running ||
-		    info.pid == rec.child || (kill(info.pid, 0) && errno == ESRCH))
+		    info.pid == rec.child || !usertp__proc_runs(info.pid))
 			continue;
-		if (!left++) {
-			snprintf(first, sizeof(first), "%s[%d]", info.comm, (int)info.pid);
-			pid = info.pid;
-		}
-	}
-	if (left)
 		fprintf(stderr,
-			"usertp record: %s%s, forked by the command, still run%s: recorded until "
-			"the command's end; to record %s to %s end: usertp record -P %d%s (or -a)\n",
-			first, left > 1 ? " and others" : "", left > 1 ? "" : "s",
-			left > 1 ? "them" : "it", left > 1 ? "their" : "its", (int)pid,
-			left > 1 ? " -P ..." : "");
+			"usertp record: %s[%d], forked by the command, still runs: recorded until "
+			"the command's end; to record it on: usertp record -P %d (or -a)\n",
+			info.comm, (int)info.pid, (int)info.pid);
+	}
+	/* The others the command left, as ours now: never joined (they had not by then). */
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		char *end, comm[17];
+		long pid = strtol(de->d_name, &end, 10);
+		bool known = false;
+
+		if (*end || pid <= 0 || pid == rec.child || usertp__proc_parent((pid_t)pid) != self ||
+		    !usertp__proc_runs((pid_t)pid))
+			continue;
+		for (i = 0; i < n && !known; i++)
+			known = !usertp_session_program(rec.session, i, &info) && info.pid == pid;
+		if (known || usertp__proc_comm((pid_t)pid, 0, comm, sizeof(comm)))
+			continue;
+		fprintf(stderr,
+			"usertp record: %s[%ld], left running by the command, was not recorded (it "
+			"had not joined by the command's end); if it uses libusertp, usertp record "
+			"-P %ld (or -a) records it\n",
+			comm, pid, pid);
+	}
+	if (d)
+		closedir(d);
 }
 
 static void summary(const struct usertp_dat_summary *sum, bool at_least)
@@ -1446,6 +1476,12 @@ static bool start(void)
 	/* The trigger's session before the command: it joins that too, before its main(). */
 	if (rec.snapshot_on && !trigger_start())
 		return false;
+	/*
+	 * The command's descendants that outlive their parent become ours, not init's: the end
+	 * names those left running (left_running_say()); those that end are reaped (on_signals()).
+	 */
+	if (rec.cmd)
+		(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (rec.cmd && rec.filter_cmd) {
 		/* -F: the command alone, held until the session runs (after the events are set). */
 		rec.child = usertp_session_run_only(rec.session, rec.cmd, rec.event_fork);

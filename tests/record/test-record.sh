@@ -492,8 +492,21 @@ fork)
 	bg "$child"
 	report "$dir/d.dat"
 	check_count "the daemon's child's events" "$(count "$dir/report.txt" "^ *rec-prog-$child ")" 10
-	expect "$dir/err" "^usertp record: rec-prog\[$child\], forked by the command, still runs: recorded until the command's end; to record it to its end: usertp record -P $child (or -a)\$" "the child left running named"
+	expect "$dir/err" "^usertp record: rec-prog\[$child\], forked by the command, still runs: recorded until the command's end; to record it on: usertp record -P $child (or -a)\$" "the child left running named"
 	kill -TERM "$child"
+	# One left running that had not joined (here: not a usertp program at all), its parent
+	# ended: found as the recorder's own (the command's descendants' subreaper), and named.
+	# (As sh, or as sleep: it may not have exec'd yet when the command ends.)
+	"$usertp" record -e 'rec:*' -o "$dir/s.dat" -- sh -c 'sleep 60 & echo $!' >"$dir/out" 2>"$dir/err" || true
+	left=$(cat "$dir/out")
+	bg "$left"
+	expect "$dir/err" "^usertp record: [a-z]*\[$left\], left running by the command, was not recorded (it had not joined by the command's end); if it uses libusertp, usertp record -P $left (or -a) records it\$" "the process left running named"
+	kill -TERM "$left"
+	# One that ends before the command does is reaped by the recorder, its subreaper, not
+	# left a zombie meanwhile (a script that leaves many would use up the pids).
+	"$usertp" record -q -e 'rec:*' -o "$dir/z.dat" -- \
+		sh -c '(sleep 0.1 &); sleep 1; ps -o stat= --ppid $PPID | grep -c Z' >"$dir/out" 2>/dev/null || true
+	check_count "zombies of the recorder's" "$(cat "$dir/out")" 0
 	;;
 attach)
 	# Two running programs by pid; the recording ends when both have ended.
