@@ -222,8 +222,9 @@ bool usertp__rb_wait_opened(struct usertp__rb_cpu *c, uint64_t pos);
 /*
  * Offsets within a page that are not a place to write:
  *   0	no page opened yet (pos is 0);
- *   1	a writer is opening the page (zeroing it): others wait a little (a few tens of
- *	microseconds, never in the kernel), then drop their event;
+ *   1	a writer is opening the page (zeroing it): others wait a little (spinning, then
+ *	yielding), then write into another CPU's buffer (CAS mode) or drop their event,
+ *	counted (rseq mode);
  *   FULL	the page was closed early, the next page being unavailable: nothing fits;
  *   EXACT	the last event ended exactly at the end of the page (pos cannot say "offset
  *	4096", which would be the next page's start).

@@ -28,6 +28,11 @@
  *	dead-cas	the writer died right after the compare-and-exchange that reserved its
  *			event, before writing anything: nothing stale may be read as an event
  *	dead-open	... of an event that opened a page, before sealing the page before it
+ *	stalled-open	a writer opening a page of CPU 0 is held up once it has claimed it
+ *			(preempted, its vCPU stopped by the host) while another writes on CPU 0:
+ *			in CAS mode that event goes into CPU 1's buffer, nothing dropped (before,
+ *			it was dropped: layouts-record's static-daemon under ThreadSanitizer, 1 of
+ *			400); rseq mode, which writes only its own CPU's buffer, drops it, counted
  *
  * The dead-* cases build the exact state a writer killed at that point leaves: they save the
  * bytes the reservation is going to write, reserve, and put those bytes back (test-rb-kill
@@ -474,6 +479,43 @@ static void dead_open(void)
 	usertp__rb_destroy(&rb);
 }
 
+static void stalled_open(void)
+{
+	struct usertp__rb rb;
+	struct usertp__rb_snapshot snap;
+	struct rbt_walk w = { 0 };
+	uint64_t seq = 0, got = 0;
+	uint32_t off, tag = 0;
+
+	CHECK_INT(usertp__rb_create(&rb, 2, 8, false), ==, 0);
+	write_n(&rb, 5, 100, &seq);
+	/* The opener claimed the next page (OPENING), and stopped there for now. */
+	off = (uint32_t)(rb.cpus[0]->pos % USERTP__KPAGE_SIZE);
+	if (rb.rseq) /* the claim cleared the word after the last entry */
+		memset(rb.pages[0] + (rb.cpus[0]->pos / USERTP__KPAGE_SIZE) % rb.nr_pages *
+				       USERTP__KPAGE_SIZE + off, 0, 8);
+	rb.cpus[0]->pos = (rb.cpus[0]->pos / USERTP__KPAGE_SIZE + 1) * USERTP__KPAGE_SIZE +
+			  USERTP_RB_OFF_OPENING;
+	if (rb.rseq) {
+		CHECK(!rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
+		CHECK_INT(rb.cpus[0]->dropped, ==, 1);
+		usertp__rb_destroy(&rb);
+		return;
+	}
+	CHECK(rbt_write(&rb, 0, 100, TAG, seq, NULL, NULL));
+	CHECK_INT(rb.cpus[0]->dropped, ==, 0);
+	CHECK_INT(rb.cpus[1]->dropped, ==, 0);
+	CHECK_INT(usertp__rb_snapshot(rb.region, rb.size, &snap), ==, 0);
+	rbt_walk_cpu(&snap.cpus[1], &w);
+	CHECK_INT(w.n, ==, 1);
+	CHECK(w.n == 1 && payload_check(w.e[0].data, w.e[0].size, &tag, &got));
+	CHECK_INT(tag, ==, TAG);
+	CHECK_INT(got, ==, seq);
+	free(w.e);
+	usertp__rb_snapshot_free(&snap);
+	usertp__rb_destroy(&rb);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -487,6 +529,7 @@ int main(int argc, char **argv)
 		{ "nested", nested },		  { "full-unread", full_unread },
 		{ "dead-reserved", dead_reserved },
 		{ "dead-cas", dead_cas },	  { "dead-open", dead_open },
+		{ "stalled-open", stalled_open },
 	};
 	unsigned int i;
 
