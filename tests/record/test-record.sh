@@ -51,6 +51,19 @@ wait_endpoint() {
 	wait_until "the endpoint of $1" test -S "$XDG_RUNTIME_DIR/usertp/$1.sock"
 }
 
+# endpoint_pid DIR: the pid of the running program whose endpoint is in DIR, the only one
+# there (one started through a subshell, whose pid the test does not know), once it is made
+endpoint_pid() {
+	wait_until "an endpoint in $1" endpoint_live "$1" >&2
+	endpoint_live "$1"
+}
+endpoint_live() {
+	for p in $(ls "$1" | sed -n 's/^\([0-9]*\)\.sock$/\1/p'); do
+		! kill -0 "$p" 2>/dev/null || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
 # wait_gone PID: the process has ended
 wait_gone() {
 	wait_until "process $1 to end" sh -c "! kill -0 $1"
@@ -961,10 +974,12 @@ hijack)
 		as_victim "$recprog" handler 2 >"$dir/p-$kind" 2>"$dir/p-$kind.err" &
 		bg $!
 		wait_ready "$dir/p-$kind"
-		# (Started through a subshell: its pid is its endpoint's, the only one there.)
-		p1=$(ls "$dir/home2/.cache/usertp-run" | sed -n 's/^\([0-9]*\)\.sock$/\1/p')
+		# (Started through a subshell: its pid is its endpoint's.  Before, read at once, under
+		# load as none, and the list's failure ended the test with nothing said.)
+		p1=$(endpoint_pid "$dir/home2/.cache/usertp-run")
 		bg "$p1"
-		as_victim "$dir/usertp-copy" list -P "$p1" >"$dir/list" 2>"$dir/err"
+		as_victim "$dir/usertp-copy" list -P "$p1" >"$dir/list" 2>"$dir/err" ||
+			{ echo "list as the victim failed ($kind):"; cat "$dir/err"; fail=1; }
 		expect "$dir/list" '^rec:rec_event$' "the victim's events listed ($kind)"
 		expect "$dir/err" "warning: /tmp/usertp-$uid is a $( [ $kind = dir ] && echo directory || echo link) of uid 0, not ours (another user made it first): using $dir/home2/.cache/usertp-run instead" \
 			"what happened said ($kind)"
@@ -2286,8 +2301,8 @@ trap 'for p in $(cat "$dir/pids" 2>/dev/null); do
 	in_cgroup "$recprog" handler 2 >"$dir/p1" &
 	bg $!
 	wait_ready "$dir/p1"
-	# (Started through a subshell: its pid is its endpoint's, the only one here.)
-	p1=$(ls "$XDG_RUNTIME_DIR/usertp" | sed -n 's/^\([0-9]*\)\.sock$/\1/p')
+	# (Started through a subshell: its pid is its endpoint's.)
+	p1=$(endpoint_pid "$XDG_RUNTIME_DIR/usertp")
 	bg "$p1"
 	set +e
 	"$usertp" record -b $kb -e 'rec:*' -P "$p1" -o "$dir/c.dat" 2>"$dir/err"
