@@ -169,8 +169,21 @@ static void reply_enabled(struct reply *r, const struct usertp__session *s)
 	free(text);
 }
 
-/* Each session of the program: "session N tracing=0|1", its events and filters (usertp list). */
-/* Every session's settings as they are now ("sessions"), or only @only's ("listed"). */
+/* One session in a "sessions" reply: "session N tracing=0|1", its events and filters. */
+static void describe_session(FILE *f, unsigned int n, const struct usertp__session *s,
+			     bool joining)
+{
+	fprintf(f, "session %u tracing=%d%s\n", n, s->tracing,
+		joining ? " joining-again" : "");
+	usertp__listener_describe(s->listener, f);
+}
+
+/*
+ * Every session's settings as they are now ("sessions"), or only @only's ("listed").  Every
+ * session: those on a connection, and those whose connection the program closed (a daemon),
+ * recording on while the program joins their recorder again ("joining-again": control.c's
+ * rejoin(); before, they were left out, as if nothing recorded the program).
+ */
 static void reply_sessions(struct reply *r, const struct usertp__session *only)
 {
 	char *text = NULL;
@@ -182,13 +195,18 @@ static void reply_sessions(struct reply *r, const struct usertp__session *only)
 		return;
 	pthread_mutex_lock(&usertp__ctl.lock);
 	for (unsigned int i = 0; i < MAX_CONNS; i++) {
-		const struct usertp__session *s = usertp__ctl.conns[i].session;
+		const struct conn *c = &usertp__ctl.conns[i];
 
-		if (usertp__ctl.conns[i].fd < 0 || !s || (only && s != only))
+		if (c->fd < 0 || (only && c->session != only))
 			continue;
-		fprintf(f, "session %u tracing=%d\n", ++n, s->tracing);
-		usertp__listener_describe(s->listener, f);
+		if (c->session)
+			describe_session(f, ++n, c->session, false);
+		else if (c->replaces) /* (joined, not yet resumed or started) */
+			describe_session(f, ++n, c->replaces, true);
 	}
+	for (unsigned int i = 0; !only && i < MAX_CONNS; i++)
+		if (usertp__ctl.rejoins[i].session)
+			describe_session(f, ++n, usertp__ctl.rejoins[i].session, true);
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	if (!fclose(f))
 		usertp__control_reply_add(r, "%s", text);

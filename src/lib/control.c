@@ -38,7 +38,10 @@
  *				the session's pid filter, whole (set_event_pid,
  *				set_event_notrace_pid, event-fork); ok
  *	enabled			ok, then the "id sys:event" lines of the session
- *	sessions		ok, then per session "session N tracing=0|1", "events=SPECS",
+ *	sessions		ok, then per session "session N tracing=0|1" (then
+ *				" joining-again" for one whose connection the program
+ *				closed, recording on while it joins its recorder again),
+ *				"events=SPECS",
  *				its "filter SPEC TEXT" lines, and with a pid filter
  *				"pids P,P..", "notrace_pids P,P..", "event_fork 0|1"
  *				(usertp list -v)

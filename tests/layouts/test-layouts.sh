@@ -224,6 +224,31 @@ late_refused() {
 	echo "dlopen-late: refused without --allow-missing"
 }
 
+# joining_listed: a daemon's session, recording on while the program joins its recorder again
+# (too busy to take it: -r 1000, its connect()s fail), is listed by usertp list -v, marked
+# "joining-again" (before: left out, as if nothing recorded the program).
+joining_listed() {
+	rm -rf "$dir"/x.dat*
+	TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}suppressions=$here/daemon.tsan" \
+		"$usertp" record -q -e 'jobs:*' -o "$dir/x.dat" -- "$exe" -c "$own" -r 1000 1 1 \
+		>"$dir/out" 2>"$dir/err" &
+	rec=$!
+	pids="$pids $rec"
+	# (By its name: the recorder has children of its own a moment, checking formats.)
+	wait_until "the command of record" sh -c "pgrep -P $rec -x layout-exe >/dev/null"
+	prog=$(pgrep -P $rec -x layout-exe)
+	pids="$pids $prog"
+	wait_dump='"$usertp" list -v -P $prog || true'
+	wait_until "its session listed joining again" sh -c \
+		"'$usertp' list -v -P $prog | grep -q '^  session 1 tracing=1 joining-again\$'"
+	wait_dump=
+	"$usertp" list -v -P $prog >"$dir/list"
+	grep -q '^    events=jobs:\*$' "$dir/list" || bad "joining-again: $(cat "$dir/list")"
+	kill $prog
+	wait $rec || true
+	echo "joining-again: listed"
+}
+
 if [ "$mode" = attach ]; then
 	late_refused
 	rec_opts=--allow-missing run dlopen-late "$hostdl" -d "$plugin" -u
@@ -235,6 +260,7 @@ if [ "$mode" = record ]; then
 	refuse lib start "$hostlib"
 	refuse plugin start "$hostplugin"
 	refuse dlopen-local later "$hostdl" -d "$plugin"
+	joining_listed
 fi
 
 for x in "" -x; do
