@@ -34,7 +34,12 @@
 
 /* --- our socket: joins, forked children --------------------------------------------------- */
 
-/* A socket listening at @path, which only its owner may use (or, with @everyone, anyone). */
+/*
+ * A socket listening at @path, which only its owner may use (or, with @everyone, anyone).  Its
+ * backlog is the most the system allows: a forked child whose connect() finds it full is not
+ * recorded, and a pre-forking server starts hundreds at once (before: 64, and record-fork's
+ * burst kept 65 of 300).
+ */
 static int listen_at(const char *path, bool everyone)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -48,7 +53,7 @@ static int listen_at(const char *path, bool everyone)
 		return -errno;
 	unlink(sa.sun_path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(sa.sun_path, everyone ? 0666 : 0600) || listen(fd, 64)) {
+	    chmod(sa.sun_path, everyone ? 0666 : 0600) || listen(fd, SOMAXCONN)) {
 		ret = -errno;
 		close(fd);
 		return ret;

@@ -50,8 +50,11 @@
 #include "format-field.h"
 #include "spec.h"
 
+static void take_all_waiting(struct usertp_session *s);
+
 void usertp__session_drain(struct usertp_session *s)
 {
+	take_all_waiting(s);
 	for (unsigned int i = 0; i < s->nr_sources; i++) {
 		struct usertp__source *src = s->sources[i];
 		struct pollfd p = { src->session, POLLIN, 0 };
@@ -115,6 +118,24 @@ static bool accept_waiting(struct usertp_session *s, int fd)
 		usertp__ses_accept_one(s, fd);
 	}
 	return false;
+}
+
+/*
+ * At the end: every join and fork waiting is taken, not only one look's.  A program whose
+ * children fork in a burst (a pre-forking server's workers) has more of them waiting than a
+ * look takes, each said before its first event; before, those past the first look were left
+ * there, what they fired recorded nowhere and counted nowhere (1116 of 2000 once).  As many
+ * looks as the backlog can hold (SOMAXCONN) at most: whatever forks on meanwhile does not hold
+ * the end up for ever.
+ */
+static void take_all_waiting(struct usertp_session *s)
+{
+	for (unsigned int i = 0; i < SOMAXCONN / USERTP__ACCEPTS_PER_LOOK + 1; i++) {
+		bool done = accept_waiting(s, s->listen_fd);
+
+		if (accept_waiting(s, s->every_fd) && done)
+			break;
+	}
 }
 
 /* How often a source read on after its connection closed is looked at (session-core.h). */

@@ -515,6 +515,27 @@ fork)
 	bg "$left"
 	expect "$dir/err" "^usertp record: [a-z]*\[$left\], left running by the command, was not recorded (it had not joined by the command's end); if it uses libusertp, usertp record -P $left (or -a) records it\$" "the process left running named"
 	kill -TERM "$left"
+	# A burst of forks (a pre-forking server's workers): every child's event is recorded.
+	# The recorder stopped meanwhile, the 300 children wait in its backlog at the command's
+	# end, more than one look takes (before: its backlog held 64, the others' joins failed,
+	# and at the end one look took 64 more: the rest recorded nowhere, counted nowhere).
+	rm -f "$dir/go"
+	mkfifo "$dir/go"
+	"$usertp" record -q -e 'rec:*' -o "$dir/b.dat" -- "$recprog" fork-burst 300 <"$dir/go" \
+		>"$dir/out" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	exec 6>"$dir/go"
+	wait_ready "$dir/out"
+	prog=$(pgrep -P "$rec" -x rec-prog)
+	kill -STOP "$rec"
+	echo go >&6
+	exec 6>&-
+	wait_until "the burst's end (its parent a zombie)" sh -c "[ \"\$(cut -d' ' -f3 /proc/$prog/stat)\" = Z ]"
+	kill -CONT "$rec"
+	wait "$rec" || { echo "record of the burst failed: $(cat "$dir/err")"; fail=1; }
+	report "$dir/b.dat"
+	check_count "the burst's children's events" "$(count "$dir/report.txt" " rec_event: ")" 300
 	# One that ends before the command does is reaped by the recorder, its subreaper, not
 	# left a zombie meanwhile (a script that leaves many would use up the pids).
 	"$usertp" record -q -e 'rec:*' -o "$dir/z.dat" -- \

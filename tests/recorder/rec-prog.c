@@ -35,6 +35,9 @@
  *				returns 0: a daemon's parent
  *	rec-prog fork-busy F	3 spinners fire without end while main forks F children, each
  *				firing 10 events (thread 1) and exiting; prints "child PID" each
+ *	rec-prog fork-burst F	"ready", a line on stdin, then F children forked at once, as a
+ *				pre-forking server starts its workers, each firing 1 rec_event
+ *				(thread 1, seq 0) and ending; then waits for them all, returns 0
  *	rec-prog churn N	N threads one after another, thread I named "churn-I" (I modulo
  *				100000), each firing rec_event (thread I, seq 0) and ending: more
  *				threads than the program's ring of names holds (src/lib/comm.c)
@@ -261,6 +264,30 @@ static int fork_busy(int forks)
 		}
 	}
 	stop_and_join(threads);
+	return failed ? 11 : 0;
+}
+
+static int fork_burst(int forks)
+{
+	int i, status, failed = 0;
+	char line[16];
+	pid_t pid;
+
+	printf("ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 10;
+	for (i = 0; i < forks; i++) {
+		pid = fork();
+		if (pid < 0)
+			return 10;
+		if (pid == 0) {
+			fire(1, 0, 1);
+			_exit(0);
+		}
+	}
+	while ((pid = wait(&status)) > 0)
+		failed += !WIFEXITED(status) || WEXITSTATUS(status);
 	return failed ? 11 : 0;
 }
 
@@ -531,6 +558,8 @@ int main(int argc, char **argv)
 		return daemon_mode();
 	if (!strcmp(mode, "fork-busy"))
 		return fork_busy(nr_events);
+	if (!strcmp(mode, "fork-burst"))
+		return fork_burst(nr_events);
 	if (!strcmp(mode, "dlclose"))
 		return argc < 4 ? 2 : dlclose_mode(nr_events, argv[3]);
 	if (!strcmp(mode, "threads")) {
