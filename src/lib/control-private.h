@@ -68,12 +68,15 @@ struct conn {
 /*
  * A session whose connection the program closed and whose recorder could not be joined again
  * at once (control.c's rejoins_try()): it records on, its recorder reading on what it writes,
- * and is joined again at @due (ms, CLOCK_MONOTONIC), or ends once that recorder is gone.
+ * and is joined again at @due (ms, CLOCK_MONOTONIC), or ends once that recorder is gone.  Or
+ * (@announce) a forked child's session whose recorder was too busy to hear of its buffers as
+ * it forked: they record, and are announced at @due, the same way.
  */
 struct rejoin {
 	struct usertp__session *session; /* NULL: a free entry */
 	long long due;
 	int pause_ms; /* the last wait: the next one is twice as long */
+	bool announce;
 };
 
 struct usertp__ctl {

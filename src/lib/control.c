@@ -134,6 +134,20 @@ static bool recorder_gone(int err)
 	return err == -ENOENT || err == -ECONNREFUSED || err == -EACCES || err == -ENAMETOOLONG;
 }
 
+static int conn_add(int fd, const struct usertp__fd_id *id, struct usertp__session *s);
+
+/*
+ * A forked child's announce of @s's buffers, tried again (rejoin()).  Return: the index of
+ * the connection it went on, served with @s, or a negative errno (-EBUSY: @s ended).
+ */
+static int announce_again(struct usertp__session *s)
+{
+	struct usertp__fd_id id;
+	int fd = usertp__session_fork_announce(s, &id);
+
+	return fd < 0 ? fd : conn_add(fd, &id, s);
+}
+
 /*
  * Join the recorder of @s again, a session whose connection the program closed (@r: its
  * entry in usertp__ctl.rejoins, or NULL, the first try): the recorder resumes it on the new
@@ -143,17 +157,22 @@ static bool recorder_gone(int err)
  * is tried again later, twice as long after each time, up to USERTP_CTL_SWEEP_MS; @s records
  * on meanwhile, and the recorder reads on what it writes.  It ends once the recorder is gone.
  * (Before, it ended after 5 tries, 10 ms apart, and what the program fired after was recorded
- * nowhere and counted as lost nowhere.)
+ * nowhere and counted as lost nowhere.)  With @r->announce, the same for a forked child's
+ * announce of its buffers (fork_child()).
  */
 static void rejoin(struct usertp__session *s, struct rejoin *r)
 {
-	int i = s->recorder[0] ? join_recorder_served(s->recorder, true) : -ENOENT;
+	bool announce = r && r->announce;
+	int i = !s->recorder[0] ? -ENOENT
+		: announce	? announce_again(s)
+				: join_recorder_served(s->recorder, true);
 	long long now = usertp__mono_ms();
 
 	/* (Changed under the lock, which a fork() takes: its child sees @s in one place.) */
 	pthread_mutex_lock(&usertp__ctl.lock);
-	if (i >= 0) {
-		usertp__ctl.conns[i].replaces = s;
+	if (i >= 0 || (announce && i == -EBUSY)) { /* (-EBUSY: ended by conn_add()) */
+		if (!announce)
+			usertp__ctl.conns[i].replaces = s;
 		if (r)
 			r->session = NULL;
 		pthread_mutex_unlock(&usertp__ctl.lock);
@@ -169,6 +188,8 @@ static void rejoin(struct usertp__session *s, struct rejoin *r)
 		usertp__session_end(s);
 		return;
 	}
+	if (r->session != s)
+		r->announce = false;
 	r->pause_ms = r->session != s ? REJOIN_FIRST_MS
 		      : r->pause_ms * 2 < USERTP_CTL_SWEEP_MS ? r->pause_ms * 2
 							      : USERTP_CTL_SWEEP_MS;
@@ -1026,11 +1047,47 @@ static void fork_parent(void)
 	pthread_mutex_unlock(&usertp__ctl.lock);
 }
 
+/*
+ * In a forked child, session @s (the parent's) gets buffers of its own, announced to its
+ * recorder on a connection of its own, @c's (NULL: none free, it stays off).  A recorder too
+ * busy to hear of them now (its backlog full: a burst of forks) hears later: they record
+ * meanwhile, announced again from the thread (rejoin(); before, the session stayed off, and
+ * what the child fired was recorded nowhere and counted nowhere).  Return: 0 when @s is on
+ * @c, 1 when its announce waits in usertp__ctl.rejoins, a negative errno when it stays off.
+ */
+static int fork_session(struct usertp__session *s, struct conn *c)
+{
+	struct usertp__fd_id id;
+	int fd, ret = c ? usertp__session_fork_buffers(s) : -EBUSY;
+
+	fd = ret ? ret : usertp__session_fork_announce(s, &id);
+	if (fd >= 0) {
+		usertp__control_conn_set_fd(c, fd);
+		return 0;
+	}
+	if (!ret && !recorder_gone(fd)) {
+		for (unsigned int k = 0; k < MAX_CONNS; k++) {
+			struct rejoin *r = &usertp__ctl.rejoins[k];
+
+			if (r->session)
+				continue;
+			*r = (struct rejoin){ .session = s, .announce = true,
+					      .pause_ms = REJOIN_FIRST_MS,
+					      .due = usertp__mono_ms() + REJOIN_FIRST_MS };
+			return 1;
+		}
+	}
+	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED); /* (stays off) */
+	return fd;
+}
+
 /* A forked child: its own endpoint and thread; its sessions get their own buffers. */
 static void fork_child(void)
 {
-	bool endpoint_ok, had[MAX_CONNS];
+	struct usertp__session *pending[MAX_CONNS];
+	bool endpoint_ok, thread_ok, served = false, had[MAX_CONNS];
 	unsigned int i;
+	int ret;
 
 	pthread_mutex_unlock(&usertp__ctl.lock);
 	pthread_mutex_init(&endpoint_opening, NULL); /* (the parent's thread may have held it) */
@@ -1076,46 +1133,45 @@ static void fork_child(void)
 	 * record; the recorder learns of them from the "fork" message).
 	 */
 #if defined(__SANITIZE_THREAD__)
-	endpoint_ok = false;
+	endpoint_ok = thread_ok = false;
 #else
 	endpoint_ok = usertp__ctl.on && !endpoint_open();
+	thread_ok = true;
 #endif
+	/*
+	 * A session the parent was to join its recorder again with (rejoin()): ours records in
+	 * a buffer of its own too, on a connection of its own, not in the parent's.  (Taken out
+	 * first: the entries are the child's own announces below.)
+	 */
+	for (i = 0; i < MAX_CONNS; i++) {
+		pending[i] = usertp__ctl.rejoins[i].session;
+		usertp__ctl.rejoins[i] = (struct rejoin){ 0 };
+	}
 	for (i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &usertp__ctl.conns[i];
-		int fd;
 
 		if (!had[i] || !c->session)
 			continue;
-		fd = usertp__session_fork_child(c->session);
-		if (fd >= 0)
-			usertp__control_conn_set_fd(c, fd);
-		else
-			c->session = NULL; /* stays off; its memory is the parent's story */
+		ret = fork_session(c->session, c);
+		if (ret)
+			c->session = NULL; /* (off: its memory is the parent's story; or pending) */
+		served |= ret >= 0;
 	}
-	/*
-	 * A session the parent was to join its recorder again with (rejoin()): ours records in
-	 * a buffer of its own too, on a connection of its own, not in the parent's.
-	 */
 	for (i = 0; i < MAX_CONNS; i++) {
-		struct usertp__session *s = usertp__ctl.rejoins[i].session;
 		unsigned int k;
-		int fd;
 
-		usertp__ctl.rejoins[i].session = NULL;
-		if (!s || (fd = usertp__session_fork_child(s)) < 0)
-			continue; /* (stays off) */
+		if (!pending[i])
+			continue;
 		for (k = 0; k < MAX_CONNS && (usertp__ctl.conns[k].fd >= 0 ||
 					      usertp__ctl.conns[k].session); k++)
 			;
-		if (k == MAX_CONNS) {
-			__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
-			close(fd);
-			continue;
-		}
-		usertp__ctl.conns[k].session = s;
-		usertp__control_conn_set_fd(&usertp__ctl.conns[k], fd);
+		ret = fork_session(pending[i], k < MAX_CONNS ? &usertp__ctl.conns[k] : NULL);
+		if (!ret)
+			usertp__ctl.conns[k].session = pending[i];
+		served |= ret >= 0;
 	}
-	if (endpoint_ok)
+	/* The thread serves the endpoint, the sessions' connections, and their announces. */
+	if (thread_ok && (endpoint_ok || served))
 		thread_start(false);
 }
 

@@ -532,20 +532,17 @@ size_t usertp__session_enabled(const struct usertp__session *s, char *buf, size_
 	return t.len;
 }
 
-int usertp__session_fork_child(struct usertp__session *s)
+int usertp__session_fork_buffers(struct usertp__session *s)
 {
 	struct usertp__rb old = s->sink.rb;
-	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_FORK };
-	int sock, ret;
+	int ret;
 
 	/*
 	 * The parent's region tells the recorder which of its programs we run the image of,
 	 * whether or not it has read that one's end yet (a parent that exits at once, as a
 	 * daemon's does; or exec's) and whoever our parent is by now.
 	 */
-	if (old.fd_id.ino && old.fd_id.ino <= INT64_MAX)
-		usertp__ctl_set_num(&m, USERTP_CTL_KEY_REGION, old.fd_id.ino);
-
+	s->parent_region = old.fd_id.ino <= INT64_MAX ? old.fd_id.ino : 0;
 	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED);
 	if (!s->recorder[0])
 		return -ENOENT;
@@ -563,7 +560,19 @@ int usertp__session_fork_child(struct usertp__session *s)
 	s->sink.rb.wake_id = old.wake_id;
 	old.wake_fd = -1;
 	usertp__rb_destroy(&old);
-	sock = usertp__ctl_connect(s->recorder);
+	/* Ours record from now on: what we fire before the recorder hears of them waits there. */
+	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int usertp__session_fork_announce(struct usertp__session *s, struct usertp__fd_id *id)
+{
+	struct usertp__ctl_msg m = { .type = USERTP_CTL_MSG_FORK };
+	int sock, ret;
+
+	if (s->parent_region)
+		usertp__ctl_set_num(&m, USERTP_CTL_KEY_REGION, s->parent_region);
+	sock = usertp__ctl_connect_id(s->recorder, id);
 	if (sock < 0)
 		return sock;
 	usertp__ctl_set_num(&m, USERTP_CTL_KEY_PID, (uint64_t)getpid());
@@ -571,9 +580,8 @@ int usertp__session_fork_child(struct usertp__session *s)
 	usertp__ctl_set_num(&m, USERTP_CTL_KEY_SIZE, s->sink.rb.size);
 	ret = usertp__ctl_send_msg(sock, &m, s->sink.rb.fd);
 	if (ret) {
-		close(sock);
+		usertp__fd_close_if(sock, id);
 		return ret;
 	}
-	__atomic_store_n(&s->sink.active, s->tracing, __ATOMIC_RELAXED);
 	return sock;
 }

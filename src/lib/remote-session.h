@@ -17,6 +17,8 @@ struct usertp__session {
 	struct usertp_listener *listener; /* the session's events, recording into sink */
 	bool tracing; /* the recorder's tracing on/off (sink.active follows it) */
 	char recorder[108]; /* the recorder's socket, where forked children announce themselves */
+	/* In a forked child: the inode of its parent's region, told in the announce (0: none). */
+	uint64_t parent_region;
 	/*
 	 * What the recorder was told, by event id: the event whose name it has (named), and
 	 * the one whose format it has (described).  An id whose event changed (unloaded, the id
@@ -101,9 +103,16 @@ USERTP_HIDDEN void usertp__session_news_skip(struct usertp__session *s);
 USERTP_HIDDEN void usertp__session_news_forget(struct usertp__session *s);
 
 /*
- * In a forked child: new buffers, and the recorder told about them on a new connection.
- * Return: that connection, or a negative errno (the session then records nothing).
+ * In a forked child: buffers of its own, which record from then on (the recorder hears of
+ * them from usertp__session_fork_announce()).  Return: 0, or a negative errno (no recorder,
+ * no memory: the session then records nothing).
  */
-USERTP_HIDDEN int usertp__session_fork_child(struct usertp__session *s);
+USERTP_HIDDEN int usertp__session_fork_buffers(struct usertp__session *s);
+/*
+ * Tell the recorder of a forked child's buffers ("fork", with their memfd) on a new
+ * connection.  Return: it (its identity in *@id), or a negative errno (-EAGAIN: the recorder
+ * too busy to take it now: the buffers record on, to be announced again).
+ */
+USERTP_HIDDEN int usertp__session_fork_announce(struct usertp__session *s, struct usertp__fd_id *id);
 
 #endif

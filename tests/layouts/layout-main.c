@@ -3,7 +3,7 @@
  * layout-main.c - the host of the layouts test: it fires the events of whatever layout it is
  * built into (layout-fire.c linked in, or in a library), or of a plugin it dlopen()s.
  *
- *	layout-HOST [-d MODULE [-g] [-u [-k]] [-D MODULE2]] [-x] [-w] [-c FILE] THREADS N
+ *	layout-HOST [-d MODULE [-g] [-u [-k]] [-D MODULE2]] [-x] [-w] [-c FILE] [-F] THREADS N
  *
  *	-d MODULE	dlopen() it (RTLD_LOCAL, -g: RTLD_GLOBAL) and call its functions
  *	-u		dlclose() it, then (with -w, after the line) open it again and fire, as a
@@ -28,6 +28,9 @@
  *			to join its recorder again) fail with EAGAIN, as they do when the
  *			recorder is too busy to take them (its backlog full); it fires once
  *			they have (10 s at most), and ends once one more was tried (10 s)
+ *	-F		a forked child fires the events (and prints "fired E"); the parent
+ *			waits for it.  With -r N, the child's first N connect()s fail so (its
+ *			announce of its buffers to the recorder), the same way
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
  */
 #define _GNU_SOURCE
@@ -41,6 +44,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "layout.h"
@@ -61,9 +65,11 @@ static void *load(const char *module, int mode, fire_fn **fire, fire_fn **fire_s
 	return h;
 }
 
-/* -r: connect()s to fail after the closing (-c, -C, -A): the count, and whether it began. */
+/* -r: connect()s to fail after the closing (-c, -C, -A): the count, and whether it began;
+ * with -F, in the forked child (the process that is not @parent). */
 static int connects_to_fail;
 static bool closed_all;
+static pid_t fail_unless_in;
 
 /*
  * (libusertp's connect() comes here, in each layout: the executables export it, a plugin's
@@ -76,7 +82,8 @@ __attribute__((visibility("default"))) int connect(int fd, const struct sockaddr
 
 	if (!real)
 		real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "connect");
-	if (__atomic_load_n(&closed_all, __ATOMIC_ACQUIRE) &&
+	if ((__atomic_load_n(&closed_all, __ATOMIC_ACQUIRE) ||
+	     (fail_unless_in && getpid() != fail_unless_in)) &&
 	    __atomic_fetch_sub(&connects_to_fail, 1, __ATOMIC_RELAXED) > 0) {
 		errno = EAGAIN;
 		return -1;
@@ -157,17 +164,49 @@ static __attribute__((noinline)) bool daemon_own_kept(int own, const char *file)
 	return true;
 }
 
+/* -F: @fire run by a forked child, which prints what it fired.  Return: the exit status. */
+static int fire_in_child(fire_fn *fire, int threads, int n, bool fail_connects)
+{
+	int status;
+	pid_t pid;
+
+	if (fail_connects)
+		fail_unless_in = getpid();
+	else
+		connects_to_fail = 0;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		int fired;
+
+		if (fail_connects)
+			connects_wait(0);
+		fired = fire(threads, n);
+		if (fired < 0)
+			_exit(1);
+		if (fail_connects)
+			connects_wait(1);
+		printf("fired %d\n", fired);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
 int main(int argc, char **argv)
 {
 	fire_fn *fire = NULL, *fire_std = NULL;
 	const char *module = NULL, *module2 = NULL, *own_file = NULL;
 	int opt, mode = RTLD_LOCAL, fired;
 	bool std_thread = false, wait_line = false, unload = false, kept = false, own_late = false;
-	bool own_after = false, fail_connects = false;
+	bool own_after = false, fail_connects = false, in_child = false;
 	void *h = NULL;
 	int own = -1;
 
-	while ((opt = getopt(argc, argv, "d:gxwukD:c:C:A:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:gxwukD:c:C:A:r:F")) != -1) {
 		switch (opt) {
 		case 'd': module = optarg; break;
 		case 'g': mode = RTLD_GLOBAL; break;
@@ -180,6 +219,7 @@ int main(int argc, char **argv)
 		case 'C': own_late = !own_after; /* fall through */
 		case 'c': own_file = optarg; break;
 		case 'r': connects_to_fail = atoi(optarg); fail_connects = true; break;
+		case 'F': in_child = true; break;
 		default: return 2;
 		}
 	}
@@ -228,6 +268,9 @@ int main(int argc, char **argv)
 		return 1;
 	if (!fire || !fire_std)
 		return 2;
+	if (in_child)
+		return fire_in_child(std_thread ? fire_std : fire, atoi(argv[optind]),
+				     atoi(argv[optind + 1]), fail_connects);
 	if (own_file && fail_connects)
 		connects_wait(0);
 	fired = (std_thread ? fire_std : fire)(atoi(argv[optind]), atoi(argv[optind + 1]));
