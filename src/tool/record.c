@@ -639,7 +639,6 @@ static uint64_t sum_events[USERTP_MERGE_MAX_CPUS], sum_lost[USERTP_MERGE_MAX_CPU
 	{ .struct_size = sizeof(struct usertp_dat_summary), .cpu_events = sum_events,              \
 	  .cpu_lost = sum_lost, .max_cpus = USERTP_MERGE_MAX_CPUS }
 
-/* The summary of what the file holds (-q: none). */
 /*
  * Under --, the command ended and left processes running: a daemon's child.  The recording
  * ended with the command, as trace-cmd's and perf's do.  Each is said once, with whether it
@@ -647,20 +646,51 @@ static uint64_t sum_events[USERTP_MERGE_MAX_CPUS], sum_lost[USERTP_MERGE_MAX_CPU
  * parent ended are found as ours (the recorder is the command's descendants' subreaper:
  * PR_SET_CHILD_SUBREAPER), whether or not they had joined; the session knows the others.
  */
+static bool *left_was_running; /* by program: running at the command's end (left_running_note()) */
+static unsigned int left_nr_noted;
+
+/* Before the session ends: which of its programs were running at the command's end. */
+static void left_running_note(void)
+{
+	struct usertp_program_info info = USERTP_STRUCT_INIT(usertp_program_info);
+	unsigned int n = usertp_session_nr_programs(rec.session);
+
+	if (!rec.cmd || !rec.child_done || rec.quiet || rec.stop_signal ||
+	    !(left_was_running = calloc(n + 1, sizeof(*left_was_running))))
+		return;
+	for (left_nr_noted = 0; left_nr_noted < n; left_nr_noted++)
+		left_was_running[left_nr_noted] =
+			!usertp_session_program(rec.session, left_nr_noted, &info) && info.running;
+}
+
+/*
+ * Once it has ended (after left_running_note()): those left running.  The end takes the
+ * children that told the recorder of themselves before it (a daemon's child, heard of only
+ * then: recorded until the command's end too, and said so, not "not recorded").
+ */
 static void left_running_say(void)
 {
 	struct usertp_program_info info = USERTP_STRUCT_INIT(usertp_program_info);
-	unsigned int i, n = usertp_session_nr_programs(rec.session);
+	unsigned int i, j, n = usertp_session_nr_programs(rec.session);
 	pid_t self = getpid();
 	struct dirent *de;
 	DIR *d;
 
-	if (!rec.cmd || !rec.child_done || rec.quiet || rec.stop_signal)
+	if (!left_was_running)
 		return;
-	/* What the session recorded, running still. */
+	/* What the session recorded, running still (once a process: exec'd, it is several). */
 	for (i = 0; i < n; i++) {
-		if (usertp_session_program(rec.session, i, &info) || !info.running ||
-		    info.pid == rec.child || !usertp__proc_runs(info.pid))
+		struct usertp_program_info later = USERTP_STRUCT_INIT(usertp_program_info);
+		bool said_later = false;
+
+		if (usertp_session_program(rec.session, i, &info) ||
+		    (i < left_nr_noted && !left_was_running[i]) || info.pid == rec.child ||
+		    !usertp__proc_runs(info.pid))
+			continue;
+		for (j = i + 1; j < n && !said_later; j++)
+			said_later = !usertp_session_program(rec.session, j, &later) &&
+				     later.pid == info.pid;
+		if (said_later)
 			continue;
 		fprintf(stderr,
 			"usertp record: %s[%d], forked by the command, still runs: recorded until "
@@ -689,8 +719,11 @@ static void left_running_say(void)
 	}
 	if (d)
 		closedir(d);
+	free(left_was_running);
+	left_was_running = NULL;
 }
 
+/* The summary of what the file holds (-q: none). */
 static void summary(const struct usertp_dat_summary *sum, bool at_least)
 {
 	uint64_t total = sum->events, lost = sum->lost;
@@ -1579,13 +1612,14 @@ int usertp__cmd_record(int argc, char **argv)
 	usertp_session_free(rec.trigger);
 	rec.trigger = NULL;
 	/* Programs still running stop recording when the session ends; read what is left. */
-	left_running_say();
+	left_running_note();
 	if (rec.stream) {
 		stream_end();
 		ret = 0;
 	} else {
 		ret = usertp_session_finish(rec.session, &sum);
 	}
+	left_running_say();
 	usertp_session_status(rec.session, &st);
 	if (rec.cmd && !st.programs)
 		fail("no program of %s joined: not linked with libusertp, or started without the "

@@ -64,6 +64,31 @@ endpoint_live() {
 	return 1
 }
 
+# record_stopped_through FILE CMD...: usertp record -e 'rec:*' -o FILE -- CMD, a rec-prog
+# mode that says "ready" and waits for a line: the recorder is stopped (SIGSTOP) as CMD goes
+# on, and goes on itself once CMD has ended (a zombie: the recorder stopped cannot reap it).
+# CMD's output in $dir/out (its "child PID"s killed at the end), the recorder's in $dir/err.
+record_stopped_through() {
+	file=$1
+	shift
+	rm -f "$dir/go"
+	mkfifo "$dir/go"
+	"$usertp" record -e 'rec:*' -o "$file" -- "$@" <"$dir/go" >"$dir/out" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	exec 6>"$dir/go"
+	wait_ready "$dir/out"
+	prog=$(pgrep -P "$rec" -x rec-prog)
+	kill -STOP "$rec"
+	echo go >&6
+	exec 6>&-
+	wait_until "the end of $*, the recorder stopped" sh -c \
+		"[ \"\$(cut -d' ' -f3 /proc/$prog/stat)\" = Z ]"
+	for c in $(sed -n 's/^child //p' "$dir/out"); do bg "$c"; done
+	kill -CONT "$rec"
+	wait "$rec" || { echo "record of $* failed: $(cat "$dir/err")"; fail=1; }
+}
+
 # wait_gone PID: the process has ended
 wait_gone() {
 	wait_until "process $1 to end" sh -c "! kill -0 $1"
@@ -507,6 +532,17 @@ fork)
 	check_count "the daemon's child's events" "$(count "$dir/report.txt" "^ *rec-prog-$child ")" 10
 	expect "$dir/err" "^usertp record: rec-prog\[$child\], forked by the command, still runs: recorded until the command's end; to record it on: usertp record -P $child (or -a)\$" "the child left running named"
 	kill -TERM "$child"
+	# 100 such children, the recorder stopped as they fork: each tells it of itself and
+	# fires, their parent ends, and only then the recorder goes on: the last look takes 64,
+	# the end of the recording the others.  Each is recorded and said to be (before: the
+	# message came before that end, and 36 were said "not recorded", recorded all the same).
+	record_stopped_through "$dir/d2.dat" "$recprog" daemons 100
+	children=$(sed -n 's/^child //p' "$dir/out")
+	report "$dir/d2.dat"
+	check_count "the daemons' events" "$(count "$dir/report.txt" " rec_event: ")" 100
+	check_count "the daemons said recorded" "$(grep -c "forked by the command, still runs: recorded until the command's end" "$dir/err")" 100
+	check_count "the daemons said not recorded" "$(grep -c "was not recorded" "$dir/err")" 0
+	kill -TERM $children
 	# One left running that had not joined (here: not a usertp program at all), its parent
 	# ended: found as the recorder's own (the command's descendants' subreaper), and named.
 	# (As sh, or as sleep: it may not have exec'd yet when the command ends.)
@@ -519,21 +555,7 @@ fork)
 	# The recorder stopped meanwhile, the 300 children wait in its backlog at the command's
 	# end, more than one look takes (before: its backlog held 64, the others' joins failed,
 	# and at the end one look took 64 more: the rest recorded nowhere, counted nowhere).
-	rm -f "$dir/go"
-	mkfifo "$dir/go"
-	"$usertp" record -q -e 'rec:*' -o "$dir/b.dat" -- "$recprog" fork-burst 300 <"$dir/go" \
-		>"$dir/out" 2>"$dir/err" &
-	rec=$!
-	bg "$rec"
-	exec 6>"$dir/go"
-	wait_ready "$dir/out"
-	prog=$(pgrep -P "$rec" -x rec-prog)
-	kill -STOP "$rec"
-	echo go >&6
-	exec 6>&-
-	wait_until "the burst's end (its parent a zombie)" sh -c "[ \"\$(cut -d' ' -f3 /proc/$prog/stat)\" = Z ]"
-	kill -CONT "$rec"
-	wait "$rec" || { echo "record of the burst failed: $(cat "$dir/err")"; fail=1; }
+	record_stopped_through "$dir/b.dat" "$recprog" fork-burst 300
 	report "$dir/b.dat"
 	check_count "the burst's children's events" "$(count "$dir/report.txt" " rec_event: ")" 300
 	# One that ends before the command does is reaped by the recorder, its subreaper, not

@@ -33,6 +33,9 @@
  *	rec-prog daemon N	N events (thread 0); a forked child fires N (thread 1) and runs on,
  *				until a signal; prints "child PID" once the child has fired, and
  *				returns 0: a daemon's parent
+ *	rec-prog daemons K	"ready", a line on stdin, then K children forked, each firing 1
+ *				rec_event (thread 1, seq 0) and running on until a signal; prints
+ *				"child PID" for each, and returns 0 once they all have fired
  *	rec-prog fork-busy F	3 spinners fire without end while main forks F children, each
  *				firing 10 events (thread 1) and exiting; prints "child PID" each
  *	rec-prog fork-burst F	"ready", a line on stdin, then F children forked at once, as a
@@ -236,6 +239,37 @@ static int daemon_mode(void)
 	if (read(ready[0], &b, 1) != 1)
 		return 11;
 	printf("child %d\n", (int)pid);
+	return 0;
+}
+
+static int daemons_mode(int k)
+{
+	int i, ready[2];
+	char b, line[16];
+	pid_t pid;
+
+	printf("ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin) || pipe(ready))
+		return 10;
+	for (i = 0; i < k; i++) {
+		pid = fork();
+		if (pid < 0)
+			return 10;
+		if (pid == 0) {
+			close(ready[0]);
+			fire(1, 0, 1);
+			(void)!write(ready[1], "", 1);
+			for (;;)
+				pause();
+		}
+		printf("child %d\n", (int)pid);
+		fflush(stdout);
+	}
+	close(ready[1]);
+	for (i = 0; i < k; i++)
+		if (read(ready[0], &b, 1) != 1)
+			return 11;
 	return 0;
 }
 
@@ -556,6 +590,8 @@ int main(int argc, char **argv)
 		return fork_once();
 	if (!strcmp(mode, "daemon"))
 		return daemon_mode();
+	if (!strcmp(mode, "daemons"))
+		return daemons_mode(nr_events);
 	if (!strcmp(mode, "fork-busy"))
 		return fork_busy(nr_events);
 	if (!strcmp(mode, "fork-burst"))
