@@ -630,7 +630,7 @@ int usertp__ctl_connect_id(const char *path, struct usertp__fd_id *id)
 	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sock < 0)
 		return -errno;
-	if (usertp__fd_id_made(sock, S_IFSOCK, id))
+	if (usertp__fd_id_get(sock, S_IFSOCK, id))
 		return -EBADF; /* (the program's already: left alone) */
 	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) & ~O_NONBLOCK)) {

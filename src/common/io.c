@@ -29,8 +29,7 @@ int usertp__write_all(int fd, const void *buf, size_t len, size_t *written)
 	return ret;
 }
 
-/* usertp__fd_id_get(), of a descriptor whose type (S_IFMT) is @type (0: any). */
-static int fd_id_get_type(int fd, unsigned int type, struct usertp__fd_id *id)
+int usertp__fd_id_get(int fd, unsigned int type, struct usertp__fd_id *id)
 {
 	struct stat st;
 
@@ -46,21 +45,11 @@ static int fd_id_get_type(int fd, unsigned int type, struct usertp__fd_id *id)
 	return 0;
 }
 
-int usertp__fd_id_get(int fd, struct usertp__fd_id *id)
-{
-	return fd_id_get_type(fd, 0, id);
-}
-
-int usertp__fd_id_made(int fd, unsigned int type, struct usertp__fd_id *id)
-{
-	return fd_id_get_type(fd, type, id);
-}
-
 bool usertp__fd_is(int fd, const struct usertp__fd_id *id)
 {
 	struct usertp__fd_id now;
 
-	return !usertp__fd_id_get(fd, &now) && now.dev == id->dev && now.ino == id->ino;
+	return !usertp__fd_id_get(fd, 0, &now) && now.dev == id->dev && now.ino == id->ino;
 }
 
 void usertp__fd_close_if(int fd, const struct usertp__fd_id *id)

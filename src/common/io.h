@@ -34,14 +34,14 @@ struct usertp__fd_id {
 	uint64_t dev, ino;
 };
 
-/* Note what @fd refers to into *@id.  Return: 0, or a negative errno (@id is then zeroed). */
-USERTP_HIDDEN int usertp__fd_id_get(int fd, struct usertp__fd_id *id);
 /*
- * The same, for a descriptor just made, of @type (S_IFSOCK, S_IFIFO, S_IFREG): -EBADF when
- * its number holds something else already (the program closed it at once and opened its own
- * there, an eventfd perhaps, whose identity every eventfd shares: never to be noted as ours).
+ * Note what @fd refers to into *@id: a descriptor just made, of @type (S_IFSOCK, S_IFIFO,
+ * S_IFREG), is -EBADF when its number holds something else already (the program closed it at
+ * once and opened its own there, an eventfd perhaps, whose identity every eventfd shares:
+ * never to be noted as ours); @type 0 takes any.  Return: 0, or a negative errno (@id is then
+ * zeroed).
  */
-USERTP_HIDDEN int usertp__fd_id_made(int fd, unsigned int type, struct usertp__fd_id *id);
+USERTP_HIDDEN int usertp__fd_id_get(int fd, unsigned int type, struct usertp__fd_id *id);
 /* Whether @fd (>= 0) still refers to the object @id notes. */
 USERTP_HIDDEN bool usertp__fd_is(int fd, const struct usertp__fd_id *id);
 /* Close @fd if it still refers to @id's object; leave it alone otherwise (the program's). */

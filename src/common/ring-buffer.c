@@ -209,7 +209,7 @@ static int rb_create(struct usertp__rb *rb, unsigned int nr_cpus, unsigned long 
 	rb->region = (struct usertp__rb_region *)base;
 	rb->size = size;
 	rb->fd = fd;
-	(void)usertp__fd_id_made(fd, S_IFREG, &rb->fd_id); /* (a memfd; else never passed) */
+	(void)usertp__fd_id_get(fd, S_IFREG, &rb->fd_id); /* (a memfd; else never passed) */
 	rb->nr_cpus = nr_cpus;
 	rb->nr_pages = nr_pages;
 	rb->overwrite = overwrite;

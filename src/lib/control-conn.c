@@ -131,7 +131,7 @@ void usertp__control_wake(void)
 void usertp__control_conn_set_fd(struct conn *c, int fd)
 {
 	c->fd = fd;
-	(void)usertp__fd_id_made(fd, S_IFSOCK, &c->fd_id); /* (else lost at once: conn_lost()) */
+	(void)usertp__fd_id_get(fd, S_IFSOCK, &c->fd_id); /* (else lost at once: conn_lost()) */
 }
 
 void usertp__control_conn_close_fd(struct conn *c)
@@ -148,7 +148,7 @@ void usertp__control_conn_close_fd(struct conn *c)
  */
 void usertp__control_conn_take_fd(struct conn *c, int fd)
 {
-	if (c->in_fd >= 0 || usertp__fd_id_made(fd, S_IFSOCK, &c->in_fd_id)) {
+	if (c->in_fd >= 0 || usertp__fd_id_get(fd, S_IFSOCK, &c->in_fd_id)) {
 		close(fd); /* (received just now: ours) */
 		return;
 	}

@@ -337,7 +337,7 @@ static bool conn_read(struct conn *c)
 /* --- the thread --------------------------------------------------------------------------- */
 
 /*
- * Serve @fd, a socket just made whose identity is @id (usertp__fd_id_made()), for session @s
+ * Serve @fd, a socket just made whose identity is @id (usertp__fd_id_get()), for session @s
  * (or none yet).  Return: its index, or -EBUSY (closed, if still ours; @s ended).
  */
 static int conn_add(int fd, const struct usertp__fd_id *id, struct usertp__session *s)
@@ -375,7 +375,7 @@ static void accept_one(void)
 	struct usertp__fd_id id;
 	uid_t uid;
 
-	if (fd < 0 || usertp__fd_id_made(fd, S_IFSOCK, &id))
+	if (fd < 0 || usertp__fd_id_get(fd, S_IFSOCK, &id))
 		return;
 	if (!usertp__ctl_peer_allowed(fd, &uid)) {
 		if (usertp__fd_is(fd, &id))
@@ -685,7 +685,7 @@ static int endpoint_open(void)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (usertp__fd_id_made(fd, S_IFSOCK, &id))
+	if (usertp__fd_id_get(fd, S_IFSOCK, &id))
 		return -EBADF; /* (the number is the program's already: left alone) */
 	unlink(sa.sun_path); /* left by a dead process that had our pid */
 	if (!usertp__fd_is(fd, &id))
@@ -706,8 +706,8 @@ static int endpoint_open(void)
 		return ret;
 	}
 	/* (A pipe's two ends share its inode: two that do not are not both ours.) */
-	if (usertp__fd_id_made(wake[0], S_IFIFO, &wake_id[0]) ||
-	    usertp__fd_id_made(wake[1], S_IFIFO, &wake_id[1]) || wake_id[0].ino != wake_id[1].ino ||
+	if (usertp__fd_id_get(wake[0], S_IFIFO, &wake_id[0]) ||
+	    usertp__fd_id_get(wake[1], S_IFIFO, &wake_id[1]) || wake_id[0].ino != wake_id[1].ino ||
 	    wake_id[0].dev != wake_id[1].dev) {
 		unlink(sa.sun_path);
 		usertp__fd_close_if(fd, &id);

@@ -35,7 +35,7 @@ static void consumer_open(struct consumer *c)
 	CHECK_INT(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair), ==, 0);
 	c->fd = pair[0];
 	c->give = pair[1];
-	CHECK_INT(usertp__fd_id_made(c->give, S_IFSOCK, &c->give_id), ==, 0);
+	CHECK_INT(usertp__fd_id_get(c->give, S_IFSOCK, &c->give_id), ==, 0);
 }
 
 /* The wakeups the consumer has had since it last looked. */
