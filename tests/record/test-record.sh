@@ -8,13 +8,23 @@
 set -eu
 test=$1 usertp=$2 pool=$3 recprog=$4 ctlconnect=$5 dlopenhost=${6:-} recmod=${7:-} linkedhost=${8:-} producer=${9:-} slowbind=${10:-} clockprog=${11:-} testmerge=${12:-}
 . "$(dirname "$0")/../report/lib.sh"
-# Whatever this test started goes with it, also when it fails half-way.
-# ($dir/undo: what a test changed outside, put back.)
-# (Their children first: a recorder's program, when a test fails before it is known.)
-trap 'for p in $(cat "$dir/pids" 2>/dev/null); do
+# Whatever this test started goes with it, also when it fails half-way (kill_all), and what
+# it changed outside is put back ($dir/undo).  A case with more to undo sets a trap of its own
+# that ends in cleanup.
+# kill_all: the processes of bg, their children first (a recorder's program, or one started
+# through a subshell, when a test fails before it is known: before, record-hijack's failure
+# in CI left the second user's program running)
+kill_all() {
+	for p in $(cat "$dir/pids" 2>/dev/null); do
 		kill -9 $(ps -o pid= --ppid "$p") "$p" 2>/dev/null || true
 	done
-	[ ! -f "$dir/undo" ] || sh "$dir/undo" || true; rm -rf "$dir"' EXIT
+}
+cleanup() {
+	kill_all
+	[ ! -f "$dir/undo" ] || sh "$dir/undo" || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
 # bg PID: remember a process started in the background
 bg() {
 	echo "$1" >>"$dir/pids"
@@ -1013,7 +1023,7 @@ hijack)
 	for kind in dir link; do
 		rm -rf "/tmp/usertp-$uid"
 		if [ $kind = dir ]; then mkdir -m 777 "/tmp/usertp-$uid"; else ln -s "$dir" "/tmp/usertp-$uid"; fi
-		trap 'rm -rf "/tmp/usertp-$uid"; for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+		trap 'rm -rf "/tmp/usertp-$uid"; cleanup' EXIT
 		as_victim "$recprog" handler 2 >"$dir/p-$kind" 2>"$dir/p-$kind.err" &
 		bg $!
 		wait_ready "$dir/p-$kind"
@@ -1556,7 +1566,7 @@ kernel-disk-full)
 	# sched_switch record, which failed twice in full runs on this machine: see below.)
 	mkdir "$dir/small"
 	mount -t tmpfs -o size=12m none "$dir/small" || { echo "SKIP: cannot mount tmpfs"; exit 77; }
-	trap 'umount "$dir/small" 2>/dev/null; for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+	trap 'kill_all; umount "$dir/small" 2>/dev/null; cleanup' EXIT
 	set +e
 	timeout 60 "$usertp" record -q -e sched:sched_switch -e 'usertp_bench:*' -o "$dir/small/a.dat" -- \
 		"$producer" -t 2 400000 3 >"$dir/out" 2>"$dir/err"
@@ -2320,12 +2330,9 @@ big-buffers)
 	[ -w "$cg" ] || cg=/sys/fs/cgroup$cgpath
 	mkdir "$cg/usertp-test-$$" 2>/dev/null || { echo "SKIP: cannot make a memory cgroup"; exit $fail; }
 	# (The processes first, and the cgroup once they have left it: an ASan build takes a while.)
-	# (Their children first: a recorder's program, when a test fails before it is known.)
-trap 'for p in $(cat "$dir/pids" 2>/dev/null); do
-		kill -9 $(ps -o pid= --ppid "$p") "$p" 2>/dev/null || true
-	done
+	trap 'kill_all
 	      for i in $(seq 50); do rmdir "$cg/usertp-test-$$" 2>/dev/null && break; sleep 0.1; done
-	      rm -rf "$dir"' EXIT
+	      cleanup' EXIT
 	echo 268435456 >"$cg/usertp-test-$$/memory.limit_in_bytes" 2>/dev/null ||
 		echo 268435456 >"$cg/usertp-test-$$/memory.max"
 	in_cgroup() {
@@ -2361,7 +2368,7 @@ disk-full)
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to mount a small file system"; exit 77; }
 	mkdir "$dir/small"
 	mount -t tmpfs -o size=1m none "$dir/small" || { echo "SKIP: cannot mount tmpfs"; exit 77; }
-	trap 'umount "$dir/small" 2>/dev/null; for p in $(cat "$dir/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+	trap 'kill_all; umount "$dir/small" 2>/dev/null; cleanup' EXIT
 	set +e
 	timeout 60 "$usertp" record -e 'jobs:*' -o "$dir/small/a.dat" -- "$pool" -w 2 20000 \
 		>/dev/null 2>"$dir/err"
