@@ -30,7 +30,8 @@
  *			they have (10 s at most), and ends once one more was tried (10 s)
  *	-F		a forked child fires the events (and prints "fired E"); the parent
  *			waits for it.  With -r N, the child's first N connect()s fail so (its
- *			announce of its buffers to the recorder), the same way
+ *			announce of its buffers to the recorder): it fires once they have, and
+ *			ends once the announce was sent (10 s at most)
  * Prints "fired E" (the events fired) and exits 0; 1 when a thread could not be made.
  */
 #define _GNU_SOURCE
@@ -66,10 +67,28 @@ static void *load(const char *module, int mode, fire_fn **fire, fire_fn **fire_s
 }
 
 /* -r: connect()s to fail after the closing (-c, -C, -A): the count, and whether it began;
- * with -F, in the forked child (the process that is not @parent). */
+ * with -F, in the forked child (any process but fail_unless_in, the parent). */
 static int connects_to_fail;
 static bool closed_all;
 static pid_t fail_unless_in;
+
+static int (*real_connect)(int, const struct sockaddr *, socklen_t);
+static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+
+/* The libc functions these wrap (before a fork too: a child may not call dlsym()). */
+static void find_real(void)
+{
+	if (!__atomic_load_n(&real_connect, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&real_connect,
+				 (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT,
+											 "connect"),
+				 __ATOMIC_RELEASE);
+	if (!__atomic_load_n(&real_sendmsg, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&real_sendmsg,
+				 (ssize_t (*)(int, const struct msghdr *, int))dlsym(RTLD_NEXT,
+										     "sendmsg"),
+				 __ATOMIC_RELEASE);
+}
 
 /*
  * (libusertp's connect() comes here, in each layout: the executables export it, a plugin's
@@ -78,17 +97,29 @@ static pid_t fail_unless_in;
 __attribute__((visibility("default"))) int connect(int fd, const struct sockaddr *addr,
 						   socklen_t len)
 {
-	static int (*real)(int, const struct sockaddr *, socklen_t);
-
-	if (!real)
-		real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "connect");
+	find_real();
 	if ((__atomic_load_n(&closed_all, __ATOMIC_ACQUIRE) ||
 	     (fail_unless_in && getpid() != fail_unless_in)) &&
 	    __atomic_fetch_sub(&connects_to_fail, 1, __ATOMIC_RELAXED) > 0) {
 		errno = EAGAIN;
 		return -1;
 	}
-	return real(fd, addr, len);
+	return real_connect(fd, addr, len);
+}
+
+/* -F -r: the sendmsg()s that passed a descriptor (a child's announce of its buffers does). */
+static int fds_passed;
+
+/* (libusertp's sendmsg() comes here, as its connect() does.) */
+__attribute__((visibility("default"))) ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	ssize_t n;
+
+	find_real();
+	n = real_sendmsg(fd, msg, flags);
+	if (n >= 0 && msg->msg_controllen)
+		__atomic_fetch_add(&fds_passed, 1, __ATOMIC_RELEASE);
+	return n;
 }
 
 /* -r: wait until connect() was called @left times more than it was to fail (10 s at most). */
@@ -167,13 +198,14 @@ static __attribute__((noinline)) bool daemon_own_kept(int own, const char *file)
 /* -F: @fire run by a forked child, which prints what it fired.  Return: the exit status. */
 static int fire_in_child(fire_fn *fire, int threads, int n, bool fail_connects)
 {
-	int status;
+	int status, passed = __atomic_load_n(&fds_passed, __ATOMIC_ACQUIRE);
 	pid_t pid;
 
 	if (fail_connects)
 		fail_unless_in = getpid();
 	else
 		connects_to_fail = 0;
+	find_real();
 	pid = fork();
 	if (pid < 0)
 		return 1;
@@ -185,8 +217,10 @@ static int fire_in_child(fire_fn *fire, int threads, int n, bool fail_connects)
 		fired = fire(threads, n);
 		if (fired < 0)
 			_exit(1);
-		if (fail_connects)
-			connects_wait(1);
+		/* Ends once its buffers were announced (sent: the connect() alone is not). */
+		for (int i = 0; fail_connects && i < 1000 &&
+				__atomic_load_n(&fds_passed, __ATOMIC_ACQUIRE) <= passed; i++)
+			usleep(10000);
 		printf("fired %d\n", fired);
 		fflush(stdout);
 		_exit(0);
