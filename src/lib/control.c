@@ -137,6 +137,28 @@ static bool recorder_gone(int err)
 static int conn_add(int fd, const struct usertp__fd_id *id, struct usertp__session *s);
 
 /*
+ * @s to be joined again (@announce: announced) later, in its entry @r (NULL: a free one):
+ * REJOIN_FIRST_MS after @now the first time, then twice as long each time, up to
+ * USERTP_CTL_SWEEP_MS.  Under usertp__ctl.lock.  Return: false when no entry is free.
+ */
+static bool rejoin_later(struct usertp__session *s, struct rejoin *r, bool announce,
+			 long long now)
+{
+	for (unsigned int k = 0; !r && k < MAX_CONNS; k++)
+		if (!usertp__ctl.rejoins[k].session)
+			r = &usertp__ctl.rejoins[k];
+	if (!r)
+		return false;
+	r->pause_ms = r->session != s ? REJOIN_FIRST_MS
+		      : r->pause_ms * 2 < USERTP_CTL_SWEEP_MS ? r->pause_ms * 2
+							      : USERTP_CTL_SWEEP_MS;
+	r->announce = announce;
+	r->session = s;
+	r->due = now + r->pause_ms;
+	return true;
+}
+
+/*
  * A forked child's announce of @s's buffers, tried again (rejoin()).  Return: the index of
  * the connection it went on, served with @s, or a negative errno (-EBUSY: @s ended).
  */
@@ -178,23 +200,13 @@ static void rejoin(struct usertp__session *s, struct rejoin *r)
 		pthread_mutex_unlock(&usertp__ctl.lock);
 		return;
 	}
-	for (unsigned int k = 0; !r && k < MAX_CONNS; k++)
-		if (!usertp__ctl.rejoins[k].session)
-			r = &usertp__ctl.rejoins[k];
-	if (recorder_gone(i) || !r) {
+	if (recorder_gone(i) || !rejoin_later(s, r, announce, now)) {
 		if (r)
 			r->session = NULL;
 		pthread_mutex_unlock(&usertp__ctl.lock);
 		usertp__session_end(s);
 		return;
 	}
-	if (r->session != s)
-		r->announce = false;
-	r->pause_ms = r->session != s ? REJOIN_FIRST_MS
-		      : r->pause_ms * 2 < USERTP_CTL_SWEEP_MS ? r->pause_ms * 2
-							      : USERTP_CTL_SWEEP_MS;
-	r->session = s;
-	r->due = now + r->pause_ms;
 	pthread_mutex_unlock(&usertp__ctl.lock);
 }
 
@@ -1065,18 +1077,9 @@ static int fork_session(struct usertp__session *s, struct conn *c)
 		usertp__control_conn_set_fd(c, fd);
 		return 0;
 	}
-	if (!ret && !recorder_gone(fd)) {
-		for (unsigned int k = 0; k < MAX_CONNS; k++) {
-			struct rejoin *r = &usertp__ctl.rejoins[k];
-
-			if (r->session)
-				continue;
-			*r = (struct rejoin){ .session = s, .announce = true,
-					      .pause_ms = REJOIN_FIRST_MS,
-					      .due = usertp__mono_ms() + REJOIN_FIRST_MS };
-			return 1;
-		}
-	}
+	/* (The child has one thread: usertp__ctl.lock is not needed.) */
+	if (!ret && !recorder_gone(fd) && rejoin_later(s, NULL, true, usertp__mono_ms()))
+		return 1;
 	__atomic_store_n(&s->sink.active, false, __ATOMIC_RELAXED); /* (stays off) */
 	return fd;
 }
