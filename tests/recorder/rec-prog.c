@@ -242,9 +242,14 @@ static int daemon_mode(void)
 	return 0;
 }
 
-static int daemons_mode(int k)
+/*
+ * fork-burst, daemons: "ready", a line on stdin, then @k children forked at once, each firing
+ * 1 rec_event (thread 1); with @run_on they run on until a signal (each "child PID"), and it
+ * returns once they all have fired, else it waits for their ends.
+ */
+static int fork_many(int k, bool run_on)
 {
-	int i, ready[2];
+	int i, status, failed = 0, ready[2];
 	char b, line[16];
 	pid_t pid;
 
@@ -259,18 +264,23 @@ static int daemons_mode(int k)
 		if (pid == 0) {
 			close(ready[0]);
 			fire(1, 0, 1);
+			if (!run_on)
+				_exit(0);
 			(void)!write(ready[1], "", 1);
 			for (;;)
 				pause();
 		}
-		printf("child %d\n", (int)pid);
+		if (run_on)
+			printf("child %d\n", (int)pid);
 		fflush(stdout);
 	}
 	close(ready[1]);
-	for (i = 0; i < k; i++)
+	for (i = 0; run_on && i < k; i++)
 		if (read(ready[0], &b, 1) != 1)
 			return 11;
-	return 0;
+	while (!run_on && (pid = wait(&status)) > 0)
+		failed += !WIFEXITED(status) || WEXITSTATUS(status);
+	return failed ? 11 : 0;
 }
 
 static int fork_busy(int forks)
@@ -298,30 +308,6 @@ static int fork_busy(int forks)
 		}
 	}
 	stop_and_join(threads);
-	return failed ? 11 : 0;
-}
-
-static int fork_burst(int forks)
-{
-	int i, status, failed = 0;
-	char line[16];
-	pid_t pid;
-
-	printf("ready\n");
-	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
-		return 10;
-	for (i = 0; i < forks; i++) {
-		pid = fork();
-		if (pid < 0)
-			return 10;
-		if (pid == 0) {
-			fire(1, 0, 1);
-			_exit(0);
-		}
-	}
-	while ((pid = wait(&status)) > 0)
-		failed += !WIFEXITED(status) || WEXITSTATUS(status);
 	return failed ? 11 : 0;
 }
 
@@ -591,11 +577,11 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "daemon"))
 		return daemon_mode();
 	if (!strcmp(mode, "daemons"))
-		return daemons_mode(nr_events);
+		return fork_many(nr_events, true);
 	if (!strcmp(mode, "fork-busy"))
 		return fork_busy(nr_events);
 	if (!strcmp(mode, "fork-burst"))
-		return fork_burst(nr_events);
+		return fork_many(nr_events, false);
 	if (!strcmp(mode, "dlclose"))
 		return argc < 4 ? 2 : dlclose_mode(nr_events, argv[3]);
 	if (!strcmp(mode, "threads")) {
