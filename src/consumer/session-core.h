@@ -75,6 +75,8 @@ struct usertp__source {
 	 */
 	bool orphan;
 	bool foreign;	     /* another user's program (in root's session of every user) */
+	bool uid_known;	     /* uid: its user, read as it came (it may have ended by then) */
+	uid_t uid;
 	unsigned int unanswered; /* requests whose replies did not come in time: not waited for */
 	unsigned int index;  /* in the session's list (and the spool's names) */
 	void *map;

@@ -518,6 +518,26 @@ static bool on_fork(struct usertp_session *s, int sock, const struct usertp__ctl
 
 
 /*
+ * Whether another user's "fork" names its real parent: /proc says so, or, the child gone
+ * before its word was read (a short-lived worker, or we were held up), the program it names
+ * is that user's own, which it could speak for anyway.  (Before: refused, and the user kept
+ * out for a while: the events of another user's short-lived children, under root's record
+ * -a, were recorded nowhere and counted nowhere, 400 of 620 once.)
+ */
+static bool fork_parent_true(const struct usertp_session *s, const struct usertp__ctl_msg *m,
+			     const struct ucred *cred)
+{
+	pid_t real = usertp__proc_parent(cred->pid);
+	const struct usertp__source *parent;
+
+	if (real > 0)
+		return m->num[USERTP_CTL_KEY_PPID] == (uint64_t)real;
+	parent = usertp__ses_parent_of(s, (pid_t)m->num[USERTP_CTL_KEY_PPID],
+				       m->num[USERTP_CTL_KEY_REGION]);
+	return parent && parent->uid_known && parent->uid == cred->uid;
+}
+
+/*
  * A program joins (or a traced program's child says it was born).  Another user's (only
  * root's session of every user hears them) is taken at its word only about itself (the pid
  * it gives must be its own, its parent its real one) and is given USERTP__FOREIGN_ANSWER_MS for each
@@ -552,8 +572,7 @@ void usertp__ses_accept_one(struct usertp_session *s, int listen_fd)
 	n = msg ? usertp__ctl_recv(sock, msg, MSG_MAX, &fd, timeout_ms) : -ENOMEM;
 	if (n > 0 && !usertp__ctl_decode(msg, &m, &why) && !ours &&
 	    (m.num[USERTP_CTL_KEY_PID] != (uint64_t)cred.pid ||
-	     (m.type == USERTP_CTL_MSG_FORK &&
-	      m.num[USERTP_CTL_KEY_PPID] != (uint64_t)usertp__proc_parent(cred.pid))))
+	     (m.type == USERTP_CTL_MSG_FORK && !fork_parent_true(s, &m, &cred))))
 		close(sock); /* another's word about a process not its own */
 	else if (n > 0 && !why && listen_fd == s->every_fd && s->every_again_only &&
 		 (m.type != USERTP_CTL_MSG_JOIN || !m.num[USERTP_CTL_KEY_AGAIN] ||

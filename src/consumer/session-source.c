@@ -78,13 +78,6 @@ int usertp__ses_source_map(struct usertp_session *s, struct usertp__source *src,
 }
 
 /* Is @pid another user's process, and we root (who records it)? */
-static bool another_users_as_root(pid_t pid)
-{
-	uid_t uid;
-
-	return geteuid() == 0 && !usertp__proc_owner(pid, &uid) && uid != 0;
-}
-
 struct usertp__source *usertp__ses_source_new(struct usertp_session *s, pid_t pid, const char *comm)
 {
 	struct usertp__source *src = calloc(1, sizeof(*src)), **list;
@@ -100,7 +93,8 @@ struct usertp__source *usertp__ses_source_new(struct usertp_session *s, pid_t pi
 	src->index = s->nr_sources;
 	src->pid = pid;
 	src->session = src->query = -1;
-	src->foreign = another_users_as_root(pid);
+	src->uid_known = !usertp__proc_owner(pid, &src->uid);
+	src->foreign = geteuid() == 0 && src->uid_known && src->uid != 0; /* (root's, of all) */
 	snprintf(src->comm, sizeof(src->comm), "%s", comm ? comm : "");
 	snprintf(src->name, sizeof(src->name), "%s[%d]", src->comm[0] ? src->comm : "?", (int)pid);
 	s->sources[s->nr_sources++] = src;

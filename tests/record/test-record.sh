@@ -1001,6 +1001,36 @@ other-user)
 		{ echo "the program no longer answers"; fail=1; }
 	kill -TERM "$p1"
 	wait "$p1" || { echo "the program failed"; fail=1; }
+	# Root's record -a of the second user's short-lived children (a pre-forking worker pool),
+	# the recorder held up (stopped) while 50 fork, fire and end: each one's word about its
+	# parent comes from a process gone, and is taken, that user's program being the parent
+	# (before: refused, the user kept out: their events recorded nowhere, counted nowhere).
+	chmod 700 "$XDG_RUNTIME_DIR" "$XDG_RUNTIME_DIR/usertp" # (opened up above)
+	export USERTP_SYSTEM_DIR="$dir/system"
+	timeout 60 "$usertp" record -q -e 'rec:*' -a -o "$dir/o.dat" 2>"$dir/err" &
+	rec=$!
+	bg "$rec"
+	wait_dump='cat "$dir/err"; ls -la "$USERTP_SYSTEM_DIR"'
+	wait_until "root's recorder of every user's" sh -c "ls '$USERTP_SYSTEM_DIR' | grep -q '^all\.'"
+	wait_dump=
+	mkfifo "$dir/go"
+	setpriv --reuid=usertp-test2 --regid=usertp-test2 --clear-groups \
+		env XDG_RUNTIME_DIR="$dir/xdg2" "$recprog" fork-burst 50 <"$dir/go" >"$dir/out" 2>&1 &
+	prog=$!
+	bg "$prog"
+	exec 6>"$dir/go"
+	wait_ready "$dir/out"
+	wait_source "$dir/o.dat" "$prog"
+	kill -STOP "$rec"
+	echo go >&6
+	exec 6>&-
+	wait "$prog" || { echo "the second user's burst failed: $(cat "$dir/out")"; fail=1; }
+	kill -CONT "$rec"
+	kill -INT "$rec"
+	wait "$rec" || { echo "root's record -a failed: $(cat "$dir/err")"; fail=1; }
+	report "$dir/o.dat"
+	check_count "the second user's short-lived children's events" \
+		"$(count "$dir/report.txt" " rec_event: .*thread=1 ")" 50
 	;;
 hijack)
 	# Another user made /tmp/usertp-UID first (a directory, then a link): without
